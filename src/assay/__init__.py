@@ -1,0 +1,1 @@
+"""assay: build, audit and run verifiable environments for LLM agents."""

@@ -1,0 +1,87 @@
+"""Every problem template, over many seeds, yields a sound problem.
+
+These run the template's sources in-process: they are the project's own trusted code, checked
+here before any of it is ever shipped to a sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+
+import pytest
+
+from assay.families.code.compare import first_difference
+from assay.families.code.templates import TEMPLATES
+from assay.families.code.templates._model import Problem, Template
+
+SEEDS = range(12)
+
+
+def _load(source: str, function: str) -> Callable[..., object]:
+    namespace: dict[str, object] = {"__name__": "solution"}
+    exec(compile(source, "solution.py", "exec"), namespace)  # noqa: S102 - project-owned source
+    fn = namespace[function]
+    assert callable(fn)
+    return fn
+
+
+def _outcome(fn: Callable[..., object], args: tuple[object, ...]) -> object:
+    try:
+        return ("ok", json.loads(json.dumps(fn(*json.loads(json.dumps(list(args)))))))
+    except Exception as exc:  # noqa: BLE001 - any failure of a bad solution is an outcome
+        return ("raised", type(exc).__name__)
+
+
+def _differs(problem: Problem, want: object, got: object) -> bool:
+    if want[0] != got[0]:  # type: ignore[index]
+        return True
+    if want[0] == "raised":  # type: ignore[index]
+        return False
+    return (
+        first_difference(
+            want[1],  # type: ignore[index]
+            got[1],  # type: ignore[index]
+            tolerance=problem.float_tolerance,
+            unordered=problem.compare == "unordered",
+        )
+        is not None
+    )
+
+
+def test_bank_is_large_and_ids_are_unique() -> None:
+    ids = [template.id for template in TEMPLATES]
+    assert len(ids) >= 30
+    assert len(set(ids)) == len(ids)
+    assert {t.category for t in TEMPLATES} >= {
+        "parsing", "strings", "arithmetic", "locale", "data-structures", "algorithms",
+    }
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t.id)
+def test_template_yields_sound_problems(template: Template) -> None:
+    for seed in SEEDS:
+        problem = template.build(random.Random(seed))
+        assert re.fullmatch(r"[a-z][a-z0-9-]*", template.id)
+        assert problem.signature.startswith(f"def {problem.function}(")
+        assert len(problem.cases) >= 8
+        assert 1 <= len(problem.examples) <= 4
+        assert len(problem.bad) >= 2
+        reference = _load(problem.reference, problem.function)
+        outcomes = [_outcome(reference, args) for args in problem.cases]
+        for args, outcome in zip(problem.cases, outcomes, strict=True):
+            assert outcome[0] == "ok", f"{template.id} seed {seed}: reference raised on {args}"  # type: ignore[index]
+            assert json.loads(json.dumps(list(args))) == list(args), f"args not plain JSON: {args}"
+        assert outcomes == [_outcome(reference, args) for args in problem.cases], "not deterministic"
+        for args in problem.examples:
+            assert _outcome(reference, args)[0] == "ok"  # type: ignore[index]
+        for label, source in problem.bad.items():
+            assert re.fullmatch(r"[a-z][a-z0-9-]*", label)
+            bad = _load(source, problem.function)
+            caught = [
+                _differs(problem, want, _outcome(bad, args))
+                for args, want in zip(problem.cases, outcomes, strict=True)
+            ]
+            assert any(caught), f"{template.id} seed {seed}: known-bad {label!r} passes every case"
