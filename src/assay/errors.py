@@ -1,0 +1,75 @@
+"""Every exception assay raises, in one tree by the boundary that failed.
+
+::
+
+    AssayError
+    ├── InputError (ValueError)             the user's input is wrong; the CLI exits 2
+    │   ├── TaskFormatError                 a task directory or task.toml is malformed
+    │   ├── UnknownFamilyError (LookupError) task.toml names a family nobody registered
+    │   └── SolutionFormatError             a submitted solution path is missing or unusable
+    ├── SandboxError (RuntimeError)         the sandbox could not run a job; the CLI exits 3
+    │   └── SandboxUnavailableError         bubblewrap (or another backend need) is missing
+    ├── VerifierError (RuntimeError)        trusted verification code failed; exits 3
+    └── StoreError (RuntimeError)           the results database cannot be read or written
+
+A candidate that crashes, hangs or cheats is not an error here: that is a ``fail`` verdict.
+An ``AssayError`` message is one line meant for a person: it names the file, the field and the fix.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class AssayError(Exception):
+    """Root of every error assay raises on purpose."""
+
+
+class InputError(AssayError, ValueError):
+    """Input supplied by the user is wrong; nothing was changed because of it."""
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        path: Path | str | None = None,
+        field: str | None = None,
+        fix: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.path = None if path is None else str(path)
+        self.field = field
+        self.fix = fix
+        where = ": ".join(part for part in (self.path, field) if part)
+        message = f"{where}: {problem}" if where else problem
+        if fix:
+            message = f"{message} ({fix})"
+        super().__init__(message)
+
+
+class TaskFormatError(InputError):
+    """A task directory or its ``task.toml`` does not follow the task format."""
+
+
+class UnknownFamilyError(InputError, LookupError):
+    """A task names a family that is not registered."""
+
+
+class SolutionFormatError(InputError):
+    """A submitted solution path does not exist or is not laid out as the family expects."""
+
+
+class SandboxError(AssayError, RuntimeError):
+    """The sandbox failed to run a job (not the job failing inside it)."""
+
+
+class SandboxUnavailableError(SandboxError):
+    """A sandbox backend cannot start on this host; the message says what to install."""
+
+
+class VerifierError(AssayError, RuntimeError):
+    """Trusted verification code failed; the attempt is recorded as an ``error`` verdict."""
+
+
+class StoreError(AssayError, RuntimeError):
+    """The results store cannot be opened, read or written."""

@@ -1,0 +1,149 @@
+"""Per-job control groups: memory and process limits over a whole job, where the host allows.
+
+Both cgroup v1 (separate ``memory`` and ``pids`` hierarchies) and v2 (one unified hierarchy) are
+supported. Where neither is writable, :func:`open_job_group` returns ``None`` and the caller notes
+that only per-process limits hold.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+PARENT = "assay"
+
+
+@dataclass(frozen=True)
+class JobGroup:
+    """The cgroup directories holding one job, and the files to read its figures from."""
+
+    version: int
+    dirs: tuple[Path, ...]
+    memory: Path
+    pids: Path
+    cpu: Path | None
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by every process of the job, seconds."""
+        if self.cpu is None:
+            return None
+        if self.version == 1:
+            value = _read_int(self.cpu / "cpuacct.usage")
+            return None if value is None else value / 1e9
+        with contextlib.suppress(OSError, ValueError):
+            for line in (self.cpu / "cpu.stat").read_text().splitlines():
+                key, _, number = line.partition(" ")
+                if key == "usage_usec":
+                    return int(number) / 1e6
+        return None
+
+    def procs_files(self) -> list[bytes]:
+        """Paths (as bytes, ready for a forked child) of every ``cgroup.procs`` to join."""
+        return [os.fsencode(d / "cgroup.procs") for d in self.dirs]
+
+    def peak_memory_mb(self) -> float | None:
+        """Peak memory of the whole job, MiB."""
+        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
+        value = _read_int(self.memory / name)
+        return None if value is None else value / 2**20
+
+    def oom_killed(self) -> bool:
+        """Whether the kernel killed a process of the job for memory."""
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        with contextlib.suppress(OSError):
+            for line in (self.memory / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill" and int(value) > 0:
+                    return True
+        return False
+
+    def kill_all(self) -> None:
+        """Kill every process still in the job."""
+        for _ in range(50):
+            pids = self._pids()
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(0.005)
+
+    def close(self) -> None:
+        """Kill whatever is left of the job and remove its cgroups."""
+        self.kill_all()
+        for directory in self.dirs:
+            with contextlib.suppress(OSError):
+                directory.rmdir()
+
+    def _pids(self) -> list[int]:
+        found: set[int] = set()
+        for directory in self.dirs:
+            with contextlib.suppress(OSError):
+                found.update(int(p) for p in (directory / "cgroup.procs").read_text().split())
+        return sorted(found)
+
+
+def open_job_group(memory_mb: int, max_processes: int) -> JobGroup | None:
+    """Create the cgroups of one job with its limits set, or ``None`` where that is not possible."""
+    name = f"job-{uuid.uuid4().hex[:12]}"
+    with contextlib.suppress(OSError):
+        if _writable(ROOT / "memory") and _writable(ROOT / "pids"):
+            return _open_v1(name, memory_mb, max_processes)
+        unified = _unified_root()
+        if unified is not None:
+            return _open_v2(unified, name, memory_mb, max_processes)
+    return None
+
+
+def _open_v1(name: str, memory_mb: int, max_processes: int) -> JobGroup:
+    memory = _mkdir(ROOT / "memory" / PARENT / name)
+    pids = _mkdir(ROOT / "pids" / PARENT / name)
+    limit = str(memory_mb * 2**20)
+    (memory / "memory.limit_in_bytes").write_text(limit)
+    with contextlib.suppress(OSError):  # swap accounting may be off
+        (memory / "memory.memsw.limit_in_bytes").write_text(limit)
+    (pids / "pids.max").write_text(str(max_processes))
+    cpu = _mkdir(ROOT / "cpuacct" / PARENT / name) if _writable(ROOT / "cpuacct") else None
+    dirs = (memory, pids) if cpu is None else (memory, pids, cpu)
+    return JobGroup(version=1, dirs=dirs, memory=memory, pids=pids, cpu=cpu)
+
+
+def _open_v2(unified: Path, name: str, memory_mb: int, max_processes: int) -> JobGroup:
+    parent = _mkdir(unified / PARENT)
+    (parent / "cgroup.subtree_control").write_text("+memory +pids")
+    job = _mkdir(parent / name)
+    (job / "memory.max").write_text(str(memory_mb * 2**20))
+    with contextlib.suppress(OSError):
+        (job / "memory.swap.max").write_text("0")
+    (job / "pids.max").write_text(str(max_processes))
+    return JobGroup(version=2, dirs=(job,), memory=job, pids=job, cpu=job)
+
+
+def _unified_root() -> Path | None:
+    for candidate in (ROOT, ROOT / "unified"):
+        controllers = candidate / "cgroup.controllers"
+        if controllers.exists() and {"memory", "pids"} <= set(controllers.read_text().split()):
+            return candidate if _writable(candidate) else None
+    return None
+
+
+def _writable(path: Path) -> bool:
+    return path.is_dir() and os.access(path, os.W_OK)
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _read_int(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None

@@ -1,0 +1,179 @@
+"""Starting a process under limits, capturing bounded output, and killing its whole tree."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.sandbox._cgroups import JobGroup
+from assay.tasks.spec import Limits
+
+READ_CHUNK = 65536
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The raw outcome of one process run, before a backend turns it into an ExecResult."""
+
+    status: int
+    timed_out: bool
+    wall_s: float
+    cpu_s: float
+    max_rss_mb: float
+    stdout: bytes
+    stderr: bytes
+    stdout_truncated: bool
+    stderr_truncated: bool
+
+    @property
+    def exit_code(self) -> int | None:
+        return os.waitstatus_to_exitcode(self.status) if os.WIFEXITED(self.status) else None
+
+    @property
+    def signal(self) -> int | None:
+        return os.WTERMSIG(self.status) if os.WIFSIGNALED(self.status) else None
+
+
+def run_limited(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    limits: Limits,
+    stdin: bytes,
+    group: JobGroup | None,
+    pass_fds: Sequence[int] = (),
+) -> Finished:
+    """Run ``argv`` with per-process rlimits, inside ``group`` if given, killed at the deadline.
+
+    On timeout the whole process group is killed, and then every process left in ``group``.
+    """
+    output_cap = limits.max_output_kb * 1024
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        close_fds=True,
+        pass_fds=tuple(pass_fds),
+        preexec_fn=_limiter(limits, group),  # noqa: PLW1509 - only rlimits and cgroup writes
+    )
+    readers = [_Reader(proc.stdout, output_cap), _Reader(proc.stderr, output_cap)]  # type: ignore[arg-type]
+    _feed_stdin(proc, stdin)
+    timed_out = threading.Event()
+    timer = threading.Timer(limits.timeout_s, _kill_tree, (proc.pid, group, timed_out))
+    timer.start()
+    try:
+        _, status, usage = os.wait4(proc.pid, 0)
+    finally:
+        timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - started
+    _kill_tree(proc.pid, group, None)
+    for reader in readers:
+        reader.join(timeout=5)
+    return Finished(
+        status=status,
+        timed_out=timed_out.is_set(),
+        wall_s=wall,
+        cpu_s=usage.ru_utime + usage.ru_stime,
+        max_rss_mb=usage.ru_maxrss / 1024,
+        stdout=readers[0].data,
+        stderr=readers[1].data,
+        stdout_truncated=readers[0].truncated,
+        stderr_truncated=readers[1].truncated,
+    )
+
+
+def _limiter(limits: Limits, group: JobGroup | None) -> Callable[[], None]:
+    """The function run in the child between fork and exec: join cgroups, set rlimits."""
+    procs_files = group.procs_files() if group else []
+    memory = limits.memory_mb * 2**20
+    cpu = max(1, int(limits.cpu_s + 0.999))
+    file_size = limits.max_file_mb * 2**20
+    settings = (
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (memory, memory)),
+        (resource.RLIMIT_FSIZE, (file_size, file_size)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes)),
+    )
+
+    def limit() -> None:
+        pid = str(os.getpid()).encode()
+        for path in procs_files:
+            fd = os.open(path, os.O_WRONLY)
+            os.write(fd, pid)
+            os.close(fd)
+        for which, value in settings:
+            resource.setrlimit(which, value)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+
+    return limit
+
+
+def _kill_tree(pid: int, group: JobGroup | None, mark: threading.Event | None) -> None:
+    if mark is not None:
+        mark.set()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    if group is not None:
+        group.kill_all()
+
+
+def _feed_stdin(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    stream = proc.stdin
+    if stream is None:
+        return
+
+    def feed() -> None:
+        with contextlib.suppress(OSError):
+            stream.write(data)
+        with contextlib.suppress(OSError):
+            stream.close()
+
+    if len(data) <= 4096:
+        feed()
+    else:
+        threading.Thread(target=feed, daemon=True).start()
+
+
+class _Reader(threading.Thread):
+    """Drains one pipe, keeping at most ``cap`` bytes and noting whether more arrived."""
+
+    def __init__(self, stream: object, cap: int) -> None:
+        super().__init__(daemon=True)
+        self._fd = stream.fileno()  # type: ignore[attr-defined]
+        self._stream = stream
+        self._cap = cap
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self.truncated = False
+        self.start()
+
+    def run(self) -> None:
+        while chunk := os.read(self._fd, READ_CHUNK):
+            room = self._cap - self._size
+            if len(chunk) > room:
+                self.truncated = True
+                chunk = chunk[: max(room, 0)]
+            if chunk:
+                self._chunks.append(chunk)
+                self._size += len(chunk)
+        self._stream.close()  # type: ignore[attr-defined]
+
+    @property
+    def data(self) -> bytes:
+        return b"".join(self._chunks)
