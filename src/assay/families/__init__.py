@@ -6,6 +6,7 @@ family is declared there too) and through :func:`register_family`.
 
 from __future__ import annotations
 
+import threading
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from assay.tasks.model import Task
 ENTRY_POINT_GROUP = "assay.families"
 _registry: dict[str, Family] = {}
 _discovered = False
+_lock = threading.Lock()
 
 
 def register_family(family: Family) -> None:
@@ -57,12 +59,13 @@ def version_label(family: Family) -> str:
 
 def _discover() -> None:
     global _discovered  # noqa: PLW0603 - one lazy discovery per process
-    if _discovered:
-        return
-    _discovered = True
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name not in _registry:
-            register_family(entry.load()())
+    with _lock:
+        if _discovered:
+            return
+        for entry in entry_points(group=ENTRY_POINT_GROUP):
+            if entry.name not in _registry:
+                register_family(entry.load()())
+        _discovered = True
 
 
 __all__ = ["Family", "family_names", "family_of", "get_family", "register_family", "version_label"]

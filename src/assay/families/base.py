@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from assay.audit.finding import Finding
+from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.verdicts import Verdict

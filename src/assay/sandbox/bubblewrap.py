@@ -126,6 +126,7 @@ class BubblewrapSandbox:
             "--proc", "/proc",
             "--tmpfs", "/tmp",  # noqa: S108 - see above
             "--bind", str(workdir), WORKDIR,
+            "--remount-ro", "/",
             "--chdir", WORKDIR,
             "--json-status-fd", str(status_fd),
         ]

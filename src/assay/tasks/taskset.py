@@ -26,6 +26,8 @@ class TaskSet:
     root: Path
     tasks: tuple[Task, ...]
     failures: tuple[LoadFailure, ...] = field(default=())
+    paths: dict[str, Path] = field(default_factory=dict)
+    """Task id to the directory it was loaded from."""
 
     @classmethod
     def load(cls, root: Path) -> TaskSet:
@@ -47,6 +49,7 @@ class TaskSet:
         tasks: list[Task] = []
         failures: list[LoadFailure] = []
         seen: set[str] = set()
+        paths: dict[str, Path] = {}
         for directory in candidates:
             try:
                 task = load_task(directory)
@@ -64,7 +67,8 @@ class TaskSet:
                 continue
             seen.add(task.id)
             tasks.append(task)
-        return cls(root=root, tasks=tuple(tasks), failures=tuple(failures))
+            paths[task.id] = directory
+        return cls(root=root, tasks=tuple(tasks), failures=tuple(failures), paths=paths)
 
     def __iter__(self) -> Iterator[Task]:
         return iter(self.tasks)

@@ -70,11 +70,14 @@ def test_template_yields_sound_problems(template: Template) -> None:
         assert 1 <= len(problem.examples) <= 4
         assert len(problem.bad) >= 2
         reference = _load(problem.reference, problem.function)
-        outcomes = [_outcome(reference, args) for args in problem.cases]
-        for args, outcome in zip(problem.cases, outcomes, strict=True):
+        # The generator shows the examples in the prompt and keeps them out of the hidden cases.
+        hidden = [args for args in problem.cases if args not in problem.examples]
+        assert len(hidden) >= 6, f"{template.id} seed {seed}: too few cases besides the examples"
+        outcomes = [_outcome(reference, args) for args in hidden]
+        for args, outcome in zip(hidden, outcomes, strict=True):
             assert outcome[0] == "ok", f"{template.id} seed {seed}: reference raised on {args}"  # type: ignore[index]
             assert json.loads(json.dumps(list(args))) == list(args), f"args not plain JSON: {args}"
-        assert outcomes == [_outcome(reference, args) for args in problem.cases], "not deterministic"
+        assert outcomes == [_outcome(reference, args) for args in hidden], "not deterministic"
         for args in problem.examples:
             assert _outcome(reference, args)[0] == "ok"  # type: ignore[index]
         for label, source in problem.bad.items():
@@ -82,6 +85,6 @@ def test_template_yields_sound_problems(template: Template) -> None:
             bad = _load(source, problem.function)
             caught = [
                 _differs(problem, want, _outcome(bad, args))
-                for args, want in zip(problem.cases, outcomes, strict=True)
+                for args, want in zip(hidden, outcomes, strict=True)
             ]
             assert any(caught), f"{template.id} seed {seed}: known-bad {label!r} passes every case"

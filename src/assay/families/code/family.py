@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from assay.audit.finding import Finding
+from assay.findings import Finding
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families.code import checking
 from assay.families.code.config import code_config, hidden_cases

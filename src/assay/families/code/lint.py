@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.audit.finding import Finding, Severity
+from assay.findings import Finding, Severity
 from assay.errors import TaskFormatError
 from assay.families.code.checking import load_checker
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases

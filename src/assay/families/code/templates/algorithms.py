@@ -209,6 +209,8 @@ def {function}(coins: list, amount: int):
         ([1, 2, 5], 11),
         ([4, 1, 3], 10),
         (coins, 0),
+        ([5, 3], 7),
+        ([6, 4], 9),
     ]
     for _ in range(5):
         cases.append((coins, rng.randint(1, 40)))
@@ -466,6 +468,7 @@ def {function}(n: int, edges: list, source: int) -> list:
         (4, [[0, 1, 7], [0, 2, 1], [2, 3, 1], [3, 1, 1], [1, 0, 3]], 1),
         (3, [[0, 1, 0], [1, 2, 0]], 0),
         (3, [[2, 1, 3], [1, 0, 3], [0, 2, 9]], 2),
+        (4, [[0, 3, 20], [0, 1, 2], [1, 2, 2], [2, 3, 2]], 0),
     ]
     for _ in range(5):
         n = rng.randint(2, 7)

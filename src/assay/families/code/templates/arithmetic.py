@@ -61,8 +61,7 @@ def {function}(a: int, b: int) -> int | None:
     for _ in range(2):
         cases.append((rng.randint(-1000, 1000), rng.choice([3, 7, 9, -11, 13])))
     return Problem(
-        function=function,
-        signature=f"def {function}(a: int, b: int) -> int | None:",
+        function=function, signature=f"def {function}(a: int, b: int) -> int | None:",
         summary="Divide two integers and round the quotient to the nearest integer.",
         rules=(
             "Return the exact quotient a / b rounded to the nearest integer, as an int.",
@@ -102,7 +101,8 @@ def {function}(old: int, new: int) -> str | None:
     return f"{{sign}}{{units // 10 ** {places}}}.{{units % 10 ** {places}:0{places}d}}%"
 '''
     signed_base = _swap(reference, "abs(old))", "old)")
-    float_format = _early(reference, "scaled =", f'f"{{(new - old) / abs(old) * 100:+.{places}f}}%"')
+    float_change = f'f"{{(new - old) / abs(old) * 100:+.{places}f}}%"'
+    float_format = _early(reference, "scaled =", float_change)
     no_zero_check = _swap(reference, f"return {zero!r} if new == 0 else None", "pass")
     tie = 2 * 10 ** (places + 2)
     cases: list[tuple[object, ...]] = [
@@ -113,8 +113,7 @@ def {function}(old: int, new: int) -> str | None:
         old = rng.choice([-1, 1]) * rng.randint(1, 500)
         cases.append((old, rng.randint(-600, 600)))
     return Problem(
-        function=function,
-        signature=f"def {function}(old: int, new: int) -> str | None:",
+        function=function, signature=f"def {function}(old: int, new: int) -> str | None:",
         summary="Describe the change from old to new as a signed percentage string.",
         rules=(
             "The change is (new - old) / abs(old) * 100, computed exactly (the baseline's "
@@ -166,17 +165,20 @@ def FUNC(payload: str) -> str | None:
     if GUARD or not all(c in "0123456789" for c in digits):
         return None
 '''
-_LUHN_SOURCE = _CHECK_SOURCE.replace("GUARD", "not digits") + '''    total = 0
+_LUHN_SOURCE = _CHECK_SOURCE.replace("GUARD", "not digits") + '''
+    total = 0
     for index, char in enumerate(reversed(digits)):
         value = int(char) * (2 if index % 2 == 0 else 1)
         total += value - 9 if value > 9 else value
     return str((10 - total % 10) % 10)
 '''
-_ISBN10_SOURCE = _CHECK_SOURCE.replace("GUARD", "len(digits) != 9") + '''    total = sum((10 - i) * int(c) for i, c in enumerate(digits))
+_ISBN10_SOURCE = _CHECK_SOURCE.replace("GUARD", "len(digits) != 9") + '''
+    total = sum((10 - i) * int(c) for i, c in enumerate(digits))
     check = (11 - total % 11) % 11
     return "X" if check == 10 else str(check)
 '''
-_EAN13_SOURCE = _CHECK_SOURCE.replace("GUARD", "len(digits) != 12") + '''    total = sum(int(c) * (3 if i % 2 else 1) for i, c in enumerate(digits))
+_EAN13_SOURCE = _CHECK_SOURCE.replace("GUARD", "len(digits) != 12") + '''
+    total = sum(int(c) * (3 if i % 2 else 1) for i, c in enumerate(digits))
     return str((10 - total % 10) % 10)
 '''
 
@@ -249,12 +251,12 @@ def _check_digit(rng: random.Random) -> Problem:
         payloads.append(candidate)
     hyphenated = payloads[0][:3] + "-" + payloads[0][3:5] + " " + payloads[0][5:]
     cases: list[tuple[object, ...]] = [(p,) for p in payloads]
-    cases += [(hyphenated,), ("",), ("12a4" + draw(max(length - 4, 0)),)]
+    spaced = payloads[1][:2] + " " + payloads[1][2:]
+    cases += [(hyphenated,), (spaced,), ("",), ("12a4" + draw(max(length - 4, 0)),)]
     if length:
         cases += [(draw(length - 1),), (draw(length + 1),)]
     return Problem(
-        function=function,
-        signature=f"def {function}(payload: str) -> str | None:",
+        function=function, signature=f"def {function}(payload: str) -> str | None:",
         summary="Compute the check character to append to a numeric payload.",
         rules=(
             *scheme_rules,
@@ -263,9 +265,7 @@ def _check_digit(rng: random.Random) -> Problem:
             "(after removing spaces and hyphens) is empty, has the wrong length, or contains "
             "anything other than the ASCII digits 0-9.",
         ),
-        reference=reference,
-        bad=bad,
-        cases=tuple(cases),
+        reference=reference, bad=bad, cases=tuple(cases),
         examples=((payloads[0],), (hyphenated,), ("",)),
         tags=("checksums", scheme),
     )
@@ -331,7 +331,8 @@ def {function}(start: str, end: str) -> int | None:
         return None
     return {result}
 '''
-    calendar = _CALENDAR_BAD.replace("FUNC", function).replace("RESULT", result.replace(".days", ""))
+    calendar = _CALENDAR_BAD.replace("FUNC", function)
+    calendar = calendar.replace("RESULT", result.replace(".days", ""))
     century = calendar.replace("LEAP", "year % 4 == 0").replace("LIMIT", "lengths[m - 1]")
     unchecked = calendar.replace(
         "LEAP", "year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)"
@@ -352,8 +353,7 @@ def {function}(start: str, end: str) -> int | None:
         second = first + timedelta(days=rng.randint(-4000, 4000))
         cases.append((first.isoformat(), second.isoformat()))
     return Problem(
-        function=function,
-        signature=f"def {function}(start: str, end: str) -> int | None:",
+        function=function, signature=f"def {function}(start: str, end: str) -> int | None:",
         summary="Count the days between two dates written as YYYY-MM-DD.",
         rules=(
             "Each date must be exactly four digits, '-', two digits, '-', two digits "
@@ -410,8 +410,9 @@ def {function}(total: str, weights: list[int]) -> list[str] | None:
     return [f"{{round(amount * w / sum(weights), 2):.2f}}" for w in weights]
 '''
     first_parts = _swap(reference, f"(-remainders[i], {tie_key})", f"{tie_key}")
+    float_cents = "cents = round(float(total) * 100)"
     signed_floor = _swap(
-        _swap(reference, "cents = int(whole) * 100 + int(frac)", "cents = round(float(total) * 100)"),
+        _swap(reference, "cents = int(whole) * 100 + int(frac)", float_cents),
         'sign = "-" if negative and p else ""',
         'sign, p = ("-" if p < 0 else ""), abs(p)',
     )
@@ -419,6 +420,7 @@ def {function}(total: str, weights: list[int]) -> list[str] | None:
         ("100.00", [1, 1, 1]), ("1.00", [1, 2]), ("-0.10", [1, 1, 1]), ("-0.01", [1, 1]),
         ("10.00", [0, 1]), ("5.00", []), ("5.00", [0, 0]), ("5.00", [1, -1]),
         ("0.05", [1, 1, 1, 1, 1, 1, 1]), ("-7.00", [2, 3, 5]), ("0.00", [4, 1]),
+        ("0.01", [1, 2, 1]),
     ]
     for _ in range(3):
         total = _cents_text(rng.choice([1, 1, -1]) * rng.randint(1, 500_000))
@@ -497,7 +499,8 @@ def {function}(principal: str, annual_rate: str, years: int) -> str | None:
     return f"{{balance.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):.2f}}"
 '''
     cases: list[tuple[object, ...]] = [
-        ("100.50", str(n), 1), ("0.10", str(4 * n), 10), ("1000.00", "5.00", 3),
+        ("100.50", str(n), 1), ("0.50", str(n), 1), ("12.50", str(n), 1),
+        ("0.10", str(4 * n), 10), ("1000.00", "5.00", 3),
         ("2500.00", "3.75", 0), ("2500.00", "3.75", -1), ("0.00", "7.00", 5),
         ("10.10", f"{n * 5 / 10:.1f}", 2), ("999.99", "0", 4),
     ]
@@ -506,8 +509,7 @@ def {function}(principal: str, annual_rate: str, years: int) -> str | None:
         cases.append((_cents_text(rng.randint(100, 10_000_000)), _cents_text(bp),
                       rng.randint(1, 30)))
     return Problem(
-        function=function,
-        signature=(
+        function=function, signature=(
             f"def {function}(principal: str, annual_rate: str, years: int) -> str | None:"
         ),
         summary="Compute a savings balance after compound interest credited to the cent.",
@@ -523,9 +525,8 @@ def {function}(principal: str, annual_rate: str, years: int) -> str | None:
             "years = 0 returns the principal unchanged.",
             "Return None when years is negative.",
         ),
-        reference=reference,
+        reference=reference, cases=tuple(cases),
         bad={"bankers-rounding": bankers, "float-money": float_money, "rounds-only-at-end": at_end},
-        cases=tuple(cases),
         examples=(("1000.00", "5.00", 3), ("100.50", str(n), 1)),
         tags=("money", "rounding", "interest"),
     )

@@ -99,6 +99,7 @@ def {function}(text: str) -> dict[str, str]:
         (f'title {s} "  padded  "\nquote {s} "unclosed {c} tail\n',),
         (f"mode {s} fast\nmode {s} safe\nnot a pair\n {s} orphan\n",), ("",),
         (f"Key{s}Value\r\nother {s} x{s}y\r\n",),
+        (f'greeting {s} "hi {c} there"\nplain {s} kept {c} dropped\n',),
     ]
     keys = ["user", "level", "path", "retries", "colour", "timeout", "region", "token"]
     words = ["alpha", "beta", "on", "off", "42", "/var/log", "eu-west", "x y"]
@@ -204,6 +205,7 @@ def _semver(rng: random.Random) -> Problem:
         ("1.0.0-rc.1", "1.0.0-beta.11"), ("v2.0.0", "2.0.0"), ("1.0.0+build.7", "1.0.0+build.3"),
         ("1.0.0-alpha", "1.0.0-alpha.1"), ("1.0.0-1", "1.0.0-alpha"), ("0.9.12", "0.10.0"),
         ("3.2.1", "3.2.1-rc.2+sha.9f"), ("2.0.0-rc.1+build.10", "2.0.0-rc.1+build.9"),
+        ("2.1.0-beta.11", "2.1.0-beta.2"), ("1.0.0-0.3.7", "1.0.0-0.3.10"),
     ]
     pre = ["", "", "-alpha", "-alpha.2", "-alpha.10", "-beta", "-rc.1", "-rc.11", "-0.3.7"]
     for _ in range(4):
@@ -281,6 +283,7 @@ def {function}(query: str) -> dict[str, list[str]]:
         (f"?q=hello+world{s}page=2",), (f"tag=a{s}tag=b{s}tag=c",), (f"sum=1%2B1{s}eq=%3D",),
         (f"name=Jos%C3%A9{s}city=S%C3%A3o%20Paulo",), (f"flag{s}empty={s}{s}x=1",),
         (f"q=rock+%26+roll{s}k=v%3Dw",), ("",), (f"pct=100%{s}bad=%zz{s}a+b=c+d",),
+        (f"?lang=en{s}page=3",), (f"debug{s}note={s}x=1",),
     ]
     keys = ["q", "page", "lang", "sort", "filter", "tag", "city", "name"]
     values = ["hello world", "a&b", "x=y", "1+1", "über", "日本", "50%", "", "plain"]
@@ -463,6 +466,8 @@ def {function}(line: str) -> dict[str, object] | None:
         (f'192.168.1.9 - - [{time}] "-" 408 -',), (f'1.2.3.4 - - [{time}] "GET / HTTP/1.1" 200',),
         ("not a log line",), (f'  8.8.8.8 - bob [{time}] "HEAD /health HTTP/1.1" 204 -  ',),
         (f'5.6.7.8 - - [{time}] "GET /x HTTP/1.1" 20 15',),
+        (f'172.16.0.2 - - [{time}] "GET /docs HTTP/1.1" 200 512 "-" "curl/8.4"',),
+        (f'172.16.0.3 - dave [{time}] "PUT /items/7 HTTP/1.1" 201 64 "-" "-"',),
     ]
     hosts = ["203.0.113.7", "198.51.100.23", "2001:db8::1", "proxy.internal"]
     users = ["-", "-", "carol", "svc-backup"]

@@ -52,7 +52,7 @@ def {function}(text: str, max_length: int) -> str:
     cases: list[tuple[object, ...]] = [
         ("Hello, World!", 50), ("Crème Brûlée Recipe", 50), ("  --Already--slugged--  ", 50),
         ("Straße in Köln", 50), ("日本語 text 2024", 50), ("one two three", 8), ("Ärger über Öl", 5),
-        ("", 10), ("ﬁnal ½ price!!!", 40), ("a  &  b", 20),
+        ("", 10), ("ﬁnal ½ price!!!", 40), ("a  &  b", 20), ("Big Data Pipeline", 9),
     ]
     pool = ["Café", "naïve", "Résumé", "HTTP", "über", "2024", "piñata", "Ελλάδα", "x&y", "rock"]
     for _ in range(4):
@@ -202,7 +202,7 @@ def {function}(text: str) -> str:
     single_rule = reference.replace(f"out.append({write})", f"out.append({wrong_write})")
     cases: list[tuple[object, ...]] = [
         ("aaabccdddd",), ("",), ("x",), ("aAAa",), ("  --  ",), ("z" * 12 + "y",), ("ééé日日",),
-        ("abcabc",),
+        ("abcabc",), ("xXXxx!",),
     ]
     for _ in range(4):
         alphabet = rng.choice(["ab", "xyz", "aAb", "#. "])
@@ -423,7 +423,7 @@ def {function}(text: str, limit: int) -> str:
     cases: list[tuple[object, ...]] = [
         ("The quick brown fox jumps", 14), ("short", 10), ("exactly twenty chars", 20),
         ("Supercalifragilistic word", 8 + width), ("", 5), ("one two three four", 8 + width),
-        ("a bb ccc", 7), ("alpha beta", 5 + width),
+        ("a bb ccc", 7), ("alpha beta", 5 + width), ("data pipeline runs", 10 + width),
     ]
     for _ in range(4):
         text = _sentence(rng, 3, 10)

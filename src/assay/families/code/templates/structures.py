@@ -142,6 +142,8 @@ def {function}(records: list) -> dict:
         ([record("jo", values[1]), record("ana", values[1]), record("jo", values[1])],),
         ([record("cy", None), {name: "gus", group: values[4], "qty": 3}],),
         ([record("lu", ""), record("eli", ""), record("fay", values[3])],),
+        ([record("kai", values[2]), record("bo", values[2]), record("kai", values[2]),
+          record("kai", values[0])],),
     ]
     for _ in range(5):
         draws = [
@@ -278,6 +280,8 @@ def {function}(intervals: list) -> list:
         ([[1, 3], [3, 5]],),
         ([[1, 3], [4, 5], [7, 7]],),
         ([[4, 4], [4, 4], [0, 1]],),
+        ([[10, 12], [5, 9], [13, 13]],),
+        ([[6, 8], [2, 6]],),
     ]
     for _ in range(4):
         draws = []
@@ -448,6 +452,8 @@ def {function}(capacity: int, operations: list) -> list:
         (2, [p("a", 1), p("b", 2), p("a", 10), p("c", 3), g("a"), g("b")]),
         (2, [p("a", 1), p("b", 2), p("b", 5), g("a"), g("b")]),
         (1, [p("x", 7), g("x"), p("y", 8), g("x"), g("y")]),
+        (2, [p("a", 1), p("b", 2), g("a"), p("c", 3), g("a"), g("b"), g("c")]),
+        (3, [p("a", 1), p("b", 2), p("c", 3), g("a"), g("b"), p("d", 4), g("c"), g("a"), g("d")]),
     ]
     for _ in range(6):
         capacity = rng.randint(1, 4)

@@ -1,0 +1,33 @@
+# make demo: set everything up and run the demo.  make test: set everything up and run the checks.
+VENV := .venv
+BIN := $(VENV)/bin
+UV_VERSION := 0.13.9
+PYTHON ?= python3
+
+.PHONY: setup demo test lint typecheck unit clean
+
+setup: $(VENV)/.synced
+	@./scripts/install-bwrap.sh
+
+$(VENV)/.synced: pyproject.toml uv.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --frozen --quiet
+	@touch $@
+
+demo: setup
+	$(BIN)/assay demo
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks
+
+typecheck: setup
+	$(BIN)/mypy
+
+unit: setup
+	$(BIN)/pytest
+
+test: lint typecheck unit
+
+clean:
+	rm -rf $(VENV) demo-out assay.db .pytest_cache .mypy_cache .ruff_cache

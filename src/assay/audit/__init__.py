@@ -1,0 +1,14 @@
+"""The audit: QA checks that prove each task sound, and the report they produce."""
+
+from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
+from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.findings import Decision, Finding, Severity
+from assay.audit.report import AuditReport, SolutionResult, TaskAudit, render_table, summary_line
+from assay.audit.runner import default_checks, run_audit
+
+__all__ = [
+    "AuditCheck", "AuditContext", "AuditReport", "CheckOutcome", "Decision",
+    "EmptySubmissionCheck", "Finding", "KnownBadCheck", "LintCheck", "ReferenceCheck",
+    "Severity", "SolutionResult", "SolutionVerdict", "TaskAudit", "default_checks",
+    "render_table", "run_audit", "summary_line",
+]

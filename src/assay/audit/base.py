@@ -1,0 +1,60 @@
+"""The audit-check extension point."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from assay.findings import Finding
+from assay.families.base import Family
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Files, Task
+from assay.verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class SolutionVerdict:
+    """A verdict on one of the task's own solutions (or a synthetic one such as ``empty``)."""
+
+    solution: str
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """What one check found about one task, and the verdicts it produced on the way."""
+
+    findings: list[Finding] = field(default_factory=list)
+    verdicts: list[SolutionVerdict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class AuditContext:
+    """What a check may use: the task's family and a sandbox for untrusted code."""
+
+    family: Family
+    sandbox: Sandbox
+
+    def verify(self, task: Task, solution: Files) -> Verdict:
+        """Verify ``solution`` with the task's family in the audit's sandbox."""
+        return self.family.verify(task, solution, self.sandbox)
+
+
+@runtime_checkable
+class AuditCheck(Protocol):
+    """One QA check over one task. Built-ins register through the ``assay.audit_checks``
+    entry-point group, like third-party checks.
+    """
+
+    name: str
+    """Stable name shown on findings (``known-bad``)."""
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Examine ``task``. Problems with the task are findings, not exceptions; raise only
+        :class:`assay.errors.AssayError` subclasses for infrastructure failures.
+        """
+        ...
+
+
+CheckFactory = Callable[[], AuditCheck]

@@ -1,0 +1,113 @@
+"""The first audit checks: lint, references pass, known-bad solutions fail, empty fails."""
+
+from __future__ import annotations
+
+from assay.audit.base import AuditContext, CheckOutcome, SolutionVerdict
+from assay.findings import Finding, Severity
+from assay.errors import TaskFormatError
+from assay.tasks.model import Task
+from assay.verdicts import Status, Verdict
+
+
+class LintCheck:
+    """The task directory is complete and well formed, and shows the agent nothing hidden."""
+
+    name = "lint"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Static checks; no sandbox."""
+        findings: list[Finding] = []
+        if not task.references():
+            findings.append(_finding(self.name, "no reference solution (solutions/reference/)"))
+        if not task.known_bad():
+            findings.append(
+                Finding(
+                    check=self.name,
+                    severity=Severity.WARNING,
+                    message="no known-bad solution (solutions/bad-<label>/): "
+                    "nothing shows that the verifier rejects wrong work",
+                )
+            )
+        findings += context.family.lint(task)
+        return CheckOutcome(findings=findings)
+
+
+class ReferenceCheck:
+    """Every reference solution passes."""
+
+    name = "reference"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify each reference; anything but ``pass`` rejects the task."""
+        outcome = CheckOutcome()
+        for label, files in task.references().items():
+            verdict = _verify(task, files, context, self.name, outcome)
+            if verdict is not None and verdict.status is not Status.PASS:
+                outcome.findings.append(
+                    _finding(self.name, f"{label} does not pass: {verdict.summary}",
+                             _failed_cases(verdict))
+                )
+            if verdict is not None:
+                outcome.verdicts.append(SolutionVerdict(label, verdict))
+        return outcome
+
+
+class KnownBadCheck:
+    """Every known-bad solution fails."""
+
+    name = "known-bad"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify each known-bad solution; a pass means the verifier cannot tell."""
+        outcome = CheckOutcome()
+        for label, files in task.known_bad().items():
+            verdict = _verify(task, files, context, self.name, outcome)
+            if verdict is None:
+                continue
+            outcome.verdicts.append(SolutionVerdict(label, verdict))
+            if verdict.status is Status.PASS:
+                outcome.findings.append(
+                    _finding(self.name, f"{label} passes: the verifier does not catch this mistake")
+                )
+            elif verdict.status is Status.ERROR:
+                outcome.findings.append(
+                    _finding(self.name, f"{label} could not be verified: {verdict.summary}")
+                )
+        return outcome
+
+
+class EmptySubmissionCheck:
+    """A submission that does nothing fails."""
+
+    name = "empty"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify the family's empty submission."""
+        outcome = CheckOutcome()
+        verdict = _verify(task, context.family.empty_solution(task), context, self.name, outcome)
+        if verdict is not None:
+            outcome.verdicts.append(SolutionVerdict("empty", verdict))
+            if verdict.status is not Status.FAIL:
+                outcome.findings.append(
+                    _finding(self.name, f"an empty submission gets {verdict.status.value}")
+                )
+        return outcome
+
+
+def _verify(
+    task: Task, files: dict[str, bytes], context: AuditContext, check: str, outcome: CheckOutcome
+) -> Verdict | None:
+    try:
+        return context.verify(task, files)
+    except TaskFormatError as exc:
+        outcome.findings.append(_finding(check, f"cannot verify: {exc}"))
+        return None
+
+
+def _failed_cases(verdict: Verdict) -> str:
+    failed = [f"{c.name}: {c.evidence}" for c in verdict.criteria if not c.passed]
+    return "; ".join(failed[:3])[:500]
+
+
+def _finding(check: str, message: str, evidence: str = "") -> Finding:
+    return Finding(check=check, severity=Severity.ERROR, message=message, evidence=evidence)

@@ -1,0 +1,115 @@
+"""The audit report: per-task results and totals, as records and as a table."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+from rich.table import Table
+
+from assay.findings import Decision, Finding, Severity
+from assay.verdicts import Status
+
+
+class SolutionResult(BaseModel):
+    """How one solution of a task fared in the audit."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    solution: str = Field(description="reference, reference-<label>, bad-<label>, or empty.")
+    status: Status = Field(description="The verdict's status.")
+    score: float = Field(description="The verdict's score.")
+    summary: str = Field(description="The verdict's one-line summary.")
+
+
+class TaskAudit(BaseModel):
+    """The audit of one task."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task_id: str = Field(description="Task id, or the directory name if the task did not load.")
+    task_version: str = Field(description="Content version audited; empty if it did not load.")
+    path: str = Field(description="The task directory.")
+    decision: Decision = Field(description="accepted, quarantined or rejected.")
+    findings: tuple[Finding, ...] = Field(default=(), description="What the checks found.")
+    solutions: tuple[SolutionResult, ...] = Field(default=(), description="Verdicts on solutions.")
+
+    @property
+    def known_bad(self) -> int:
+        """Known-bad solutions the task carries."""
+        return sum(s.solution.startswith("bad-") for s in self.solutions)
+
+    @property
+    def known_bad_caught(self) -> int:
+        """Known-bad solutions that failed, as they must."""
+        return sum(s.solution.startswith("bad-") and s.status is Status.FAIL for s in self.solutions)
+
+
+class AuditReport(BaseModel):
+    """One audit run over a task set."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str = Field(description="Unique id of this audit run.")
+    root: str = Field(description="The directory audited.")
+    started_at: datetime = Field(description="When the run started (UTC).")
+    finished_at: datetime = Field(description="When the run finished (UTC).")
+    checks: tuple[str, ...] = Field(description="Names of the checks applied.")
+    tasks: tuple[TaskAudit, ...] = Field(description="One entry per task directory.")
+
+    def count(self, decision: Decision) -> int:
+        """How many tasks ended with ``decision``."""
+        return sum(t.decision is decision for t in self.tasks)
+
+    @property
+    def known_bad(self) -> int:
+        """Known-bad solutions across the set."""
+        return sum(t.known_bad for t in self.tasks)
+
+    @property
+    def known_bad_caught(self) -> int:
+        """Known-bad solutions that failed, across the set."""
+        return sum(t.known_bad_caught for t in self.tasks)
+
+    @property
+    def all_accepted(self) -> bool:
+        """Whether no task was rejected."""
+        return self.count(Decision.REJECTED) == 0
+
+
+def decide(findings: list[Finding]) -> Decision:
+    """Any error rejects; otherwise the task is accepted."""
+    if any(f.severity is Severity.ERROR for f in findings):
+        return Decision.REJECTED
+    return Decision.ACCEPTED
+
+
+def summary_line(report: AuditReport) -> str:
+    """One line of totals."""
+    return (
+        f"{len(report.tasks)} tasks: {report.count(Decision.ACCEPTED)} accepted, "
+        f"{report.count(Decision.REJECTED)} rejected; known-bad solutions caught: "
+        f"{report.known_bad_caught}/{report.known_bad}"
+    )
+
+
+def render_table(report: AuditReport, *, limit: int = 50) -> Table:
+    """A table a person can read: rejected tasks first, each with its first findings."""
+    table = Table(title=f"audit {report.run_id} of {report.root}", title_justify="left")
+    table.add_column("task")
+    table.add_column("decision")
+    table.add_column("known-bad caught", justify="right")
+    table.add_column("findings")
+    ordered = sorted(report.tasks, key=lambda t: (t.decision is not Decision.REJECTED, t.task_id))
+    for audit in ordered[:limit]:
+        colour = "red" if audit.decision is Decision.REJECTED else "green"
+        notes = "; ".join(f"[{f.check}] {f.message}" for f in audit.findings[:3]) or "-"
+        table.add_row(
+            audit.task_id,
+            f"[{colour}]{audit.decision.value}[/{colour}]",
+            f"{audit.known_bad_caught}/{audit.known_bad}",
+            notes,
+        )
+    if len(ordered) > limit:
+        table.caption = f"{len(ordered) - limit} more tasks in the JSON report"
+    return table

@@ -1,0 +1,149 @@
+"""``assay generate code``: many diverse, self-checked Python function tasks from the template bank.
+
+For each task the generator draws a problem from a template, renders a prompt in one of several
+styles, computes every expected output by running the reference inside the sandbox, adds a
+known-bad solution that hard-codes the prompt's examples, and confirms in the sandbox that every
+known-bad solution fails. A draw whose known-bad solutions are not all caught is redrawn, so a
+generated task set passes its own audit. The same seed gives the same tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from assay.errors import VerifierError
+from assay.families.code.config import Case, cases_json
+from assay.families.code.family import CodeFamily, run_cases
+from assay.families.code.prompts import STYLES, Example
+from assay.families.code.templates import TEMPLATES, Problem, Template
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Task
+from assay.tasks.spec import Limits, TaskSpec
+from assay.verdicts import Status
+
+MAX_DRAWS = 6
+LIMITS = Limits(timeout_s=10, cpu_s=10, memory_mb=256)
+
+
+def generate_code_tasks(
+    n: int,
+    seed: int,
+    sandbox: Sandbox,
+    *,
+    workers: int = 2,
+    on_task: Callable[[Task], None] | None = None,
+) -> list[Task]:
+    """Make ``n`` tasks from the bank, deterministic in ``seed``, in a stable order."""
+    order = _template_order(n, seed)
+
+    def make(index: int) -> Task:
+        task = _make_task(order[index], seed, index, sandbox)
+        if on_task is not None:
+            on_task(task)
+        return task
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(make, range(n)))
+
+
+def _template_order(n: int, seed: int) -> list[Template]:
+    """Every template once per round, each round shuffled, so the bank is covered evenly."""
+    rng = random.Random(f"assay-code-order:{seed}")
+    order: list[Template] = []
+    while len(order) < n:
+        batch = list(TEMPLATES)
+        rng.shuffle(batch)
+        order.extend(batch)
+    return order[:n]
+
+
+def _make_task(template: Template, seed: int, index: int, sandbox: Sandbox) -> Task:
+    family = CodeFamily()
+    for draw in range(MAX_DRAWS):
+        rng = random.Random(f"assay-code:{seed}:{index}:{draw}")
+        task = _draft(template, rng, seed, index, sandbox)
+        if all(
+            family.verify(task, files, sandbox).status is Status.FAIL
+            for files in task.known_bad().values()
+        ):
+            return task
+    raise VerifierError(
+        f"template {template.id}: known-bad solutions passed in {MAX_DRAWS} draws "
+        f"(seed {seed}, task {index}); the template's cases need the edge cases that catch them"
+    )
+
+
+def _draft(template: Template, rng: random.Random, seed: int, index: int, sandbox: Sandbox) -> Task:
+    problem = template.build(rng)
+    examples = list(dict.fromkeys(_key(args) for args in problem.examples))
+    hidden = [key for key in dict.fromkeys(_key(args) for args in problem.cases) if key not in examples]
+    outputs = _reference_outputs(template, problem, examples + hidden, sandbox)
+    shown: list[Example] = [(json.loads(key), outputs[key]) for key in examples]
+    style = rng.choice(sorted(STYLES))
+    cases = [
+        Case(id=f"case-{number:02d}", args=json.loads(key), expected=outputs[key])
+        for number, key in enumerate(hidden, start=1)
+    ]
+    config: dict[str, object] = {"function": problem.function, "compare": problem.compare}
+    if problem.float_tolerance is not None:
+        config["float_tolerance"] = problem.float_tolerance
+    digest = hashlib.sha256(f"{seed}:{index}".encode()).hexdigest()[:8]
+    spec = TaskSpec(
+        id=f"code-{template.id}-{digest}",
+        family="code",
+        tags=(template.category, template.id, f"style:{style}", *problem.tags),
+        locale=problem.locale,
+        difficulty=template.difficulty,
+        limits=LIMITS,
+        config=config,
+    )
+    solutions = {"reference": {"solution.py": _source(problem.reference)}}
+    for label, source in sorted(problem.bad.items()):
+        solutions[f"bad-{label}"] = {"solution.py": _source(source)}
+    solutions["bad-hardcoded-examples"] = {"solution.py": _hardcoded(problem, shown)}
+    return Task(
+        spec=spec,
+        prompt=STYLES[style](problem, shown, rng),
+        hidden={"cases.json": cases_json(cases)},
+        solutions=solutions,
+    )
+
+
+def _reference_outputs(
+    template: Template, problem: Problem, keys: list[str], sandbox: Sandbox
+) -> dict[str, object]:
+    ran = run_cases(
+        sandbox, {}, {"solution.py": _source(problem.reference)}, problem.function,
+        "solution.py", [(key, json.loads(key)) for key in keys], LIMITS,
+    )
+    failed = [key for key in keys if key not in ran.values]
+    if ran.import_error or failed:
+        reason = ran.import_error or ran.errors.get(failed[0]) or ran.missing_reason()
+        raise VerifierError(f"template {template.id}: the reference failed: {reason}")
+    return ran.values
+
+
+def _hardcoded(problem: Problem, shown: list[Example]) -> bytes:
+    """A solution that memorised the prompt's examples and knows nothing else."""
+    table = json.dumps([[args, output] for args, output in shown], ensure_ascii=False)
+    return _source(
+        "import json\n\n"
+        f"_SEEN = json.loads({table!r})\n\n\n"
+        f"def {problem.function}(*args):\n"
+        "    for known, answer in _SEEN:\n"
+        "        if list(args) == known:\n"
+        "            return answer\n"
+        "    return None\n"
+    )
+
+
+def _key(args: tuple[object, ...]) -> str:
+    return json.dumps(list(args), sort_keys=True, ensure_ascii=False)
+
+
+def _source(text: str) -> bytes:
+    return (text.strip("\n") + "\n").encode()

@@ -1,0 +1,43 @@
+"""Settings, each declared once: its name, default and help feed the flag, the ``ASSAY_*``
+environment variable and the documentation.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: ``--<flag>`` on the command line, ``ASSAY_<NAME>`` in the environment."""
+
+    name: str
+    default: str
+    help: str
+
+    @property
+    def env(self) -> str:
+        """The environment variable that sets it."""
+        return f"ASSAY_{self.name.upper()}"
+
+    @property
+    def flag(self) -> str:
+        """The command-line flag that sets it."""
+        return f"--{self.name.replace('_', '-')}"
+
+    def value(self) -> str:
+        """The environment's value, else the default."""
+        return os.environ.get(self.env, self.default)
+
+
+DB = Setting("db", "assay.db", "SQLite file that keeps audit runs and verdicts.")
+WORKERS = Setting("workers", str(os.cpu_count() or 2), "Sandboxed jobs to run at once.")
+
+SETTINGS = (DB, WORKERS)
+
+
+def db_path() -> Path:
+    """Where the results database lives."""
+    return Path(DB.value())

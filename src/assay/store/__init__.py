@@ -1,0 +1,5 @@
+"""The results store: audit runs and verdicts, with the versions they were produced with."""
+
+from assay.store.sqlite import Store, StoredVerdict
+
+__all__ = ["Store", "StoredVerdict"]

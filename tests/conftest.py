@@ -1,0 +1,95 @@
+"""Shared fixtures: a real bubblewrap sandbox, a small hand-written code task, a CLI runner."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from assay.cli import cli
+from assay.families.code.config import Case, cases_json
+from assay.sandbox import BubblewrapSandbox
+from assay.tasks import Limits, Task, TaskSpec, save_task
+
+REFERENCE = b"""
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if not ordered:
+        return None
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+"""
+
+BAD_NO_SORT = b"""
+def median(values):
+    middle = len(values) // 2
+    if not values:
+        return None
+    if len(values) % 2:
+        return values[middle]
+    return (values[middle - 1] + values[middle]) / 2
+"""
+
+CASES = [
+    ([[3, 1, 2]], 2),
+    ([[4, 1, 3, 2]], 2.5),
+    ([[]], None),
+    ([[5]], 5),
+    ([[9, 7, 8, 6]], 7.5),
+]
+
+
+def make_median_task(task_id: str = "median-1", **spec: object) -> Task:
+    """A small, sound code task written by hand (not by the generator)."""
+    cases = [Case(id=f"case-{i}", args=args, expected=want) for i, (args, want) in enumerate(CASES)]
+    return Task(
+        spec=TaskSpec(
+            id=task_id,
+            family="code",
+            config={"function": "median"},
+            **({"limits": Limits(timeout_s=5, memory_mb=256)} | spec),  # type: ignore[arg-type]
+        ),
+        prompt="Write `median(values)` in solution.py: the median of a list of numbers, "
+        "the mean of the two middle values for even lengths, None for an empty list.\n",
+        hidden={"cases.json": cases_json(cases)},
+        solutions={
+            "reference": {"solution.py": REFERENCE},
+            "bad-unsorted": {"solution.py": BAD_NO_SORT},
+        },
+    )
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> BubblewrapSandbox:
+    return BubblewrapSandbox()
+
+
+@pytest.fixture
+def median_task() -> Task:
+    return make_median_task()
+
+
+@pytest.fixture
+def median_dir(tmp_path: Path, median_task: Task) -> Path:
+    return save_task(median_task, tmp_path / "tasks")
+
+
+@pytest.fixture
+def run_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+    """Invoke the CLI in-process with the store in a temporary directory."""
+    monkeypatch.setenv("ASSAY_DB", str(tmp_path / "store.db"))
+
+    def invoke(*args: str) -> Result:
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+    return invoke
+
+
+def expected_outputs(task: Task) -> list[object]:
+    """The expected outputs recorded in a task's hidden cases."""
+    return [case["expected"] for case in json.loads(task.hidden["cases.json"])["cases"]]

@@ -1,0 +1,221 @@
+"""The bubblewrap backend, attacked the way untrusted code would attack it."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from assay.errors import SandboxUnavailableError
+from assay.sandbox import BubblewrapSandbox, ExecResult
+from assay.tasks import Limits
+
+SHORT = Limits(timeout_s=5, memory_mb=256)
+
+
+def py(sandbox: BubblewrapSandbox, code: str, limits: Limits = SHORT, **files: bytes) -> ExecResult:
+    return sandbox.run([sandbox.python, "-I", "-S", "-c", code], files=files, limits=limits)
+
+
+def test_runs_with_files_in_a_private_workspace(sandbox: BubblewrapSandbox) -> None:
+    result = py(sandbox, "import os; print(os.getcwd(), open('in.txt').read())", **{"in.txt": b"hi"})
+    assert result.ok
+    assert result.stdout.strip() == "/workspace hi"
+    assert result.wall_s > 0
+
+
+def test_no_network(sandbox: BubblewrapSandbox) -> None:
+    code = """
+import socket
+for target in [("1.1.1.1", 53), ("10.0.0.1", 80)]:
+    try:
+        socket.create_connection(target, timeout=1)
+        print("CONNECTED", target)
+    except OSError as exc:
+        print("blocked", exc.errno)
+try:
+    socket.getaddrinfo("pypi.org", 443)
+    print("RESOLVED")
+except OSError:
+    print("no dns")
+"""
+    result = py(sandbox, code)
+    assert result.ok, result.stderr
+    assert "CONNECTED" not in result.stdout
+    assert "RESOLVED" not in result.stdout
+    assert result.stdout.count("blocked") == 2
+
+
+def test_host_loopback_is_not_reachable(sandbox: BubblewrapSandbox) -> None:
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    try:
+        code = (
+            "import socket\ntry:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=1); print('CONNECTED')\n"
+            "except OSError: print('blocked')"
+        )
+        result = py(sandbox, code)
+    finally:
+        server.close()
+    assert result.stdout.strip() == "blocked"
+
+
+def test_no_writes_outside_the_workspace(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    target = tmp_path / "escape.txt"
+    code = f"""
+import os
+for path in ["/usr/escape", "/etc/escape", "/escape", {str(target)!r}, "/root/escape"]:
+    try:
+        with open(path, "w") as handle:
+            handle.write("x")
+        print("WROTE", path)
+    except OSError:
+        print("denied")
+open("/workspace/ok.txt", "w").write("fine")
+open("/tmp/ok.txt", "w").write("fine")
+"""
+    result = py(sandbox, code)
+    assert result.ok, result.stderr
+    assert "WROTE" not in result.stdout
+    assert not target.exists()
+    assert not Path("/usr/escape").exists()
+
+
+def test_host_files_and_environment_are_hidden(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    secret = tmp_path / "hidden" / "cases.json"
+    secret.parent.mkdir()
+    secret.write_text('{"expected": 42}')
+    os.environ["ASSAY_TEST_SECRET"] = "s3cret"
+    try:
+        code = f"""
+import os
+print(sorted(os.environ))
+for path in [{str(secret)!r}, "/etc/shadow", {str(Path.cwd())!r}]:
+    print(path, os.path.exists(path))
+"""
+        result = py(sandbox, code)
+    finally:
+        del os.environ["ASSAY_TEST_SECRET"]
+    assert result.ok, result.stderr
+    assert "ASSAY_TEST_SECRET" not in result.stdout
+    assert "True" not in result.stdout
+
+
+def test_timeout_kills_grandchildren(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    marker = "assay-grandchild-marker-7431"
+    code = f"""
+import os, subprocess, time
+subprocess.Popen(["sh", "-c", "sleep 30; echo {marker}"], start_new_session=True)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        time.sleep(30)
+    os._exit(0)
+time.sleep(30)
+"""
+    started = time.monotonic()
+    result = py(sandbox, code, Limits(timeout_s=1, memory_mb=256))
+    assert result.timed_out
+    assert time.monotonic() - started < 10
+    time.sleep(0.2)
+    leftovers = [
+        pid for pid in os.listdir("/proc")
+        if pid.isdigit() and marker.encode() in _cmdline(pid)
+    ]
+    assert leftovers == []
+
+
+def _cmdline(pid: str) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def test_memory_limit_holds(sandbox: BubblewrapSandbox) -> None:
+    code = "blob = bytearray(400 * 2**20); blob[::4096] = b'x' * len(blob[::4096]); print('ALLOCATED')"
+    result = py(sandbox, code, Limits(timeout_s=10, memory_mb=128))
+    assert "ALLOCATED" not in result.stdout
+    assert not result.ok
+    assert result.out_of_memory
+
+
+def test_memory_limit_holds_across_processes(sandbox: BubblewrapSandbox) -> None:
+    code = """
+import os
+children = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        blob = bytearray(60 * 2**20)
+        blob[::4096] = b"x" * len(blob[::4096])
+        os._exit(0)
+    children.append(pid)
+codes = [os.waitpid(pid, 0)[1] for pid in children]
+print("ALL" if all(c == 0 for c in codes) else "SOME KILLED")
+"""
+    result = py(sandbox, code, Limits(timeout_s=10, memory_mb=128))
+    if result.notes:
+        pytest.fail(f"this host offers no cgroup, so the test cannot show the limit: {result.notes}")
+    assert "ALL" not in result.stdout
+
+
+def test_process_limit_stops_a_fork_bomb(sandbox: BubblewrapSandbox) -> None:
+    code = """
+import os, time
+started = 0
+try:
+    for _ in range(500):
+        if os.fork() == 0:
+            time.sleep(3)
+            os._exit(0)
+        started += 1
+except OSError:
+    pass
+print(started, flush=True)
+os._exit(0)
+"""
+    result = py(sandbox, code, Limits(timeout_s=8, memory_mb=256, max_processes=32))
+    assert result.exit_code == 0, result.stderr
+    assert int(result.stdout) < 32
+
+
+def test_output_is_truncated_and_flagged(sandbox: BubblewrapSandbox) -> None:
+    result = py(sandbox, "print('x' * 10**6)", Limits(timeout_s=5, max_output_kb=8))
+    assert result.stdout_truncated
+    assert len(result.stdout) == 8 * 1024
+
+
+def test_file_size_limit(sandbox: BubblewrapSandbox) -> None:
+    code = "open('big', 'wb').write(b'x' * 4 * 2**20); print('WROTE')"
+    result = py(sandbox, code, Limits(timeout_s=5, max_file_mb=1))
+    assert "WROTE" not in result.stdout
+    assert not result.ok
+
+
+def test_cpu_time_is_measured(sandbox: BubblewrapSandbox) -> None:
+    result = py(sandbox, "sum(range(3 * 10**6))")
+    assert result.ok
+    assert result.cpu_s > 0.01
+
+
+def test_nothing_is_left_on_the_host(sandbox: BubblewrapSandbox) -> None:
+    before = set(Path("/tmp").glob("assay-job-*"))  # noqa: S108 - checking the backend's own dirs
+    py(sandbox, "open('a', 'w').write('x')")
+    assert set(Path("/tmp").glob("assay-job-*")) == before  # noqa: S108
+    groups = Path("/sys/fs/cgroup/memory/assay")
+    if groups.exists():
+        assert [p for p in groups.iterdir() if p.name.startswith("job-")] == []
+
+
+def test_missing_bubblewrap_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    with pytest.raises(SandboxUnavailableError, match="apt-get install bubblewrap"):
+        BubblewrapSandbox()
