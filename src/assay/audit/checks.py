@@ -84,7 +84,12 @@ class EmptySubmissionCheck:
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
         """Verify the family's empty submission."""
         outcome = CheckOutcome()
-        verdict = _verify(task, context.family.empty_solution(task), context, self.name, outcome)
+        try:
+            empty = context.family.empty_solution(task)
+        except TaskFormatError as exc:
+            outcome.findings.append(_finding(self.name, f"cannot verify: {exc}"))
+            return outcome
+        verdict = _verify(task, empty, context, self.name, outcome)
         if verdict is not None:
             outcome.verdicts.append(SolutionVerdict("empty", verdict))
             if verdict.status is not Status.FAIL:

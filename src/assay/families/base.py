@@ -34,7 +34,10 @@ class Family(Protocol):
         ...
 
     def empty_solution(self, task: Task) -> Files:
-        """The files of a submission that does nothing; it must fail every sound task."""
+        """The files of a submission that does nothing (for code: a function that returns None);
+        it must fail every sound task. Raises :class:`assay.errors.TaskFormatError` when the
+        task is too malformed to say what doing nothing looks like.
+        """
         ...
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:

@@ -176,7 +176,10 @@ def test_missing_entrypoint_fails(median_task: Task, sandbox: BubblewrapSandbox)
 def test_empty_submission_fails(median_task: Task, sandbox: BubblewrapSandbox) -> None:
     verdict = family.verify(median_task, family.empty_solution(median_task), sandbox)
     assert verdict.status is Status.FAIL
-    assert verdict.score == 0
+    assert verdict.score == 0.2  # only the empty-list case, whose answer is None
+    empty_file = family.verify(median_task, {"solution.py": b""}, sandbox)
+    assert empty_file.status is Status.FAIL
+    assert empty_file.score == 0
 
 
 def test_helper_modules_in_the_solution_directory_import(median_task: Task, sandbox: BubblewrapSandbox) -> None:

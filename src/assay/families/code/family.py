@@ -67,8 +67,10 @@ class CodeFamily:
         )
 
     def empty_solution(self, task: Task) -> Files:
-        """An empty entrypoint file: it defines nothing."""
-        return {code_config(task).entrypoint: b""}
+        """The function, defined to do nothing: it accepts any arguments and returns None."""
+        config = code_config(task)
+        stub = f"def {config.function}(*args, **kwargs):\n    return None\n"
+        return {config.entrypoint: stub.encode()}
 
     def lint(self, task: Task) -> list[Finding]:
         """Static checks of the task's code-family parts."""

@@ -357,8 +357,8 @@ def {function}(start: str, end: str) -> int | None:
         summary="Count the days between two dates written as YYYY-MM-DD.",
         rules=(
             "Each date must be exactly four digits, '-', two digits, '-', two digits "
-            "(YYYY-MM-DD, ASCII digits) and name a real day of the Gregorian calendar, "
-            "years 0001 to 9999; otherwise return None.",
+            "(YYYY-MM-DD, ASCII digits) and name a real day of the proleptic Gregorian "
+            "calendar, years 0001 to 9999; otherwise return None.",
             "Leap years are those divisible by 4, except years divisible by 100 that are not "
             "divisible by 400 (2000 is a leap year, 1900 and 2100 are not).",
             f"Return an int: {meaning}.",

@@ -576,8 +576,8 @@ def {function}(iso: str) -> str | None:
         summary=f"Write an ISO date (YYYY-MM-DD) as a long {locale} date with the weekday.",
         rules=(
             "iso must be exactly four digits, '-', two digits, '-', two digits (ASCII) naming a "
-            "real Gregorian date (leap years: divisible by 4, except centuries not divisible "
-            "by 400); otherwise return None.",
+            "real date of the proleptic Gregorian calendar (leap years: divisible by 4, except "
+            "centuries not divisible by 400); otherwise return None.",
             f"Layout: '{layout}', with nothing added.",
             f"Weekday names, Monday to Sunday: {', '.join(weekdays.split())}.",
             f"Month names, January to December: {', '.join(months.split())}.",

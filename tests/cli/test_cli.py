@@ -1,0 +1,147 @@
+"""The command line: exit codes, one-line errors, an untouched store, documented commands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import Result
+
+from assay.cli import cli
+from assay.store import Store
+from tests.conftest import BAD_NO_SORT, REFERENCE
+
+Run = Callable[..., Result]
+
+
+def test_verify_exit_codes_and_verdict(run_cli: Run, median_dir: Path, tmp_path: Path) -> None:
+    good = tmp_path / "good.py"
+    good.write_bytes(REFERENCE)
+    bad = tmp_path / "bad.py"
+    bad.write_bytes(BAD_NO_SORT)
+    passed = run_cli("verify", str(median_dir), "--solution", str(good))
+    assert passed.exit_code == 0, passed.output
+    assert "PASS" in passed.output
+    failed = run_cli("verify", str(median_dir), "--solution", str(bad), "--json")
+    assert failed.exit_code == 1
+    verdict = json.loads(failed.output)
+    assert verdict["status"] == "fail"
+    assert any("expected 2, got 1" in c["evidence"] for c in verdict["criteria"])
+    reference_dir = run_cli("verify", str(median_dir), "--solution", str(median_dir / "solutions/reference"))
+    assert reference_dir.exit_code == 0
+
+
+def test_verdicts_are_stored_with_task_versions(run_cli: Run, median_dir: Path, tmp_path: Path) -> None:
+    run_cli("verify", str(median_dir), "--solution", str(median_dir / "solutions/reference"))
+    with Store(tmp_path / "store.db") as store:
+        [stored] = store.verdicts()
+    assert stored.verdict.task_id == "median-1"
+    assert len(stored.verdict.versions.task) == 20
+
+
+def _break_prompt(task: Path) -> None:
+    (task / "prompt.md").unlink()
+
+
+def _break_toml(task: Path) -> None:
+    (task / "task.toml").write_text("id = [")
+
+
+def _unknown_family(task: Path) -> None:
+    (task / "task.toml").write_text('id = "median-1"\nfamily = "haiku"\n')
+
+
+@pytest.mark.parametrize(
+    ("breaker", "expected"),
+    [
+        (_break_prompt, "prompt.md: file is missing"),
+        (_break_toml, "task.toml: not valid TOML"),
+        (_unknown_family, "task.toml: family: unknown family 'haiku'"),
+    ],
+)
+def test_bad_task_input_is_one_line_exit_2_and_store_untouched(
+    breaker: Callable[[Path], None], expected: str, median_dir: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "kept.db"
+    Store(db).close()
+    before = db.read_bytes()
+    breaker(median_dir)
+    result = _assay("verify", str(median_dir), "--solution", str(median_dir / "solutions/reference"),
+                    "--db", str(db))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert expected in result.stderr
+    assert "Traceback" not in result.stderr
+    assert db.read_bytes() == before
+
+
+def test_missing_paths_are_bad_input(tmp_path: Path, median_dir: Path) -> None:
+    db = tmp_path / "never.db"
+    for args in (
+        ["verify", str(tmp_path / "nope"), "--solution", "x.py"],
+        ["verify", str(median_dir), "--solution", str(tmp_path / "missing.py")],
+        ["audit", str(tmp_path / "nope")],
+    ):
+        result = _assay(*args, "--db", str(db))
+        assert result.returncode == 2, (args, result.stderr)
+        assert result.stderr.count("\n") == 1
+        assert "Traceback" not in result.stderr
+    assert not db.exists()
+
+
+def test_broken_candidate_is_a_fail_not_bad_input(run_cli: Run, median_dir: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("def median(values) return 1\n")
+    result = run_cli("verify", str(median_dir), "--solution", str(broken))
+    assert result.exit_code == 1
+    assert "SyntaxError" in result.output
+
+
+def test_audit_command_writes_json_and_exits_1_on_rejection(
+    run_cli: Run, median_dir: Path, tmp_path: Path
+) -> None:
+    report_path = tmp_path / "report.json"
+    accepted = run_cli("audit", str(median_dir.parent), "--json", str(report_path))
+    assert accepted.exit_code == 0, accepted.output
+    assert "1 accepted, 0 rejected" in accepted.output
+    assert json.loads(report_path.read_text())["tasks"][0]["decision"] == "accepted"
+    (median_dir / "solutions/bad-unsorted/solution.py").write_bytes(REFERENCE)
+    rejected = run_cli("audit", str(median_dir.parent))
+    assert rejected.exit_code == 1
+    assert "rejected" in rejected.output
+
+
+def test_sandbox_run_prints_the_result_as_json(run_cli: Run) -> None:
+    result = run_cli("sandbox", "run", "--timeout", "1", "--", "sh", "-c", "echo hi; sleep 5")
+    assert result.exit_code == 0
+    record = json.loads(result.output)
+    assert record["stdout"] == "hi\n"
+    assert record["timed_out"] is True
+
+
+def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    for name, command in group.commands.items():
+        found.append((f"{prefix}{name}", command))
+        if isinstance(command, click.Group):
+            found += _commands(command, f"{prefix}{name} ")
+    return found
+
+
+@pytest.mark.parametrize(("name", "command"), _commands(cli))
+def test_every_command_is_documented_with_an_example(name: str, command: click.Command) -> None:
+    assert command.help, f"assay {name} has no help"
+    assert "Example:" in command.help, f"assay {name} help shows no example"
+    assert "assay " in command.help.split("Example:")[1]
+
+
+def _assay(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assay", *args], capture_output=True, text=True, check=False
+    )

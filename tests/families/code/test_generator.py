@@ -1,0 +1,65 @@
+"""The generator: deterministic, diverse, and every task it writes passes its own audit."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from assay.audit import Decision
+from assay.families.code.generator import generate_code_tasks
+from assay.families.code.templates import TEMPLATES
+from assay.sandbox import BubblewrapSandbox
+from assay.tasks import Task, load_task, save_task
+from tests.conftest import expected_outputs
+
+
+def test_same_seed_same_tasks_other_seed_other_tasks(sandbox: BubblewrapSandbox) -> None:
+    first = generate_code_tasks(4, 11, sandbox)
+    again = generate_code_tasks(4, 11, sandbox)
+    other = generate_code_tasks(4, 12, sandbox)
+    assert first == again
+    assert {t.id for t in first}.isdisjoint({t.id for t in other})
+
+
+def test_tasks_are_complete_and_keep_answers_hidden(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    tasks = generate_code_tasks(6, 3, sandbox)
+    for task in tasks:
+        assert load_task(save_task(task, tmp_path)) == task
+        assert task.workspace == {}
+        assert "reference" in task.solutions
+        assert len(task.known_bad()) >= 3
+        assert "bad-hardcoded-examples" in task.known_bad()
+        cases = json.loads(task.hidden["cases.json"])["cases"]
+        assert len(cases) >= 6
+        assert len(expected_outputs(task)) == len(cases)
+        function = task.spec.config["function"]
+        assert function in task.prompt
+        assert "solution.py" in task.prompt
+
+
+def test_a_large_set_covers_the_bank_in_every_style(sandbox: BubblewrapSandbox) -> None:
+    tasks = generate_code_tasks(len(TEMPLATES) + 6, 5, sandbox)
+    templates = Counter(tag for t in tasks for tag in t.spec.tags if tag in {x.id for x in TEMPLATES})
+    assert set(templates) == {x.id for x in TEMPLATES}
+    styles = Counter(tag for t in tasks for tag in t.spec.tags if tag.startswith("style:"))
+    assert set(styles) == {"style:formal", "style:ticket", "style:examples"}
+    assert {t.spec.difficulty for t in tasks} == {"easy", "medium", "hard"}
+    assert len({_first_line(t) for t in tasks}) > len(TEMPLATES) / 2
+    locales = {t.spec.locale for t in tasks if t.spec.locale}
+    assert len(locales) >= 3
+
+
+def _first_line(task: Task) -> str:
+    return task.prompt.splitlines()[0]
+
+
+def test_generated_set_passes_its_audit(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+    from assay.audit import run_audit
+    from assay.tasks import TaskSet
+
+    for task in generate_code_tasks(12, 21, sandbox):
+        save_task(task, tmp_path)
+    report = run_audit(TaskSet.load(tmp_path), sandbox)
+    assert [t.task_id for t in report.tasks if t.decision is not Decision.ACCEPTED] == []
+    assert report.known_bad_caught == report.known_bad >= 36

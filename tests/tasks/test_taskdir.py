@@ -1,0 +1,147 @@
+"""Task directories: round trips, content versions, and one clear line for every malformation."""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assay.errors import TaskFormatError
+from assay.tasks import Limits, Split, Task, TaskSet, TaskSpec, load_task, save_task
+from tests.conftest import make_median_task
+
+names = st.text(string.ascii_lowercase + string.digits + "_-", min_size=1, max_size=12)
+rel_paths = st.lists(names, min_size=1, max_size=3).map("/".join)
+file_sets = st.dictionaries(rel_paths, st.binary(max_size=64), max_size=4).filter(
+    lambda files: not any(
+        a != b and (b.startswith(a + "/")) for a in files for b in files
+    )
+)
+json_scalars = st.one_of(st.integers(-1000, 1000), st.booleans(), names)
+specs = st.builds(
+    TaskSpec,
+    id=st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}", fullmatch=True),
+    family=st.sampled_from(["code", "other"]),
+    split=st.sampled_from(list(Split)),
+    tags=st.lists(names, max_size=3).map(tuple),
+    locale=st.none() | st.sampled_from(["en-US", "de-DE"]),
+    difficulty=st.none() | st.sampled_from(["easy", "medium", "hard"]),
+    limits=st.builds(Limits, timeout_s=st.floats(0.5, 100), memory_mb=st.integers(16, 4096)),
+    config=st.dictionaries(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), json_scalars, max_size=3),
+)
+tasks = st.builds(
+    Task,
+    spec=specs,
+    prompt=st.text(min_size=1, max_size=200).filter(lambda s: s.strip() and "\r" not in s),
+    workspace=file_sets,
+    hidden=file_sets,
+    solutions=st.dictionaries(
+        st.sampled_from(["reference", "reference-alt", "bad-off-by-one", "bad-x"]), file_sets, max_size=3
+    ),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(task=tasks)
+def test_save_then_load_round_trips(task: Task, tmp_path_factory: pytest.TempPathFactory) -> None:
+    root = tmp_path_factory.mktemp("tasks")
+    loaded = load_task(save_task(task, root))
+    assert loaded == task
+    assert loaded.content_version("code@1") == task.content_version("code@1")
+
+
+def test_saving_again_replaces_the_task_whole(tmp_path: Path) -> None:
+    task = make_median_task()
+    save_task(task, tmp_path)
+    smaller = task.model_copy(update={"solutions": {"reference": task.solutions["reference"]}})
+    assert load_task(save_task(smaller, tmp_path)).solutions.keys() == {"reference"}
+    assert [p.name for p in tmp_path.iterdir()] == [task.id]
+
+
+def test_content_version_is_stable_and_covers_every_part() -> None:
+    task = make_median_task()
+    version = task.content_version("code@1")
+    assert version == make_median_task().content_version("code@1")
+    changed = [
+        task.model_copy(update={"prompt": task.prompt + "!"}),
+        task.model_copy(update={"hidden": {"cases.json": b"{}"}}),
+        task.model_copy(update={"workspace": {"data.txt": b"1"}}),
+        task.model_copy(update={"solutions": {"reference": {"solution.py": b"x"}}}),
+        task.model_copy(update={"spec": task.spec.model_copy(update={"split": Split.FROZEN})}),
+    ]
+    versions = {version, task.content_version("code@2")} | {t.content_version("code@1") for t in changed}
+    assert len(versions) == 7
+
+
+@pytest.fixture
+def task_dir(tmp_path: Path) -> Path:
+    return save_task(make_median_task(), tmp_path)
+
+
+def test_missing_prompt_names_the_file(task_dir: Path) -> None:
+    (task_dir / "prompt.md").unlink()
+    with pytest.raises(TaskFormatError, match=r"prompt\.md: file is missing"):
+        load_task(task_dir)
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("id = [unclosed", r"task\.toml: not valid TOML"),
+        ('family = "code"', r"task\.toml: id: required field is missing"),
+        ('id = "Has Spaces"\nfamily = "code"', r"task\.toml: id: String should match pattern"),
+        ('id = "x"\nfamily = "code"\ncolour = "red"', r"task\.toml: colour: unknown field"),
+        ('id = "x"\nfamily = "code"\n[limits]\ntimeout_s = -1', r"task\.toml: limits\.timeout_s:"),
+        ('id = "x"\nfamily = "code"\nsplit = "holdout"', r"task\.toml: split:"),
+    ],
+)
+def test_malformed_task_toml_names_file_and_field(task_dir: Path, toml: str, message: str) -> None:
+    (task_dir / "task.toml").write_text(toml)
+    with pytest.raises(TaskFormatError, match=message) as caught:
+        load_task(task_dir)
+    assert "\n" not in str(caught.value)
+
+
+def test_symlinks_are_refused(task_dir: Path) -> None:
+    (task_dir / "workspace").mkdir(exist_ok=True)
+    (task_dir / "workspace" / "answers").symlink_to(task_dir / "hidden" / "cases.json")
+    with pytest.raises(TaskFormatError, match="symbolic links are not allowed"):
+        load_task(task_dir)
+
+
+def test_unknown_solution_directory_is_refused(task_dir: Path) -> None:
+    (task_dir / "solutions" / "attempt1").mkdir()
+    with pytest.raises(TaskFormatError, match="reference, reference-<label> or bad-<label>"):
+        load_task(task_dir)
+
+
+def test_several_references_are_all_kept(tmp_path: Path) -> None:
+    task = make_median_task()
+    task = task.model_copy(
+        update={"solutions": {**task.solutions, "reference-alt": task.solutions["reference"]}}
+    )
+    loaded = load_task(save_task(task, tmp_path))
+    assert list(loaded.references()) == ["reference", "reference-alt"]
+    assert list(loaded.known_bad()) == ["bad-unsorted"]
+
+
+def test_taskset_keeps_broken_tasks_apart(tmp_path: Path) -> None:
+    save_task(make_median_task("a"), tmp_path)
+    broken = save_task(make_median_task("b"), tmp_path)
+    (broken / "prompt.md").unlink()
+    duplicate = save_task(make_median_task("c"), tmp_path)
+    (duplicate / "task.toml").write_text((duplicate / "task.toml").read_text().replace('"c"', '"a"'))
+    taskset = TaskSet.load(tmp_path)
+    assert [t.id for t in taskset] == ["a"]
+    assert sorted(f.path.name for f in taskset.failures) == ["b", "c"]
+    assert "another task in the set has this id" in str(taskset.failures[1].error)
+
+
+def test_taskset_of_a_missing_or_empty_directory_is_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(TaskFormatError, match="no such directory"):
+        TaskSet.load(tmp_path / "nope")
+    with pytest.raises(TaskFormatError, match="holds no tasks"):
+        TaskSet.load(tmp_path)
