@@ -19,7 +19,8 @@ demo: setup
 	$(BIN)/assay demo
 
 lint: setup
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests
+	$(BIN)/ruff format --check src tests
 
 typecheck: setup
 	$(BIN)/mypy

@@ -12,7 +12,11 @@ from pathlib import Path
 def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ASSAY_DB": str(cwd / "assay.db")}
     return subprocess.run(
-        [sys.executable, "-m", "assay", *args], cwd=cwd, env=env, capture_output=True, text=True,
+        [sys.executable, "-m", "assay", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
         check=False,
     )
 
@@ -28,7 +32,9 @@ def test_demo_generates_audits_stores_and_summarises(tmp_path: Path) -> None:
 
 
 def test_two_hundred_generated_tasks_are_all_accepted(tmp_path: Path) -> None:
-    generated = assay("generate", "code", "--n", "200", "--seed", "7", "--out", "tasks", cwd=tmp_path)
+    generated = assay(
+        "generate", "code", "--n", "200", "--seed", "7", "--out", "tasks", cwd=tmp_path
+    )
     assert generated.returncode == 0, generated.stderr
     audited = assay("audit", "tasks", "--json", "report.json", cwd=tmp_path)
     assert audited.returncode == 0, audited.stdout[-3000:]

@@ -34,8 +34,14 @@ err = Console(stderr=True, soft_wrap=True)
 def setting_option(setting: Setting, **kwargs: Any) -> Callable[[F], F]:
     """A click option fed by a :class:`Setting`: flag, environment variable, default, help."""
     return click.option(
-        setting.flag, setting.name, envvar=setting.env, default=setting.default,
-        show_default=True, show_envvar=True, help=setting.help, **kwargs,
+        setting.flag,
+        setting.name,
+        envvar=setting.env,
+        default=setting.default,
+        show_default=True,
+        show_envvar=True,
+        help=setting.help,
+        **kwargs,
     )
 
 
@@ -61,11 +67,21 @@ def generate() -> None:
 
 
 @generate.command("code")
-@click.option("--n", "count", type=click.IntRange(1, 100000), default=30, show_default=True,
-              help="How many tasks.")
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(1, 100000),
+    default=30,
+    show_default=True,
+    help="How many tasks.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same tasks.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="Directory to write task directories into.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Directory to write task directories into.",
+)
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 def generate_code(count: int, seed: int, out: Path, workers: int) -> None:
     """Generate Python function tasks from the template bank, each self-checked in the sandbox.
@@ -85,9 +101,12 @@ def generate_code(count: int, seed: int, out: Path, workers: int) -> None:
 
 @cli.command()
 @click.argument("task_dir", type=click.Path(path_type=Path))
-@click.option("--solution", type=click.Path(path_type=Path), required=True,
-              help="A solution directory (like solutions/reference/) or, for one-file families, "
-              "the file.")
+@click.option(
+    "--solution",
+    type=click.Path(path_type=Path),
+    required=True,
+    help="A solution directory (like solutions/reference/) or, for one-file families, the file.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 def verify(task_dir: Path, solution: Path, as_json: bool, db: Path) -> None:
@@ -113,8 +132,12 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path) -> None:
 
 @cli.command()
 @click.argument("directory", type=click.Path(path_type=Path))
-@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the full report as JSON to this file ('-' for stdout).")
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the full report as JSON to this file ('-' for stdout).",
+)
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 def audit(directory: Path, json_path: Path | None, db: Path, workers: int) -> None:
@@ -131,7 +154,10 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int) -> No
         verdicts: list[tuple[str, Verdict]] = []
         with _progress("auditing", len(taskset) + len(taskset.failures)) as advance:
             report = run_audit(
-                taskset, sandbox, workers=workers, on_task=lambda _t: advance(),
+                taskset,
+                sandbox,
+                workers=workers,
+                on_task=lambda _t: advance(),
                 on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
             )
         with Store(db) as store:
@@ -160,14 +186,29 @@ def sandbox() -> None:
 
 
 @sandbox.command("run")
-@click.option("--timeout", type=click.FloatRange(0.01, 3600), default=10.0, show_default=True,
-              help="Wall-time limit in seconds.")
-@click.option("--memory", type=click.IntRange(16, 65536), default=512, show_default=True,
-              help="Memory limit in MiB.")
-@click.option("--workspace", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Directory whose files are copied into the sandbox's working directory.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.01, 3600),
+    default=10.0,
+    show_default=True,
+    help="Wall-time limit in seconds.",
+)
+@click.option(
+    "--memory",
+    type=click.IntRange(16, 65536),
+    default=512,
+    show_default=True,
+    help="Memory limit in MiB.",
+)
+@click.option(
+    "--workspace",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="Directory whose files are copied into the sandbox's working directory.",
+)
 @click.argument("command", nargs=-1, required=True)
-def sandbox_run(timeout: float, memory: int, workspace: Path | None, command: tuple[str, ...]) -> None:
+def sandbox_run(
+    timeout: float, memory: int, workspace: Path | None, command: tuple[str, ...]
+) -> None:
     """Run COMMAND in a fresh bubblewrap sandbox and print the result as JSON.
 
     \b
@@ -184,10 +225,21 @@ def sandbox_run(timeout: float, memory: int, workspace: Path | None, command: tu
 
 
 @cli.command()
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("demo-out"),
-              show_default=True, help="Where to write the tasks and the report.")
-@click.option("--n", "count", type=click.IntRange(1, 1000), default=24, show_default=True,
-              help="How many tasks to generate.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("demo-out"),
+    show_default=True,
+    help="Where to write the tasks and the report.",
+)
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(1, 1000),
+    default=24,
+    show_default=True,
+    help="How many tasks to generate.",
+)
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 def demo(out: Path, count: int, db: Path, workers: int) -> None:
@@ -203,8 +255,13 @@ def demo(out: Path, count: int, db: Path, workers: int) -> None:
         sandbox = BubblewrapSandbox()
         with _progress("generating and auditing", 2 * count) as advance:
             result = run_demo(
-                out, store, sandbox, n=count, workers=workers,
-                on_generated=lambda _t: advance(), on_audited=lambda _t: advance(),
+                out,
+                store,
+                sandbox,
+                n=count,
+                workers=workers,
+                on_generated=lambda _t: advance(),
+                on_audited=lambda _t: advance(),
             )
     out.mkdir(parents=True, exist_ok=True)
     report = result.report
@@ -225,8 +282,11 @@ def _print_verdict(verdict: Verdict, as_json: bool) -> None:
         click.echo(verdict.model_dump_json(indent=2))
         return
     colour = {"pass": "green", "fail": "red", "error": "yellow"}[verdict.status.value]
-    out.print(f"[{colour}]{verdict.status.value.upper()}[/{colour}] {verdict.task_id}: "
-              f"{verdict.summary} (score {verdict.score:.2f})", highlight=False)
+    out.print(
+        f"[{colour}]{verdict.status.value.upper()}[/{colour}] {verdict.task_id}: "
+        f"{verdict.summary} (score {verdict.score:.2f})",
+        highlight=False,
+    )
     for criterion in verdict.criteria:
         mark = "[green]✓[/green]" if criterion.passed else "[red]✗[/red]"
         out.print(f"  {mark} {criterion.name}: ", end="", highlight=False)
@@ -249,8 +309,12 @@ def _errors() -> Iterator[None]:
 @contextmanager
 def _progress(label: str, total: int) -> Iterator[Callable[[], None]]:
     with Progress(
-        TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=err, transient=True,
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
     ) as progress:
         bar = progress.add_task(label, total=total)
         yield lambda: progress.advance(bar)

@@ -29,7 +29,9 @@ def test_sound_task_is_accepted(tmp_path: Path, sandbox: BubblewrapSandbox) -> N
 
 def test_known_bad_that_passes_rejects_the_task(tmp_path: Path, sandbox: BubblewrapSandbox) -> None:
     task = make_median_task()
-    task = task.model_copy(update={"solutions": {**task.solutions, "bad-sorted": {"solution.py": REFERENCE}}})
+    task = task.model_copy(
+        update={"solutions": {**task.solutions, "bad-sorted": {"solution.py": REFERENCE}}}
+    )
     audit = audit_one(task, tmp_path, sandbox)
     assert audit.decision is Decision.REJECTED
     assert "bad-sorted passes" in messages(audit)
@@ -37,30 +39,42 @@ def test_known_bad_that_passes_rejects_the_task(tmp_path: Path, sandbox: Bubblew
 
 def test_failing_reference_rejects_the_task(tmp_path: Path, sandbox: BubblewrapSandbox) -> None:
     task = make_median_task()
-    task = task.model_copy(update={"solutions": {**task.solutions, "reference-alt": {"solution.py": BAD_NO_SORT}}})
+    task = task.model_copy(
+        update={"solutions": {**task.solutions, "reference-alt": {"solution.py": BAD_NO_SORT}}}
+    )
     audit = audit_one(task, tmp_path, sandbox)
     assert audit.decision is Decision.REJECTED
     assert "reference-alt does not pass" in messages(audit)
 
 
-def test_task_an_empty_submission_passes_is_rejected(tmp_path: Path, sandbox: BubblewrapSandbox) -> None:
+def test_task_an_empty_submission_passes_is_rejected(
+    tmp_path: Path, sandbox: BubblewrapSandbox
+) -> None:
     base = make_median_task()
     checker = b"def check(args, output, expected):\n    return True\n"
-    task = base.model_copy(update={
-        "spec": base.spec.model_copy(update={"config": {"function": "median", "checker": "c.py"}}),
-        "hidden": {**base.hidden, "c.py": checker},
-    })
+    task = base.model_copy(
+        update={
+            "spec": base.spec.model_copy(
+                update={"config": {"function": "median", "checker": "c.py"}}
+            ),
+            "hidden": {**base.hidden, "c.py": checker},
+        }
+    )
     audit = audit_one(task, tmp_path, sandbox)
     assert audit.decision is Decision.REJECTED
     assert "[empty]" in messages(audit)
 
 
-def test_leaks_into_prompt_or_workspace_are_lint_errors(tmp_path: Path, sandbox: BubblewrapSandbox) -> None:
+def test_leaks_into_prompt_or_workspace_are_lint_errors(
+    tmp_path: Path, sandbox: BubblewrapSandbox
+) -> None:
     task = make_median_task()
-    leaky = task.model_copy(update={
-        "prompt": task.prompt + "\nFor example median([3, 1, 2]) gives 2.\n",
-        "workspace": {"notes.py": REFERENCE, "cases.json": task.hidden["cases.json"]},
-    })
+    leaky = task.model_copy(
+        update={
+            "prompt": task.prompt + "\nFor example median([3, 1, 2]) gives 2.\n",
+            "workspace": {"notes.py": REFERENCE, "cases.json": task.hidden["cases.json"]},
+        }
+    )
     audit = audit_one(leaky, tmp_path, sandbox)
     text = messages(audit)
     assert audit.decision is Decision.REJECTED

@@ -32,11 +32,15 @@ def test_verify_exit_codes_and_verdict(run_cli: Run, median_dir: Path, tmp_path:
     verdict = json.loads(failed.output)
     assert verdict["status"] == "fail"
     assert any("expected 2, got 1" in c["evidence"] for c in verdict["criteria"])
-    reference_dir = run_cli("verify", str(median_dir), "--solution", str(median_dir / "solutions/reference"))
+    reference_dir = run_cli(
+        "verify", str(median_dir), "--solution", str(median_dir / "solutions/reference")
+    )
     assert reference_dir.exit_code == 0
 
 
-def test_verdicts_are_stored_with_task_versions(run_cli: Run, median_dir: Path, tmp_path: Path) -> None:
+def test_verdicts_are_stored_with_task_versions(
+    run_cli: Run, median_dir: Path, tmp_path: Path
+) -> None:
     run_cli("verify", str(median_dir), "--solution", str(median_dir / "solutions/reference"))
     with Store(tmp_path / "store.db") as store:
         [stored] = store.verdicts()
@@ -71,8 +75,14 @@ def test_bad_task_input_is_one_line_exit_2_and_store_untouched(
     Store(db).close()
     before = db.read_bytes()
     breaker(median_dir)
-    result = _assay("verify", str(median_dir), "--solution", str(median_dir / "solutions/reference"),
-                    "--db", str(db))
+    result = _assay(
+        "verify",
+        str(median_dir),
+        "--solution",
+        str(median_dir / "solutions/reference"),
+        "--db",
+        str(db),
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1, result.stderr
@@ -95,7 +105,9 @@ def test_missing_paths_are_bad_input(tmp_path: Path, median_dir: Path) -> None:
     assert not db.exists()
 
 
-def test_broken_candidate_is_a_fail_not_bad_input(run_cli: Run, median_dir: Path, tmp_path: Path) -> None:
+def test_broken_candidate_is_a_fail_not_bad_input(
+    run_cli: Run, median_dir: Path, tmp_path: Path
+) -> None:
     broken = tmp_path / "broken.py"
     broken.write_text("def median(values) return 1\n")
     result = run_cli("verify", str(median_dir), "--solution", str(broken))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import time
 from pathlib import Path
 
@@ -20,7 +21,9 @@ def py(sandbox: BubblewrapSandbox, code: str, limits: Limits = SHORT, **files: b
 
 
 def test_runs_with_files_in_a_private_workspace(sandbox: BubblewrapSandbox) -> None:
-    result = py(sandbox, "import os; print(os.getcwd(), open('in.txt').read())", **{"in.txt": b"hi"})
+    result = py(
+        sandbox, "import os; print(os.getcwd(), open('in.txt').read())", **{"in.txt": b"hi"}
+    )
     assert result.ok
     assert result.stdout.strip() == "/workspace hi"
     assert result.wall_s > 0
@@ -49,8 +52,6 @@ except OSError:
 
 
 def test_host_loopback_is_not_reachable(sandbox: BubblewrapSandbox) -> None:
-    import socket
-
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
@@ -71,6 +72,7 @@ def test_no_writes_outside_the_workspace(sandbox: BubblewrapSandbox, tmp_path: P
     target = tmp_path / "escape.txt"
     code = f"""
 import os
+import socket
 for path in ["/usr/escape", "/etc/escape", "/escape", {str(target)!r}, "/root/escape"]:
     try:
         with open(path, "w") as handle:
@@ -92,10 +94,11 @@ def test_host_files_and_environment_are_hidden(sandbox: BubblewrapSandbox, tmp_p
     secret = tmp_path / "hidden" / "cases.json"
     secret.parent.mkdir()
     secret.write_text('{"expected": 42}')
-    os.environ["ASSAY_TEST_SECRET"] = "s3cret"
+    os.environ["ASSAY_TEST_SECRET"] = "s3cret"  # noqa: S105 - a planted secret to look for
     try:
         code = f"""
 import os
+import socket
 print(sorted(os.environ))
 for path in [{str(secret)!r}, "/etc/shadow", {str(Path.cwd())!r}]:
     print(path, os.path.exists(path))
@@ -126,8 +129,9 @@ time.sleep(30)
     assert time.monotonic() - started < 10
     time.sleep(0.2)
     leftovers = [
-        pid for pid in os.listdir("/proc")
-        if pid.isdigit() and marker.encode() in _cmdline(pid)
+        entry.name
+        for entry in Path("/proc").iterdir()
+        if entry.name.isdigit() and marker.encode() in _cmdline(entry.name)
     ]
     assert leftovers == []
 
@@ -140,7 +144,9 @@ def _cmdline(pid: str) -> bytes:
 
 
 def test_memory_limit_holds(sandbox: BubblewrapSandbox) -> None:
-    code = "blob = bytearray(400 * 2**20); blob[::4096] = b'x' * len(blob[::4096]); print('ALLOCATED')"
+    code = (
+        "blob = bytearray(400 * 2**20); blob[::4096] = b'x' * len(blob[::4096]); print('ALLOCATED')"
+    )
     result = py(sandbox, code, Limits(timeout_s=10, memory_mb=128))
     assert "ALLOCATED" not in result.stdout
     assert not result.ok
@@ -150,6 +156,7 @@ def test_memory_limit_holds(sandbox: BubblewrapSandbox) -> None:
 def test_memory_limit_holds_across_processes(sandbox: BubblewrapSandbox) -> None:
     code = """
 import os
+import socket
 children = []
 for _ in range(4):
     pid = os.fork()
@@ -163,7 +170,9 @@ print("ALL" if all(c == 0 for c in codes) else "SOME KILLED")
 """
     result = py(sandbox, code, Limits(timeout_s=10, memory_mb=128))
     if result.notes:
-        pytest.fail(f"this host offers no cgroup, so the test cannot show the limit: {result.notes}")
+        pytest.fail(
+            f"this host offers no cgroup, so the test cannot show the limit: {result.notes}"
+        )
     assert "ALL" not in result.stdout
 
 

@@ -29,8 +29,12 @@ verdicts = st.builds(
     criteria=st.lists(criteria, max_size=4).map(tuple),
     summary=st.text(max_size=40),
     timings=st.builds(Timings, wall_s=st.floats(0, 100)),
-    versions=st.builds(Versions, task=st.text(min_size=1, max_size=8), family=st.just("code@1"),
-                       assay=st.just("0.1.0")),
+    versions=st.builds(
+        Versions,
+        task=st.text(min_size=1, max_size=8),
+        family=st.just("code@1"),
+        assay=st.just("0.1.0"),
+    ),
     created_at=st.datetimes(timezones=st.just(UTC)),
 )
 
@@ -48,12 +52,21 @@ def test_verdict_write_then_read_round_trips(verdict: Verdict) -> None:
 def test_audit_runs_and_their_verdicts_are_kept_together(tmp_path: Path) -> None:
     now = datetime.now(UTC)
     verdict = Verdict(
-        task_id="t", status=Status.FAIL, score=0.5, timings=Timings(wall_s=1),
+        task_id="t",
+        status=Status.FAIL,
+        score=0.5,
+        timings=Timings(wall_s=1),
         versions=Versions(task="abc", family="code@1", assay="0.1.0"),
     )
     report = AuditReport(
-        run_id="run1", root="/x", started_at=now, finished_at=now, checks=("lint",),
-        tasks=(TaskAudit(task_id="t", task_version="abc", path="/x/t", decision=Decision.ACCEPTED),),
+        run_id="run1",
+        root="/x",
+        started_at=now,
+        finished_at=now,
+        checks=("lint",),
+        tasks=(
+            TaskAudit(task_id="t", task_version="abc", path="/x/t", decision=Decision.ACCEPTED),
+        ),
     )
     path = tmp_path / "a.db"
     with Store(path) as store:

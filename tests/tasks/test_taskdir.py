@@ -16,9 +16,7 @@ from tests.conftest import make_median_task
 names = st.text(string.ascii_lowercase + string.digits + "_-", min_size=1, max_size=12)
 rel_paths = st.lists(names, min_size=1, max_size=3).map("/".join)
 file_sets = st.dictionaries(rel_paths, st.binary(max_size=64), max_size=4).filter(
-    lambda files: not any(
-        a != b and (b.startswith(a + "/")) for a in files for b in files
-    )
+    lambda files: not any(a != b and (b.startswith(a + "/")) for a in files for b in files)
 )
 json_scalars = st.one_of(st.integers(-1000, 1000), st.booleans(), names)
 specs = st.builds(
@@ -30,7 +28,9 @@ specs = st.builds(
     locale=st.none() | st.sampled_from(["en-US", "de-DE"]),
     difficulty=st.none() | st.sampled_from(["easy", "medium", "hard"]),
     limits=st.builds(Limits, timeout_s=st.floats(0.5, 100), memory_mb=st.integers(16, 4096)),
-    config=st.dictionaries(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), json_scalars, max_size=3),
+    config=st.dictionaries(
+        st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), json_scalars, max_size=3
+    ),
 )
 tasks = st.builds(
     Task,
@@ -39,12 +39,16 @@ tasks = st.builds(
     workspace=file_sets,
     hidden=file_sets,
     solutions=st.dictionaries(
-        st.sampled_from(["reference", "reference-alt", "bad-off-by-one", "bad-x"]), file_sets, max_size=3
+        st.sampled_from(["reference", "reference-alt", "bad-off-by-one", "bad-x"]),
+        file_sets,
+        max_size=3,
     ),
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(task=tasks)
 def test_save_then_load_round_trips(task: Task, tmp_path_factory: pytest.TempPathFactory) -> None:
     root = tmp_path_factory.mktemp("tasks")
@@ -72,7 +76,9 @@ def test_content_version_is_stable_and_covers_every_part() -> None:
         task.model_copy(update={"solutions": {"reference": {"solution.py": b"x"}}}),
         task.model_copy(update={"spec": task.spec.model_copy(update={"split": Split.FROZEN})}),
     ]
-    versions = {version, task.content_version("code@2")} | {t.content_version("code@1") for t in changed}
+    versions = {version, task.content_version("code@2")} | {
+        t.content_version("code@1") for t in changed
+    }
     assert len(versions) == 7
 
 
@@ -133,7 +139,9 @@ def test_taskset_keeps_broken_tasks_apart(tmp_path: Path) -> None:
     broken = save_task(make_median_task("b"), tmp_path)
     (broken / "prompt.md").unlink()
     duplicate = save_task(make_median_task("c"), tmp_path)
-    (duplicate / "task.toml").write_text((duplicate / "task.toml").read_text().replace('"c"', '"a"'))
+    (duplicate / "task.toml").write_text(
+        (duplicate / "task.toml").read_text().replace('"c"', '"a"')
+    )
     taskset = TaskSet.load(tmp_path)
     assert [t.id for t in taskset] == ["a"]
     assert sorted(f.path.name for f in taskset.failures) == ["b", "c"]

@@ -2,13 +2,27 @@
 
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
-from assay.findings import Decision, Finding, Severity
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, render_table, summary_line
 from assay.audit.runner import default_checks, run_audit
+from assay.findings import Decision, Finding, Severity
 
 __all__ = [
-    "AuditCheck", "AuditContext", "AuditReport", "CheckOutcome", "Decision",
-    "EmptySubmissionCheck", "Finding", "KnownBadCheck", "LintCheck", "ReferenceCheck",
-    "Severity", "SolutionResult", "SolutionVerdict", "TaskAudit", "default_checks",
-    "render_table", "run_audit", "summary_line",
+    "AuditCheck",
+    "AuditContext",
+    "AuditReport",
+    "CheckOutcome",
+    "Decision",
+    "EmptySubmissionCheck",
+    "Finding",
+    "KnownBadCheck",
+    "LintCheck",
+    "ReferenceCheck",
+    "Severity",
+    "SolutionResult",
+    "SolutionVerdict",
+    "TaskAudit",
+    "default_checks",
+    "render_table",
+    "run_audit",
+    "summary_line",
 ]

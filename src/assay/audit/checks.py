@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from assay.audit.base import AuditContext, CheckOutcome, SolutionVerdict
-from assay.findings import Finding, Severity
 from assay.errors import TaskFormatError
+from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 from assay.verdicts import Status, Verdict
 
@@ -44,8 +44,11 @@ class ReferenceCheck:
             verdict = _verify(task, files, context, self.name, outcome)
             if verdict is not None and verdict.status is not Status.PASS:
                 outcome.findings.append(
-                    _finding(self.name, f"{label} does not pass: {verdict.summary}",
-                             _failed_cases(verdict))
+                    _finding(
+                        self.name,
+                        f"{label} does not pass: {verdict.summary}",
+                        _failed_cases(verdict),
+                    )
                 )
             if verdict is not None:
                 outcome.verdicts.append(SolutionVerdict(label, verdict))

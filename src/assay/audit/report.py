@@ -42,7 +42,9 @@ class TaskAudit(BaseModel):
     @property
     def known_bad_caught(self) -> int:
         """Known-bad solutions that failed, as they must."""
-        return sum(s.solution.startswith("bad-") and s.status is Status.FAIL for s in self.solutions)
+        return sum(
+            s.solution.startswith("bad-") and s.status is Status.FAIL for s in self.solutions
+        )
 
 
 class AuditReport(BaseModel):

@@ -10,10 +10,10 @@ from importlib.metadata import entry_points
 
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
-from assay.findings import Decision, Finding, Severity
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.errors import InputError
 from assay.families import family_of
+from assay.findings import Decision, Finding, Severity
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.taskset import LoadFailure, TaskSet
@@ -24,7 +24,12 @@ VerdictSink = Callable[[Task, SolutionVerdict], None]
 
 def default_checks() -> list[AuditCheck]:
     """The built-in checks, then any registered in the ``assay.audit_checks`` entry points."""
-    checks: list[AuditCheck] = [LintCheck(), ReferenceCheck(), KnownBadCheck(), EmptySubmissionCheck()]
+    checks: list[AuditCheck] = [
+        LintCheck(),
+        ReferenceCheck(),
+        KnownBadCheck(),
+        EmptySubmissionCheck(),
+    ]
     names = {check.name for check in checks}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         check = entry.load()()
@@ -80,7 +85,9 @@ def _audit_task(
     try:
         family = family_of(task)
     except InputError as exc:
-        return _rejected(task.id, path, Finding(check="lint", severity=Severity.ERROR, message=str(exc)))
+        return _rejected(
+            task.id, path, Finding(check="lint", severity=Severity.ERROR, message=str(exc))
+        )
     context = AuditContext(family=family, sandbox=sandbox)
     findings: list[Finding] = []
     verdicts: list[SolutionVerdict] = []

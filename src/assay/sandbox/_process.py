@@ -70,7 +70,7 @@ def run_limited(
         pass_fds=tuple(pass_fds),
         preexec_fn=_limiter(limits, group),  # noqa: PLW1509 - only rlimits and cgroup writes
     )
-    readers = [_Reader(proc.stdout, output_cap), _Reader(proc.stderr, output_cap)]  # type: ignore[arg-type]
+    readers = [_Reader(proc.stdout, output_cap), _Reader(proc.stderr, output_cap)]
     _feed_stdin(proc, stdin)
     timed_out = threading.Event()
     timer = threading.Timer(limits.timeout_s, _kill_tree, (proc.pid, group, timed_out))

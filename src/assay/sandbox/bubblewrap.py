@@ -31,8 +31,15 @@ INSTALL_HINT = (
     "or run `make setup`"
 )
 _ETC_FILES = (
-    "passwd", "group", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d",
-    "localtime", "alternatives", "mime.types",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "alternatives",
+    "mime.types",
 )
 _TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 NO_CGROUP_NOTE = (
@@ -109,26 +116,48 @@ class BubblewrapSandbox:
             self._bwrap,
             "--unshare-all",
             "--unshare-user",
-            "--uid", "1000",
-            "--gid", "1000",
-            "--hostname", "sandbox",
+            "--uid",
+            "1000",
+            "--gid",
+            "1000",
+            "--hostname",
+            "sandbox",
             "--die-with-parent",
             "--new-session",
-            "--cap-drop", "ALL",
+            "--cap-drop",
+            "ALL",
             "--clearenv",
-            "--setenv", "PATH", f"{Path(self._python).parent}:/usr/local/bin:/usr/bin:/bin",
-            "--setenv", "HOME", WORKDIR,
-            "--setenv", "TMPDIR", "/tmp",  # noqa: S108 - a private tmpfs inside the sandbox
-            "--setenv", "LANG", "C.UTF-8",
-            "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
+            "--setenv",
+            "PATH",
+            f"{Path(self._python).parent}:/usr/local/bin:/usr/bin:/bin",
+            "--setenv",
+            "HOME",
+            WORKDIR,
+            "--setenv",
+            "TMPDIR",
+            "/tmp",  # noqa: S108 - a private tmpfs inside the sandbox
+            "--setenv",
+            "LANG",
+            "C.UTF-8",
+            "--setenv",
+            "PYTHONDONTWRITEBYTECODE",
+            "1",
             *self._system_args,
-            "--dev", "/dev",
-            "--proc", "/proc",
-            "--tmpfs", "/tmp",  # noqa: S108 - see above
-            "--bind", str(workdir), WORKDIR,
-            "--remount-ro", "/",
-            "--chdir", WORKDIR,
-            "--json-status-fd", str(status_fd),
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--tmpfs",
+            "/tmp",  # noqa: S108 - see above
+            "--bind",
+            str(workdir),
+            WORKDIR,
+            "--remount-ro",
+            "/",
+            "--chdir",
+            WORKDIR,
+            "--json-status-fd",
+            str(status_fd),
         ]
 
 
@@ -138,7 +167,7 @@ def _system_view(python_prefix: Path) -> list[str]:
     for name in _TOP_LEVEL:
         path = Path("/") / name
         if path.is_symlink():
-            args += ["--symlink", os.readlink(path), str(path)]
+            args += ["--symlink", str(path.readlink()), str(path)]
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
     for name in _ETC_FILES:

@@ -100,9 +100,16 @@ class Store:
                 "assay_version, solution, status, score, created_at, record) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    run_id, verdict.task_id, verdict.versions.task, verdict.versions.family,
-                    verdict.versions.assay, solution, verdict.status.value, verdict.score,
-                    verdict.created_at.isoformat(), verdict.model_dump_json(),
+                    run_id,
+                    verdict.task_id,
+                    verdict.versions.task,
+                    verdict.versions.family,
+                    verdict.versions.assay,
+                    solution,
+                    verdict.status.value,
+                    verdict.score,
+                    verdict.created_at.isoformat(),
+                    verdict.model_dump_json(),
                 ),
             )
             return int(cursor.lastrowid or 0)
@@ -113,18 +120,29 @@ class Store:
             db.execute(
                 "INSERT INTO audit_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
-                    report.run_id, report.root, report.started_at.isoformat(),
-                    report.finished_at.isoformat(), json.dumps(report.checks), len(report.tasks),
+                    report.run_id,
+                    report.root,
+                    report.started_at.isoformat(),
+                    report.finished_at.isoformat(),
+                    json.dumps(report.checks),
+                    len(report.tasks),
                     sum(t.decision.value == "accepted" for t in report.tasks),
                     sum(t.decision.value == "rejected" for t in report.tasks),
-                    report.known_bad, report.known_bad_caught,
+                    report.known_bad,
+                    report.known_bad_caught,
                 ),
             )
             db.executemany(
                 "INSERT INTO task_audits VALUES (?, ?, ?, ?, ?, ?)",
                 [
-                    (report.run_id, t.task_id, t.task_version, t.path, t.decision.value,
-                     t.model_dump_json())
+                    (
+                        report.run_id,
+                        t.task_id,
+                        t.task_version,
+                        t.path,
+                        t.decision.value,
+                        t.model_dump_json(),
+                    )
                     for t in report.tasks
                 ],
             )
@@ -133,9 +151,18 @@ class Store:
                 "assay_version, solution, status, score, created_at, record) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (report.run_id, v.task_id, v.versions.task, v.versions.family,
-                     v.versions.assay, solution, v.status.value, v.score,
-                     v.created_at.isoformat(), v.model_dump_json())
+                    (
+                        report.run_id,
+                        v.task_id,
+                        v.versions.task,
+                        v.versions.family,
+                        v.versions.assay,
+                        solution,
+                        v.status.value,
+                        v.score,
+                        v.created_at.isoformat(),
+                        v.model_dump_json(),
+                    )
                     for solution, v in verdicts
                 ],
             )
@@ -146,7 +173,9 @@ class Store:
         names = [column[0] for column in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
-    def verdicts(self, *, task_id: str | None = None, run_id: str | None = None) -> list[StoredVerdict]:
+    def verdicts(
+        self, *, task_id: str | None = None, run_id: str | None = None
+    ) -> list[StoredVerdict]:
         """Stored verdicts, oldest first, optionally for one task or one audit run."""
         query = "SELECT id, run_id, solution, record FROM verdicts WHERE 1=1"
         params: list[str] = []
@@ -158,8 +187,12 @@ class Store:
             params.append(run_id)
         rows = self._db.execute(query + " ORDER BY id", params).fetchall()
         return [
-            StoredVerdict(id=row[0], run_id=row[1], solution=row[2],
-                          verdict=Verdict.model_validate_json(row[3]))
+            StoredVerdict(
+                id=row[0],
+                run_id=row[1],
+                solution=row[2],
+                verdict=Verdict.model_validate_json(row[3]),
+            )
             for row in rows
         ]
 

@@ -5,4 +5,14 @@ from assay.tasks.spec import Limits, Split, TaskSpec
 from assay.tasks.taskdir import load_task, save_task
 from assay.tasks.taskset import LoadFailure, TaskSet
 
-__all__ = ["Files", "Limits", "LoadFailure", "Split", "Task", "TaskSet", "TaskSpec", "load_task", "save_task"]
+__all__ = [
+    "Files",
+    "Limits",
+    "LoadFailure",
+    "Split",
+    "Task",
+    "TaskSet",
+    "TaskSpec",
+    "load_task",
+    "save_task",
+]

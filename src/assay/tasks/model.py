@@ -51,7 +51,9 @@ class Task(BaseModel):
 
     def known_bad(self) -> dict[str, Files]:
         """Every solution that must fail, by name (``bad-<label>``)."""
-        return {name: files for name, files in sorted(self.solutions.items()) if name.startswith("bad-")}
+        return {
+            name: files for name, files in sorted(self.solutions.items()) if name.startswith("bad-")
+        }
 
     def content_version(self, family_version: str) -> str:
         """A stable hash over everything that defines the task and the code that judges it."""

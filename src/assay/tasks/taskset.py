@@ -83,4 +83,3 @@ def _task_dirs(root: Path) -> list[Path]:
         for child in sorted(root.iterdir())
         if child.is_dir() and not child.name.startswith(".")
     ]
-

@@ -6,11 +6,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from assay.audit import Decision
+from assay.audit import Decision, run_audit
 from assay.families.code.generator import generate_code_tasks
 from assay.families.code.templates import TEMPLATES
 from assay.sandbox import BubblewrapSandbox
-from assay.tasks import Task, load_task, save_task
+from assay.tasks import Task, TaskSet, load_task, save_task
 from tests.conftest import expected_outputs
 
 
@@ -22,7 +22,9 @@ def test_same_seed_same_tasks_other_seed_other_tasks(sandbox: BubblewrapSandbox)
     assert {t.id for t in first}.isdisjoint({t.id for t in other})
 
 
-def test_tasks_are_complete_and_keep_answers_hidden(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+def test_tasks_are_complete_and_keep_answers_hidden(
+    sandbox: BubblewrapSandbox, tmp_path: Path
+) -> None:
     tasks = generate_code_tasks(6, 3, sandbox)
     for task in tasks:
         assert load_task(save_task(task, tmp_path)) == task
@@ -40,7 +42,9 @@ def test_tasks_are_complete_and_keep_answers_hidden(sandbox: BubblewrapSandbox, 
 
 def test_a_large_set_covers_the_bank_in_every_style(sandbox: BubblewrapSandbox) -> None:
     tasks = generate_code_tasks(len(TEMPLATES) + 6, 5, sandbox)
-    templates = Counter(tag for t in tasks for tag in t.spec.tags if tag in {x.id for x in TEMPLATES})
+    templates = Counter(
+        tag for t in tasks for tag in t.spec.tags if tag in {x.id for x in TEMPLATES}
+    )
     assert set(templates) == {x.id for x in TEMPLATES}
     styles = Counter(tag for t in tasks for tag in t.spec.tags if tag.startswith("style:"))
     assert set(styles) == {"style:formal", "style:ticket", "style:examples"}
@@ -55,9 +59,6 @@ def _first_line(task: Task) -> str:
 
 
 def test_generated_set_passes_its_audit(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
-    from assay.audit import run_audit
-    from assay.tasks import TaskSet
-
     for task in generate_code_tasks(12, 21, sandbox):
         save_task(task, tmp_path)
     report = run_audit(TaskSet.load(tmp_path), sandbox)

@@ -56,7 +56,12 @@ def test_bank_is_large_and_ids_are_unique() -> None:
     assert len(ids) >= 30
     assert len(set(ids)) == len(ids)
     assert {t.category for t in TEMPLATES} >= {
-        "parsing", "strings", "arithmetic", "locale", "data-structures", "algorithms",
+        "parsing",
+        "strings",
+        "arithmetic",
+        "locale",
+        "data-structures",
+        "algorithms",
     }
 
 

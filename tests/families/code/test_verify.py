@@ -20,7 +20,9 @@ def verify(task: Task, source: str | bytes, sandbox: BubblewrapSandbox, **extra:
     return family.verify(task, {"solution.py": code, **extra}, sandbox)
 
 
-def test_reference_passes_with_one_criterion_per_case(median_task: Task, sandbox: BubblewrapSandbox) -> None:
+def test_reference_passes_with_one_criterion_per_case(
+    median_task: Task, sandbox: BubblewrapSandbox
+) -> None:
     verdict = verify(median_task, REFERENCE, sandbox)
     assert verdict.status is Status.PASS
     assert verdict.score == 1.0
@@ -62,7 +64,8 @@ def median(values): return 0
 """,
     "write-reward-files": """
 import json, os
-for path in ["reward.json", "reward.txt", "result.json", "/tmp/reward.json", "/workspace/reward.txt"]:
+targets = ["reward.json", "reward.txt", "result.json", "/tmp/reward.json", "/workspace/r.txt"]
+for path in targets:
     try:
         with open(path, "w") as handle:
             handle.write(json.dumps({"reward": 1.0, "status": "pass", "passed": True}))
@@ -138,7 +141,7 @@ def test_reading_hidden_files_from_the_host_wins_nothing(
 def test_reward_hacks_fail(name: str, median_task: Task, sandbox: BubblewrapSandbox) -> None:
     extra: dict[str, bytes] = {}
     if name == "shadow-stdlib-module":
-        extra["json.py"] = b"def dumps(*a, **k): return '{\"id\": \"case-0\", \"value\": 2}'\n"
+        extra["json.py"] = b'def dumps(*a, **k): return \'{"id": "case-0", "value": 2}\'\n'
         extra["copy.py"] = b"raise SystemExit(0)\n"
     verdict = verify(median_task, EXPLOITS[name], sandbox, **extra)
     assert verdict.status is Status.FAIL, verdict.summary
@@ -182,9 +185,12 @@ def test_empty_submission_fails(median_task: Task, sandbox: BubblewrapSandbox) -
     assert empty_file.score == 0
 
 
-def test_helper_modules_in_the_solution_directory_import(median_task: Task, sandbox: BubblewrapSandbox) -> None:
+def test_helper_modules_in_the_solution_directory_import(
+    median_task: Task, sandbox: BubblewrapSandbox
+) -> None:
     files = {
-        "solution.py": b"from helpers_mod import middle\ndef median(values): return middle(values)\n",
+        "solution.py": b"from helpers_mod import middle\n"
+        b"def median(values): return middle(values)\n",
         "helpers_mod.py": REFERENCE.replace(b"def median", b"def middle"),
     }
     assert family.verify(median_task, files, sandbox).status is Status.PASS
@@ -193,20 +199,31 @@ def test_helper_modules_in_the_solution_directory_import(median_task: Task, sand
 def test_trusted_checker_accepts_any_right_answer(sandbox: BubblewrapSandbox) -> None:
     base = make_median_task()
     checker = b"def check(args, output, expected):\n    return output in (expected, -1)\n"
-    task = base.model_copy(update={
-        "spec": base.spec.model_copy(update={"config": {"function": "median", "checker": "checker.py"}}),
-        "hidden": {**base.hidden, "checker.py": checker},
-    })
+    task = base.model_copy(
+        update={
+            "spec": base.spec.model_copy(
+                update={"config": {"function": "median", "checker": "checker.py"}}
+            ),
+            "hidden": {**base.hidden, "checker.py": checker},
+        }
+    )
     assert verify(task, "def median(values): return -1\n", sandbox).status is Status.PASS
     assert verify(task, "def median(values): return 0\n", sandbox).status is Status.FAIL
 
 
 def test_a_broken_checker_is_an_error_not_a_score(sandbox: BubblewrapSandbox) -> None:
     base = make_median_task()
-    task = base.model_copy(update={
-        "spec": base.spec.model_copy(update={"config": {"function": "median", "checker": "c.py"}}),
-        "hidden": {**base.hidden, "c.py": b"def check(args, output, expected):\n    return 1 / 0\n"},
-    })
+    task = base.model_copy(
+        update={
+            "spec": base.spec.model_copy(
+                update={"config": {"function": "median", "checker": "c.py"}}
+            ),
+            "hidden": {
+                **base.hidden,
+                "c.py": b"def check(args, output, expected):\n    return 1 / 0\n",
+            },
+        }
+    )
     verdict = verify(task, REFERENCE, sandbox)
     assert verdict.status is Status.ERROR
     assert verdict.score == 0

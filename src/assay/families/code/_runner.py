@@ -10,19 +10,24 @@ Expected outputs are never sent here.
 import copy
 import importlib.util
 import json
+import math
 import os
 import sys
 import traceback
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up
+    from typing import Any
 
-def _plain(value, depth=0):
+
+def _plain(value: "Any", depth: int = 0) -> object:
     kind = type(value)
     if depth > 100:
         raise TypeError("nested too deeply")
     if value is None or kind in (bool, int, str):
         return value
     if kind is float:
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise TypeError("float is not finite")
         return value
     if kind in (list, tuple):
@@ -31,27 +36,25 @@ def _plain(value, depth=0):
         if any(type(key) is not str for key in value):
             raise TypeError("dict keys must be str")
         return {key: _plain(item, depth + 1) for key, item in value.items()}
-    raise TypeError(f"{kind.__name__} is not plain data (use int, float, str, bool, None, list, dict)")
+    raise TypeError(
+        f"{kind.__name__} is not plain data (use int, float, str, bool, None, list, dict)"
+    )
 
 
-def _main():
+def _main() -> None:
     job = json.loads(sys.stdin.read())
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     nonce = job["nonce"]
     dumps = json.dumps
 
-    def emit(record):
+    def emit(record: dict[str, object]) -> None:
         out.write("\n" + nonce + dumps(record) + "\n")
         out.flush()
 
     sys.stdout = sys.stderr
     sys.path.append(os.getcwd())
     try:
-        spec = importlib.util.spec_from_file_location("solution", job["entrypoint"])
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["solution"] = module
-        spec.loader.exec_module(module)
-        function = getattr(module, job["function"])
+        function = _load(job["entrypoint"], job["function"])
     except BaseException as exc:  # the candidate may raise anything, SystemExit included
         emit({"import_error": _describe(exc)})
         return
@@ -66,9 +69,20 @@ def _main():
         out.flush()
 
 
-def _describe(exc):
+def _load(entrypoint: str, name: str) -> "Any":
+    spec = importlib.util.spec_from_file_location("solution", entrypoint)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {entrypoint}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["solution"] = module
+    spec.loader.exec_module(module)
+    return getattr(module, name)
+
+
+def _describe(exc: BaseException) -> str:
     lines = traceback.format_exception_only(type(exc), exc)
     return "".join(lines).strip()[-500:]
 
 
-_main()
+if __name__ == "__main__":
+    _main()

@@ -28,21 +28,25 @@ def load_checker(task: Task, config: CodeConfig) -> Checker | None:
     where = f"{task.id}/hidden/{config.checker}"
     source = task.hidden.get(config.checker)
     if source is None:
-        raise TaskFormatError("checker file is missing", path=where, fix="add it or drop code.checker")
+        raise TaskFormatError(
+            "checker file is missing", path=where, fix="add it or drop code.checker"
+        )
     namespace: dict[str, object] = {"__name__": "assay_checker"}
     try:
         exec(compile(source, where, "exec"), namespace)  # noqa: S102 - trusted task-author code
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure to load is the task's fault
         raise TaskFormatError(f"checker does not load: {exc}", path=where, fix="fix it") from None
     check = namespace.get("check")
     if not callable(check):
         raise TaskFormatError(
             "defines no check(args, output, expected)", path=where, fix="define the function"
         )
-    return check  # type: ignore[no-any-return]
+    return check
 
 
-def judge(case: Case, outputs: CaseOutputs, config: CodeConfig, checker: Checker | None) -> Criterion:
+def judge(
+    case: Case, outputs: CaseOutputs, config: CodeConfig, checker: Checker | None
+) -> Criterion:
     """One criterion for one case, from what the sandbox returned for it."""
     if outputs.import_error is not None:
         return _failed(case, f"solution did not load: {outputs.import_error}")
@@ -71,7 +75,9 @@ def _checked(case: Case, actual: object, checker: Checker) -> Criterion:
         raise VerifierError(f"the task's checker failed on case {case.id}: {exc!r}") from exc
     if type(verdict) is not bool:
         raise VerifierError(f"the task's checker returned {type(verdict).__name__}, not bool")
-    evidence = "accepted by the checker" if verdict else f"rejected by the checker: {canonical(actual)}"
+    evidence = (
+        "accepted by the checker" if verdict else f"rejected by the checker: {canonical(actual)}"
+    )
     return Criterion(name=case.id, passed=verdict, evidence=evidence[:EVIDENCE_LIMIT])
 
 

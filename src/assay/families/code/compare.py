@@ -35,7 +35,7 @@ def first_difference(
     return _diff(expected, actual, tol, "$")
 
 
-def _diff(expected: object, actual: object, tol: float, path: str) -> str | None:
+def _diff(expected: object, actual: object, tol: float, path: str) -> str | None:  # noqa: PLR0911 - one return per kind of value reads clearest
     if type(expected) is not type(actual):
         if type(expected) in (int, float) and type(actual) in (int, float) and tol > 0:
             return _diff_float(float(expected), float(actual), tol, path)  # type: ignore[arg-type]

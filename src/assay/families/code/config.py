@@ -20,7 +20,8 @@ class CodeConfig(BaseModel):
 
     function: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="Function to call.")
     entrypoint: str = Field(
-        default="solution.py", pattern=r"^[A-Za-z_][A-Za-z0-9_/]*\.py$",
+        default="solution.py",
+        pattern=r"^[A-Za-z_][A-Za-z0-9_/]*\.py$",
         description="File of the solution that defines the function.",
     )
     compare: Literal["exact", "unordered"] = Field(
@@ -77,7 +78,9 @@ def hidden_cases(task: Task) -> tuple[Case, ...]:
         parsed = CaseFile.model_validate(json.loads(raw))
     except (ValueError, ValidationError) as exc:
         detail = str(exc).splitlines()[0]
-        raise TaskFormatError(f"malformed: {detail}", path=where, fix="regenerate the task") from None
+        raise TaskFormatError(
+            f"malformed: {detail}", path=where, fix="regenerate the task"
+        ) from None
     ids = [case.id for case in parsed.cases]
     if len(set(ids)) != len(ids):
         raise TaskFormatError("case ids repeat", path=where, field="id", fix="make them unique")

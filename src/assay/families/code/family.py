@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from assay.findings import Finding
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families.code import checking
 from assay.families.code.config import code_config, hidden_cases
 from assay.families.code.lint import lint_code_task
+from assay.findings import Finding
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
@@ -78,38 +78,39 @@ class CodeFamily:
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run ``solution`` on the hidden cases in ``sandbox`` and compare outside it."""
-        started = time.monotonic()
         config = code_config(task)
         cases = hidden_cases(task)
-        versions = Versions(
-            task=task.content_version(f"{self.name}@{self.version}"),
-            family=f"{self.name}@{self.version}",
-            assay=_assay_version(),
+        label = f"{self.name}@{self.version}"
+        record = _Recorder(
+            task.id,
+            Versions(task=task.content_version(label), family=label, assay=_assay_version()),
         )
         if config.entrypoint not in solution:
-            return _verdict(task, Status.FAIL, (), f"{config.entrypoint} was not submitted",
-                            "", versions, started, None)
+            return record(Status.FAIL, f"{config.entrypoint} was not submitted")
         try:
             outputs = run_cases(
-                sandbox, task.workspace, solution, config.function, config.entrypoint,
-                [(case.id, case.args) for case in cases], task.spec.limits,
+                sandbox,
+                workspace=task.workspace,
+                solution=solution,
+                function=config.function,
+                entrypoint=config.entrypoint,
+                cases=[(case.id, case.args) for case in cases],
+                limits=task.spec.limits,
             )
         except SandboxError as exc:
-            return _verdict(task, Status.ERROR, (), f"sandbox error: {exc}", "", versions,
-                            started, None)
+            return record(Status.ERROR, f"sandbox error: {exc}")
         checker = checking.load_checker(task, config)
         try:
             criteria = tuple(checking.judge(case, outputs, config, checker) for case in cases)
         except VerifierError as exc:
-            return _verdict(task, Status.ERROR, (), str(exc), "", versions, started, outputs.result)
+            return record(Status.ERROR, str(exc), result=outputs.result)
         status = Status.PASS if all(c.passed for c in criteria) else Status.FAIL
-        summary = _summary(criteria, outputs)
-        logs = outputs.result.stderr[-4000:]
-        return _verdict(task, status, criteria, summary, logs, versions, started, outputs.result)
+        return record(status, _summary(criteria, outputs), criteria, outputs.result)
 
 
 def run_cases(
     sandbox: Sandbox,
+    *,
     workspace: Files,
     solution: Files,
     function: str,
@@ -142,7 +143,7 @@ def _decode(result: ExecResult, nonce: str, ids: set[str]) -> CaseOutputs:
         if not line.startswith(nonce):
             continue
         try:
-            record = json.loads(line[len(nonce):])
+            record = json.loads(line[len(nonce) :])
         except ValueError:
             continue
         if not isinstance(record, dict):
@@ -169,30 +170,35 @@ def _summary(criteria: tuple[Criterion, ...], outputs: CaseOutputs) -> str:
     return text
 
 
-def _verdict(
-    task: Task,
-    status: Status,
-    criteria: tuple[Criterion, ...],
-    summary: str,
-    logs: str,
-    versions: Versions,
-    started: float,
-    result: ExecResult | None,
-) -> Verdict:
-    return Verdict(
-        task_id=task.id,
-        status=status,
-        score=0.0 if status is Status.ERROR else score_of(criteria),
-        criteria=criteria,
-        summary=summary,
-        logs=logs,
-        timings=Timings(
-            wall_s=time.monotonic() - started,
-            sandbox_s=result.wall_s if result else 0.0,
-            sandbox_cpu_s=result.cpu_s if result else 0.0,
-        ),
-        versions=versions,
-    )
+class _Recorder:
+    """Makes the verdicts of one verification, timed from its creation."""
+
+    def __init__(self, task_id: str, versions: Versions) -> None:
+        self.task_id = task_id
+        self.versions = versions
+        self.started = time.monotonic()
+
+    def __call__(
+        self,
+        status: Status,
+        summary: str,
+        criteria: tuple[Criterion, ...] = (),
+        result: ExecResult | None = None,
+    ) -> Verdict:
+        return Verdict(
+            task_id=self.task_id,
+            status=status,
+            score=0.0 if status is Status.ERROR else score_of(criteria),
+            criteria=criteria,
+            summary=summary,
+            logs=result.stderr[-4000:] if result else "",
+            timings=Timings(
+                wall_s=time.monotonic() - self.started,
+                sandbox_s=result.wall_s if result else 0.0,
+                sandbox_cpu_s=result.cpu_s if result else 0.0,
+            ),
+            versions=self.versions,
+        )
 
 
 def _assay_version() -> str:

@@ -80,7 +80,9 @@ def _make_task(template: Template, seed: int, index: int, sandbox: Sandbox) -> T
 def _draft(template: Template, rng: random.Random, seed: int, index: int, sandbox: Sandbox) -> Task:
     problem = template.build(rng)
     examples = list(dict.fromkeys(_key(args) for args in problem.examples))
-    hidden = [key for key in dict.fromkeys(_key(args) for args in problem.cases) if key not in examples]
+    hidden = [
+        key for key in dict.fromkeys(_key(args) for args in problem.cases) if key not in examples
+    ]
     outputs = _reference_outputs(template, problem, examples + hidden, sandbox)
     shown: list[Example] = [(json.loads(key), outputs[key]) for key in examples]
     style = rng.choice(sorted(STYLES))
@@ -117,8 +119,13 @@ def _reference_outputs(
     template: Template, problem: Problem, keys: list[str], sandbox: Sandbox
 ) -> dict[str, object]:
     ran = run_cases(
-        sandbox, {}, {"solution.py": _source(problem.reference)}, problem.function,
-        "solution.py", [(key, json.loads(key)) for key in keys], LIMITS,
+        sandbox,
+        workspace={},
+        solution={"solution.py": _source(problem.reference)},
+        function=problem.function,
+        entrypoint="solution.py",
+        cases=[(key, json.loads(key)) for key in keys],
+        limits=LIMITS,
     )
     failed = [key for key in keys if key not in ran.values]
     if ran.import_error or failed:

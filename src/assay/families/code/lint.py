@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from assay.findings import Finding, Severity
 from assay.errors import TaskFormatError
 from assay.families.code.checking import load_checker
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
+from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 
 CHECK = "lint"
@@ -40,7 +40,9 @@ def call_text(function: str, args: list[object]) -> str:
     return f"{function}({', '.join(repr(arg) for arg in args)})"
 
 
-def _shown_cases(config: CodeConfig, cases: tuple[Case, ...], visible: dict[str, str]) -> list[Finding]:
+def _shown_cases(
+    config: CodeConfig, cases: tuple[Case, ...], visible: dict[str, str]
+) -> list[Finding]:
     findings = []
     for case in cases:
         call = call_text(config.function, case.args)

@@ -11,7 +11,7 @@ def _insertion_point(rng: random.Random) -> Problem:
     function = rng.choice(["insertion_index", "insert_position", "search_insert"])
     left = rng.random() < 0.5
     compare = "<" if left else "<="
-    reference = f'''
+    reference = f"""
 def {function}(values: list, target: int) -> int:
     lo, hi = 0, len(values)
     while lo < hi:
@@ -21,13 +21,13 @@ def {function}(values: list, target: int) -> int:
         else:
             hi = mid
     return lo
-'''
+"""
     other = "<=" if left else "<"
     wrong_side = reference.replace(f"values[mid] {compare} target", f"values[mid] {other} target")
     short_hi = reference.replace("lo, hi = 0, len(values)", "lo, hi = 0, len(values) - 1")
     bad = {"wrong-side-of-duplicates": wrong_side, "end-position-unreachable": short_hi}
     if not left:
-        bad["first-match-only"] = f'''
+        bad["first-match-only"] = f"""
 def {function}(values: list, target: int) -> int:
     for index, value in enumerate(values):
         if value == target:
@@ -35,7 +35,7 @@ def {function}(values: list, target: int) -> int:
         if value > target:
             return index
     return len(values)
-'''
+"""
     cases: list[Args] = [
         ([], 5),
         ([1, 3, 5, 7], 0),
@@ -78,7 +78,7 @@ def _lis(rng: random.Random) -> Problem:
     function = rng.choice(["lis_length", "longest_increasing", "longest_climb"])
     strict = rng.random() < 0.5
     finder = "bisect_left" if strict else "bisect_right"
-    reference = f'''
+    reference = f"""
 from bisect import bisect_left, bisect_right
 
 
@@ -91,11 +91,11 @@ def {function}(values: list) -> int:
         else:
             tails[index] = value
     return len(tails)
-'''
+"""
     other = "bisect_right" if strict else "bisect_left"
     wrong_strictness = reference.replace(f"index = {finder}(", f"index = {other}(")
     step = "<" if strict else "<="
-    contiguous = f'''
+    contiguous = f"""
 def {function}(values: list) -> int:
     best = run = 0
     previous = None
@@ -104,8 +104,8 @@ def {function}(values: list) -> int:
         best = max(best, run)
         previous = value
     return best
-'''
-    greedy = f'''
+"""
+    greedy = f"""
 def {function}(values: list) -> int:
     if not values:
         return 0
@@ -114,7 +114,7 @@ def {function}(values: list) -> int:
         if last {step} value:
             count, last = count + 1, value
     return count
-'''
+"""
     cases: list[Args] = [
         ([],),
         ([5],),
@@ -127,8 +127,10 @@ def {function}(values: list) -> int:
     ]
     for _ in range(5):
         cases.append(([rng.randint(0, 9) for _ in range(rng.randint(4, 14))],))
-    kind = "strictly increasing (each element greater than the one before)" if strict else (
-        "non-decreasing (each element greater than or equal to the one before)"
+    kind = (
+        "strictly increasing (each element greater than the one before)"
+        if strict
+        else ("non-decreasing (each element greater than or equal to the one before)")
     )
     return Problem(
         function=function,
@@ -159,7 +161,7 @@ def _coins(rng: random.Random) -> Problem:
     function = rng.choice(["min_coins", "fewest_coins", "coin_change"])
     miss = rng.choice([-1, None])
     returns = "int" if miss == -1 else "int | None"
-    reference = f'''
+    reference = f"""
 def {function}(coins: list, amount: int):
     best = [0] + [None] * amount
     for total in range(1, amount + 1):
@@ -169,16 +171,16 @@ def {function}(coins: list, amount: int):
                 if best[total] is None or candidate < best[total]:
                     best[total] = candidate
     return best[amount] if best[amount] is not None else {miss!r}
-'''
-    greedy = f'''
+"""
+    greedy = f"""
 def {function}(coins: list, amount: int):
     count = 0
     for coin in sorted(coins, reverse=True):
         count += amount // coin
         amount %= coin
     return count if amount == 0 else {miss!r}
-'''
-    once_each = f'''
+"""
+    once_each = f"""
 def {function}(coins: list, amount: int):
     best = [0] + [None] * amount
     for coin in coins:
@@ -188,8 +190,8 @@ def {function}(coins: list, amount: int):
                 if best[total] is None or candidate < best[total]:
                     best[total] = candidate
     return best[amount] if best[amount] is not None else {miss!r}
-'''
-    sentinel = f'''
+"""
+    sentinel = f"""
 def {function}(coins: list, amount: int):
     best = [0] + [amount + 1] * amount
     for total in range(1, amount + 1):
@@ -197,7 +199,7 @@ def {function}(coins: list, amount: int):
             if coin <= total:
                 best[total] = min(best[total], best[total - coin] + 1)
     return best[amount]
-'''
+"""
     coins = list(rng.choice(_COIN_SETS))
     rng.shuffle(coins)
     cases: list[Args] = [
@@ -242,7 +244,7 @@ def _grid(rng: random.Random) -> Problem:
     wall = rng.choice(["#", "X", "@"])
     miss = rng.choice([-1, None])
     returns = "int" if miss == -1 else "int | None"
-    reference = f'''
+    reference = f"""
 from collections import deque
 
 
@@ -261,7 +263,7 @@ def {function}(grid: list) -> int:
                 seen.add(nxt)
                 queue.append((nxt, steps + 1))
     return {miss!r}
-'''
+"""
     diagonal = reference.replace(
         "((1, 0), (0, 1), (-1, 0), (0, -1))",
         "((1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))",
@@ -318,7 +320,7 @@ def _topo(rng: random.Random) -> Problem:
     function = rng.choice(["task_order", "topological_order", "build_order"])
     before = rng.random() < 0.5
     edge = "first, second = a, b" if before else "first, second = b, a"
-    reference = f'''
+    reference = f"""
 import heapq
 
 
@@ -340,14 +342,16 @@ def {function}(tasks: list, deps: list):
             if indegree[nxt] == 0:
                 heapq.heappush(ready, nxt)
     return order if len(order) == len(tasks) else None
-'''
+"""
     fifo = (
         reference.replace("import heapq", "from collections import deque")
         .replace("    heapq.heapify(ready)\n", "    ready = deque(ready)\n")
         .replace("heapq.heappop(ready)", "ready.popleft()")
         .replace("heapq.heappush(ready, nxt)", "ready.append(nxt)")
     )
-    partial = reference.replace("return order if len(order) == len(tasks) else None", "return order")
+    partial = reference.replace(
+        "return order if len(order) == len(tasks) else None", "return order"
+    )
     flipped_edge = "first, second = b, a" if before else "first, second = a, b"
     reversed_deps = reference.replace(edge, flipped_edge)
     cases: list[Args] = [
@@ -406,7 +410,7 @@ def _dijkstra(rng: random.Random) -> Problem:
     directed = rng.random() < 0.5
     miss = rng.choice([-1, None])
     backward = "" if directed else "\n        adjacency[v].append((u, w))"
-    reference = f'''
+    reference = f"""
 import heapq
 
 
@@ -426,14 +430,15 @@ def {function}(n: int, edges: list, source: int) -> list:
                 dist[nxt] = d + w
                 heapq.heappush(heap, (d + w, nxt))
     return [{miss!r} if d is None else d for d in dist]
-'''
+"""
     if directed:
         direction = reference.replace(
-            "adjacency[u].append((v, w))", "adjacency[u].append((v, w))\n        adjacency[v].append((u, w))"
+            "adjacency[u].append((v, w))",
+            "adjacency[u].append((v, w))\n        adjacency[v].append((u, w))",
         )
     else:
         direction = reference.replace("\n        adjacency[v].append((u, w))", "")
-    hops = f'''
+    hops = f"""
 from collections import deque
 
 
@@ -451,7 +456,7 @@ def {function}(n: int, edges: list, source: int) -> list:
                 dist[nxt] = dist[node] + w
                 queue.append(nxt)
     return [{miss!r} if d is None else d for d in dist]
-'''
+"""
     overwrite_back = "" if directed else "\n        adjacency[v][u] = w"
     overwrite = reference.replace(
         "    adjacency = [[] for _ in range(n)]\n    for u, v, w in edges:\n"
@@ -506,10 +511,16 @@ def {function}(n: int, edges: list, source: int) -> list:
 
 
 TEMPLATES: tuple[Template, ...] = (
-    Template(id="insertion-point", category="algorithms", difficulty="easy", build=_insertion_point),
-    Template(id="longest-increasing-subsequence", category="algorithms", difficulty="medium", build=_lis),
+    Template(
+        id="insertion-point", category="algorithms", difficulty="easy", build=_insertion_point
+    ),
+    Template(
+        id="longest-increasing-subsequence", category="algorithms", difficulty="medium", build=_lis
+    ),
     Template(id="min-coins", category="algorithms", difficulty="medium", build=_coins),
     Template(id="grid-shortest-path", category="algorithms", difficulty="medium", build=_grid),
     Template(id="topological-order", category="algorithms", difficulty="hard", build=_topo),
-    Template(id="weighted-shortest-paths", category="algorithms", difficulty="hard", build=_dijkstra),
+    Template(
+        id="weighted-shortest-paths", category="algorithms", difficulty="hard", build=_dijkstra
+    ),
 )

@@ -38,7 +38,7 @@ def _round_divide(rng: random.Random) -> Problem:
     function = rng.choice(["divide_round", "rounded_div", "div_round"])
     mode = rng.choice(sorted(_TIE_RULES))
     tie, tie_rule = _TIE_RULES[mode]
-    reference = f'''
+    reference = f"""
 def {function}(a: int, b: int) -> int | None:
     if b == 0:
         return None
@@ -48,12 +48,23 @@ def {function}(a: int, b: int) -> int | None:
     if twice > abs(b) or (twice == abs(b) and {tie}):
         q += 1
     return -q if negative else q
-'''
+"""
     toward_positive = "import math\n" + _early(reference, "negative =", "math.floor(a / b + 0.5)")
     third = "float-division" if mode == "half-even" else "bankers-rounding"
     cases: list[tuple[object, ...]] = [
-        (7, 2), (-7, 2), (5, 2), (-5, 2), (9, 3), (1, 0), (7, -2), (-10, 4), (0, 5),
-        (2, 3), (-2, 3), (10**17 + 3, 2), (-(10**17) - 1, 2),
+        (7, 2),
+        (-7, 2),
+        (5, 2),
+        (-5, 2),
+        (9, 3),
+        (1, 0),
+        (7, -2),
+        (-10, 4),
+        (0, 5),
+        (2, 3),
+        (-2, 3),
+        (10**17 + 3, 2),
+        (-(10**17) - 1, 2),
     ]
     for _ in range(2):
         b = rng.choice([2, 4, 6, 10, -4])
@@ -61,7 +72,8 @@ def {function}(a: int, b: int) -> int | None:
     for _ in range(2):
         cases.append((rng.randint(-1000, 1000), rng.choice([3, 7, 9, -11, 13])))
     return Problem(
-        function=function, signature=f"def {function}(a: int, b: int) -> int | None:",
+        function=function,
+        signature=f"def {function}(a: int, b: int) -> int | None:",
         summary="Divide two integers and round the quotient to the nearest integer.",
         rules=(
             "Return the exact quotient a / b rounded to the nearest integer, as an int.",
@@ -89,7 +101,7 @@ def _percent_change(rng: random.Random) -> Problem:
     function = rng.choice(["percent_change", "pct_change", "relative_change"])
     places = rng.choice([1, 2])
     zero = f"0.{'0' * places}%"
-    reference = f'''
+    reference = f"""
 from fractions import Fraction
 
 def {function}(old: int, new: int) -> str | None:
@@ -99,21 +111,33 @@ def {function}(old: int, new: int) -> str | None:
     units = int(abs(scaled) + Fraction(1, 2))
     sign = "" if units == 0 else ("-" if scaled < 0 else "+")
     return f"{{sign}}{{units // 10 ** {places}}}.{{units % 10 ** {places}:0{places}d}}%"
-'''
+"""
     signed_base = _swap(reference, "abs(old))", "old)")
     float_change = f'f"{{(new - old) / abs(old) * 100:+.{places}f}}%"'
     float_format = _early(reference, "scaled =", float_change)
     no_zero_check = _swap(reference, f"return {zero!r} if new == 0 else None", "pass")
     tie = 2 * 10 ** (places + 2)
     cases: list[tuple[object, ...]] = [
-        (80, 100), (3, 2), (0, 0), (0, 5), (-200, -100), (-50, 25), (100, 100), (100000, 99999),
-        (tie, tie + 1), (tie, tie + 5), (tie, tie - 5), (tie, tie - 1), (tie, tie + 7),
+        (80, 100),
+        (3, 2),
+        (0, 0),
+        (0, 5),
+        (-200, -100),
+        (-50, 25),
+        (100, 100),
+        (100000, 99999),
+        (tie, tie + 1),
+        (tie, tie + 5),
+        (tie, tie - 5),
+        (tie, tie - 1),
+        (tie, tie + 7),
     ]
     for _ in range(3):
         old = rng.choice([-1, 1]) * rng.randint(1, 500)
         cases.append((old, rng.randint(-600, 600)))
     return Problem(
-        function=function, signature=f"def {function}(old: int, new: int) -> str | None:",
+        function=function,
+        signature=f"def {function}(old: int, new: int) -> str | None:",
         summary="Describe the change from old to new as a signed percentage string.",
         rules=(
             "The change is (new - old) / abs(old) * 100, computed exactly (the baseline's "
@@ -159,32 +183,44 @@ def _ean13(digits: str) -> str:
     return str((10 - total % 10) % 10)
 
 
-_CHECK_SOURCE = '''
+_CHECK_SOURCE = """
 def FUNC(payload: str) -> str | None:
     digits = payload.replace(" ", "").replace("-", "")
     if GUARD or not all(c in "0123456789" for c in digits):
         return None
-'''
-_LUHN_SOURCE = _CHECK_SOURCE.replace("GUARD", "not digits") + '''
+"""
+_LUHN_SOURCE = (
+    _CHECK_SOURCE.replace("GUARD", "not digits")
+    + """
     total = 0
     for index, char in enumerate(reversed(digits)):
         value = int(char) * (2 if index % 2 == 0 else 1)
         total += value - 9 if value > 9 else value
     return str((10 - total % 10) % 10)
-'''
-_ISBN10_SOURCE = _CHECK_SOURCE.replace("GUARD", "len(digits) != 9") + '''
+"""
+)
+_ISBN10_SOURCE = (
+    _CHECK_SOURCE.replace("GUARD", "len(digits) != 9")
+    + """
     total = sum((10 - i) * int(c) for i, c in enumerate(digits))
     check = (11 - total % 11) % 11
     return "X" if check == 10 else str(check)
-'''
-_EAN13_SOURCE = _CHECK_SOURCE.replace("GUARD", "len(digits) != 12") + '''
+"""
+)
+_EAN13_SOURCE = (
+    _CHECK_SOURCE.replace("GUARD", "len(digits) != 12")
+    + """
     total = sum(int(c) * (3 if i % 2 else 1) for i, c in enumerate(digits))
     return str((10 - total % 10) % 10)
-'''
+"""
+)
 
 _SCHEMES = {
     "luhn": (
-        ["luhn_check_digit", "luhn_digit", "compute_luhn"], _LUHN_SOURCE, _luhn, 0,
+        ["luhn_check_digit", "luhn_digit", "compute_luhn"],
+        _LUHN_SOURCE,
+        _luhn,
+        0,
         (
             "Use the Luhn algorithm. The payload is any number (at least one) of digits.",
             "Walk the payload from its rightmost digit leftwards: double the 1st, 3rd, 5th, ... "
@@ -198,7 +234,10 @@ _SCHEMES = {
         },
     ),
     "isbn10": (
-        ["isbn10_check_digit", "isbn10_check", "isbn_check_char"], _ISBN10_SOURCE, _isbn10, 9,
+        ["isbn10_check_digit", "isbn10_check", "isbn_check_char"],
+        _ISBN10_SOURCE,
+        _isbn10,
+        9,
         (
             "Use ISBN-10. The payload must be exactly 9 digits.",
             "Multiply the digits, left to right, by the weights 10, 9, 8, ..., 2 and sum.",
@@ -212,7 +251,10 @@ _SCHEMES = {
         },
     ),
     "ean13": (
-        ["ean13_check_digit", "isbn13_check_digit", "gtin13_check"], _EAN13_SOURCE, _ean13, 12,
+        ["ean13_check_digit", "isbn13_check_digit", "gtin13_check"],
+        _EAN13_SOURCE,
+        _ean13,
+        12,
         (
             "Use EAN-13 (also ISBN-13). The payload must be exactly 12 digits.",
             "Multiply the digits, left to right, alternately by 1 and 3 (the first digit by 1) "
@@ -256,7 +298,8 @@ def _check_digit(rng: random.Random) -> Problem:
     if length:
         cases += [(draw(length - 1),), (draw(length + 1),)]
     return Problem(
-        function=function, signature=f"def {function}(payload: str) -> str | None:",
+        function=function,
+        signature=f"def {function}(payload: str) -> str | None:",
         summary="Compute the check character to append to a numeric payload.",
         rules=(
             *scheme_rules,
@@ -265,7 +308,9 @@ def _check_digit(rng: random.Random) -> Problem:
             "(after removing spaces and hyphens) is empty, has the wrong length, or contains "
             "anything other than the ASCII digits 0-9.",
         ),
-        reference=reference, bad=bad, cases=tuple(cases),
+        reference=reference,
+        bad=bad,
+        cases=tuple(cases),
         examples=((payloads[0],), (hyphenated,), ("",)),
         tags=("checksums", scheme),
     )
@@ -282,7 +327,7 @@ _DAYS_MODES = {
     ),
 }
 
-_CALENDAR_BAD = '''
+_CALENDAR_BAD = """
 import re
 
 def _leap(year):
@@ -305,14 +350,14 @@ def FUNC(start: str, end: str) -> int | None:
     if a is None or b is None:
         return None
     return RESULT
-'''
+"""
 
 
 def _days_between(rng: random.Random) -> Problem:
     function = rng.choice(["days_between", "day_difference", "count_days"])
     mode = rng.choice(sorted(_DAYS_MODES))
     result, meaning = _DAYS_MODES[mode]
-    reference = f'''
+    reference = f"""
 import re
 from datetime import date
 
@@ -330,7 +375,7 @@ def {function}(start: str, end: str) -> int | None:
     if a is None or b is None:
         return None
     return {result}
-'''
+"""
     calendar = _CALENDAR_BAD.replace("FUNC", function)
     calendar = calendar.replace("RESULT", result.replace(".days", ""))
     century = calendar.replace("LEAP", "year % 4 == 0").replace("LIMIT", "lengths[m - 1]")
@@ -342,18 +387,24 @@ def {function}(start: str, end: str) -> int | None:
     else:
         off_by_one = _swap(reference, f"return {result}", f"return {result} + 1")
     cases: list[tuple[object, ...]] = [
-        ("2024-01-01", "2024-12-31"), ("2023-03-01", "2023-02-28"),
-        ("1899-12-31", "1900-03-01"), ("2000-02-28", "2000-03-01"),
-        ("2100-02-28", "2100-03-01"), ("2023-02-29", "2023-03-01"),
-        ("2024-04-30", "2023-04-31"), ("1900-02-29", "1900-03-01"),
-        ("2024-1-5", "2024-01-06"), ("2024-05-05", "2024-05-05"),
+        ("2024-01-01", "2024-12-31"),
+        ("2023-03-01", "2023-02-28"),
+        ("1899-12-31", "1900-03-01"),
+        ("2000-02-28", "2000-03-01"),
+        ("2100-02-28", "2100-03-01"),
+        ("2023-02-29", "2023-03-01"),
+        ("2024-04-30", "2023-04-31"),
+        ("1900-02-29", "1900-03-01"),
+        ("2024-1-5", "2024-01-06"),
+        ("2024-05-05", "2024-05-05"),
     ]
     for _ in range(3):
         first = date(1850, 1, 1) + timedelta(days=rng.randint(0, 110_000))
         second = first + timedelta(days=rng.randint(-4000, 4000))
         cases.append((first.isoformat(), second.isoformat()))
     return Problem(
-        function=function, signature=f"def {function}(start: str, end: str) -> int | None:",
+        function=function,
+        signature=f"def {function}(start: str, end: str) -> int | None:",
         summary="Count the days between two dates written as YYYY-MM-DD.",
         rules=(
             "Each date must be exactly four digits, '-', two digits, '-', two digits "
@@ -382,7 +433,7 @@ def _allocate(rng: random.Random) -> Problem:
     function = rng.choice(["allocate", "split_by_weights", "allocate_amount"])
     latest = rng.random() < 0.5
     tie_key = "-i" if latest else "i"
-    reference = f'''
+    reference = f"""
 def {function}(total: str, weights: list[int]) -> list[str] | None:
     if not weights or any(w < 0 for w in weights) or sum(weights) == 0:
         return None
@@ -401,14 +452,14 @@ def {function}(total: str, weights: list[int]) -> list[str] | None:
         sign = "-" if negative and p else ""
         out.append(f"{{sign}}{{p // 100}}.{{p % 100:02d}}")
     return out
-'''
-    float_money = f'''
+"""
+    float_money = f"""
 def {function}(total: str, weights: list[int]) -> list[str] | None:
     if not weights or any(w < 0 for w in weights) or sum(weights) == 0:
         return None
     amount = float(total)
     return [f"{{round(amount * w / sum(weights), 2):.2f}}" for w in weights]
-'''
+"""
     first_parts = _swap(reference, f"(-remainders[i], {tie_key})", f"{tie_key}")
     float_cents = "cents = round(float(total) * 100)"
     signed_floor = _swap(
@@ -417,9 +468,17 @@ def {function}(total: str, weights: list[int]) -> list[str] | None:
         'sign, p = ("-" if p < 0 else ""), abs(p)',
     )
     cases: list[tuple[object, ...]] = [
-        ("100.00", [1, 1, 1]), ("1.00", [1, 2]), ("-0.10", [1, 1, 1]), ("-0.01", [1, 1]),
-        ("10.00", [0, 1]), ("5.00", []), ("5.00", [0, 0]), ("5.00", [1, -1]),
-        ("0.05", [1, 1, 1, 1, 1, 1, 1]), ("-7.00", [2, 3, 5]), ("0.00", [4, 1]),
+        ("100.00", [1, 1, 1]),
+        ("1.00", [1, 2]),
+        ("-0.10", [1, 1, 1]),
+        ("-0.01", [1, 1]),
+        ("10.00", [0, 1]),
+        ("5.00", []),
+        ("5.00", [0, 0]),
+        ("5.00", [1, -1]),
+        ("0.05", [1, 1, 1, 1, 1, 1, 1]),
+        ("-7.00", [2, 3, 5]),
+        ("0.00", [4, 1]),
         ("0.01", [1, 2, 1]),
     ]
     for _ in range(3):
@@ -464,7 +523,7 @@ _PERIODS = {1: "once a year", 2: "twice a year", 4: "quarterly (4 times a year)"
 def _compound(rng: random.Random) -> Problem:
     function = rng.choice(["compound_balance", "future_value", "grow_deposit"])
     n = rng.choice(sorted(_PERIODS))
-    reference = f'''
+    reference = f"""
 from decimal import ROUND_HALF_UP, Decimal
 
 def {function}(principal: str, annual_rate: str, years: int) -> str | None:
@@ -476,10 +535,10 @@ def {function}(principal: str, annual_rate: str, years: int) -> str | None:
         interest = (balance * rate / {100 * n}).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
         balance += interest
     return f"{{balance:.2f}}"
-'''
+"""
     bankers = _swap(reference, "rounding=ROUND_HALF_UP", "rounding=ROUND_HALF_EVEN")
     bankers = _swap(bankers, "import ROUND_HALF_UP", "import ROUND_HALF_EVEN")
-    float_money = f'''
+    float_money = f"""
 def {function}(principal: str, annual_rate: str, years: int) -> str | None:
     if years < 0:
         return None
@@ -487,8 +546,8 @@ def {function}(principal: str, annual_rate: str, years: int) -> str | None:
     for _ in range(years * {n}):
         balance += round(balance * float(annual_rate) / {100 * n}, 2)
     return f"{{balance:.2f}}"
-'''
-    at_end = f'''
+"""
+    at_end = f"""
 from decimal import ROUND_HALF_UP, Decimal
 
 def {function}(principal: str, annual_rate: str, years: int) -> str | None:
@@ -497,21 +556,27 @@ def {function}(principal: str, annual_rate: str, years: int) -> str | None:
     factor = 1 + Decimal(annual_rate) / {100 * n}
     balance = Decimal(principal) * factor ** (years * {n})
     return f"{{balance.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):.2f}}"
-'''
+"""
     cases: list[tuple[object, ...]] = [
-        ("100.50", str(n), 1), ("0.50", str(n), 1), ("12.50", str(n), 1),
-        ("0.10", str(4 * n), 10), ("1000.00", "5.00", 3),
-        ("2500.00", "3.75", 0), ("2500.00", "3.75", -1), ("0.00", "7.00", 5),
-        ("10.10", f"{n * 5 / 10:.1f}", 2), ("999.99", "0", 4),
+        ("100.50", str(n), 1),
+        ("0.50", str(n), 1),
+        ("12.50", str(n), 1),
+        ("0.10", str(4 * n), 10),
+        ("1000.00", "5.00", 3),
+        ("2500.00", "3.75", 0),
+        ("2500.00", "3.75", -1),
+        ("0.00", "7.00", 5),
+        ("10.10", f"{n * 5 / 10:.1f}", 2),
+        ("999.99", "0", 4),
     ]
     for _ in range(4):
         bp = rng.randint(1, 36) * 25
-        cases.append((_cents_text(rng.randint(100, 10_000_000)), _cents_text(bp),
-                      rng.randint(1, 30)))
+        cases.append(
+            (_cents_text(rng.randint(100, 10_000_000)), _cents_text(bp), rng.randint(1, 30))
+        )
     return Problem(
-        function=function, signature=(
-            f"def {function}(principal: str, annual_rate: str, years: int) -> str | None:"
-        ),
+        function=function,
+        signature=(f"def {function}(principal: str, annual_rate: str, years: int) -> str | None:"),
         summary="Compute a savings balance after compound interest credited to the cent.",
         rules=(
             "principal is a non-negative decimal string with two decimals ('1000.00'); "
@@ -525,7 +590,8 @@ def {function}(principal: str, annual_rate: str, years: int) -> str | None:
             "years = 0 returns the principal unchanged.",
             "Return None when years is negative.",
         ),
-        reference=reference, cases=tuple(cases),
+        reference=reference,
+        cases=tuple(cases),
         bad={"bankers-rounding": bankers, "float-money": float_money, "rounds-only-at-end": at_end},
         examples=(("1000.00", "5.00", 3), ("100.50", str(n), 1)),
         tags=("money", "rounding", "interest"),

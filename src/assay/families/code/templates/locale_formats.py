@@ -31,7 +31,7 @@ def _group(digits: str, separator: str, indian: bool) -> str:
     return separator.join([digits, *parts])
 
 
-_GROUP_SOURCE = '''
+_GROUP_SOURCE = """
 def _group(digits):
     size, parts = 3, []
     while len(digits) > size:
@@ -39,19 +39,29 @@ def _group(digits):
         digits = digits[:-size]
         size = 2 if INDIAN else 3
     return GROUP.join([digits, *parts])
-'''
+"""
 
 # locale: (group separator when formatting, decimal separator)
 _NUMBERS = {
-    "de-DE": (".", ","), "it-IT": (".", ","), "pt-BR": (".", ","), "en-US": (",", "."),
-    "en-IN": (",", "."), "fr-FR": (NNBSP, ","), "de-CH": (RSQUO, "."),
+    "de-DE": (".", ","),
+    "it-IT": (".", ","),
+    "pt-BR": (".", ","),
+    "en-US": (",", "."),
+    "en-IN": (",", "."),
+    "fr-FR": (NNBSP, ","),
+    "de-CH": (RSQUO, "."),
 }
 _PARSE_GROUPS = {"fr-FR": " " + NBSP + NNBSP, "de-CH": "'" + RSQUO}  # accepted when parsing
 _SPECIAL = {
-    " ": "U+0020 SPACE", "'": "U+0027 APOSTROPHE", NBSP: "U+00A0 NO-BREAK SPACE",
-    NNBSP: "U+202F NARROW NO-BREAK SPACE", RSQUO: "U+2019 RIGHT SINGLE QUOTATION MARK",
-    "\u00a3": "U+00A3 POUND SIGN", "\u20b9": "U+20B9 INDIAN RUPEE SIGN",
-    "\uffe5": "U+FFE5 FULLWIDTH YEN SIGN", "\u20ac": "U+20AC EURO SIGN",
+    " ": "U+0020 SPACE",
+    "'": "U+0027 APOSTROPHE",
+    NBSP: "U+00A0 NO-BREAK SPACE",
+    NNBSP: "U+202F NARROW NO-BREAK SPACE",
+    RSQUO: "U+2019 RIGHT SINGLE QUOTATION MARK",
+    "\u00a3": "U+00A3 POUND SIGN",
+    "\u20b9": "U+20B9 INDIAN RUPEE SIGN",
+    "\uffe5": "U+FFE5 FULLWIDTH YEN SIGN",
+    "\u20ac": "U+20AC EURO SIGN",
 }
 
 
@@ -89,12 +99,14 @@ def _parse_number(rng: random.Random) -> Problem:
 
     def pattern(chars: str, indian_groups: bool) -> str:
         g = "[" + re.escape(chars) + "]"
-        grouped = f"[0-9]{{1,2}}(?:{g}[0-9]{{2}})*{g}[0-9]{{3}}" if indian_groups else (
-            f"[0-9]{{1,3}}(?:{g}[0-9]{{3}})+"
+        grouped = (
+            f"[0-9]{{1,2}}(?:{g}[0-9]{{2}})*{g}[0-9]{{3}}"
+            if indian_groups
+            else (f"[0-9]{{1,3}}(?:{g}[0-9]{{3}})+")
         )
         return f"(-?)([0-9]+|{grouped})(?:{re.escape(decimal)}([0-9]+))?"
 
-    reference = f'''
+    reference = f"""
 import re
 
 PATTERN = re.compile({pattern(accepted, indian)!r})
@@ -107,18 +119,18 @@ def {function}(text: str) -> float | None:
     digits = "".join(c for c in whole if c in "0123456789")
     value = float(digits + "." + (fraction or "0"))
     return -value if sign else value
-'''
+"""
     other_group, other_decimal = (",", ".") if decimal == "," else (".", ",")
 
     def naive(strip: str, point: str) -> str:  # float() after deleting ``strip`` characters
         deletions = "".join(f".replace({char!r}, '')" for char in strip)
-        return f'''
+        return f"""
 def {function}(text: str) -> float | None:
     try:
         return float(text.strip(){deletions}.replace({point!r}, "."))
     except ValueError:
         return None
-'''
+"""
 
     label = "assumes-dot-decimal" if decimal == "," else "assumes-comma-decimal"
     bad = {label: naive(other_group, other_decimal)}
@@ -140,13 +152,19 @@ def {function}(text: str) -> float | None:
     cases += [(_group("1234567", sep, indian) + decimal + "5",) for sep in separators]
     big = "12" + group + "34" + group + "567" if indian else "1" + group + "234" + group + "567"
     cases += [
-        ("1234" + decimal + "5",), ("0" + decimal + "25",), ("-" + big + decimal + "75",),
-        ("  42 ",), ("123" + group + "456" if indian else "12" + group + "34" + decimal + "5",),
-        ("12" + decimal,), (decimal + "5",), ("1e5",),
+        ("1234" + decimal + "5",),
+        ("0" + decimal + "25",),
+        ("-" + big + decimal + "75",),
+        ("  42 ",),
+        ("123" + group + "456" if indian else "12" + group + "34" + decimal + "5",),
+        ("12" + decimal,),
+        (decimal + "5",),
+        ("1e5",),
         ("1" + other_group + "234" + other_decimal + "56",),
     ]
     return Problem(
-        function=function, signature=f"def {function}(text: str) -> float | None:",
+        function=function,
+        signature=f"def {function}(text: str) -> float | None:",
         summary=f"Parse a number written the {locale} way into a float.",
         rules=(
             f"In {locale} numbers, {_separators(accepted, decimal)}.",
@@ -160,9 +178,12 @@ def {function}(text: str) -> float | None:
             "separators) makes the text invalid.",
             "Return the value as a float, or None if the text is invalid.",
         ),
-        reference=reference, bad=bad, cases=tuple(cases),
+        reference=reference,
+        bad=bad,
+        cases=tuple(cases),
         examples=(cases[-9], cases[-7], cases[-4]),
-        locale=locale, tags=("numbers", "parsing"),
+        locale=locale,
+        tags=("numbers", "parsing"),
     )
 
 
@@ -175,7 +196,7 @@ def _format_number(rng: random.Random) -> Problem:
     group, decimal = _NUMBERS[locale]
     indian = locale == "en-IN"
     header = f"GROUP = {group!r}\nDECIMAL = {decimal!r}\nINDIAN = {indian!r}\n"
-    reference = f'''
+    reference = f"""
 from decimal import ROUND_HALF_UP, Decimal
 
 {header}{_GROUP_SOURCE}
@@ -184,13 +205,13 @@ def {function}(value: str, decimals: int) -> str:
     whole, _, fraction = f"{{abs(rounded):f}}".partition(".")
     text = _group(whole) + (DECIMAL + fraction if decimals else "")
     return "-" + text if rounded < 0 else text
-'''
-    float_rounding = f'''
+"""
+    float_rounding = f"""
 {header}
 def {function}(value: str, decimals: int) -> str:
     text = f"{{float(value):,.{{decimals}}f}}"
     return text.replace(",", "_").replace(".", DECIMAL).replace("_", GROUP)
-'''
+"""
     bad = {
         "bankers-rounding": reference.replace("ROUND_HALF_UP", "ROUND_HALF_EVEN"),
         "negative-zero-kept": _swap(reference, "if rounded < 0", 'if value.startswith("-")'),
@@ -202,14 +223,24 @@ def {function}(value: str, decimals: int) -> str:
         label = "ascii-space-separator" if locale == "fr-FR" else "ascii-apostrophe-separator"
         bad[label] = _swap(reference, f"GROUP = {group!r}", f"GROUP = {_PARSE_GROUPS[locale][0]!r}")
     cases: list[tuple[object, ...]] = [
-        ("2.125", 2), ("2.5", 0), ("-2.5", 0), ("1.005", 2), ("-0.001", 2), ("-0.4", 0),
-        ("1234567.891", 2), ("999.995", 2), ("9007199254740993", 0), ("0", 3),
-        ("-98765.4321", 1), ("123456789012", 0),
+        ("2.125", 2),
+        ("2.5", 0),
+        ("-2.5", 0),
+        ("1.005", 2),
+        ("-0.001", 2),
+        ("-0.4", 0),
+        ("1234567.891", 2),
+        ("999.995", 2),
+        ("9007199254740993", 0),
+        ("0", 3),
+        ("-98765.4321", 1),
+        ("123456789012", 0),
     ]
     for _ in range(3):
         cases.append((_number_text(rng, "", ".", False), rng.randint(0, 3)))
     return Problem(
-        function=function, signature=f"def {function}(value: str, decimals: int) -> str:",
+        function=function,
+        signature=f"def {function}(value: str, decimals: int) -> str:",
         summary=f"Format a decimal number the {locale} way with a fixed number of decimals.",
         rules=(
             "value is a plain decimal string: an optional '-', ASCII digits, and optionally "
@@ -223,25 +254,33 @@ def {function}(value: str, decimals: int) -> str:
             "separator and exactly `decimals` digits.",
             "A negative result starts with '-' (U+002D); a result that rounds to zero has no sign.",
         ),
-        reference=reference, bad=bad, cases=tuple(cases),
+        reference=reference,
+        bad=bad,
+        cases=tuple(cases),
         examples=(("1234567.891", 2), ("-2.5", 0)),
-        locale=locale, tags=("numbers", "formatting", "rounding"),
+        locale=locale,
+        tags=("numbers", "formatting", "rounding"),
     )
 
 
 # --- parse-date ---------------------------------------------------------------------------------
 
 _DATES = {  # locale: (field order, separator)
-    "de-DE": ("DMY", "."), "pl-PL": ("DMY", "."), "en-GB": ("DMY", "/"), "fr-FR": ("DMY", "/"),
-    "es-ES": ("DMY", "/"), "nl-NL": ("DMY", "-"), "en-US": ("MDY", "/"),
+    "de-DE": ("DMY", "."),
+    "pl-PL": ("DMY", "."),
+    "en-GB": ("DMY", "/"),
+    "fr-FR": ("DMY", "/"),
+    "es-ES": ("DMY", "/"),
+    "nl-NL": ("DMY", "-"),
+    "en-US": ("MDY", "/"),
 }
 
-_DATE_CHECK_BAD = '''
+_DATE_CHECK_BAD = """
     lengths = [31, 29 if LEAP else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
     if year == 0 or not 1 <= month <= 12 or not 1 <= day <= LIMIT:
         return None
     return f"{year:04d}-{month:02d}-{day:02d}"
-'''
+"""
 
 
 def _parse_date(rng: random.Random) -> Problem:
@@ -250,7 +289,7 @@ def _parse_date(rng: random.Random) -> Problem:
     order, sep = _DATES[locale]
     field = "([0-9]{1,2})"
     regex = f"{field}{re.escape(sep)}{field}{re.escape(sep)}([0-9]{{4}})"
-    reference = f'''
+    reference = f"""
 import re
 from datetime import date
 
@@ -267,7 +306,7 @@ def {function}(text: str) -> str | None:
         return date(year, month, day).isoformat()
     except ValueError:
         return None
-'''
+"""
     head, _, _ = reference.partition("    try:")
     leap = "year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)"
     other = "MDY" if order == "DMY" else "DMY"
@@ -275,10 +314,10 @@ def {function}(text: str) -> str | None:
         "us-month-day-order" if order == "DMY" else "day-month-order": _swap(
             reference, f"ORDER = {order!r}", f"ORDER = {other!r}"
         ),
-        "missed-century-leap-rule": head + _DATE_CHECK_BAD.replace("LEAP", "year % 4 == 0")
-        .replace("LIMIT", "lengths[month - 1]"),
-        "no-day-of-month-check": head + _DATE_CHECK_BAD.replace("LEAP", leap)
-        .replace("LIMIT", "31"),
+        "missed-century-leap-rule": head
+        + _DATE_CHECK_BAD.replace("LEAP", "year % 4 == 0").replace("LIMIT", "lengths[month - 1]"),
+        "no-day-of-month-check": head
+        + _DATE_CHECK_BAD.replace("LEAP", leap).replace("LIMIT", "31"),
         "requires-leading-zeros": _swap(reference, "{1,2}", "{2}"),
     }
 
@@ -290,9 +329,14 @@ def {function}(text: str) -> str | None:
     month = rng.choice([m for m in range(1, 10) if m != day])
     cases: list[tuple[object, ...]] = [
         (write(rng.randint(13, 28), rng.randint(1, 12), rng.randint(1950, 2049)),),
-        (write(day, month, rng.randint(1990, 2030)),), (write(day, month, 2024, pad=False),),
-        (write(29, 2, 2024),), (write(29, 2, 1900),), (write(29, 2, 2000),), (write(31, 4, 2023),),
-        (f"{2024:04d}-{month:02d}-{day:02d}",), (write(day, month, 2024)[:-4] + "24",),
+        (write(day, month, rng.randint(1990, 2030)),),
+        (write(day, month, 2024, pad=False),),
+        (write(29, 2, 2024),),
+        (write(29, 2, 1900),),
+        (write(29, 2, 2000),),
+        (write(31, 4, 2023),),
+        (f"{2024:04d}-{month:02d}-{day:02d}",),
+        (write(day, month, 2024)[:-4] + "24",),
         (write(1, 1, 2024).replace("01", "00", 1),),
     ]
     for _ in range(3):
@@ -300,7 +344,8 @@ def {function}(text: str) -> str | None:
         cases.append((write(when.day, when.month, when.year, pad=rng.random() < 0.7),))
     layout = sep.join(["DD", "MM", "YYYY"] if order == "DMY" else ["MM", "DD", "YYYY"])
     return Problem(
-        function=function, signature=f"def {function}(text: str) -> str | None:",
+        function=function,
+        signature=f"def {function}(text: str) -> str | None:",
         summary=f"Convert a date written the {locale} way ({layout}) to ISO 8601.",
         rules=(
             f"In {locale} a date is written {layout}: "
@@ -313,9 +358,12 @@ def {function}(text: str) -> str | None:
             "Return the date as 'YYYY-MM-DD' with zero-padded fields, or None if the text is "
             "not a valid date in this form.",
         ),
-        reference=reference, bad=bad, cases=tuple(cases),
+        reference=reference,
+        bad=bad,
+        cases=tuple(cases),
         examples=(cases[0], cases[3], cases[6]),
-        locale=locale, tags=("dates", "parsing"),
+        locale=locale,
+        tags=("dates", "parsing"),
     )
 
 
@@ -351,7 +399,7 @@ def _format_currency(rng: random.Random) -> Problem:
     indian = locale == "en-IN"
 
     def source(group: str, decimal: str, minor: int, layouts: tuple[str, str], indian: bool) -> str:
-        return f'''
+        return f"""
 GROUP = {group!r}
 DECIMAL = {decimal!r}
 MINOR = {minor!r}
@@ -365,15 +413,19 @@ def {function}(amount_minor: int) -> str:
     if MINOR:
         number += DECIMAL + str(fraction).zfill(MINOR)
     return (NEGATIVE if amount_minor < 0 else POSITIVE).replace("#", number)
-'''
+"""
 
     layouts = (positive, negative)
     reference = source(group, decimal, minor, layouts, indian)
     exact = reference[reference.index("    whole, fraction") : reference.index("    return (")]
-    float_money = _swap(reference, exact, (
-        '    text = f"{abs(amount_minor) / 10 ** MINOR:,.{MINOR}f}"\n'
-        '    number = text.replace(",", "_").replace(".", DECIMAL).replace("_", GROUP)\n'
-    ))
+    float_money = _swap(
+        reference,
+        exact,
+        (
+            '    text = f"{abs(amount_minor) / 10 ** MINOR:,.{MINOR}f}"\n'
+            '    number = text.replace(",", "_").replace(".", DECIMAL).replace("_", GROUP)\n'
+        ),
+    )
     bad = {"float-money": float_money}
     if NBSP in positive or NNBSP in group:
         ascii_layouts = (positive.replace(NBSP, " "), negative.replace(NBSP, " "))
@@ -392,15 +444,24 @@ def {function}(amount_minor: int) -> str:
         moved = (positive, "-" + positive)
         bad["minus-before-symbol"] = source(group, decimal, minor, moved, indian)
     cases: list[tuple[object, ...]] = [
-        (0,), (5,), (-5,), (100,), (123456,), (-123456,), (99999999,), (-98765432101,),
-        (2**53 + 1,), (100000,),
+        (0,),
+        (5,),
+        (-5,),
+        (100,),
+        (123456,),
+        (-123456,),
+        (99999999,),
+        (-98765432101,),
+        (2**53 + 1,),
+        (100000,),
     ]
     for _ in range(3):
         cases.append((rng.choice([1, -1]) * rng.randint(1, 10 ** rng.randint(3, 12)),))
     unit = "yen (JPY has no minor unit)" if minor == 0 else f"hundredths of one {currency}"
     digits = "no decimal part" if minor == 0 else "the decimal separator and exactly 2 digits"
     return Problem(
-        function=function, signature=f"def {function}(amount_minor: int) -> str:",
+        function=function,
+        signature=f"def {function}(amount_minor: int) -> str:",
         summary=f"Format an amount of {currency} the {locale} way, with its currency symbol.",
         rules=(
             f"amount_minor is an integer number of {unit}; it may be negative or very large, "
@@ -413,31 +474,34 @@ def {function}(amount_minor: int) -> str:
             f"{_spell(negative)}. Every <...> other than <number> stands for one single "
             "character; everything else is literal, and nothing else is added.",
         ),
-        reference=reference, bad=bad, cases=tuple(cases),
+        reference=reference,
+        bad=bad,
+        cases=tuple(cases),
         examples=((123456,), (-123456,), (5,)),
-        locale=locale, tags=("money", "formatting"),
+        locale=locale,
+        tags=("money", "formatting"),
     )
 
 
 # --- ordinal ------------------------------------------------------------------------------------
 
-_ORDINAL_EN = '''
+_ORDINAL_EN = """
 def FUNC(n: int) -> str | None:
     if n < 1:
         return None
     if n % 100 in (11, 12, 13):
         return f"{n}th"
     return f"{n}" + {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-'''
+"""
 
-_ORDINAL_FR = '''
+_ORDINAL_FR = """
 def FUNC(n: int) -> str | None:
     if n < 1:
         return None
     if n == 1:
         return FIRST
     return f"{n}e"
-'''
+"""
 
 
 def _ordinal(rng: random.Random) -> Problem:
@@ -462,8 +526,9 @@ def _ordinal(rng: random.Random) -> Problem:
         bad = {
             "eme-suffix": _swap(reference, 'f"{n}e"', 'f"{n}\u00e8me"'),
             "er-for-every-final-one": _swap(
-                reference, f"if n == 1:\n        return {first!r}",
-                f"if n % 10 == 1:\n        return f\"{{n}}{first[1:]}\"",
+                reference,
+                f"if n == 1:\n        return {first!r}",
+                f'if n % 10 == 1:\n        return f"{{n}}{first[1:]}"',
             ),
         }
         if feminine:
@@ -481,12 +546,16 @@ def _ordinal(rng: random.Random) -> Problem:
     ]
     cases += [(rng.randint(24, 10**6),) for _ in range(2)]
     return Problem(
-        function=function, signature=f"def {function}(n: int) -> str | None:",
+        function=function,
+        signature=f"def {function}(n: int) -> str | None:",
         summary=f"Write a positive integer as an abbreviated ordinal number in {locale}.",
         rules=(*rules, "Return None when n is less than 1."),
-        reference=reference, bad=bad, cases=tuple(cases),
+        reference=reference,
+        bad=bad,
+        cases=tuple(cases),
         examples=((2,), (21,), (104,)),
-        locale=locale, tags=("ordinals", "formatting"),
+        locale=locale,
+        tags=("ordinals", "formatting"),
     )
 
 
@@ -503,24 +572,28 @@ _LONG_DATES = {
     "de-DE": (
         "Montag Dienstag Mittwoch Donnerstag Freitag Samstag Sonntag",
         "Januar Februar M\u00e4rz April Mai Juni Juli August September Oktober November Dezember",
-        "{weekday}, {day}. {month} {year}", "1",
+        "{weekday}, {day}. {month} {year}",
+        "1",
     ),
     "fr-FR": (
         "lundi mardi mercredi jeudi vendredi samedi dimanche",
         "janvier f\u00e9vrier mars avril mai juin juillet ao\u00fbt septembre octobre novembre "
         "d\u00e9cembre",
-        "{weekday} {day} {month} {year}", "1er",
+        "{weekday} {day} {month} {year}",
+        "1er",
     ),
     "es-ES": (
         "lunes martes mi\u00e9rcoles jueves viernes s\u00e1bado domingo",
         "enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre",
-        "{weekday}, {day} de {month} de {year}", "1",
+        "{weekday}, {day} de {month} de {year}",
+        "1",
     ),
     "pt-BR": (
         "segunda-feira ter\u00e7a-feira quarta-feira quinta-feira sexta-feira s\u00e1bado domingo",
         "janeiro fevereiro mar\u00e7o abril maio junho julho agosto setembro outubro novembro "
         "dezembro",
-        "{weekday}, {day} de {month} de {year}", "1\u00ba",
+        "{weekday}, {day} de {month} de {year}",
+        "1\u00ba",
     ),
 }
 
@@ -529,7 +602,7 @@ def _long_date(rng: random.Random) -> Problem:
     locale = rng.choice(sorted(_LONG_DATES))
     function = rng.choice(["format_long_date", "long_date", "spell_date"])
     weekdays, months, layout, first = _LONG_DATES[locale]
-    reference = f'''
+    reference = f"""
 import re
 from datetime import date
 
@@ -549,7 +622,7 @@ def {function}(iso: str) -> str | None:
     return {layout!r}.format(
         weekday=WEEKDAYS[d.weekday()], day=day, month=MONTHS[d.month - 1], year=d.year
     )
-'''
+"""
     bad = {
         "sunday-first-weekday-index": _swap(reference, "d.weekday()]", "d.isoweekday() % 7]"),
         "zero-padded-day": _swap(reference, "else str(d.day)", 'else f"{d.day:02d}"'),
@@ -558,7 +631,8 @@ def {function}(iso: str) -> str | None:
         bad["first-of-month-not-ordinal"] = _swap(reference, f"FIRST = {first!r}", "FIRST = '1'")
     else:
         bad["no-date-validation"] = _swap(
-            reference, "except ValueError:\n        return None",
+            reference,
+            "except ValueError:\n        return None",
             "except ValueError:\n        d = date(int(match[1]), int(match[2]), 28)",
         )
     start = date(1800, 1, 1)
@@ -567,12 +641,18 @@ def {function}(iso: str) -> str | None:
     picks[1] = picks[1].replace(day=rng.randint(2, 9))
     cases: list[tuple[object, ...]] = [(d.isoformat(),) for d in picks]
     cases += [
-        ("2000-02-29",), ("2023-02-29",), ("1900-02-29",), ("2024-13-01",), ("2024-3-05",),
-        ("2025-03-01",), ("2024-12-25",),
+        ("2000-02-29",),
+        ("2023-02-29",),
+        ("1900-02-29",),
+        ("2024-13-01",),
+        ("2024-3-05",),
+        ("2025-03-01",),
+        ("2024-12-25",),
     ]
     day_one = "" if first == "1" else f" Day 1 of a month is written '{first}'."
     return Problem(
-        function=function, signature=f"def {function}(iso: str) -> str | None:",
+        function=function,
+        signature=f"def {function}(iso: str) -> str | None:",
         summary=f"Write an ISO date (YYYY-MM-DD) as a long {locale} date with the weekday.",
         rules=(
             "iso must be exactly four digits, '-', two digits, '-', two digits (ASCII) naming a "
@@ -584,16 +664,20 @@ def {function}(iso: str) -> str | None:
             "Write names exactly as listed (same capitalisation and accents). The day of the "
             f"month and the year are plain numbers without leading zeros.{day_one}",
         ),
-        reference=reference, bad=bad, cases=tuple(cases),
+        reference=reference,
+        bad=bad,
+        cases=tuple(cases),
         examples=(("2024-12-25",), ("2025-03-01",)),
-        locale=locale, tags=("dates", "formatting"),
+        locale=locale,
+        tags=("dates", "formatting"),
     )
 
 
 TEMPLATES: tuple[Template, ...] = (
     Template(id="parse-locale-number", category="locale", difficulty="medium", build=_parse_number),
-    Template(id="format-locale-number", category="locale", difficulty="medium",
-             build=_format_number),
+    Template(
+        id="format-locale-number", category="locale", difficulty="medium", build=_format_number
+    ),
     Template(id="parse-locale-date", category="locale", difficulty="easy", build=_parse_date),
     Template(id="format-currency", category="locale", difficulty="hard", build=_format_currency),
     Template(id="ordinal-number", category="locale", difficulty="easy", build=_ordinal),

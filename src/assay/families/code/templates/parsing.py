@@ -12,7 +12,7 @@ _UNITS = {"h": 3600, "m": 60, "s": 1}
 
 def _duration(rng: random.Random) -> Problem:
     function = rng.choice(["parse_duration", "duration_to_seconds", "to_seconds"])
-    reference = f'''
+    reference = f"""
 def {function}(text: str) -> int:
     text = text.strip().lower()
     if not text:
@@ -32,11 +32,18 @@ def {function}(text: str) -> int:
     if number or not seen:
         raise ValueError(f"bad duration: {{text!r}}")
     return total
-'''
+"""
     ignores_case = reference.replace("text = text.strip().lower()", "text = text.strip()")
     minutes_as_hours = reference.replace('"m": 60', '"m": 3600')
     cases: list[tuple[object, ...]] = [
-        ("1h30m",), ("45s",), ("2H",), ("  10m 5s ",), ("0s",), ("1h1m1s",), ("90m",), ("3M",),
+        ("1h30m",),
+        ("45s",),
+        ("2H",),
+        ("  10m 5s ",),
+        ("0s",),
+        ("1h1m1s",),
+        ("90m",),
+        ("3M",),
     ]
     for _ in range(4):
         parts = [f"{rng.randint(1, 99)}{unit}" for unit in _UNITS if rng.random() < 0.7] or ["7s"]
@@ -64,7 +71,7 @@ def _key_values(rng: random.Random) -> Problem:
     function = rng.choice(["parse_config", "parse_settings", "read_key_values"])
     sep = rng.choice(["=", ":"])
     comment = rng.choice(["#", ";"])
-    reference = f'''
+    reference = f"""
 def {function}(text: str) -> dict[str, str]:
     result: dict[str, str] = {{}}
     for raw in text.split("\\n"):
@@ -82,7 +89,7 @@ def {function}(text: str) -> dict[str, str]:
             value = value.split({comment!r}, 1)[0].strip()
         result[key] = value
     return result
-'''
+"""
     last_separator = reference.replace(".partition(", ".rpartition(")
     comment_first = reference.replace(
         "        value = value.strip()\n",
@@ -97,7 +104,8 @@ def {function}(text: str) -> dict[str, str]:
         (f'motd {s} "hello {c} world"  {c} real comment\nempty {s}\n',),
         (f"url {s} http://h/?a=1\ntime {s} 12:30\n",),
         (f'title {s} "  padded  "\nquote {s} "unclosed {c} tail\n',),
-        (f"mode {s} fast\nmode {s} safe\nnot a pair\n {s} orphan\n",), ("",),
+        (f"mode {s} fast\nmode {s} safe\nnot a pair\n {s} orphan\n",),
+        ("",),
         (f"Key{s}Value\r\nother {s} x{s}y\r\n",),
         (f'greeting {s} "hi {c} there"\nplain {s} kept {c} dropped\n',),
     ]
@@ -149,7 +157,7 @@ def {function}(text: str) -> dict[str, str]:
     )
 
 
-_SEMVER_REFERENCE = '''
+_SEMVER_REFERENCE = """
 def _key(version: str) -> tuple[object, ...]:
     version = version.strip()
     if version[:1] in ("v", "V"):
@@ -175,7 +183,7 @@ def FUNCTION(a: str, b: str) -> RESULT:
     if left > right:
         return MORE
     return SAME
-'''
+"""
 
 
 def _semver(rng: random.Random) -> Problem:
@@ -190,22 +198,30 @@ def _semver(rng: random.Random) -> Problem:
         .replace("SAME", same)
     )
     lexical = reference.replace(
-        "tuple(int(part) for part in core.split(\".\"))", "tuple(core.split(\".\"))"
+        'tuple(int(part) for part in core.split("."))', 'tuple(core.split("."))'
     )
     ignores_pre = reference.replace("    if not pre:\n", "    if True:\n")
     pre_as_text = reference.replace(
-        '    ids = []\n', '    return (numbers, (0, pre))\n    ids = []\n'
+        "    ids = []\n", "    return (numbers, (0, pre))\n    ids = []\n"
     )
     counts_build = reference.replace('    version = version.split("+", 1)[0]\n', "").replace(
         '    core, _, pre = version.partition("-")\n',
         '    core, _, pre = version.partition("-")\n    core = core.split("+", 1)[0]\n',
     )
     cases: list[tuple[object, ...]] = [
-        ("1.10.0", "1.9.0"), ("1.0.0-alpha", "1.0.0"), ("1.0.0-alpha.10", "1.0.0-alpha.9"),
-        ("1.0.0-rc.1", "1.0.0-beta.11"), ("v2.0.0", "2.0.0"), ("1.0.0+build.7", "1.0.0+build.3"),
-        ("1.0.0-alpha", "1.0.0-alpha.1"), ("1.0.0-1", "1.0.0-alpha"), ("0.9.12", "0.10.0"),
-        ("3.2.1", "3.2.1-rc.2+sha.9f"), ("2.0.0-rc.1+build.10", "2.0.0-rc.1+build.9"),
-        ("2.1.0-beta.11", "2.1.0-beta.2"), ("1.0.0-0.3.7", "1.0.0-0.3.10"),
+        ("1.10.0", "1.9.0"),
+        ("1.0.0-alpha", "1.0.0"),
+        ("1.0.0-alpha.10", "1.0.0-alpha.9"),
+        ("1.0.0-rc.1", "1.0.0-beta.11"),
+        ("v2.0.0", "2.0.0"),
+        ("1.0.0+build.7", "1.0.0+build.3"),
+        ("1.0.0-alpha", "1.0.0-alpha.1"),
+        ("1.0.0-1", "1.0.0-alpha"),
+        ("0.9.12", "0.10.0"),
+        ("3.2.1", "3.2.1-rc.2+sha.9f"),
+        ("2.0.0-rc.1+build.10", "2.0.0-rc.1+build.9"),
+        ("2.1.0-beta.11", "2.1.0-beta.2"),
+        ("1.0.0-0.3.7", "1.0.0-0.3.10"),
     ]
     pre = ["", "", "-alpha", "-alpha.2", "-alpha.10", "-beta", "-rc.1", "-rc.11", "-0.3.7"]
     for _ in range(4):
@@ -250,7 +266,7 @@ def _semver(rng: random.Random) -> Problem:
 def _query_string(rng: random.Random) -> Problem:
     function = rng.choice(["parse_query", "parse_query_string", "decode_query"])
     sep = rng.choice(["&", ";"])
-    reference = f'''
+    reference = f"""
 from urllib.parse import unquote
 
 
@@ -266,13 +282,13 @@ def {function}(query: str) -> dict[str, list[str]]:
         value = unquote(value.replace("+", " "))
         result.setdefault(key, []).append(value)
     return result
-'''
+"""
     plus_after = reference.replace(
         'unquote(value.replace("+", " "))', 'unquote(value).replace("+", " ")'
     ).replace('unquote(key.replace("+", " "))', 'unquote(key).replace("+", " ")')
     plus_kept = reference.replace('.replace("+", " ")', "")
     decode_first = reference.replace(
-        '        query = query[1:]\n', '        query = query[1:]\n    query = unquote(query)\n'
+        "        query = query[1:]\n", "        query = query[1:]\n    query = unquote(query)\n"
     )
     blank_dropped = reference.replace(
         "        if not piece:\n", '        if not piece or not piece.partition("=")[2]:\n'
@@ -280,10 +296,16 @@ def {function}(query: str) -> dict[str, list[str]]:
     keeps_mark = reference.replace('if query.startswith("?"):', "if False:")
     s = sep
     cases: list[tuple[object, ...]] = [
-        (f"?q=hello+world{s}page=2",), (f"tag=a{s}tag=b{s}tag=c",), (f"sum=1%2B1{s}eq=%3D",),
-        (f"name=Jos%C3%A9{s}city=S%C3%A3o%20Paulo",), (f"flag{s}empty={s}{s}x=1",),
-        (f"q=rock+%26+roll{s}k=v%3Dw",), ("",), (f"pct=100%{s}bad=%zz{s}a+b=c+d",),
-        (f"?lang=en{s}page=3",), (f"debug{s}note={s}x=1",),
+        (f"?q=hello+world{s}page=2",),
+        (f"tag=a{s}tag=b{s}tag=c",),
+        (f"sum=1%2B1{s}eq=%3D",),
+        (f"name=Jos%C3%A9{s}city=S%C3%A3o%20Paulo",),
+        (f"flag{s}empty={s}{s}x=1",),
+        (f"q=rock+%26+roll{s}k=v%3Dw",),
+        ("",),
+        (f"pct=100%{s}bad=%zz{s}a+b=c+d",),
+        (f"?lang=en{s}page=3",),
+        (f"debug{s}note={s}x=1",),
     ]
     keys = ["q", "page", "lang", "sort", "filter", "tag", "city", "name"]
     values = ["hello world", "a&b", "x=y", "1+1", "über", "日本", "50%", "", "plain"]
@@ -294,8 +316,9 @@ def {function}(query: str) -> dict[str, list[str]]:
             encoded = quote(value, safe="")
             if rng.random() < 0.5:
                 encoded = encoded.replace("%20", "+")
-            pieces.append(f"{rng.choice(keys)}={encoded}" if value or rng.random() < 0.5
-                          else rng.choice(keys))
+            pieces.append(
+                f"{rng.choice(keys)}={encoded}" if value or rng.random() < 0.5 else rng.choice(keys)
+            )
         cases.append(("?" * (rng.random() < 0.3) + s.join(pieces),))
     return Problem(
         function=function,
@@ -332,7 +355,7 @@ def _file_size(rng: random.Random) -> Problem:
     function = rng.choice(["parse_size", "size_to_bytes", "parse_file_size"])
     half_up = rng.random() < 0.5
     mode = "ROUND_HALF_UP" if half_up else "ROUND_FLOOR"
-    reference = f'''
+    reference = f"""
 import re
 from decimal import {mode}, Decimal
 
@@ -349,14 +372,24 @@ def {function}(text: str) -> int | None:
         return None
     value = Decimal(match.group(1)) * _UNITS[match.group(2).lower()]
     return int(value.quantize(Decimal(1), rounding={mode}))
-'''
-    kb_binary = reference.replace('"kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4',
-                                  '"kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4')
+"""
+    kb_binary = reference.replace(
+        '"kb": 1000, "mb": 1000**2, "gb": 1000**3, "tb": 1000**4',
+        '"kb": 1024, "mb": 1024**2, "gb": 1024**3, "tb": 1024**4',
+    )
     case_sensitive = reference.replace(".group(2).lower()", ".group(2)").replace(
         '"": 1, "b": 1,', '"": 1, "B": 1,'
     )
-    for lower, proper in (("kb", "KB"), ("mb", "MB"), ("gb", "GB"), ("tb", "TB"),
-                          ("kib", "KiB"), ("mib", "MiB"), ("gib", "GiB"), ("tib", "TiB")):
+    for lower, proper in (
+        ("kb", "KB"),
+        ("mb", "MB"),
+        ("gb", "GB"),
+        ("tb", "TB"),
+        ("kib", "KiB"),
+        ("mib", "MiB"),
+        ("gib", "GiB"),
+        ("tib", "TiB"),
+    ):
         case_sensitive = case_sensitive.replace(f'"{lower}":', f'"{proper}":')
     if half_up:
         rounding_label = "round-half-even"
@@ -371,8 +404,19 @@ def {function}(text: str) -> int | None:
             "return int(float(match.group(1)) * _UNITS[match.group(2).lower()])",
         )
     cases: list[tuple[object, ...]] = [
-        ("1.5 KiB",), ("2 KB",), ("1.001 KB",), ("2.5 B",), ("0.0025kb",), ("10 mib",),
-        ("512",), ("  3 GB ",), ("1.5 XB",), ("-1 KB",), (".5 KB",), ("",), ("7 tib",),
+        ("1.5 KiB",),
+        ("2 KB",),
+        ("1.001 KB",),
+        ("2.5 B",),
+        ("0.0025kb",),
+        ("10 mib",),
+        ("512",),
+        ("  3 GB ",),
+        ("1.5 XB",),
+        ("-1 KB",),
+        (".5 KB",),
+        ("",),
+        ("7 tib",),
     ]
     units = ["B", "KB", "MB", "GB", "KiB", "MiB", "GiB", "kb", "mib", "TB"]
     for _ in range(4):
@@ -413,7 +457,7 @@ def {function}(text: str) -> int | None:
 
 def _access_log(rng: random.Random) -> Problem:
     function = rng.choice(["parse_access_log", "parse_log_line", "parse_request_line"])
-    reference = f'''
+    reference = f"""
 import re
 
 _LINE = re.compile(
@@ -447,7 +491,7 @@ def {function}(line: str) -> dict[str, object] | None:
         "referer": _dash(referer),
         "agent": _dash(agent),
     }}
-'''
+"""
     size_crash = reference.replace('0 if size == "-" else int(size)', "int(size)")
     user_dash = reference.replace('"user": _dash(user)', '"user": user')
     referer_dash = reference.replace('"referer": _dash(referer)', '"referer": referer')
@@ -463,8 +507,10 @@ def {function}(line: str) -> dict[str, object] | None:
         (f'127.0.0.1 - frank [{time}] "GET /apache_pb.gif HTTP/1.0" 200 2326',),
         (f'10.0.0.5 - - [{time}] "POST /login HTTP/1.1" 302 - "-" "{agent}"',),
         (f'::1 - alice [{time}] "GET /a?b=c HTTP/2.0" 404 0 "https://ex.org/" "curl/8.4"',),
-        (f'192.168.1.9 - - [{time}] "-" 408 -',), (f'1.2.3.4 - - [{time}] "GET / HTTP/1.1" 200',),
-        ("not a log line",), (f'  8.8.8.8 - bob [{time}] "HEAD /health HTTP/1.1" 204 -  ',),
+        (f'192.168.1.9 - - [{time}] "-" 408 -',),
+        (f'1.2.3.4 - - [{time}] "GET / HTTP/1.1" 200',),
+        ("not a log line",),
+        (f'  8.8.8.8 - bob [{time}] "HEAD /health HTTP/1.1" 204 -  ',),
         (f'5.6.7.8 - - [{time}] "GET /x HTTP/1.1" 20 15',),
         (f'172.16.0.2 - - [{time}] "GET /docs HTTP/1.1" 200 512 "-" "curl/8.4"',),
         (f'172.16.0.3 - dave [{time}] "PUT /items/7 HTTP/1.1" 201 64 "-" "-"',),
@@ -474,11 +520,15 @@ def {function}(line: str) -> dict[str, object] | None:
     paths = ["/", "/index.html", "/api/v1/items?page=2", "/static/app.js", "/search?q=a+b"]
     for _ in range(4):
         day = rng.randint(1, 28)
-        stamp = f"{day:02d}/{rng.choice(['Jan', 'Mar', 'Jul'])}/2024:0{rng.randint(0, 9)}:15:00 +0000"
+        stamp = (
+            f"{day:02d}/{rng.choice(['Jan', 'Mar', 'Jul'])}/2024:0{rng.randint(0, 9)}:15:00 +0000"
+        )
         request = f"{rng.choice(['GET', 'POST', 'PUT'])} {rng.choice(paths)} HTTP/1.1"
         size = rng.choice(["-", str(rng.randint(0, 99999))])
-        line = (f'{rng.choice(hosts)} - {rng.choice(users)} [{stamp}] "{request}" '
-                f"{rng.choice([200, 201, 301, 404, 500])} {size}")
+        line = (
+            f'{rng.choice(hosts)} - {rng.choice(users)} [{stamp}] "{request}" '
+            f"{rng.choice([200, 201, 301, 404, 500])} {size}"
+        )
         if rng.random() < 0.5:
             line += f' "{rng.choice(["-", "https://ex.org/p"])}" "{rng.choice([agent, "-"])}"'
         cases.append((line,))
@@ -518,10 +568,10 @@ def {function}(line: str) -> dict[str, object] | None:
 TEMPLATES: tuple[Template, ...] = (
     Template(id="parse-duration", category="parsing", difficulty="easy", build=_duration),
     Template(id="parse-file-size", category="parsing", difficulty="easy", build=_file_size),
-    Template(id="parse-key-value-config", category="parsing", difficulty="medium",
-             build=_key_values),
-    Template(id="parse-query-string", category="parsing", difficulty="medium",
-             build=_query_string),
+    Template(
+        id="parse-key-value-config", category="parsing", difficulty="medium", build=_key_values
+    ),
+    Template(id="parse-query-string", category="parsing", difficulty="medium", build=_query_string),
     Template(id="compare-semver", category="parsing", difficulty="hard", build=_semver),
     Template(id="parse-access-log", category="parsing", difficulty="hard", build=_access_log),
 )

@@ -7,8 +7,27 @@ import random
 from assay.families.code.templates._model import Problem, Template
 
 _WORDS = [
-    "the", "quick", "brown", "fox", "jumps", "over", "a", "lazy", "dog", "and", "runs",
-    "to", "of", "river", "in", "night", "market", "for", "data", "pipeline", "on",
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "and",
+    "runs",
+    "to",
+    "of",
+    "river",
+    "in",
+    "night",
+    "market",
+    "for",
+    "data",
+    "pipeline",
+    "on",
 ]
 
 
@@ -19,7 +38,7 @@ def _sentence(rng: random.Random, low: int, high: int) -> str:
 def _slugify(rng: random.Random) -> Problem:
     function = rng.choice(["slugify", "make_slug", "to_slug"])
     sep = rng.choice(["-", "_"])
-    reference = f'''
+    reference = f"""
 import unicodedata
 
 
@@ -38,7 +57,7 @@ def {function}(text: str, max_length: int) -> str:
         else:
             pending = True
     return "".join(out)[:max_length].rstrip({sep!r})
-'''
+"""
     no_normalise = reference.replace(
         'decomposed = unicodedata.normalize("NFKD", text)', "decomposed = text"
     )
@@ -50,9 +69,17 @@ def {function}(text: str, max_length: int) -> str:
     no_rstrip = reference.replace(f"[:max_length].rstrip({sep!r})", "[:max_length]")
     unicode_alnum = reference.replace("char.isascii() and char.isalnum()", "char.isalnum()")
     cases: list[tuple[object, ...]] = [
-        ("Hello, World!", 50), ("Crème Brûlée Recipe", 50), ("  --Already--slugged--  ", 50),
-        ("Straße in Köln", 50), ("日本語 text 2024", 50), ("one two three", 8), ("Ärger über Öl", 5),
-        ("", 10), ("ﬁnal ½ price!!!", 40), ("a  &  b", 20), ("Big Data Pipeline", 9),
+        ("Hello, World!", 50),
+        ("Crème Brûlée Recipe", 50),
+        ("  --Already--slugged--  ", 50),
+        ("Straße in Köln", 50),
+        ("日本語 text 2024", 50),
+        ("one two three", 8),
+        ("Ärger über Öl", 5),
+        ("", 10),
+        ("ﬁnal ½ price!!!", 40),
+        ("a  &  b", 20),
+        ("Big Data Pipeline", 9),
     ]
     pool = ["Café", "naïve", "Résumé", "HTTP", "über", "2024", "piñata", "Ελλάδα", "x&y", "rock"]
     for _ in range(4):
@@ -89,7 +116,7 @@ def {function}(text: str, max_length: int) -> str:
 
 def _word_wrap(rng: random.Random) -> Problem:
     function = rng.choice(["wrap_text", "word_wrap", "wrap_lines"])
-    reference = f'''
+    reference = f"""
 def {function}(text: str, width: int) -> list[str]:
     lines: list[str] = []
     current = ""
@@ -104,16 +131,16 @@ def {function}(text: str, width: int) -> list[str]:
     if current:
         lines.append(current)
     return lines
-'''
+"""
     off_by_one = reference.replace("len(word) <= width", "len(word) < width")
-    breaks_long = f'''
+    breaks_long = f"""
 import textwrap
 
 
 def {function}(text: str, width: int) -> list[str]:
     return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
-'''
-    empty_line = f'''
+"""
+    empty_line = f"""
 def {function}(text: str, width: int) -> list[str]:
     lines = [""]
     for word in text.split():
@@ -124,15 +151,22 @@ def {function}(text: str, width: int) -> list[str]:
         else:
             lines.append(word)
     return lines
-'''
+"""
     keeps_spacing = reference.replace(
         "text.split()", 'text.replace("\\n", " ").split(" ")'
-    ).replace("        if not current:\n", "        if not word:\n            continue\n"
-              "        if not current:\n")
+    ).replace(
+        "        if not current:\n",
+        "        if not word:\n            continue\n        if not current:\n",
+    )
     cases: list[tuple[object, ...]] = [
-        ("the quick brown fox jumps over the lazy dog", 10), ("aaaa bbbb cccc", 9),
-        ("see https://example.org/a/very/long/path now", 12), ("", 8), ("   \n  ", 5),
-        ("one\ttwo\n\nthree   four", 9), ("exactly ten", 11), ("tiny", 1),
+        ("the quick brown fox jumps over the lazy dog", 10),
+        ("aaaa bbbb cccc", 9),
+        ("see https://example.org/a/very/long/path now", 12),
+        ("", 8),
+        ("   \n  ", 5),
+        ("one\ttwo\n\nthree   four", 9),
+        ("exactly ten", 11),
+        ("tiny", 1),
     ]
     for _ in range(4):
         text = _sentence(rng, 4, 14)
@@ -171,7 +205,7 @@ def _run_length(rng: random.Random) -> Problem:
     piece = "f'{count}{char}'" if count_first else "f'{char}{count}'"
     single_piece = f"char if count == 1 else {piece}"
     write, wrong_write = (single_piece, piece) if omit_single else (piece, single_piece)
-    reference = f'''
+    reference = f"""
 def {function}(text: str) -> str:
     out: list[str] = []
     i = 0
@@ -184,8 +218,8 @@ def {function}(text: str) -> str:
         out.append({write})
         i = j
     return "".join(out)
-'''
-    drops_last = f'''
+"""
+    drops_last = f"""
 def {function}(text: str) -> str:
     out: list[str] = []
     count = 1
@@ -197,18 +231,27 @@ def {function}(text: str) -> str:
             out.append({write})
             count = 1
     return "".join(out)
-'''
+"""
     folds_case = reference.replace("text[j] == char", "text[j].lower() == char.lower()")
     single_rule = reference.replace(f"out.append({write})", f"out.append({wrong_write})")
     cases: list[tuple[object, ...]] = [
-        ("aaabccdddd",), ("",), ("x",), ("aAAa",), ("  --  ",), ("z" * 12 + "y",), ("ééé日日",),
-        ("abcabc",), ("xXXxx!",),
+        ("aaabccdddd",),
+        ("",),
+        ("x",),
+        ("aAAa",),
+        ("  --  ",),
+        ("z" * 12 + "y",),
+        ("ééé日日",),
+        ("abcabc",),
+        ("xXXxx!",),
     ]
     for _ in range(4):
         alphabet = rng.choice(["ab", "xyz", "aAb", "#. "])
         cases.append(("".join(rng.choice(alphabet) * rng.randint(1, 11) for _ in range(5)),))
-    layout = "the count followed by the character" if count_first else (
-        "the character followed by the count"
+    layout = (
+        "the count followed by the character"
+        if count_first
+        else ("the character followed by the count")
     )
     single = (
         "A run of length 1 is written as the character alone, without a count."
@@ -246,7 +289,7 @@ def _title_case(rng: random.Random) -> Problem:
     function = rng.choice(["title_case", "headline_case", "smart_title"])
     drawn = {*rng.sample(_SMALL, 9), "the", "of"}
     small = [word for word in _SMALL if word in drawn]
-    reference = f'''
+    reference = f"""
 SMALL = {tuple(small)!r}
 
 
@@ -266,7 +309,7 @@ def {function}(text: str) -> str:
         else:
             pieces[i] = _fix(word)
     return " ".join(pieces)
-'''
+"""
     uses_title = reference.replace(
         "return word[:1].upper() + word[1:].lower()", "return word.title()"
     )
@@ -275,13 +318,21 @@ def {function}(text: str) -> str:
     collapses = reference.replace('text.split(" ")', "text.split()")
     s1, s2 = rng.sample([w for w in small if w not in ("the", "of")], 2)
     cases: list[tuple[object, ...]] = [
-        ("the lord of the rings",), ("don't stop me now",), (f"what it's {s1} about",),
-        ("NASA and the ESA plan a state-of-the-art probe",), (f"  {s2} tale of two  cities ",),
-        ("",), ("A",), (f"looking back {s1}",), ("rock'n'roll IS dead",),
+        ("the lord of the rings",),
+        ("don't stop me now",),
+        (f"what it's {s1} about",),
+        ("NASA and the ESA plan a state-of-the-art probe",),
+        (f"  {s2} tale of two  cities ",),
+        ("",),
+        ("A",),
+        (f"looking back {s1}",),
+        ("rock'n'roll IS dead",),
     ]
     for _ in range(4):
-        words = [rng.choice(_WORDS + small + ["UK", "api", "O'Neil", "e-mail"])
-                 for _ in range(rng.randint(3, 8))]
+        words = [
+            rng.choice(_WORDS + small + ["UK", "api", "O'Neil", "e-mail"])
+            for _ in range(rng.randint(3, 8))
+        ]
         if rng.random() < 0.5:
             words = [w.upper() if rng.random() < 0.3 else w for w in words]
         cases.append((" ".join(words),))
@@ -320,7 +371,7 @@ def _brackets(rng: random.Random) -> Problem:
         pairs[0] = "()"
     closers = {pair[1]: pair[0] for pair in pairs}
     openers = "".join(pair[0] for pair in pairs)
-    reference = f'''
+    reference = f"""
 def {function}(text: str) -> int:
     closers = {closers!r}
     stack: list[int] = []
@@ -332,8 +383,8 @@ def {function}(text: str) -> int:
                 return i
             stack.pop()
     return stack[0] if stack else -1
-'''
-    counters = f'''
+"""
+    counters = f"""
 def {function}(text: str) -> int:
     closers = {closers!r}
     depth = {{opener: 0 for opener in closers.values()}}
@@ -349,14 +400,21 @@ def {function}(text: str) -> int:
             first_open[closers[char]].pop()
     left = [index for indexes in first_open.values() for index in indexes]
     return min(left) if left else -1
-'''
+"""
     ignores_unclosed = reference.replace("return stack[0] if stack else -1", "return -1")
     last_unclosed = reference.replace("stack[0] if stack", "stack[-1] if stack")
     other = next(pair for pair in pairs if pair != "()")
     o, c = other[0], other[1]
     cases: list[tuple[object, ...]] = [
-        ("f(a[0], {b})",), (f"(x{o})",), (f"(a{o}b){c}",), ("((x)",), (f"{o}(){o}",),
-        ("no brackets",), ("",), (")(",), ("([{<>}])",),
+        ("f(a[0], {b})",),
+        (f"(x{o})",),
+        (f"(a{o}b){c}",),
+        ("((x)",),
+        (f"{o}(){o}",),
+        ("no brackets",),
+        ("",),
+        (")(",),
+        ("([{<>}])",),
     ]
     for _ in range(4):
         chars = []
@@ -395,7 +453,7 @@ def {function}(text: str) -> int:
 def _truncate(rng: random.Random) -> Problem:
     function = rng.choice(["truncate_text", "truncate_words", "shorten"])
     ellipsis = rng.choice(["…", "..."])
-    reference = f'''
+    reference = f"""
 def {function}(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
@@ -409,21 +467,27 @@ def {function}(text: str, limit: int) -> str:
     if not kept:
         kept = text[:budget]
     return kept + {ellipsis!r}
-'''
+"""
     not_counted = reference.replace(f"budget = limit - len({ellipsis!r})", "budget = limit")
-    mid_word = f'''
+    mid_word = f"""
 def {function}(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[:limit - len({ellipsis!r})].rstrip() + {ellipsis!r}
-'''
+"""
     strict = reference.replace("if len(text) <= limit:", "if len(text) < limit:")
     bare = reference.replace("        kept = text[:budget]\n", "        kept = ''\n")
     width = len(ellipsis)
     cases: list[tuple[object, ...]] = [
-        ("The quick brown fox jumps", 14), ("short", 10), ("exactly twenty chars", 20),
-        ("Supercalifragilistic word", 8 + width), ("", 5), ("one two three four", 8 + width),
-        ("a bb ccc", 7), ("alpha beta", 5 + width), ("data pipeline runs", 10 + width),
+        ("The quick brown fox jumps", 14),
+        ("short", 10),
+        ("exactly twenty chars", 20),
+        ("Supercalifragilistic word", 8 + width),
+        ("", 5),
+        ("one two three four", 8 + width),
+        ("a bb ccc", 7),
+        ("alpha beta", 5 + width),
+        ("data pipeline runs", 10 + width),
     ]
     for _ in range(4):
         text = _sentence(rng, 3, 10)
@@ -457,11 +521,9 @@ def {function}(text: str, limit: int) -> str:
 
 TEMPLATES: tuple[Template, ...] = (
     Template(id="run-length-encode", category="strings", difficulty="easy", build=_run_length),
-    Template(id="first-unbalanced-bracket", category="strings", difficulty="easy",
-             build=_brackets),
+    Template(id="first-unbalanced-bracket", category="strings", difficulty="easy", build=_brackets),
     Template(id="slugify", category="strings", difficulty="medium", build=_slugify),
     Template(id="word-wrap", category="strings", difficulty="medium", build=_word_wrap),
     Template(id="truncate-at-word", category="strings", difficulty="medium", build=_truncate),
-    Template(id="headline-title-case", category="strings", difficulty="hard",
-             build=_title_case),
+    Template(id="headline-title-case", category="strings", difficulty="hard", build=_title_case),
 )

@@ -36,7 +36,7 @@ def _nested(rng: random.Random, depth: int, keys: tuple[str, ...] = _KEYS) -> di
 def _flatten(rng: random.Random) -> Problem:
     function = rng.choice(["flatten_dict", "flatten_keys", "flatten_nested"])
     sep = rng.choice([".", "/", ":", "__"])
-    reference = f'''
+    reference = f"""
 def {function}(data: dict) -> dict:
     out = {{}}
 
@@ -50,8 +50,10 @@ def {function}(data: dict) -> dict:
 
     walk(data, None)
     return out
-'''
-    drops_empty = reference.replace("isinstance(value, dict) and value:", "isinstance(value, dict):")
+"""
+    drops_empty = reference.replace(
+        "isinstance(value, dict) and value:", "isinstance(value, dict):"
+    )
     lists_indexed = reference.replace(
         "            else:\n                out[path] = value",
         "            elif isinstance(value, list):\n"
@@ -59,7 +61,7 @@ def {function}(data: dict) -> dict:
         f"                    out[path + {sep!r} + str(index)] = item\n"
         "            else:\n                out[path] = value",
     )
-    one_level = f'''
+    one_level = f"""
 def {function}(data: dict) -> dict:
     out = {{}}
     for key, value in data.items():
@@ -69,7 +71,7 @@ def {function}(data: dict) -> dict:
         else:
             out[key] = value
     return out
-'''
+"""
     cases: list[Args] = [
         ({},),
         ({"alpha": {}},),
@@ -106,16 +108,18 @@ def {function}(data: dict) -> dict:
 
 def _group(rng: random.Random) -> Problem:
     function = rng.choice(["group_by_field", "group_records", "bucket_records"])
-    group, values = rng.choice([
-        ("team", ["red", "blue", "green", "gold", "grey"]),
-        ("city", ["oslo", "lima", "rome", "kyiv", "baku"]),
-        ("category", ["tools", "books", "games", "food", "misc"]),
-        ("dept", ["sales", "ops", "legal", "hr", "it"]),
-    ])
+    group, values = rng.choice(
+        [
+            ("team", ["red", "blue", "green", "gold", "grey"]),
+            ("city", ["oslo", "lima", "rome", "kyiv", "baku"]),
+            ("category", ["tools", "books", "games", "food", "misc"]),
+            ("dept", ["sales", "ops", "legal", "hr", "it"]),
+        ]
+    )
     name = rng.choice(["name", "owner", "label"])
     unique = rng.random() < 0.5
     collect = "sorted(set(members))" if unique else "sorted(members)"
-    reference = f'''
+    reference = f"""
 def {function}(records: list) -> dict:
     groups = {{}}
     for record in records:
@@ -123,7 +127,7 @@ def {function}(records: list) -> dict:
             continue
         groups.setdefault(record[{group!r}], []).append(record[{name!r}])
     return {{key: {collect} for key, members in groups.items()}}
-'''
+"""
     unsorted = reference.replace(collect, "list(dict.fromkeys(members))" if unique else "members")
     crashes = reference.replace(f"        if {group!r} not in record:\n            continue\n", "")
     other = "sorted(members)" if unique else "sorted(set(members))"
@@ -142,8 +146,14 @@ def {function}(records: list) -> dict:
         ([record("jo", values[1]), record("ana", values[1]), record("jo", values[1])],),
         ([record("cy", None), {name: "gus", group: values[4], "qty": 3}],),
         ([record("lu", ""), record("eli", ""), record("fay", values[3])],),
-        ([record("kai", values[2]), record("bo", values[2]), record("kai", values[2]),
-          record("kai", values[0])],),
+        (
+            [
+                record("kai", values[2]),
+                record("bo", values[2]),
+                record("kai", values[2]),
+                record("kai", values[0]),
+            ],
+        ),
     ]
     for _ in range(5):
         draws = [
@@ -151,7 +161,9 @@ def {function}(records: list) -> dict:
             for _ in range(rng.randint(3, 10))
         ]
         cases.append((draws,))
-    duplicates = "listed once each" if unique else "kept: a name is listed once for every record carrying it"
+    duplicates = (
+        "listed once each" if unique else "kept: a name is listed once for every record carrying it"
+    )
     return Problem(
         function=function,
         signature=f"def {function}(records: list[dict]) -> dict[str, list[str]]:",
@@ -181,10 +193,12 @@ def _deep_merge(rng: random.Random) -> Problem:
     function = rng.choice(["deep_merge", "merge_config", "merge_nested"])
     first, second = rng.choice([("base", "override"), ("left", "right"), ("defaults", "overrides")])
     concat = rng.random() < 0.5
-    list_rule = "result[key] = current + copy.deepcopy(value)" if concat else (
-        "result[key] = copy.deepcopy(value)"
+    list_rule = (
+        "result[key] = current + copy.deepcopy(value)"
+        if concat
+        else ("result[key] = copy.deepcopy(value)")
     )
-    reference = f'''
+    reference = f"""
 import copy
 
 
@@ -199,14 +213,16 @@ def {function}({first}: dict, {second}: dict) -> dict:
         else:
             result[key] = copy.deepcopy(value)
     return result
-'''
-    other_rule = "result[key] = copy.deepcopy(value)" if concat else (
-        "result[key] = current + copy.deepcopy(value)"
+"""
+    other_rule = (
+        "result[key] = copy.deepcopy(value)"
+        if concat
+        else ("result[key] = current + copy.deepcopy(value)")
     )
-    shallow = f'''
+    shallow = f"""
 def {function}({first}: dict, {second}: dict) -> dict:
     return {{**{first}, **{second}}}
-'''
+"""
     first_wins = reference.replace(
         "        else:\n            result[key] = copy.deepcopy(value)",
         "        elif key not in result:\n            result[key] = copy.deepcopy(value)",
@@ -258,7 +274,7 @@ def _intervals(rng: random.Random) -> Problem:
     function = rng.choice(["merge_intervals", "merge_ranges", "coalesce_ranges"])
     adjacent = rng.random() < 0.5
     gap = 1 if adjacent else 0
-    reference = f'''
+    reference = f"""
 def {function}(intervals: list) -> list:
     merged = []
     for start, end in sorted([list(item) for item in intervals]):
@@ -267,9 +283,13 @@ def {function}(intervals: list) -> list:
         else:
             merged.append([start, end])
     return merged
-'''
-    touching = reference.replace(f"start <= merged[-1][1] + {gap}", f"start < merged[-1][1] + {gap}")
-    presorted = reference.replace("sorted([list(item) for item in intervals])", "[list(item) for item in intervals]")
+"""
+    touching = reference.replace(
+        f"start <= merged[-1][1] + {gap}", f"start < merged[-1][1] + {gap}"
+    )
+    presorted = reference.replace(
+        "sorted([list(item) for item in intervals])", "[list(item) for item in intervals]"
+    )
     shrinks = reference.replace("max(merged[-1][1], end)", "end")
     cases: list[Args] = [
         ([],),
@@ -320,12 +340,14 @@ def {function}(intervals: list) -> list:
 
 
 def _equivalence(rng: random.Random) -> Problem:
-    function, items_name, pairs_name = rng.choice([
-        ("group_aliases", "names", "aliases"),
-        ("connected_groups", "nodes", "links"),
-        ("merge_accounts", "accounts", "same_owner"),
-    ])
-    reference = f'''
+    function, items_name, pairs_name = rng.choice(
+        [
+            ("group_aliases", "names", "aliases"),
+            ("connected_groups", "nodes", "links"),
+            ("merge_accounts", "accounts", "same_owner"),
+        ]
+    )
+    reference = f"""
 def {function}({items_name}: list, {pairs_name}: list) -> list:
     parent = {{item: item for item in {items_name}}}
 
@@ -343,8 +365,8 @@ def {function}({items_name}: list, {pairs_name}: list) -> list:
     for item in {items_name}:
         groups.setdefault(find(item), []).append(item)
     return [sorted(members) for members in groups.values()]
-'''
-    direct = f'''
+"""
+    direct = f"""
 def {function}({items_name}: list, {pairs_name}: list) -> list:
     label = {{item: item for item in {items_name}}}
     for a, b in {pairs_name}:
@@ -353,7 +375,7 @@ def {function}({items_name}: list, {pairs_name}: list) -> list:
     for item in {items_name}:
         groups.setdefault(label[item], []).append(item)
     return [sorted(members) for members in groups.values()]
-'''
+"""
     no_singletons = reference.replace(
         "for members in groups.values()]", "for members in groups.values() if len(members) > 1]"
     )
@@ -401,7 +423,7 @@ def _lru(rng: random.Random) -> Problem:
     function = rng.choice(["simulate_lru", "lru_trace", "run_lru_cache"])
     get, put = rng.choice([("get", "put"), ("read", "write"), ("lookup", "store")])
     miss = rng.choice([-1, None])
-    reference = f'''
+    reference = f"""
 from collections import OrderedDict
 
 
@@ -424,7 +446,7 @@ def {function}(capacity: int, operations: list) -> list:
             if len(cache) > capacity:
                 cache.popitem(last=False)
     return results
-'''
+"""
     get_stale = reference.replace(
         "                cache.move_to_end(key)\n                results", "                results"
     )
@@ -494,7 +516,11 @@ TEMPLATES: tuple[Template, ...] = (
     Template(id="flatten-dict", category="data-structures", difficulty="easy", build=_flatten),
     Template(id="group-records", category="data-structures", difficulty="easy", build=_group),
     Template(id="deep-merge", category="data-structures", difficulty="medium", build=_deep_merge),
-    Template(id="merge-intervals", category="data-structures", difficulty="medium", build=_intervals),
-    Template(id="equivalence-groups", category="data-structures", difficulty="medium", build=_equivalence),
+    Template(
+        id="merge-intervals", category="data-structures", difficulty="medium", build=_intervals
+    ),
+    Template(
+        id="equivalence-groups", category="data-structures", difficulty="medium", build=_equivalence
+    ),
     Template(id="lru-cache", category="data-structures", difficulty="hard", build=_lru),
 )
