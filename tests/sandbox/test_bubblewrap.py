@@ -72,7 +72,6 @@ def test_no_writes_outside_the_workspace(sandbox: BubblewrapSandbox, tmp_path: P
     target = tmp_path / "escape.txt"
     code = f"""
 import os
-import socket
 for path in ["/usr/escape", "/etc/escape", "/escape", {str(target)!r}, "/root/escape"]:
     try:
         with open(path, "w") as handle:
@@ -98,7 +97,6 @@ def test_host_files_and_environment_are_hidden(sandbox: BubblewrapSandbox, tmp_p
     try:
         code = f"""
 import os
-import socket
 print(sorted(os.environ))
 for path in [{str(secret)!r}, "/etc/shadow", {str(Path.cwd())!r}]:
     print(path, os.path.exists(path))
@@ -155,8 +153,7 @@ def test_memory_limit_holds(sandbox: BubblewrapSandbox) -> None:
 
 def test_memory_limit_holds_across_processes(sandbox: BubblewrapSandbox) -> None:
     code = """
-import os
-import socket
+import os, time
 children = []
 for _ in range(4):
     pid = os.fork()
