@@ -20,6 +20,7 @@ from pathlib import Path
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._cgroups import JobGroup, open_job_group
 from assay.sandbox._process import Finished, run_limited
+from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 from assay.tasks.taskdir import write_files
@@ -60,6 +61,7 @@ class BubblewrapSandbox:
         self._bwrap = found
         self._python = os.path.realpath(sys.executable)
         self._system_args = _system_view(Path(os.path.realpath(sys.base_prefix)))
+        self._seccomp = filter_program()
 
     @property
     def python(self) -> str:
@@ -81,9 +83,10 @@ class BubblewrapSandbox:
         group = open_job_group(limits.memory_mb, limits.max_processes)
         workdir = Path(tempfile.mkdtemp(prefix="assay-job-"))
         status_read, status_write = os.pipe()
+        seccomp_fd = self._seccomp_fd()
         try:
             write_files(workdir, dict(files or {}))
-            argv = [*self._bwrap_args(workdir, status_write), "--", *command]
+            argv = [*self._bwrap_args(workdir, status_write, seccomp_fd), "--", *command]
             finished = run_limited(
                 argv,
                 cwd=workdir,
@@ -91,7 +94,7 @@ class BubblewrapSandbox:
                 limits=limits,
                 stdin=stdin,
                 group=group,
-                pass_fds=(status_write,),
+                pass_fds=(status_write,) if seccomp_fd < 0 else (status_write, seccomp_fd),
             )
             os.close(status_write)
             status_write = -1
@@ -102,16 +105,29 @@ class BubblewrapSandbox:
                     "bubblewrap could not start the sandbox: "
                     + (detail[-1] if detail else f"exit status {finished.exit_code}")
                 )
-            return _result(finished, group)
+            notes = () if self._seccomp is not None else (NO_FILTER_NOTE,)
+            return _result(finished, group, notes)
         finally:
             if status_write >= 0:
                 os.close(status_write)
             os.close(status_read)
+            if seccomp_fd >= 0:
+                os.close(seccomp_fd)
             if group is not None:
                 group.close()
             shutil.rmtree(workdir, ignore_errors=True)
 
-    def _bwrap_args(self, workdir: Path, status_fd: int) -> list[str]:
+    def _seccomp_fd(self) -> int:
+        """A pipe holding the compiled filter, for ``--seccomp``; -1 where there is none."""
+        if self._seccomp is None:
+            return -1
+        read_end, write_end = os.pipe()
+        os.write(write_end, self._seccomp)
+        os.close(write_end)
+        return read_end
+
+    def _bwrap_args(self, workdir: Path, status_fd: int, seccomp_fd: int) -> list[str]:
+        seccomp = ["--seccomp", str(seccomp_fd)] if seccomp_fd >= 0 else []
         return [
             self._bwrap,
             "--unshare-all",
@@ -154,10 +170,13 @@ class BubblewrapSandbox:
             WORKDIR,
             "--remount-ro",
             "/",
+            "--remount-ro",
+            "/dev",
             "--chdir",
             WORKDIR,
             "--json-status-fd",
             str(status_fd),
+            *seccomp,
         ]
 
 
@@ -191,7 +210,7 @@ def _read_status(fd: int) -> bool:
     return False
 
 
-def _result(finished: Finished, group: JobGroup | None) -> ExecResult:
+def _result(finished: Finished, group: JobGroup | None, notes: tuple[str, ...]) -> ExecResult:
     peak = group.peak_memory_mb() if group else None
     cpu = group.cpu_seconds() if group else None
     oom = group.oom_killed() if group else False
@@ -209,5 +228,5 @@ def _result(finished: Finished, group: JobGroup | None) -> ExecResult:
         stderr=stderr,
         stdout_truncated=finished.stdout_truncated,
         stderr_truncated=finished.stderr_truncated,
-        notes=() if group else (NO_CGROUP_NOTE,),
+        notes=notes if group else (*notes, NO_CGROUP_NOTE),
     )

@@ -1,0 +1,172 @@
+"""The seccomp filter every sandboxed job runs under, as a classic BPF program.
+
+Compiled once (pure Python, no libseccomp needed) and installed either by bubblewrap
+(``--seccomp FD``) or by the warm pool's job process. It denies, with ``EPERM``:
+
+- tracing and reading other processes: ptrace, process_vm_readv/writev, pidfd_getfd;
+- mounting and namespaces: mount, umount2, pivot_root, the new mount API, unshare, setns, and
+  ``clone`` with any namespace flag; ``clone3`` gets ``ENOSYS`` so the C library falls back to
+  ``clone``, whose flags can be checked;
+- System V and POSIX IPC, which would let one job leave state for the next;
+- the kernel keyring, clock and time setting, module loading, bpf, kexec, reboot, swap, acct,
+  quotactl, syslog, perf_event_open, userfaultfd, open_by_handle_at, iopl/ioperm;
+- raw sockets and netlink/packet sockets.
+
+Only x86_64 is described; elsewhere :func:`filter_program` returns ``None`` and callers note the
+lost protection.
+"""
+
+from __future__ import annotations
+
+import platform
+import struct
+
+# BPF opcodes
+_LD_W_ABS = 0x20
+_JEQ_K = 0x15
+_JGE_K = 0x35
+_JSET_K = 0x45
+_AND_K = 0x54
+_RET_K = 0x06
+
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_X32_BIT = 0x40000000
+_ALLOW = 0x7FFF0000
+_KILL_PROCESS = 0x80000000
+_EPERM = 0x00050000 | 1
+_ENOSYS = 0x00050000 | 38
+
+_NR_OFFSET, _ARCH_OFFSET = 0, 4
+
+
+def _arg_low(index: int) -> int:
+    return 16 + 8 * index
+
+
+X86_64_DENIED = {
+    "ptrace": 101,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "pidfd_getfd": 438,
+    "mount": 165,
+    "umount2": 166,
+    "pivot_root": 155,
+    "unshare": 272,
+    "setns": 308,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "mount_setattr": 442,
+    "shmget": 29,
+    "shmat": 30,
+    "shmctl": 31,
+    "shmdt": 67,
+    "semget": 64,
+    "semop": 65,
+    "semctl": 66,
+    "semtimedop": 220,
+    "msgget": 68,
+    "msgsnd": 69,
+    "msgrcv": 70,
+    "msgctl": 71,
+    "mq_open": 240,
+    "mq_unlink": 241,
+    "mq_timedsend": 242,
+    "mq_timedreceive": 243,
+    "mq_notify": 244,
+    "mq_getsetattr": 245,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "settimeofday": 164,
+    "clock_settime": 227,
+    "clock_adjtime": 305,
+    "adjtimex": 159,
+    "init_module": 175,
+    "finit_module": 313,
+    "delete_module": 176,
+    "bpf": 321,
+    "kexec_load": 246,
+    "kexec_file_load": 320,
+    "reboot": 169,
+    "swapon": 167,
+    "swapoff": 168,
+    "acct": 163,
+    "quotactl": 179,
+    "syslog": 103,
+    "perf_event_open": 298,
+    "userfaultfd": 323,
+    "open_by_handle_at": 304,
+    "name_to_handle_at": 303,
+    "iopl": 172,
+    "ioperm": 173,
+    "lookup_dcookie": 212,
+}
+_CLONE, _CLONE3, _SOCKET = 56, 435, 41
+_CLONE_NAMESPACES = (
+    0x00020000  # CLONE_NEWNS
+    | 0x02000000  # CLONE_NEWCGROUP
+    | 0x04000000  # CLONE_NEWUTS
+    | 0x08000000  # CLONE_NEWIPC
+    | 0x10000000  # CLONE_NEWUSER
+    | 0x20000000  # CLONE_NEWPID
+    | 0x40000000  # CLONE_NEWNET
+    | 0x00000080  # CLONE_NEWTIME
+)
+_AF_NETLINK, _AF_PACKET, _SOCK_RAW, _SOCK_TYPE_MASK = 16, 17, 3, 0xF
+
+
+def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k)
+
+
+def _build_x86_64() -> bytes:
+    program = [
+        _insn(_LD_W_ABS, _ARCH_OFFSET),
+        _insn(_JEQ_K, _AUDIT_ARCH_X86_64, 1, 0),
+        _insn(_RET_K, _KILL_PROCESS),
+        _insn(_LD_W_ABS, _NR_OFFSET),
+        _insn(_JGE_K, _X32_BIT, 0, 1),
+        _insn(_RET_K, _EPERM),
+    ]
+    for number in sorted(X86_64_DENIED.values()):
+        program += [_insn(_JEQ_K, number, 0, 1), _insn(_RET_K, _EPERM)]
+    program += [_insn(_JEQ_K, _CLONE3, 0, 1), _insn(_RET_K, _ENOSYS)]
+    # clone: deny any namespace flag in its first argument
+    program += [
+        _insn(_JEQ_K, _CLONE, 0, 4),
+        _insn(_LD_W_ABS, _arg_low(0)),
+        _insn(_JSET_K, _CLONE_NAMESPACES, 0, 1),
+        _insn(_RET_K, _EPERM),
+        _insn(_RET_K, _ALLOW),
+    ]
+    # socket: no netlink, no packet, no raw sockets
+    program += [
+        _insn(_JEQ_K, _SOCKET, 0, 8),
+        _insn(_LD_W_ABS, _arg_low(0)),
+        _insn(_JEQ_K, _AF_NETLINK, 4, 0),
+        _insn(_JEQ_K, _AF_PACKET, 3, 0),
+        _insn(_LD_W_ABS, _arg_low(1)),
+        _insn(_AND_K, _SOCK_TYPE_MASK),
+        _insn(_JEQ_K, _SOCK_RAW, 0, 1),
+        _insn(_RET_K, _EPERM),
+        _insn(_RET_K, _ALLOW),
+    ]
+    program.append(_insn(_RET_K, _ALLOW))
+    return b"".join(program)
+
+
+def filter_program() -> bytes | None:
+    """The compiled filter (an array of ``struct sock_filter``), or ``None`` on other arches."""
+    if platform.machine() != "x86_64":
+        return None
+    return _build_x86_64()
+
+
+NO_FILTER_NOTE = (
+    "no seccomp filter for this CPU architecture: namespace, IPC, tracing and mount system calls "
+    "are not filtered"
+)
