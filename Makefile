@@ -19,8 +19,8 @@ demo: setup
 	$(BIN)/assay demo
 
 lint: setup
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
 
 typecheck: setup
 	$(BIN)/mypy

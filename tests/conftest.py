@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 
 from assay.cli import cli
 from assay.families.code.config import Case, cases_json
-from assay.sandbox import BubblewrapSandbox
+from assay.sandbox import BubblewrapSandbox, PoolSandbox, Sandbox
 from assay.tasks import Limits, Task, TaskSpec, save_task
 
 REFERENCE = b"""
@@ -65,8 +65,21 @@ def make_median_task(task_id: str = "median-1", **spec: object) -> Task:
 
 
 @pytest.fixture(scope="session")
-def sandbox() -> BubblewrapSandbox:
+def bubblewrap() -> BubblewrapSandbox:
     return BubblewrapSandbox()
+
+
+@pytest.fixture(scope="session")
+def pool() -> Iterator[PoolSandbox]:
+    with PoolSandbox(max_workers=2) as warm:
+        yield warm
+
+
+@pytest.fixture(params=["pool", "bubblewrap"])
+def sandbox(request: pytest.FixtureRequest) -> Sandbox:
+    """Each backend in turn: what holds for one must hold for the other."""
+    backend: Sandbox = request.getfixturevalue(request.param)
+    return backend
 
 
 @pytest.fixture

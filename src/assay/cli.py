@@ -18,8 +18,8 @@ from assay.audit import render_table, run_audit, summary_line
 from assay.errors import AssayError, InputError
 from assay.families import family_of
 from assay.families.code.generator import generate_code_tasks
-from assay.sandbox import BubblewrapSandbox
-from assay.settings import DB, WORKERS, Setting
+from assay.sandbox import BACKENDS, Sandbox, open_sandbox
+from assay.settings import DB, SANDBOX, WORKERS, Setting
 from assay.store import Store
 from assay.tasks import TaskSet, load_task, save_task
 from assay.tasks.spec import Limits
@@ -83,17 +83,16 @@ def generate() -> None:
     help="Directory to write task directories into.",
 )
 @setting_option(WORKERS, type=click.IntRange(1, 256))
-def generate_code(count: int, seed: int, out: Path, workers: int) -> None:
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def generate_code(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
     """Generate Python function tasks from the template bank, each self-checked in the sandbox.
 
     \b
     Example:
       assay generate code --n 50 --seed 1 --out tasks/
     """
-    with _errors(), _progress("generating", count) as advance:
-        tasks = generate_code_tasks(
-            count, seed, BubblewrapSandbox(), workers=workers, on_task=lambda _t: advance()
-        )
+    with _errors(), _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
+        tasks = generate_code_tasks(count, seed, box, workers=workers, on_task=lambda _t: advance())
         for task in tasks:
             save_task(task, out)
     out_console_line(f"wrote {len(tasks)} tasks to {out}")
@@ -109,7 +108,8 @@ def generate_code(count: int, seed: int, out: Path, workers: int) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
-def verify(task_dir: Path, solution: Path, as_json: bool, db: Path) -> None:
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str) -> None:
     """Verify one attempt at one task and keep the verdict. Exit 0 pass, 1 fail, 2 bad input,
     3 infrastructure error.
 
@@ -121,7 +121,8 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path) -> None:
         task = load_task(task_dir)
         family = family_of(task, task_dir)
         files = family.load_solution(solution)
-        verdict = family.verify(task, files, BubblewrapSandbox())
+        with _sandbox(sandbox, 1) as box:
+            verdict = family.verify(task, files, box)
         with Store(db) as store:
             store.add_verdict(verdict, solution=str(solution))
     _print_verdict(verdict, as_json)
@@ -140,7 +141,8 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path) -> None:
 )
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
-def audit(directory: Path, json_path: Path | None, db: Path, workers: int) -> None:
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandbox: str) -> None:
     """Audit a task or a directory of tasks: lint, references pass, known-bad solutions fail,
     an empty submission fails. Exit 1 when any task is rejected.
 
@@ -150,12 +152,12 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int) -> No
     """
     with _errors():
         taskset = TaskSet.load(directory)
-        sandbox = BubblewrapSandbox()
         verdicts: list[tuple[str, Verdict]] = []
-        with _progress("auditing", len(taskset) + len(taskset.failures)) as advance:
+        total = len(taskset) + len(taskset.failures)
+        with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
             report = run_audit(
                 taskset,
-                sandbox,
+                box,
                 workers=workers,
                 on_task=lambda _t: advance(),
                 on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
@@ -205,22 +207,25 @@ def sandbox() -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Directory whose files are copied into the sandbox's working directory.",
 )
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
 @click.argument("command", nargs=-1, required=True)
 def sandbox_run(
-    timeout: float, memory: int, workspace: Path | None, command: tuple[str, ...]
+    timeout: float, memory: int, workspace: Path | None, sandbox: str, command: tuple[str, ...]
 ) -> None:
-    """Run COMMAND in a fresh bubblewrap sandbox and print the result as JSON.
+    """Run COMMAND in a fresh sandbox and print the result as JSON.
 
     \b
     Example:
       assay sandbox run --timeout 2 --memory 256 -- python3 -c 'print("hi")'
+      assay sandbox run --sandbox bubblewrap -- sh -c 'id; ls /'
     """
     from assay.tasks.taskdir import read_files  # noqa: PLC0415 - only this command reads a dir
 
     with _errors():
         files = read_files(workspace) if workspace is not None else {}
         limits = Limits(timeout_s=timeout, cpu_s=timeout, memory_mb=memory)
-        result = BubblewrapSandbox().run(list(command), files=files, limits=limits)
+        with _sandbox(sandbox, 1) as box:
+            result = box.run(list(command), files=files, limits=limits)
     click.echo(result.model_dump_json(indent=2))
 
 
@@ -242,7 +247,8 @@ def sandbox_run(
 )
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
-def demo(out: Path, count: int, db: Path, workers: int) -> None:
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
     """Generate a small suite of code tasks, audit it, store the results and print a summary.
 
     \b
@@ -251,18 +257,17 @@ def demo(out: Path, count: int, db: Path, workers: int) -> None:
     """
     from assay.demo import run_demo  # noqa: PLC0415 - keeps start-up light for other commands
 
-    with _errors(), Store(db) as store:
-        sandbox = BubblewrapSandbox()
-        with _progress("generating and auditing", 2 * count) as advance:
-            result = run_demo(
-                out,
-                store,
-                sandbox,
-                n=count,
-                workers=workers,
-                on_generated=lambda _t: advance(),
-                on_audited=lambda _t: advance(),
-            )
+    progress = _progress("generating and auditing", 2 * count)
+    with _errors(), Store(db) as store, _sandbox(sandbox, workers) as box, progress as advance:
+        result = run_demo(
+            out,
+            store,
+            box,
+            n=count,
+            workers=workers,
+            on_generated=lambda _t: advance(),
+            on_audited=lambda _t: advance(),
+        )
     out.mkdir(parents=True, exist_ok=True)
     report = result.report
     out_console_line(summary_line(report))
@@ -304,6 +309,18 @@ def _errors() -> Iterator[None]:
     except AssayError as exc:
         err.print(f"error: {exc}", markup=False, highlight=False)
         sys.exit(EXIT_INFRA)
+
+
+@contextmanager
+def _sandbox(backend: str, workers: int) -> Iterator[Sandbox]:
+    """Open the backend, say once what protection this host lacks, close it at the end."""
+    box = open_sandbox(backend, workers=workers)
+    try:
+        for note in box.notes:
+            err.print(f"warning: {note}", markup=False, highlight=False)
+        yield box
+    finally:
+        box.close()
 
 
 @contextmanager

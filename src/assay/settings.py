@@ -35,7 +35,13 @@ class Setting:
 DB = Setting("db", "assay.db", "SQLite file that keeps audit runs and verdicts.")
 WORKERS = Setting("workers", str(os.cpu_count() or 2), "Sandboxed jobs to run at once.")
 
-SETTINGS = (DB, WORKERS)
+SANDBOX = Setting(
+    "sandbox",
+    "pool",
+    "Sandbox backend: pool (warm isolated workers) or bubblewrap (a fresh sandbox per command).",
+)
+
+SETTINGS = (DB, WORKERS, SANDBOX)
 
 
 def db_path() -> Path:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from assay.audit import Decision, run_audit
-from assay.sandbox import BubblewrapSandbox
+from assay.sandbox import Sandbox
 from assay.tasks import Task, TaskSet, save_task
 from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task
 
 
-def audit_one(task: Task, tmp_path: Path, sandbox: BubblewrapSandbox):  # type: ignore[no-untyped-def]
+def audit_one(task: Task, tmp_path: Path, sandbox: Sandbox):  # type: ignore[no-untyped-def]
     report = run_audit(TaskSet.load(save_task(task, tmp_path)), sandbox)
     assert len(report.tasks) == 1
     return report.tasks[0]
@@ -20,14 +20,14 @@ def messages(audit) -> str:  # type: ignore[no-untyped-def]
     return " | ".join(f"[{f.check}] {f.message}" for f in audit.findings)
 
 
-def test_sound_task_is_accepted(tmp_path: Path, sandbox: BubblewrapSandbox) -> None:
+def test_sound_task_is_accepted(tmp_path: Path, sandbox: Sandbox) -> None:
     audit = audit_one(make_median_task(), tmp_path, sandbox)
     assert audit.decision is Decision.ACCEPTED, messages(audit)
     assert {s.solution for s in audit.solutions} == {"reference", "bad-unsorted", "empty"}
     assert audit.known_bad_caught == audit.known_bad == 1
 
 
-def test_known_bad_that_passes_rejects_the_task(tmp_path: Path, sandbox: BubblewrapSandbox) -> None:
+def test_known_bad_that_passes_rejects_the_task(tmp_path: Path, sandbox: Sandbox) -> None:
     task = make_median_task()
     task = task.model_copy(
         update={"solutions": {**task.solutions, "bad-sorted": {"solution.py": REFERENCE}}}
@@ -37,7 +37,7 @@ def test_known_bad_that_passes_rejects_the_task(tmp_path: Path, sandbox: Bubblew
     assert "bad-sorted passes" in messages(audit)
 
 
-def test_failing_reference_rejects_the_task(tmp_path: Path, sandbox: BubblewrapSandbox) -> None:
+def test_failing_reference_rejects_the_task(tmp_path: Path, sandbox: Sandbox) -> None:
     task = make_median_task()
     task = task.model_copy(
         update={"solutions": {**task.solutions, "reference-alt": {"solution.py": BAD_NO_SORT}}}
@@ -47,9 +47,7 @@ def test_failing_reference_rejects_the_task(tmp_path: Path, sandbox: BubblewrapS
     assert "reference-alt does not pass" in messages(audit)
 
 
-def test_task_an_empty_submission_passes_is_rejected(
-    tmp_path: Path, sandbox: BubblewrapSandbox
-) -> None:
+def test_task_an_empty_submission_passes_is_rejected(tmp_path: Path, sandbox: Sandbox) -> None:
     base = make_median_task()
     checker = b"def check(args, output, expected):\n    return True\n"
     task = base.model_copy(
@@ -65,9 +63,7 @@ def test_task_an_empty_submission_passes_is_rejected(
     assert "[empty]" in messages(audit)
 
 
-def test_leaks_into_prompt_or_workspace_are_lint_errors(
-    tmp_path: Path, sandbox: BubblewrapSandbox
-) -> None:
+def test_leaks_into_prompt_or_workspace_are_lint_errors(tmp_path: Path, sandbox: Sandbox) -> None:
     task = make_median_task()
     leaky = task.model_copy(
         update={
@@ -84,7 +80,7 @@ def test_leaks_into_prompt_or_workspace_are_lint_errors(
 
 
 def test_malformed_task_in_a_set_is_rejected_and_the_rest_audited(
-    tmp_path: Path, sandbox: BubblewrapSandbox
+    tmp_path: Path, sandbox: Sandbox
 ) -> None:
     save_task(make_median_task("good"), tmp_path)
     broken = save_task(make_median_task("broken"), tmp_path)

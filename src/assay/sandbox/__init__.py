@@ -1,7 +1,44 @@
-"""Sandboxes: where untrusted code runs. The protocol, the bubblewrap backend, a test stand-in."""
+"""Sandboxes: where untrusted code runs.
 
+Backends: ``pool`` (warm, isolated Python workers; the default for verification) and
+``bubblewrap`` (a fresh bubblewrap sandbox per command), plus ``LocalSandbox``, an unisolated
+stand-in for unit tests of trusted code.
+"""
+
+from __future__ import annotations
+
+from assay.errors import InputError
 from assay.sandbox.bubblewrap import BubblewrapSandbox
 from assay.sandbox.local import LocalSandbox
+from assay.sandbox.pool import PoolSandbox
 from assay.sandbox.protocol import ExecResult, Sandbox
 
-__all__ = ["BubblewrapSandbox", "ExecResult", "LocalSandbox", "Sandbox"]
+BACKENDS = ("pool", "bubblewrap")
+
+
+def open_sandbox(backend: str, *, workers: int | None = None) -> BubblewrapSandbox | PoolSandbox:
+    """The named backend, ready to use; close it with ``close()`` when done.
+
+    Raises :class:`assay.errors.SandboxUnavailableError` with what is missing when the backend
+    cannot run here: there is no silent fallback to a weaker one.
+    """
+    if backend == "pool":
+        return PoolSandbox(max_workers=workers)
+    if backend == "bubblewrap":
+        return BubblewrapSandbox()
+    raise InputError(
+        f"unknown sandbox backend {backend!r}",
+        field="sandbox",
+        fix=f"use one of: {', '.join(BACKENDS)}",
+    )
+
+
+__all__ = [
+    "BACKENDS",
+    "BubblewrapSandbox",
+    "ExecResult",
+    "LocalSandbox",
+    "PoolSandbox",
+    "Sandbox",
+    "open_sandbox",
+]

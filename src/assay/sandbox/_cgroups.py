@@ -55,13 +55,39 @@ class JobGroup:
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of the job for memory."""
+        return self.oom_kills() > 0
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel has killed in this group for memory."""
         name = "memory.oom_control" if self.version == 1 else "memory.events"
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             for line in (self.memory / name).read_text().splitlines():
                 key, _, value = line.partition(" ")
-                if key == "oom_kill" and int(value) > 0:
-                    return True
-        return False
+                if key == "oom_kill":
+                    return int(value)
+        return 0
+
+    def set_limits(self, memory_mb: int, max_processes: int) -> None:
+        """Change the group's memory and process limits (for the next job of a reused group)."""
+        if self.version == 1:
+            limit = str(memory_mb * 2**20)
+            path = self.memory / "memory.limit_in_bytes"
+            swap = self.memory / "memory.memsw.limit_in_bytes"
+            # memsw must stay >= the memory limit, so order the writes by direction.
+            growing = (_read_int(path) or 0) < memory_mb * 2**20
+            order = (swap, path) if growing else (path, swap)
+            for target in order:
+                with contextlib.suppress(OSError):
+                    target.write_text(limit)
+        else:
+            (self.memory / "memory.max").write_text(str(memory_mb * 2**20))
+        (self.pids / "pids.max").write_text(str(max_processes))
+
+    def reset_peak(self) -> None:
+        """Start measuring peak memory afresh, where the kernel allows it."""
+        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
+        with contextlib.suppress(OSError):
+            (self.memory / name).write_text("0")
 
     def kill_all(self) -> None:
         """Kill every process still in the job."""
@@ -89,9 +115,11 @@ class JobGroup:
         return sorted(found)
 
 
-def open_job_group(memory_mb: int, max_processes: int) -> JobGroup | None:
-    """Create the cgroups of one job with its limits set, or ``None`` where that is not possible."""
-    name = f"job-{uuid.uuid4().hex[:12]}"
+def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> JobGroup | None:
+    """Create the cgroups of one job (or one pool worker: ``kind="worker"``) with its limits
+    set, or ``None`` where that is not possible.
+    """
+    name = f"{kind}-{uuid.uuid4().hex[:12]}"
     with contextlib.suppress(OSError):
         if _writable(ROOT / "memory") and _writable(ROOT / "pids"):
             return _open_v1(name, memory_mb, max_processes)

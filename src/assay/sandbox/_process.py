@@ -70,7 +70,8 @@ def run_limited(
         pass_fds=tuple(pass_fds),
         preexec_fn=_limiter(limits, group),  # noqa: PLW1509 - only rlimits and cgroup writes
     )
-    readers = [_Reader(proc.stdout, output_cap), _Reader(proc.stderr, output_cap)]
+    streams = [proc.stdout, proc.stderr]
+    readers = [CappedReader(stream.fileno(), output_cap) for stream in streams if stream]
     _feed_stdin(proc, stdin)
     timed_out = threading.Event()
     timer = threading.Timer(limits.timeout_s, _kill_tree, (proc.pid, group, timed_out))
@@ -84,6 +85,9 @@ def run_limited(
     _kill_tree(proc.pid, group, None)
     for reader in readers:
         reader.join(timeout=5)
+    for stream in streams:
+        if stream is not None and not any(r.is_alive() for r in readers):
+            stream.close()
     return Finished(
         status=status,
         timed_out=timed_out.is_set(),
@@ -150,13 +154,15 @@ def _feed_stdin(proc: subprocess.Popen[bytes], data: bytes) -> None:
         threading.Thread(target=feed, daemon=True).start()
 
 
-class _Reader(threading.Thread):
-    """Drains one pipe, keeping at most ``cap`` bytes and noting whether more arrived."""
+class CappedReader(threading.Thread):
+    """Drains one pipe descriptor, keeping at most ``cap`` bytes and noting whether more came.
 
-    def __init__(self, stream: object, cap: int) -> None:
+    The caller owns the descriptor and closes it after :meth:`join`.
+    """
+
+    def __init__(self, fd: int, cap: int) -> None:
         super().__init__(daemon=True)
-        self._fd = stream.fileno()  # type: ignore[attr-defined]
-        self._stream = stream
+        self._fd = fd
         self._cap = cap
         self._chunks: list[bytes] = []
         self._size = 0
@@ -164,16 +170,17 @@ class _Reader(threading.Thread):
         self.start()
 
     def run(self) -> None:
-        while chunk := os.read(self._fd, READ_CHUNK):
-            room = self._cap - self._size
-            if len(chunk) > room:
-                self.truncated = True
-                chunk = chunk[: max(room, 0)]
-            if chunk:
-                self._chunks.append(chunk)
-                self._size += len(chunk)
-        self._stream.close()  # type: ignore[attr-defined]
+        with contextlib.suppress(OSError):
+            while chunk := os.read(self._fd, READ_CHUNK):
+                room = self._cap - self._size
+                if len(chunk) > room:
+                    self.truncated = True
+                    chunk = chunk[: max(room, 0)]
+                if chunk:
+                    self._chunks.append(chunk)
+                    self._size += len(chunk)
 
     @property
     def data(self) -> bytes:
+        """What was kept."""
         return b"".join(self._chunks)

@@ -60,13 +60,27 @@ class BubblewrapSandbox:
             raise SandboxUnavailableError(INSTALL_HINT)
         self._bwrap = found
         self._python = os.path.realpath(sys.executable)
-        self._system_args = _system_view(Path(os.path.realpath(sys.base_prefix)))
+        self._system_args = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = filter_program()
 
     @property
     def python(self) -> str:
         """The host's Python interpreter, mounted read-only at the same path."""
         return self._python
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Protections this host cannot give (no seccomp filter, no writable cgroup)."""
+        return host_notes(self._seccomp is not None)
+
+    def close(self) -> None:
+        """Nothing to release: every run cleans up after itself."""
+
+    def __enter__(self) -> BubblewrapSandbox:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
     def run(
         self,
@@ -180,7 +194,18 @@ class BubblewrapSandbox:
         ]
 
 
-def _system_view(python_prefix: Path) -> list[str]:
+def host_notes(filtered: bool) -> tuple[str, ...]:
+    """What this host lacks: a seccomp filter for its architecture, a writable cgroup."""
+    notes = [] if filtered else [NO_FILTER_NOTE]
+    probe = open_job_group(64, 8)
+    if probe is None:
+        notes.append(NO_CGROUP_NOTE)
+    else:
+        probe.close()
+    return tuple(notes)
+
+
+def system_view(python_prefix: Path) -> list[str]:
     """Read-only mounts of the system directories, a few /etc files and the Python install."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in _TOP_LEVEL:
@@ -192,6 +217,10 @@ def _system_view(python_prefix: Path) -> list[str]:
     for name in _ETC_FILES:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     if not python_prefix.is_relative_to("/usr"):
+        # Directories leading to the install are made traversable for any uid (a job in the
+        # pool runs as its own unprivileged uid; /root on the host is 0700).
+        for parent in reversed(python_prefix.parents[:-1]):
+            args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(python_prefix), str(python_prefix)]
     return args
 

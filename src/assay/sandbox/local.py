@@ -31,6 +31,14 @@ class LocalSandbox:
         """The current interpreter."""
         return sys.executable
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """This backend isolates nothing."""
+        return (UNSAFE_NOTE,)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
     def run(
         self,
         command: Sequence[str],

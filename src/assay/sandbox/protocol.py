@@ -53,6 +53,15 @@ class Sandbox(Protocol):
         """Path of a Python interpreter usable inside the sandbox."""
         ...
 
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Protections this host cannot give, in words a person can act on; empty when none."""
+        ...
+
+    def close(self) -> None:
+        """Release what the backend holds (workers, directories). Idempotent."""
+        ...
+
     def run(
         self,
         command: Sequence[str],

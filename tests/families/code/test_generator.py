@@ -9,12 +9,12 @@ from pathlib import Path
 from assay.audit import Decision, run_audit
 from assay.families.code.generator import generate_code_tasks
 from assay.families.code.templates import TEMPLATES
-from assay.sandbox import BubblewrapSandbox
+from assay.sandbox import Sandbox
 from assay.tasks import Task, TaskSet, load_task, save_task
 from tests.conftest import expected_outputs
 
 
-def test_same_seed_same_tasks_other_seed_other_tasks(sandbox: BubblewrapSandbox) -> None:
+def test_same_seed_same_tasks_other_seed_other_tasks(sandbox: Sandbox) -> None:
     first = generate_code_tasks(4, 11, sandbox)
     again = generate_code_tasks(4, 11, sandbox)
     other = generate_code_tasks(4, 12, sandbox)
@@ -22,9 +22,7 @@ def test_same_seed_same_tasks_other_seed_other_tasks(sandbox: BubblewrapSandbox)
     assert {t.id for t in first}.isdisjoint({t.id for t in other})
 
 
-def test_tasks_are_complete_and_keep_answers_hidden(
-    sandbox: BubblewrapSandbox, tmp_path: Path
-) -> None:
+def test_tasks_are_complete_and_keep_answers_hidden(sandbox: Sandbox, tmp_path: Path) -> None:
     tasks = generate_code_tasks(6, 3, sandbox)
     for task in tasks:
         assert load_task(save_task(task, tmp_path)) == task
@@ -40,7 +38,7 @@ def test_tasks_are_complete_and_keep_answers_hidden(
         assert "solution.py" in task.prompt
 
 
-def test_a_large_set_covers_the_bank_in_every_style(sandbox: BubblewrapSandbox) -> None:
+def test_a_large_set_covers_the_bank_in_every_style(sandbox: Sandbox) -> None:
     tasks = generate_code_tasks(len(TEMPLATES) + 6, 5, sandbox)
     templates = Counter(
         tag for t in tasks for tag in t.spec.tags if tag in {x.id for x in TEMPLATES}
@@ -58,7 +56,7 @@ def _first_line(task: Task) -> str:
     return task.prompt.splitlines()[0]
 
 
-def test_generated_set_passes_its_audit(sandbox: BubblewrapSandbox, tmp_path: Path) -> None:
+def test_generated_set_passes_its_audit(sandbox: Sandbox, tmp_path: Path) -> None:
     for task in generate_code_tasks(12, 21, sandbox):
         save_task(task, tmp_path)
     report = run_audit(TaskSet.load(tmp_path), sandbox)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assay.families.code import CodeFamily
-from assay.sandbox import BubblewrapSandbox, LocalSandbox
+from assay.sandbox import LocalSandbox, Sandbox
 from assay.tasks import Limits, Task, save_task
 from assay.verdicts import Status
 from tests.conftest import REFERENCE, make_median_task
@@ -15,14 +15,12 @@ from tests.conftest import REFERENCE, make_median_task
 family = CodeFamily()
 
 
-def verify(task: Task, source: str | bytes, sandbox: BubblewrapSandbox, **extra: bytes):  # type: ignore[no-untyped-def]
+def verify(task: Task, source: str | bytes, sandbox: Sandbox, **extra: bytes):  # type: ignore[no-untyped-def]
     code = source.encode() if isinstance(source, str) else source
     return family.verify(task, {"solution.py": code, **extra}, sandbox)
 
 
-def test_reference_passes_with_one_criterion_per_case(
-    median_task: Task, sandbox: BubblewrapSandbox
-) -> None:
+def test_reference_passes_with_one_criterion_per_case(median_task: Task, sandbox: Sandbox) -> None:
     verdict = verify(median_task, REFERENCE, sandbox)
     assert verdict.status is Status.PASS
     assert verdict.score == 1.0
@@ -31,7 +29,7 @@ def test_reference_passes_with_one_criterion_per_case(
     assert verdict.versions.task == median_task.content_version("code@1")
 
 
-def test_known_bad_fails_with_evidence(median_task: Task, sandbox: BubblewrapSandbox) -> None:
+def test_known_bad_fails_with_evidence(median_task: Task, sandbox: Sandbox) -> None:
     verdict = verify(median_task, median_task.solutions["bad-unsorted"]["solution.py"], sandbox)
     assert verdict.status is Status.FAIL
     assert 0 < verdict.score < 1
@@ -125,7 +123,7 @@ def median(values):
 
 
 def test_reading_hidden_files_from_the_host_wins_nothing(
-    tmp_path: Path, median_task: Task, sandbox: BubblewrapSandbox
+    tmp_path: Path, median_task: Task, sandbox: Sandbox
 ) -> None:
     task_dir = save_task(median_task, tmp_path)
     attack = READ_FROM_DISK.replace("KNOWN_PATH", repr(str(task_dir / "hidden" / "cases.json")))
@@ -138,7 +136,7 @@ def test_reading_hidden_files_from_the_host_wins_nothing(
 
 
 @pytest.mark.parametrize("name", sorted(EXPLOITS))
-def test_reward_hacks_fail(name: str, median_task: Task, sandbox: BubblewrapSandbox) -> None:
+def test_reward_hacks_fail(name: str, median_task: Task, sandbox: Sandbox) -> None:
     extra: dict[str, bytes] = {}
     if name == "shadow-stdlib-module":
         extra["json.py"] = b'def dumps(*a, **k): return \'{"id": "case-0", "value": 2}\'\n'
@@ -161,7 +159,7 @@ def test_reward_hacks_fail(name: str, median_task: Task, sandbox: BubblewrapSand
     ],
 )
 def test_broken_candidates_fail_with_the_error_as_evidence(
-    source: str, evidence: str, sandbox: BubblewrapSandbox
+    source: str, evidence: str, sandbox: Sandbox
 ) -> None:
     task = make_median_task(limits=Limits(timeout_s=2, cpu_s=2, memory_mb=256))
     verdict = verify(task, source, sandbox)
@@ -170,13 +168,13 @@ def test_broken_candidates_fail_with_the_error_as_evidence(
     assert evidence in verdict.criteria[0].evidence
 
 
-def test_missing_entrypoint_fails(median_task: Task, sandbox: BubblewrapSandbox) -> None:
+def test_missing_entrypoint_fails(median_task: Task, sandbox: Sandbox) -> None:
     verdict = family.verify(median_task, {"other.py": b"x = 1\n"}, sandbox)
     assert verdict.status is Status.FAIL
     assert "solution.py" in verdict.summary
 
 
-def test_empty_submission_fails(median_task: Task, sandbox: BubblewrapSandbox) -> None:
+def test_empty_submission_fails(median_task: Task, sandbox: Sandbox) -> None:
     verdict = family.verify(median_task, family.empty_solution(median_task), sandbox)
     assert verdict.status is Status.FAIL
     assert verdict.score == 0.2  # only the empty-list case, whose answer is None
@@ -186,7 +184,7 @@ def test_empty_submission_fails(median_task: Task, sandbox: BubblewrapSandbox) -
 
 
 def test_helper_modules_in_the_solution_directory_import(
-    median_task: Task, sandbox: BubblewrapSandbox
+    median_task: Task, sandbox: Sandbox
 ) -> None:
     files = {
         "solution.py": b"from helpers_mod import middle\n"
@@ -196,7 +194,7 @@ def test_helper_modules_in_the_solution_directory_import(
     assert family.verify(median_task, files, sandbox).status is Status.PASS
 
 
-def test_trusted_checker_accepts_any_right_answer(sandbox: BubblewrapSandbox) -> None:
+def test_trusted_checker_accepts_any_right_answer(sandbox: Sandbox) -> None:
     base = make_median_task()
     checker = b"def check(args, output, expected):\n    return output in (expected, -1)\n"
     task = base.model_copy(
@@ -211,7 +209,7 @@ def test_trusted_checker_accepts_any_right_answer(sandbox: BubblewrapSandbox) ->
     assert verify(task, "def median(values): return 0\n", sandbox).status is Status.FAIL
 
 
-def test_a_broken_checker_is_an_error_not_a_score(sandbox: BubblewrapSandbox) -> None:
+def test_a_broken_checker_is_an_error_not_a_score(sandbox: Sandbox) -> None:
     base = make_median_task()
     task = base.model_copy(
         update={

@@ -1,0 +1,408 @@
+"""One warm worker of the pool, seen from the host: its bubblewrap sandbox, control socket and
+cgroup, and the running of one job on it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
+from importlib.resources import files as package_files
+from pathlib import Path
+from typing import Any
+
+from assay.errors import SandboxError
+from assay.sandbox._cgroups import JobGroup, open_job_group
+from assay.sandbox._process import READ_CHUNK
+from assay.sandbox.protocol import ExecResult
+from assay.tasks.spec import Limits
+
+ZYGOTE = package_files("assay.sandbox").joinpath("_zygote.py").read_text(encoding="utf-8")
+_HEADER = struct.Struct("!I")
+START_TIMEOUT_S = 15.0
+REPLY_GRACE_S = 5.0
+WORKER_OVERHEAD_MB = 48
+"""Memory the worker itself may use beyond the job's limit, inside the slot's cgroup."""
+_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_KILL")
+
+
+class WorkerFailedError(SandboxError):
+    """The worker broke down (died, hung, or could not clean up); it must be recycled."""
+
+
+class WorkerGoneError(WorkerFailedError):
+    """The worker was already gone when a job was handed to it; the job never started."""
+
+
+class Worker:
+    """A zygote in its own sandbox, serving one job at a time."""
+
+    def __init__(
+        self, bwrap: str, system_args: list[str], python: str, uid: int, seccomp: bytes | None
+    ) -> None:
+        self.uid = uid
+        self.python = python
+        self.jobs = 0
+        self.healthy = True
+        self.idle_since = time.monotonic()
+        self.group: JobGroup | None = open_job_group(256 + WORKER_OVERHEAD_MB, 64, kind="worker")
+        host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._sock = host_end
+        argv = [
+            bwrap,
+            *_bwrap_args(system_args, python),
+            "--",
+            python,
+            "-I",
+            "-S",
+            "-c",
+            ZYGOTE,
+            str(worker_end.fileno()),
+        ]
+        procs = self.group.procs_files() if self.group else []
+        try:
+            self._proc = _spawn(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(worker_end.fileno(),),
+                start_new_session=True,
+                preexec_fn=lambda: _join(procs),
+            )
+        finally:
+            worker_end.close()
+        try:
+            _send(self._sock, seccomp or b"")
+            reply = _Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
+        except (OSError, WorkerFailedError) as exc:
+            self.close()
+            raise SandboxError(f"the pool could not start a worker: {exc}") from None
+        self.zygote_pid = int(reply.get("ready", 0))
+
+    @property
+    def pids(self) -> list[int]:
+        """Host PIDs of the worker's processes (bubblewrap and the zygote)."""
+        found = [self._proc.pid]
+        with contextlib.suppress(OSError):
+            children = Path(f"/proc/{self._proc.pid}/task/{self._proc.pid}/children").read_text()
+            for child in children.split():
+                found.append(int(child))
+                with contextlib.suppress(OSError):
+                    found += [
+                        int(p)
+                        for p in Path(f"/proc/{child}/task/{child}/children").read_text().split()
+                    ]
+        return found
+
+    def alive(self) -> bool:
+        """Whether the worker's sandbox is still running."""
+        return self._proc.poll() is None
+
+    def run(
+        self,
+        meta: Mapping[str, object],
+        files: Mapping[str, bytes],
+        limits: Limits,
+        stdin: bytes,
+        notes: tuple[str, ...],
+    ) -> ExecResult:
+        """Run one job and report it. Sets :attr:`healthy` to False when the worker could not
+        clean up after the job. Raises :class:`WorkerFailedError` when it does not answer or dies.
+        """
+        self.jobs += 1
+        oom_before = 0
+        if self.group is not None:
+            self.group.set_limits(limits.memory_mb + WORKER_OVERHEAD_MB, limits.max_processes + 2)
+            self.group.reset_peak()
+            oom_before = self.group.oom_kills()
+        pipes = [os.pipe() for _ in range(4)]
+        (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
+        header = {"uid": self.uid, "limits": limits.model_dump(), "disk_mb": limits.memory_mb}
+        try:
+            _send(self._sock, json.dumps(header).encode(), [payload_r, stdin_r, out_w, err_w])
+        except OSError as exc:
+            for fd in (payload_w, stdin_w, out_r, err_r):
+                os.close(fd)
+            raise WorkerGoneError(f"worker unreachable: {exc}") from None
+        finally:
+            for fd in (payload_r, stdin_r, out_w, err_w):
+                os.close(fd)
+        exchange = _Exchange(
+            self._sock,
+            writes={payload_w: _payload(meta, files), stdin_w: stdin},
+            reads=(out_r, err_r),
+            cap=limits.max_output_kb * 1024,
+        )
+        reply = exchange.run(limits.timeout_s + REPLY_GRACE_S)
+        oom = self.group is not None and self.group.oom_kills() > oom_before
+        self.healthy = bool(reply.get("clean")) and self.alive()
+        self.idle_since = time.monotonic()
+        return _result(reply, exchange.outputs, oom, self.peak_memory_mb(), notes)
+
+    def peak_memory_mb(self) -> float | None:
+        """Peak memory of the slot during the last job (the worker's own share included)."""
+        return self.group.peak_memory_mb() if self.group else None
+
+    def close(self) -> None:
+        """Stop the worker and everything in it."""
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self._proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._proc.wait(timeout=5)
+        if self.group is not None:
+            self.group.close()
+
+
+_spawn_requests: queue.SimpleQueue[tuple[Callable[[], subprocess.Popen[bytes]], Future[Any]]] = (
+    queue.SimpleQueue()
+)
+_spawner_lock = threading.Lock()
+_spawner: threading.Thread | None = None
+
+
+def _spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    """Start a worker from one long-lived thread.
+
+    bubblewrap's --die-with-parent follows the *thread* that started it, so a worker started
+    from a short-lived caller thread would be killed when that thread ends.
+    """
+    global _spawner  # noqa: PLW0603 - one spawner thread per process
+    with _spawner_lock:
+        if _spawner is None or not _spawner.is_alive():
+            _spawner = threading.Thread(
+                target=_serve_spawns, name="assay-pool-spawner", daemon=True
+            )
+            _spawner.start()
+    done: Future[subprocess.Popen[bytes]] = Future()
+    _spawn_requests.put((lambda: subprocess.Popen(argv, **kwargs), done))
+    return done.result()
+
+
+def _serve_spawns() -> None:
+    while True:
+        start, done = _spawn_requests.get()
+        try:
+            done.set_result(start())
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises
+            done.set_exception(exc)
+
+
+def _bwrap_args(system_args: list[str], python: str) -> list[str]:
+    caps: list[str] = []
+    for cap in _CAPABILITIES:
+        caps += ["--cap-add", cap]
+    return [
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--cap-drop",
+        "ALL",
+        *caps,
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        f"{Path(python).parent}:/usr/bin:/bin",
+        *system_args,
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",  # noqa: S108 - the worker's own; each job mounts a fresh one
+        "--dir",
+        "/workspace",
+        "--remount-ro",
+        "/",
+        "--remount-ro",
+        "/dev",
+        "--chdir",
+        "/",
+    ]
+
+
+def _join(procs_files: list[bytes]) -> None:
+    pid = str(os.getpid()).encode()
+    for path in procs_files:
+        fd = os.open(path, os.O_WRONLY)
+        os.write(fd, pid)
+        os.close(fd)
+
+
+def _payload(meta: Mapping[str, object], files: Mapping[str, bytes]) -> bytes:
+    names = sorted(files)
+    for name in names:
+        if name.startswith("/") or ".." in Path(name).parts:
+            raise SandboxError(f"file path escapes the workspace: {name}")
+    described = json.dumps({**meta, "files": [[name, len(files[name])] for name in names]})
+    encoded = described.encode()
+    return len(encoded).to_bytes(8, "big") + encoded + b"".join(files[name] for name in names)
+
+
+def _send(sock: socket.socket, payload: bytes, fds: Sequence[int] = ()) -> None:
+    framed = _HEADER.pack(len(payload)) + payload
+    if fds:
+        ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(fds)}i", *fds))]
+        sent = sock.sendmsg([framed[: _HEADER.size]], ancillary)
+        sock.sendall(framed[sent:])
+    else:
+        sock.sendall(framed)
+
+
+class _Exchange:
+    """One job's I/O with the worker, in the calling thread: feed the payload and stdin, drain
+    stdout and stderr (keeping at most ``cap`` bytes of each), and read the worker's reply.
+    """
+
+    def __init__(
+        self, sock: socket.socket, writes: dict[int, bytes], reads: tuple[int, ...], cap: int
+    ) -> None:
+        self._sock = sock
+        self._writes = {fd: memoryview(data) for fd, data in writes.items()}
+        self.outputs = [_Captured(fd, cap) for fd in reads]
+        self._reply = b""
+
+    def run(self, timeout: float) -> dict[str, Any]:
+        """Until the reply is in and the outputs are closed; raises :class:`WorkerFailedError`."""
+        deadline = time.monotonic() + timeout
+        selector = selectors.DefaultSelector()
+        try:
+            for fd in self._writes:
+                os.set_blocking(fd, False)
+                selector.register(fd, selectors.EVENT_WRITE)
+            for output in self.outputs:
+                selector.register(output.fd, selectors.EVENT_READ, output)
+            selector.register(self._sock, selectors.EVENT_READ)
+            while self._pending():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise WorkerFailedError("the worker did not answer in time")
+                for key, events in selector.select(remaining):
+                    self._handle(selector, key, events)
+            return self._decoded()
+        finally:
+            selector.close()
+            for fd in list(self._writes):
+                os.close(fd)
+            for output in self.outputs:
+                os.close(output.fd)
+
+    def _pending(self) -> bool:
+        return self._decoded_or_none() is None or any(not o.closed for o in self.outputs)
+
+    def _handle(
+        self, selector: selectors.BaseSelector, key: selectors.SelectorKey, events: int
+    ) -> None:
+        if key.fileobj is self._sock:
+            chunk = self._sock.recv(65536)
+            if not chunk:
+                raise WorkerFailedError("the worker died")
+            self._reply += chunk
+        elif events & selectors.EVENT_WRITE:
+            fd = int(key.fd)
+            view = self._writes[fd]
+            try:
+                view = view[os.write(fd, view[:65536]) :]
+            except OSError:  # the job closed its end; what it did not read it does not get
+                view = view[:0]
+            self._writes[fd] = view
+            if not view:
+                selector.unregister(fd)
+                os.close(fd)
+                del self._writes[fd]
+        elif key.data.read():
+            selector.unregister(key.fd)
+
+    def _decoded_or_none(self) -> dict[str, Any] | None:
+        if len(self._reply) < _HEADER.size:
+            return None
+        size = _HEADER.size + _HEADER.unpack(self._reply[: _HEADER.size])[0]
+        if len(self._reply) < size:
+            return None
+        decoded: dict[str, Any] = json.loads(self._reply[_HEADER.size : size])
+        return decoded
+
+    def _decoded(self) -> dict[str, Any]:
+        decoded = self._decoded_or_none()
+        if decoded is None:
+            raise WorkerFailedError("the worker's reply was cut short")
+        return decoded
+
+
+class _Captured:
+    """Output of one pipe, capped."""
+
+    def __init__(self, fd: int, cap: int) -> None:
+        self.fd = fd
+        self._cap = cap
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self.truncated = False
+        self.closed = False
+
+    def read(self) -> bool:
+        """Read what is there; True at end of file."""
+        try:
+            chunk = os.read(self.fd, READ_CHUNK)
+        except BlockingIOError:
+            return False
+        if not chunk:
+            self.closed = True
+            return True
+        room = self._cap - self._size
+        if len(chunk) > room:
+            self.truncated = True
+            chunk = chunk[: max(room, 0)]
+        if chunk:
+            self._chunks.append(chunk)
+            self._size += len(chunk)
+        return False
+
+    @property
+    def data(self) -> bytes:
+        """What was kept."""
+        return b"".join(self._chunks)
+
+
+def _result(
+    reply: dict[str, Any],
+    readers: list[_Captured],
+    oom: bool,
+    peak: float | None,
+    notes: tuple[str, ...],
+) -> ExecResult:
+    status = int(reply["status"])
+    stderr = readers[1].data.decode(errors="replace")
+    exit_code = os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None
+    hit_address_limit = exit_code not in (0, None) and "MemoryError" in stderr[-2000:]
+    return ExecResult(
+        exit_code=exit_code,
+        signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        timed_out=bool(reply["timed_out"]),
+        out_of_memory=oom or hit_address_limit,
+        wall_s=float(reply["wall_s"]),
+        cpu_s=float(reply["cpu_s"]),
+        peak_memory_mb=peak,
+        stdout=readers[0].data.decode(errors="replace"),
+        stderr=stderr,
+        stdout_truncated=readers[0].truncated,
+        stderr_truncated=readers[1].truncated,
+        notes=notes,
+    )

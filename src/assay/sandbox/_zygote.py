@@ -1,0 +1,308 @@
+"""The warm worker ("zygote") of the pool. Stdlib only; run as ``python -I -S -c`` inside its own
+bubblewrap sandbox, with the control socket's descriptor as its argument.
+
+Protocol on the control socket (a stream of length-prefixed frames):
+
+- host -> zygote, once: the compiled seccomp program (may be empty);
+- zygote -> host, once: ``{"ready": pid}``;
+- host -> zygote, per job: a JSON header, with four descriptors attached (job payload pipe, stdin,
+  stdout, stderr). The zygote forks; the child reads its files and command from the payload
+  pipe, so job data never passes through the zygote's memory;
+- zygote -> host, per job: a JSON result (wait status, CPU time, timed out, leftovers).
+
+The child makes a fresh private mount namespace with new tmpfs mounts at /workspace and /tmp,
+writes the files, sets its limits, becomes the slot's unprivileged uid with no new privileges and
+the seccomp filter, and then runs the command: Python code in-process (``python -I -S -c``, the
+fast path: the modules are already imported), anything else by execve. After the job every
+process left in the worker's PID namespace is killed.
+"""
+
+# Preloaded so that jobs start with them imported, as a fresh interpreter would import them.
+import contextlib
+import copy  # noqa: F401
+import ctypes
+import gc
+import importlib.util  # noqa: F401
+import io
+import json
+import math  # noqa: F401
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import struct
+import sys
+import time
+import traceback
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_CLONE_NEWNS = 0x00020000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 0x2, 0x4, 0x4000, 0x40000
+_PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4
+_HEADER = struct.Struct("!I")
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_void_p))
+
+
+def _send(sock: socket.socket, payload: bytes) -> None:
+    sock.sendall(_HEADER.pack(len(payload)) + payload)
+
+
+def _recv_exact(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+def _recv_with_fds(sock: socket.socket) -> "tuple[bytes, list[int]]":
+    msg, ancdata, _flags, _addr = sock.recvmsg(_HEADER.size, socket.CMSG_SPACE(4 * 16))
+    if not msg:
+        raise EOFError
+    fds: list[int] = []
+    for level, kind, data in ancdata:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.extend(struct.unpack(f"{len(data) // 4}i", data[: len(data) - len(data) % 4]))
+    if len(msg) < _HEADER.size:
+        msg += _recv_exact(sock, _HEADER.size - len(msg))
+    (size,) = _HEADER.unpack(msg)
+    return _recv_exact(sock, size), fds
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _mount_tmpfs(target: str, options: str) -> None:
+    _check(
+        _LIBC.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options.encode()),
+        f"mount {target}",
+    )
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _prepare_filesystem(header: "dict[str, Any]", payload_fd: int) -> "dict[str, Any]":
+    uid = header["uid"]
+    _check(_LIBC.unshare(_CLONE_NEWNS), "unshare")
+    _check(_LIBC.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
+    size = header["disk_mb"]
+    if not header.get("session"):
+        _mount_tmpfs("/workspace", f"size={size}m,mode=0700")
+        _mount_tmpfs("/tmp", f"size={size}m,mode=1777")
+    payload = _read_all(payload_fd)
+    os.close(payload_fd)
+    meta_size = int.from_bytes(payload[:8], "big")
+    meta: dict[str, Any] = json.loads(payload[8 : 8 + meta_size])
+    offset = 8 + meta_size
+    for name, length in meta["files"]:
+        path = os.path.join("/workspace", name)
+        parent = os.path.dirname(path)
+        os.makedirs(parent, exist_ok=True)
+        with open(path, "wb") as handle:
+            handle.write(payload[offset : offset + length])
+        offset += length
+    os.chdir("/workspace")
+    for base, dirs, files in os.walk("/workspace"):
+        for name in dirs + files:
+            os.lchown(os.path.join(base, name), uid, uid)
+    os.lchown("/workspace", uid, uid)
+    return meta
+
+
+def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> None:
+    limits = header["limits"]
+    memory = limits["memory_mb"] * 2**20
+    cpu = max(1, int(limits["cpu_s"] + 0.999))
+    file_size = limits["max_file_mb"] * 2**20
+    for which, value in (
+        (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+        (resource.RLIMIT_AS, (memory, memory)),
+        (resource.RLIMIT_FSIZE, (file_size, file_size)),
+        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (256, 256)),
+        (resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])),
+    ):
+        resource.setrlimit(which, value)
+    uid = header["uid"]
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    _check(_LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    if program is not None:
+        # SPEC_ALLOW: do not force the speculative-store-bypass mitigation on the job (as
+        # container runtimes do); the job shares no address space with anything it could spy on.
+        flags = _SECCOMP_FILTER_FLAG_SPEC_ALLOW
+        if _LIBC.syscall(_SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(program)):
+            _check(
+                _LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0),
+                "seccomp",
+            )
+
+
+def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | None") -> None:
+    status = 1
+    payload_fd, stdin_fd, stdout_fd, stderr_fd = fds
+    try:
+        os.setsid()
+        meta = _prepare_filesystem(header, payload_fd)
+        for source, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
+            os.dup2(source, target)
+        os.closerange(3, 65536)
+        stderr_fd = -1
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        _drop_privileges(header, program)
+        os.environ.clear()
+        os.environ.update(meta["env"])
+        command = meta["command"]
+        if meta.get("python_code") is not None:
+            status = _run_python(meta["python_code"], command)
+        else:
+            executable = command[0] if "/" in command[0] else shutil.which(command[0])
+            if executable is None:
+                os.write(2, f"{command[0]}: command not found\n".encode())
+                os._exit(127)
+            os.execve(executable, command, dict(os.environ))
+    except BaseException:
+        try:
+            message = "sandbox setup failed: " + traceback.format_exc()[-3000:]
+            os.write(2 if stderr_fd < 0 else stderr_fd, message.encode())
+        finally:
+            os._exit(126)
+    os._exit(status)
+
+
+def _run_python(code: str, command: "list[str]") -> int:
+    sys.argv = ["-c", *command[command.index("-c") + 2 :]]
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        errors="backslashreplace",
+        line_buffering=True,
+    )
+    for name, stream in (
+        ("__stdin__", sys.stdin),
+        ("__stdout__", sys.stdout),
+        ("__stderr__", sys.stderr),
+    ):
+        setattr(sys, name, stream)
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    status = 0
+    try:
+        exec(compile(code, "<string>", "exec"), namespace)
+    except SystemExit as exc:
+        if exc.code is None:
+            status = 0
+        elif isinstance(exc.code, int):
+            status = exc.code & 0xFF
+        else:
+            sys.stderr.write(f"{exc.code}\n")
+            status = 1
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    return status
+
+
+def _sweep() -> bool:
+    """Kill every process in this PID namespace but init and this one; True if all are gone."""
+    me = os.getpid()
+    for _ in range(400):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGKILL)
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+        alive = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+        if not alive:
+            return True
+        time.sleep(0.0005)
+    return False
+
+
+def _wait(pid: int, timeout: float) -> "tuple[int, float, bool]":
+    deadline = time.monotonic() + timeout
+    pidfd = os.pidfd_open(pid)
+    timed_out = False
+    try:
+        remaining = deadline - time.monotonic()
+        if not select.select([pidfd], [], [], max(0.0, remaining))[0]:
+            timed_out = True
+            os.killpg(pid, signal.SIGKILL)
+            os.kill(pid, signal.SIGKILL)
+    finally:
+        os.close(pidfd)
+    _, status, usage = os.wait4(pid, 0)
+    return status, usage.ru_utime + usage.ru_stime, timed_out
+
+
+def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
+    while True:
+        try:
+            message, fds = _recv_with_fds(sock)
+        except EOFError:
+            return
+        header = json.loads(message)
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            sock.close()
+            _child(header, fds, program)
+        for fd in fds:
+            os.close(fd)
+        status, cpu, timed_out = _wait(pid, header["limits"]["timeout_s"])
+        wall = time.monotonic() - started
+        clean = _sweep()
+        reply = {
+            "status": status,
+            "cpu_s": cpu,
+            "wall_s": wall,
+            "timed_out": timed_out,
+            "clean": clean,
+        }
+        _send(sock, json.dumps(reply).encode())
+
+
+def _main() -> None:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+    code = _recv_exact(sock, size)
+    program = None
+    if code:
+        buffer = ctypes.create_string_buffer(code, len(code))
+        program = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+        program._buffer = buffer  # keeps the bytes alive as long as the program
+    _send(sock, json.dumps({"ready": os.getpid()}).encode())
+    gc.collect()
+    gc.freeze()  # children then share these pages instead of copying them for the collector
+    _serve(sock, program)
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,250 @@
+"""The warm pool: real isolation at the cost of a fork.
+
+Long-lived workers ("zygotes"), each inside its own bubblewrap sandbox (own PID, network, IPC, UTS
+and mount namespaces, read-only system, cleared environment, dying with the pool) with the
+modules verification needs already imported. Each job forks a child that gets fresh private
+``/workspace`` and ``/tmp`` mounts, its own session, resource limits, an unprivileged uid of its
+own slot, no new privileges and the seccomp filter. After each job every process it left is
+killed; a worker is recycled after ``jobs_per_worker`` jobs or after anything abnormal. One cap,
+``max_workers``, bounds the sandboxes alive at once; the pool grows on demand within it and
+shrinks workers idle for longer than ``idle_timeout_s``.
+
+``python -I -S -c CODE`` commands take the fast path (the code runs in the forked child, no new
+interpreter); any other command is executed inside the child, under the same isolation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+
+from assay.errors import SandboxError, SandboxUnavailableError
+from assay.sandbox._seccomp import filter_program
+from assay.sandbox._worker import Worker, WorkerFailedError, WorkerGoneError
+from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
+from assay.sandbox.protocol import ExecResult
+from assay.tasks.spec import Limits
+
+UID_BASE = 200_000
+_PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
+
+
+class PoolSandbox:
+    """Warm, isolated Python workers behind the :class:`assay.sandbox.Sandbox` protocol."""
+
+    name = "pool"
+
+    def __init__(
+        self,
+        *,
+        max_workers: int | None = None,
+        jobs_per_worker: int = 500,
+        idle_timeout_s: float = 60.0,
+        bwrap: str | None = None,
+    ) -> None:
+        found = bwrap or shutil.which("bwrap")
+        if found is None:
+            raise SandboxUnavailableError(INSTALL_HINT)
+        if os.geteuid() != 0:
+            raise SandboxUnavailableError(
+                "the warm pool needs root (it gives each job its own uid and mounts); "
+                "run as root or use the per-exec bubblewrap backend"
+            )
+        self.max_workers = max_workers or max(2, os.cpu_count() or 2)
+        self.jobs_per_worker = jobs_per_worker
+        self.idle_timeout_s = idle_timeout_s
+        self._bwrap = found
+        self._python = os.path.realpath(sys.executable)
+        self._system = system_view(Path(os.path.realpath(sys.base_prefix)))
+        self._seccomp = filter_program()
+        self._notes = host_notes(self._seccomp is not None)
+        self._idle: list[Worker] = []
+        self._busy = 0
+        self._free_slots = list(range(self.max_workers))
+        self._slots: dict[int, int] = {}
+        self._lock = threading.Condition()
+        self._closed = False
+        self.recycled = 0
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Protections this host cannot give (no seccomp filter, no writable cgroup)."""
+        return self._notes
+
+    @property
+    def python(self) -> str:
+        """The host's Python interpreter, mounted read-only at the same path in every worker."""
+        return self._python
+
+    def run(
+        self,
+        command: Sequence[str],
+        *,
+        files: Mapping[str, bytes] | None = None,
+        limits: Limits | None = None,
+        stdin: bytes = b"",
+    ) -> ExecResult:
+        """Run ``command`` in a fresh job on a warm worker; see :class:`assay.sandbox.Sandbox`."""
+        if not command:
+            raise SandboxError("no command to run")
+        limits = limits or Limits()
+        meta = {
+            "command": list(command),
+            "python_code": self._python_code(command),
+            "env": self._env(),
+        }
+        for _ in range(3):
+            with self._worker() as worker:
+                try:
+                    return worker.run(meta, dict(files or {}), limits, stdin, self._notes)
+                except WorkerGoneError:
+                    continue  # the job never started; give it to a fresh worker
+        raise SandboxError("the pool could not keep a worker alive for three attempts")
+
+    def idle_worker_memory_mb(self) -> float:
+        """Average proportional memory (PSS) of an idle worker, all its processes together."""
+        with self._lock:
+            workers = list(self._idle)
+        if not workers:
+            return 0.0
+        return sum(_pss_mb(w.pids) for w in workers) / len(workers)
+
+    def warm(self, count: int | None = None) -> None:
+        """Start idle workers ahead of demand, up to ``count`` (default: the cap)."""
+        wanted = min(count or self.max_workers, self.max_workers)
+        started = []
+        with contextlib.ExitStack() as stack:
+            for _ in range(wanted):
+                started.append(stack.enter_context(self._worker()))
+
+    @property
+    def size(self) -> int:
+        """Workers alive now, idle or busy."""
+        with self._lock:
+            return len(self._idle) + self._busy
+
+    def close(self) -> None:
+        """Stop every idle worker; busy ones stop when their job returns."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for worker in idle:
+            self._retire(worker)
+
+    def __enter__(self) -> PoolSandbox:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _worker(self) -> Iterator[Worker]:
+        worker = self._acquire()
+        try:
+            yield worker
+        except WorkerFailedError:
+            worker.healthy = False
+            raise
+        finally:
+            self._release(worker)
+
+    def _acquire(self) -> Worker:
+        with self._lock:
+            while True:
+                if self._closed:
+                    raise SandboxError("the pool is closed")
+                self._shrink()
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        self._busy += 1
+                        return worker
+                    self.recycled += 1
+                    threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
+                if self._free_slots:
+                    slot = self._free_slots.pop()
+                    self._busy += 1
+                    break
+                self._lock.wait()
+        try:
+            worker = Worker(
+                self._bwrap,
+                self._system,
+                self._python,
+                UID_BASE + os.getpid() % 30_000 * 64 + slot,
+                self._seccomp,
+            )
+        except BaseException:
+            with self._lock:
+                self._busy -= 1
+                self._free_slots.append(slot)
+                self._lock.notify()
+            raise
+        self._slots[id(worker)] = slot
+        return worker
+
+    def _release(self, worker: Worker) -> None:
+        retire = not worker.healthy or not worker.alive() or worker.jobs >= self.jobs_per_worker
+        with self._lock:
+            self._busy -= 1
+            if retire or self._closed:
+                self.recycled += retire
+            else:
+                self._idle.append(worker)
+                worker = None  # type: ignore[assignment]
+            self._lock.notify()
+        if worker is not None:
+            self._retire(worker)
+
+    def _retire(self, worker: Worker) -> None:
+        worker.close()
+        with self._lock:
+            self._free_slots.append(self._slots.pop(id(worker)))
+            self._lock.notify()
+
+    def _shrink(self) -> None:
+        """Retire workers idle for too long (called with the lock held)."""
+        now = time.monotonic()
+        stale = [w for w in self._idle if now - w.idle_since > self.idle_timeout_s]
+        for worker in stale:
+            self._idle.remove(worker)
+            threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
+
+    def _python_code(self, command: Sequence[str]) -> str | None:
+        """The code of a ``python -I -S -c CODE`` command, which takes the fast path."""
+        if (
+            Path(command[0]).name not in ("python", "python3", Path(self._python).name)
+            and command[0] != self._python
+        ):
+            return None
+        if "-c" not in command:
+            return None
+        index = list(command).index("-c")
+        if index + 1 >= len(command) or not set(command[1:index]) <= _PYTHON_FLAGS:
+            return None
+        return command[index + 1]
+
+    def _env(self) -> dict[str, str]:
+        return {
+            "PATH": f"{Path(self._python).parent}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": "/workspace",
+            "TMPDIR": "/tmp",  # noqa: S108 - a fresh private tmpfs per job
+            "LANG": "C.UTF-8",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+
+
+def _pss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+    return total / 1024

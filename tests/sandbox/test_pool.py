@@ -1,0 +1,134 @@
+"""The warm pool: one cap, fresh state per job, recycling, and the same results as bubblewrap."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from assay.sandbox import PoolSandbox
+from assay.tasks import Limits
+
+FAST = Limits(timeout_s=5, memory_mb=256)
+
+
+def py(pool: PoolSandbox, code: str, **files: bytes) -> str:
+    result = pool.run([pool.python, "-I", "-S", "-c", code], files=files, limits=FAST)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_python_fast_path_behaves_like_a_fresh_interpreter(pool: PoolSandbox) -> None:
+    code = (
+        "import os, sys\n"
+        "print(os.getcwd(), sys.argv, sorted(os.listdir('.')), sys.stdin.read(), os.getuid() > 0)\n"
+        "print(sorted(k for k in os.environ))\n"
+        "sys.exit(3)\n"
+    )
+    result = pool.run(
+        [pool.python, "-I", "-S", "-c", code, "a1"], files={"x.txt": b"1"}, stdin=b"in"
+    )
+    assert result.exit_code == 3
+    first, second = result.stdout.splitlines()
+    assert first == "/workspace ['-c', 'a1'] ['x.txt'] in True"
+    assert second == "['HOME', 'LANG', 'PATH', 'PYTHONDONTWRITEBYTECODE', 'TMPDIR']"
+
+
+def test_other_commands_are_executed_in_the_same_isolation(pool: PoolSandbox) -> None:
+    result = pool.run(["sh", "-c", "echo $HOME; id -u; cat in.txt"], files={"in.txt": b"hi"})
+    lines = result.stdout.splitlines()
+    assert lines[0] == "/workspace"
+    assert int(lines[1]) >= 200_000
+    assert lines[2] == "hi"
+    assert pool.run(["no-such-command"]).exit_code == 127
+
+
+def test_an_uncaught_exception_exits_1_with_a_traceback(pool: PoolSandbox) -> None:
+    result = pool.run([pool.python, "-I", "-S", "-c", "raise KeyError('boom')"])
+    assert result.exit_code == 1
+    assert "KeyError: 'boom'" in result.stderr
+
+
+def test_each_job_starts_from_nothing(pool: PoolSandbox) -> None:
+    leave = (
+        "import os\n"
+        "open('/workspace/left', 'w').write('x')\n"
+        "open('/tmp/left', 'w').write('x')\n"
+        "import json; json.dumps = None\n"
+        "os.environ['LEFT'] = '1'\n"
+    )
+    look = (
+        "import os, json\n"
+        "print(os.listdir('/workspace'), os.listdir('/tmp'), json.dumps is None,"
+        " 'LEFT' in os.environ)\n"
+    )
+    for _ in range(4):  # with two workers, some job lands on a worker a previous job used
+        py(pool, leave)
+        assert py(pool, look).strip() == "[] [] False False"
+
+
+def test_the_cap_on_concurrent_sandboxes_holds() -> None:
+    with PoolSandbox(max_workers=2) as pool:
+        peak = 0
+        done = threading.Event()
+
+        def watch() -> None:
+            nonlocal peak
+            while not done.is_set():
+                peak = max(peak, pool.size)
+                time.sleep(0.002)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        jobs = [
+            threading.Thread(
+                target=pool.run, args=([pool.python, "-I", "-S", "-c", "import time; time.sleep(0.2)"],)
+            )
+            for _ in range(6)
+        ]
+        started = time.monotonic()
+        for job in jobs:
+            job.start()
+        for job in jobs:
+            job.join()
+        done.set()
+        watcher.join()
+        assert peak == 2
+        assert time.monotonic() - started >= 0.55  # six 0.2 s jobs, two at a time
+
+
+def test_workers_are_recycled_after_their_quota_and_after_trouble() -> None:
+    with PoolSandbox(max_workers=1, jobs_per_worker=3) as pool:
+        for _ in range(7):
+            assert pool.run([pool.python, "-I", "-S", "-c", "pass"]).exit_code == 0
+        assert pool.recycled == 2
+        [worker] = pool._idle  # noqa: SLF001 - the test reaches in to break the worker
+        os.killpg(worker.pids[0], signal.SIGKILL)
+        time.sleep(0.1)
+        result = pool.run([pool.python, "-I", "-S", "-c", "print('still here')"])
+        assert result.stdout == "still here\n"
+
+
+def test_idle_workers_are_retired() -> None:
+    with PoolSandbox(max_workers=2, idle_timeout_s=0.2) as pool:
+        pool.warm(2)
+        assert pool.size == 2
+        time.sleep(0.4)
+        pool.run([pool.python, "-I", "-S", "-c", "pass"])
+        time.sleep(0.2)
+        assert pool.size == 1
+
+
+def test_an_idle_worker_is_small(pool: PoolSandbox) -> None:
+    pool.warm(1)
+    assert 0 < pool.idle_worker_memory_mb() < 30
+
+
+def test_closed_pool_refuses_work() -> None:
+    pool = PoolSandbox(max_workers=1)
+    pool.close()
+    with pytest.raises(Exception, match="closed"):
+        pool.run(["true"])
