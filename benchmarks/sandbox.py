@@ -43,13 +43,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from types import FrameType
-from typing import Protocol
 
 from assay.errors import SandboxUnavailableError
+from assay.families import harness_code
 from assay.families.code.compare import first_difference
 from assay.families.code.config import Case, cases_json
 from assay.families.code.family import CodeFamily
-from assay.sandbox import BubblewrapSandbox, LocalSandbox, Sandbox
+from assay.sandbox import BubblewrapSandbox, LocalSandbox, PoolSandbox, Sandbox
 from assay.tasks import Limits, Task, TaskSpec
 from assay.verdicts import Status
 
@@ -96,29 +96,6 @@ Jobs = tuple[Callable[[], None], Callable[[], None]]
 
 class BenchmarkError(RuntimeError):
     """A job did not succeed, so its timing would mean nothing."""
-
-
-class PoolLike(Sandbox, Protocol):
-    """What the benchmark needs from the warm pool besides the sandbox protocol."""
-
-    def close(self) -> None:
-        """Stop the workers."""
-        ...
-
-    def idle_worker_memory_mb(self) -> float:
-        """Average proportional memory (PSS) of an idle worker, MB."""
-        ...
-
-
-def load_pool() -> tuple[Callable[..., PoolLike] | None, str]:
-    """The pool's class, or None and why it cannot be imported."""
-    try:
-        from assay.sandbox.pool import (  # type: ignore[import-not-found, unused-ignore]  # noqa: PLC0415
-            PoolSandbox,
-        )
-    except ImportError as exc:
-        return None, f"{type(exc).__name__}: {exc}"
-    return PoolSandbox, ""
 
 
 # --- workloads ---------------------------------------------------------------------------------
@@ -464,10 +441,8 @@ def run_all(count: int, warmup: int) -> list[Row]:
 
 
 def measure_pool(task: Task, count: int, warmup: int) -> Row:
-    factory, why = load_pool()
-    if factory is None:
-        return Row("pool", problem=f"not available: {why}")
-    pool = factory(max_workers=POOL_WORKERS)
+    # As the command line builds it: the families' harness code is compiled once per worker.
+    pool = PoolSandbox(max_workers=POOL_WORKERS, trusted_code=harness_code())
     try:
         row = measure_backend("pool", sandbox_jobs(pool, task), count, warmup)
         return Row("pool", row.empty, row.verify, idle_mb=pool.idle_worker_memory_mb())

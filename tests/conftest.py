@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from assay.cli import cli
+from assay.families import harness_code
 from assay.families.code.config import Case, cases_json
 from assay.sandbox import BubblewrapSandbox, PoolSandbox, Sandbox
 from assay.tasks import Limits, Task, TaskSpec, save_task
@@ -71,7 +72,7 @@ def bubblewrap() -> BubblewrapSandbox:
 
 @pytest.fixture(scope="session")
 def pool() -> Iterator[PoolSandbox]:
-    with PoolSandbox(max_workers=2) as warm:
+    with PoolSandbox(max_workers=2, trusted_code=harness_code()) as warm:
         yield warm
 
 

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from assay.audit import render_table, run_audit, summary_line
 from assay.errors import AssayError, InputError
-from assay.families import family_of
+from assay.families import family_of, harness_code
 from assay.families.code.generator import generate_code_tasks
 from assay.sandbox import BACKENDS, Sandbox, open_sandbox
 from assay.settings import DB, SANDBOX, WORKERS, Setting
@@ -314,7 +314,7 @@ def _errors() -> Iterator[None]:
 @contextmanager
 def _sandbox(backend: str, workers: int) -> Iterator[Sandbox]:
     """Open the backend, say once what protection this host lacks, close it at the end."""
-    box = open_sandbox(backend, workers=workers)
+    box = open_sandbox(backend, workers=workers, trusted_code=harness_code())
     try:
         for note in box.notes:
             err.print(f"warning: {note}", markup=False, highlight=False)

@@ -85,7 +85,8 @@ def test_the_cap_on_concurrent_sandboxes_holds() -> None:
         watcher.start()
         jobs = [
             threading.Thread(
-                target=pool.run, args=([pool.python, "-I", "-S", "-c", "import time; time.sleep(0.2)"],)
+                target=pool.run,
+                args=([pool.python, "-I", "-S", "-c", "import time; time.sleep(0.2)"],),
             )
             for _ in range(6)
         ]
@@ -105,7 +106,7 @@ def test_workers_are_recycled_after_their_quota_and_after_trouble() -> None:
         for _ in range(7):
             assert pool.run([pool.python, "-I", "-S", "-c", "pass"]).exit_code == 0
         assert pool.recycled == 2
-        [worker] = pool._idle  # noqa: SLF001 - the test reaches in to break the worker
+        [worker] = pool._idle
         os.killpg(worker.pids[0], signal.SIGKILL)
         time.sleep(0.1)
         result = pool.run([pool.python, "-I", "-S", "-c", "print('still here')"])

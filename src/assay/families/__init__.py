@@ -52,6 +52,11 @@ def family_of(task: Task, where: Path | None = None) -> Family:
         raise UnknownFamilyError(exc.problem, path=toml, field="family", fix=exc.fix) from None
 
 
+def harness_code() -> tuple[str, ...]:
+    """The trusted harness code of every registered family, for warm sandbox workers."""
+    return tuple(code for name in family_names() for code in get_family(name).trusted_code)
+
+
 def version_label(family: Family) -> str:
     """``name@version``, as recorded on verdicts."""
     return f"{family.name}@{family.version}"
@@ -68,4 +73,12 @@ def _discover() -> None:
         _discovered = True
 
 
-__all__ = ["Family", "family_names", "family_of", "get_family", "register_family", "version_label"]
+__all__ = [
+    "Family",
+    "family_names",
+    "family_of",
+    "get_family",
+    "harness_code",
+    "register_family",
+    "version_label",
+]

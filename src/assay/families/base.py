@@ -23,6 +23,9 @@ class Family(Protocol):
     """Name used in ``task.toml`` (``family = "code"``)."""
     version: str
     """Version of the family's verification code; bump it whenever verdicts could change."""
+    trusted_code: tuple[str, ...]
+    """Harness code the family runs with ``python -c`` in sandboxes: project code, never secret,
+    so warm workers may keep it compiled. Empty when the family has none."""
 
     def load_solution(self, path: Path) -> Files:
         """Read a submitted solution: a directory laid out like ``solutions/reference/``, or for

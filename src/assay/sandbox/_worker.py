@@ -48,12 +48,21 @@ class Worker:
     """A zygote in its own sandbox, serving one job at a time."""
 
     def __init__(
-        self, bwrap: str, system_args: list[str], python: str, uid: int, seccomp: bytes | None
+        self,
+        bwrap: str,
+        system_args: list[str],
+        python: str,
+        uid: int,
+        *,
+        seccomp: bytes | None,
+        trusted_code: Sequence[str] = (),
     ) -> None:
         self.uid = uid
         self.python = python
         self.jobs = 0
         self.healthy = True
+        self._group_limits: tuple[int, int] | None = None
+        self._oom_kills = 0
         self.idle_since = time.monotonic()
         self.group: JobGroup | None = open_job_group(256 + WORKER_OVERHEAD_MB, 64, kind="worker")
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -84,6 +93,7 @@ class Worker:
             worker_end.close()
         try:
             _send(self._sock, seccomp or b"")
+            _send(self._sock, json.dumps(list(trusted_code)).encode())
             reply = _Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
         except (OSError, WorkerFailedError) as exc:
             self.close()
@@ -121,11 +131,12 @@ class Worker:
         clean up after the job. Raises :class:`WorkerFailedError` when it does not answer or dies.
         """
         self.jobs += 1
-        oom_before = 0
         if self.group is not None:
-            self.group.set_limits(limits.memory_mb + WORKER_OVERHEAD_MB, limits.max_processes + 2)
+            wanted = (limits.memory_mb + WORKER_OVERHEAD_MB, limits.max_processes + 2)
+            if wanted != self._group_limits:  # cgroup writes are not free: only on change
+                self.group.set_limits(*wanted)
+                self._group_limits = wanted
             self.group.reset_peak()
-            oom_before = self.group.oom_kills()
         pipes = [os.pipe() for _ in range(4)]
         (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
         header = {"uid": self.uid, "limits": limits.model_dump(), "disk_mb": limits.memory_mb}
@@ -145,7 +156,10 @@ class Worker:
             cap=limits.max_output_kb * 1024,
         )
         reply = exchange.run(limits.timeout_s + REPLY_GRACE_S)
-        oom = self.group is not None and self.group.oom_kills() > oom_before
+        oom = False
+        if self.group is not None:
+            kills = self.group.oom_kills()
+            oom, self._oom_kills = kills > self._oom_kills, kills
         self.healthy = bool(reply.get("clean")) and self.alive()
         self.idle_since = time.monotonic()
         return _result(reply, exchange.outputs, oom, self.peak_memory_mb(), notes)
@@ -217,6 +231,9 @@ def _bwrap_args(system_args: list[str], python: str) -> list[str]:
         "ALL",
         *caps,
         "--clearenv",
+        "--setenv",
+        "LD_BIND_NOW",
+        "1",
         "--setenv",
         "PATH",
         f"{Path(python).parent}:/usr/bin:/bin",

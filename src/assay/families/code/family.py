@@ -54,6 +54,7 @@ class CodeFamily:
 
     name = "code"
     version = VERSION
+    trusted_code = (RUNNER,)
 
     def load_solution(self, path: Path) -> Files:
         """A solution directory, or a single ``.py`` file taken as ``solution.py``."""
