@@ -133,3 +133,39 @@ def test_closed_pool_refuses_work() -> None:
     pool.close()
     with pytest.raises(Exception, match="closed"):
         pool.run(["true"])
+
+
+def test_a_session_keeps_its_files_between_commands(pool: PoolSandbox) -> None:
+    with pool.session() as session:
+        first = session.run(["sh", "-c", "echo 1 > notes.txt; echo x > /tmp/t"], files={"a": b"A"})
+        assert first.exit_code == 0, first.stderr
+        second = session.run(["sh", "-c", "cat a notes.txt /tmp/t"], files={"b": b"B"})
+        assert second.stdout == "A1\nx\n"
+        assert session.run(["ls"]).stdout.split() == ["a", "b", "notes.txt"]
+    after = pool.run(["sh", "-c", "ls -A /workspace /tmp"])
+    assert "notes.txt" not in after.stdout
+    assert "t\n" not in after.stdout
+
+
+def test_sessions_do_not_see_each_other(pool: PoolSandbox) -> None:
+    with pool.session() as one, pool.session() as two:
+        one.run(["sh", "-c", "echo secret > mine"])
+        peek = two.run(
+            ["sh", "-c", "ls /workspace; cat /proc/*/root/workspace/mine 2>&1 | head -1"]
+        )
+        assert "secret" not in peek.stdout
+        assert one.run(["cat", "mine"]).stdout == "secret\n"
+
+
+def test_sixty_four_idle_sessions_fit_easily() -> None:
+    with PoolSandbox(max_workers=64) as pool:
+        sessions = [pool.session() for _ in range(64)]
+        try:
+            for index, session in enumerate(sessions):
+                session.run(["sh", "-c", f"echo {index} > id"])
+            total_mb = sum(s.memory_mb() for s in sessions)
+            assert total_mb < 64 * 30
+            assert [s.run(["cat", "id"]).stdout for s in sessions[:3]] == ["0\n", "1\n", "2\n"]
+        finally:
+            for session in sessions:
+                session.close()

@@ -62,6 +62,7 @@ class Worker:
         self.jobs = 0
         self.healthy = True
         self._group_limits: tuple[int, int] | None = None
+        self._scratch_kept = False
         self._oom_kills = 0
         self.idle_since = time.monotonic()
         self.group: JobGroup | None = open_job_group(256 + WORKER_OVERHEAD_MB, 64, kind="worker")
@@ -126,9 +127,13 @@ class Worker:
         limits: Limits,
         stdin: bytes,
         notes: tuple[str, ...],
+        *,
+        keep_scratch: bool = False,
     ) -> ExecResult:
-        """Run one job and report it. Sets :attr:`healthy` to False when the worker could not
-        clean up after the job. Raises :class:`WorkerFailedError` when it does not answer or dies.
+        """Run one job and report it. With ``keep_scratch`` the job's /workspace and /tmp stay
+        for the next job (a session); otherwise they are replaced after it. Sets
+        :attr:`healthy` to False when the worker could not clean up after the job. Raises
+        :class:`WorkerFailedError` when it does not answer or dies.
         """
         self.jobs += 1
         if self.group is not None:
@@ -139,7 +144,14 @@ class Worker:
             self.group.reset_peak()
         pipes = [os.pipe() for _ in range(4)]
         (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
-        header = {"uid": self.uid, "limits": limits.model_dump(), "disk_mb": limits.memory_mb}
+        header = {
+            "uid": self.uid,
+            "limits": limits.model_dump(),
+            "disk_mb": limits.memory_mb,
+            "keep_scratch": keep_scratch,
+            "refresh_first": self._scratch_kept and not keep_scratch,
+        }
+        self._scratch_kept = keep_scratch
         try:
             _send(self._sock, json.dumps(header).encode(), [payload_r, stdin_r, out_w, err_w])
         except OSError as exc:

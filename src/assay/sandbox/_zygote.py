@@ -124,26 +124,22 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _prepare_filesystem(header: "dict[str, Any]", payload_fd: int) -> "dict[str, Any]":
-    uid = header["uid"]
+def _read_payload(payload_fd: int) -> "tuple[dict[str, Any], bytes, int]":
     payload = _read_all(payload_fd)
     os.close(payload_fd)
     meta_size = int.from_bytes(payload[:8], "big")
     meta: dict[str, Any] = json.loads(payload[8 : 8 + meta_size])
-    offset = 8 + meta_size
+    return meta, payload, 8 + meta_size
+
+
+def _write_files(meta: "dict[str, Any]", payload: bytes, offset: int) -> None:
+    """Write the job's files, as the job's own uid, into its working directory."""
     for name, length in meta["files"]:
         path = os.path.join("/workspace", name)
-        parent = os.path.dirname(path)
-        os.makedirs(parent, exist_ok=True)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as handle:
             handle.write(payload[offset : offset + length])
         offset += length
-    os.chdir("/workspace")
-    for base, dirs, files in os.walk("/workspace"):
-        for name in dirs + files:
-            os.lchown(os.path.join(base, name), uid, uid)
-    os.lchown("/workspace", uid, uid)
-    return meta
 
 
 def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> None:
@@ -181,13 +177,17 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
     payload_fd, stdin_fd, stdout_fd, stderr_fd = fds
     try:
         os.setsid()
-        meta = _prepare_filesystem(header, payload_fd)
+        meta, payload, offset = _read_payload(payload_fd)
+        os.lchown("/workspace", header["uid"], header["uid"])
         for source, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
             os.dup2(source, target)
         os.closerange(3, 65536)
         stderr_fd = -1
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         _drop_privileges(header, program)
+        os.chdir("/workspace")
+        _write_files(meta, payload, offset)
+        del payload
         os.environ.clear()
         os.environ.update(meta["env"])
         command = meta["command"]
@@ -290,6 +290,8 @@ def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
         except EOFError:
             return
         header = json.loads(message)
+        if header.get("refresh_first"):
+            _fresh_scratch(size)
         if header["disk_mb"] != size:
             size = header["disk_mb"]
             _resize_scratch(size)
@@ -312,7 +314,8 @@ def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
         }
         _send(sock, json.dumps(reply).encode())
         # Off the reply's path: the next job's header waits in the socket meanwhile.
-        _fresh_scratch(size)
+        if not header.get("keep_scratch"):
+            _fresh_scratch(size)
 
 
 def _main() -> None:

@@ -33,6 +33,8 @@ from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 
 UID_BASE = 200_000
+DEFAULT_CAP = 64
+"""Sandboxes alive at once, one-shot jobs and sessions together; workers start on demand."""
 _PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
 
 
@@ -63,7 +65,7 @@ class PoolSandbox:
                 "the warm pool needs root (it gives each job its own uid and mounts); "
                 "run as root or use the per-exec bubblewrap backend"
             )
-        self.max_workers = max_workers or max(2, os.cpu_count() or 2)
+        self.max_workers = max_workers or DEFAULT_CAP
         self.jobs_per_worker = jobs_per_worker
         self.idle_timeout_s = idle_timeout_s
         self._bwrap = found
@@ -99,25 +101,23 @@ class PoolSandbox:
         stdin: bytes = b"",
     ) -> ExecResult:
         """Run ``command`` in a fresh job on a warm worker; see :class:`assay.sandbox.Sandbox`."""
-        if not command:
-            raise SandboxError("no command to run")
-        limits = limits or Limits()
-        code = self._python_code(command)
-        digest = hashlib.sha256(code.encode()).hexdigest() if code is not None else None
-        trusted = digest in self._trusted
-        meta = {
-            "command": list(command),
-            "python_code": None if trusted else code,
-            "trusted_code": digest if trusted else None,
-            "env": self._env(),
-        }
+        meta = self._meta(command)
         for _ in range(3):
             with self._worker() as worker:
                 try:
-                    return worker.run(meta, dict(files or {}), limits, stdin, self._notes)
+                    return worker.run(
+                        meta, dict(files or {}), limits or Limits(), stdin, self._notes
+                    )
                 except WorkerGoneError:
                     continue  # the job never started; give it to a fresh worker
         raise SandboxError("the pool could not keep a worker alive for three attempts")
+
+    def session(self) -> PoolSession:
+        """A sandbox of its own for a multi-turn episode: its ``/workspace`` and ``/tmp`` stay
+        from one command to the next until it is closed. It holds one worker (counted against
+        the cap) for its lifetime; an idle session costs that worker's memory and no CPU.
+        """
+        return PoolSession(self, self._acquire())
 
     def idle_worker_memory_mb(self) -> float:
         """Average proportional memory (PSS) of an idle worker, all its processes together."""
@@ -128,8 +128,8 @@ class PoolSandbox:
         return sum(_pss_mb(w.pids) for w in workers) / len(workers)
 
     def warm(self, count: int | None = None) -> None:
-        """Start idle workers ahead of demand, up to ``count`` (default: the cap)."""
-        wanted = min(count or self.max_workers, self.max_workers)
+        """Start idle workers ahead of demand: ``count`` of them (default: one per CPU)."""
+        wanted = min(count or os.cpu_count() or 2, self.max_workers)
         started = []
         with contextlib.ExitStack() as stack:
             for _ in range(wanted):
@@ -229,6 +229,19 @@ class PoolSandbox:
             self._idle.remove(worker)
             threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
 
+    def _meta(self, command: Sequence[str]) -> dict[str, object]:
+        if not command:
+            raise SandboxError("no command to run")
+        code = self._python_code(command)
+        digest = hashlib.sha256(code.encode()).hexdigest() if code is not None else None
+        trusted = digest in self._trusted
+        return {
+            "command": list(command),
+            "python_code": None if trusted else code,
+            "trusted_code": digest if trusted else None,
+            "env": self._env(),
+        }
+
     def _python_code(self, command: Sequence[str]) -> str | None:
         """The code of a ``python -I -S -c CODE`` command, which takes the fast path."""
         if (
@@ -251,6 +264,70 @@ class PoolSandbox:
             "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1",
         }
+
+
+class PoolSession:
+    """A long-lived sandbox on one pool worker; see :meth:`PoolSandbox.session`.
+
+    Implements :class:`assay.sandbox.Sandbox`. Files persist between commands; processes do
+    not (each command's leftovers are killed when it ends).
+    """
+
+    name = "pool-session"
+
+    def __init__(self, pool: PoolSandbox, worker: Worker) -> None:
+        self._pool = pool
+        self._worker: Worker | None = worker
+        self.commands = 0
+
+    @property
+    def python(self) -> str:
+        """The interpreter inside the session."""
+        return self._pool.python
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Protections this host cannot give."""
+        return self._pool.notes
+
+    def run(
+        self,
+        command: Sequence[str],
+        *,
+        files: Mapping[str, bytes] | None = None,
+        limits: Limits | None = None,
+        stdin: bytes = b"",
+    ) -> ExecResult:
+        """Run ``command`` in the session; ``files`` are added to its ``/workspace`` first."""
+        if self._worker is None:
+            raise SandboxError("the session is closed")
+        meta = self._pool._meta(command)
+        try:
+            result = self._worker.run(
+                meta, dict(files or {}), limits or Limits(), stdin, self.notes, keep_scratch=True
+            )
+        except WorkerFailedError as exc:
+            self._worker.healthy = False
+            self.close()
+            raise SandboxError(f"the session's sandbox failed and is gone: {exc}") from None
+        self.commands += 1
+        return result
+
+    def memory_mb(self) -> float:
+        """Proportional memory (PSS) of the session's worker, all its processes together."""
+        return 0.0 if self._worker is None else _pss_mb(self._worker.pids)
+
+    def close(self) -> None:
+        """Give the worker back; the session's files are wiped before its next job."""
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            self._pool._release(worker)
+
+    def __enter__(self) -> PoolSession:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
 
 
 def _pss_mb(pids: list[int]) -> float:
