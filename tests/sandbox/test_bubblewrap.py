@@ -214,12 +214,35 @@ def test_cpu_time_is_measured(sandbox: Sandbox) -> None:
 
 
 def test_nothing_is_left_on_the_host(sandbox: Sandbox) -> None:
+    marker = "left-behind-7412"
     before = set(Path("/tmp").glob("assay-job-*"))  # noqa: S108 - checking the backend's own dirs
-    py(sandbox, "open('a', 'w').write('x')")
+    code = (
+        "import os, subprocess\n"
+        "open('a', 'w').write('x')\n"
+        f"subprocess.Popen(['sh', '-c', 'sleep 30 # {marker}'], start_new_session=True)\n"
+    )
+    py(sandbox, code)
     assert set(Path("/tmp").glob("assay-job-*")) == before  # noqa: S108
     groups = Path("/sys/fs/cgroup/memory/assay")
     if groups.exists():
         assert [p for p in groups.iterdir() if p.name.startswith("job-")] == []
+    time.sleep(0.1)
+    assert [pid for pid in _host_pids() if marker.encode() in _cmdline(pid)] == []
+    assert [pid for pid in _host_pids() if _uid(pid) >= 200_000] == []
+
+
+def _host_pids() -> list[str]:
+    return [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
+def _uid(pid: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("Uid:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return -1
 
 
 def test_missing_bubblewrap_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
