@@ -47,6 +47,12 @@ class JobGroup:
         """Paths (as bytes, ready for a forked child) of every ``cgroup.procs`` to join."""
         return [os.fsencode(d / "cgroup.procs") for d in self.dirs]
 
+    def usage_mb(self) -> float | None:
+        """Memory the group uses now, MiB."""
+        name = "memory.usage_in_bytes" if self.version == 1 else "memory.current"
+        value = _read_int(self.memory / name)
+        return None if value is None else value / 2**20
+
     def peak_memory_mb(self) -> float | None:
         """Peak memory of the whole job, MiB."""
         name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay.sandbox._cgroups import JobGroup
+from assay.sandbox._results import address_space_bytes
 from assay.tasks.spec import Limits
 
 READ_CHUNK = 65536
@@ -104,7 +105,7 @@ def run_limited(
 def _limiter(limits: Limits, group: JobGroup | None) -> Callable[[], None]:
     """The function run in the child between fork and exec: join cgroups, set rlimits."""
     procs_files = group.procs_files() if group else []
-    memory = limits.memory_mb * 2**20
+    memory = address_space_bytes(limits.memory_mb, grouped=group is not None)
     cpu = max(1, int(limits.cpu_s + 0.999))
     file_size = limits.max_file_mb * 2**20
     settings = (

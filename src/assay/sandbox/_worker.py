@@ -24,6 +24,7 @@ from typing import Any
 from assay.errors import SandboxError
 from assay.sandbox._cgroups import JobGroup, open_job_group
 from assay.sandbox._process import READ_CHUNK
+from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 
@@ -31,8 +32,8 @@ ZYGOTE = package_files("assay.sandbox").joinpath("_zygote.py").read_text(encodin
 _HEADER = struct.Struct("!I")
 START_TIMEOUT_S = 15.0
 REPLY_GRACE_S = 5.0
-WORKER_OVERHEAD_MB = 48
-"""Memory the worker itself may use beyond the job's limit, inside the slot's cgroup."""
+BASELINE_SLACK_MB = 2
+"""Allowance above the worker's own measured memory when the job's limit is added to it."""
 _CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_KILL")
 
 
@@ -65,7 +66,7 @@ class Worker:
         self._scratch_kept = False
         self._oom_kills = 0
         self.idle_since = time.monotonic()
-        self.group: JobGroup | None = open_job_group(256 + WORKER_OVERHEAD_MB, 64, kind="worker")
+        self.group: JobGroup | None = open_job_group(512, 64, kind="worker")
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock = host_end
         argv = [
@@ -100,6 +101,10 @@ class Worker:
             self.close()
             raise SandboxError(f"the pool could not start a worker: {exc}") from None
         self.zygote_pid = int(reply.get("ready", 0))
+        # The worker shares its cgroup with its jobs: measure what it uses on its own, so a
+        # job's limit is the job's, not the job's plus the worker's spare room.
+        usage = self.group.usage_mb() if self.group else None
+        self._baseline_mb = int(usage or 0) + BASELINE_SLACK_MB
 
     @property
     def pids(self) -> list[int]:
@@ -137,7 +142,7 @@ class Worker:
         """
         self.jobs += 1
         if self.group is not None:
-            wanted = (limits.memory_mb + WORKER_OVERHEAD_MB, limits.max_processes + 2)
+            wanted = (limits.memory_mb + self._baseline_mb, limits.max_processes + 2)
             if wanted != self._group_limits:  # cgroup writes are not free: only on change
                 self.group.set_limits(*wanted)
                 self._group_limits = wanted
@@ -146,6 +151,7 @@ class Worker:
         (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
         header = {
             "uid": self.uid,
+            "address_space": address_space_bytes(limits.memory_mb, grouped=self.group is not None),
             "limits": limits.model_dump(),
             "disk_mb": limits.memory_mb,
             "keep_scratch": keep_scratch,
@@ -168,13 +174,16 @@ class Worker:
             cap=limits.max_output_kb * 1024,
         )
         reply = exchange.run(limits.timeout_s + REPLY_GRACE_S)
-        oom = False
+        oom: bool | None = None
         if self.group is not None:
             kills = self.group.oom_kills()
             oom, self._oom_kills = kills > self._oom_kills, kills
         self.healthy = bool(reply.get("clean")) and self.alive()
         self.idle_since = time.monotonic()
-        return _result(reply, exchange.outputs, oom, self.peak_memory_mb(), notes)
+        peak = self.peak_memory_mb()
+        if peak is not None:  # the job's share: the slot's peak less the worker's own use
+            peak = max(0.0, peak - (self._baseline_mb - BASELINE_SLACK_MB))
+        return _result(reply, exchange.outputs, oom, peak, notes)
 
     def peak_memory_mb(self) -> float | None:
         """Peak memory of the slot during the last job (the worker's own share included)."""
@@ -268,6 +277,7 @@ def _bwrap_args(system_args: list[str], python: str) -> list[str]:
 
 
 def _join(procs_files: list[bytes]) -> None:
+    """In the worker's first process, before exec: join its cgroups."""
     pid = str(os.getpid()).encode()
     for path in procs_files:
         fd = os.open(path, os.O_WRONLY)
@@ -413,25 +423,20 @@ class _Captured:
 def _result(
     reply: dict[str, Any],
     readers: list[_Captured],
-    oom: bool,
+    oom: bool | None,
     peak: float | None,
     notes: tuple[str, ...],
 ) -> ExecResult:
-    status = int(reply["status"])
-    stderr = readers[1].data.decode(errors="replace")
-    exit_code = os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else None
-    hit_address_limit = exit_code not in (0, None) and "MemoryError" in stderr[-2000:]
-    return ExecResult(
-        exit_code=exit_code,
-        signal=os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+    end = JobEnd(
+        status=int(reply["status"]),
         timed_out=bool(reply["timed_out"]),
-        out_of_memory=oom or hit_address_limit,
         wall_s=float(reply["wall_s"]),
         cpu_s=float(reply["cpu_s"]),
         peak_memory_mb=peak,
-        stdout=readers[0].data.decode(errors="replace"),
-        stderr=stderr,
+        oom_killed=oom,
+        stdout=readers[0].data,
+        stderr=readers[1].data,
         stdout_truncated=readers[0].truncated,
         stderr_truncated=readers[1].truncated,
-        notes=notes,
     )
+    return exec_result(end, notes)

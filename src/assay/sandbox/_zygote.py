@@ -103,10 +103,16 @@ _MNT_DETACH, _MS_REMOUNT = 2, 32
 _DEFAULT_SCRATCH_MB = 256
 
 
+def _drop_scratch() -> None:
+    """Unmount the job's /workspace and /tmp, which frees their memory at once."""
+    for target, _mode in _SCRATCH:
+        _LIBC.umount2(target.encode(), _MNT_DETACH)
+
+
 def _fresh_scratch(size_mb: int) -> None:
     """New, empty tmpfs mounts at /workspace and /tmp, replacing whatever the last job left."""
+    _drop_scratch()
     for target, mode in _SCRATCH:
-        _LIBC.umount2(target.encode(), _MNT_DETACH)
         _mount_tmpfs(target, f"size={size_mb}m,mode={mode}")
 
 
@@ -144,7 +150,7 @@ def _write_files(meta: "dict[str, Any]", payload: bytes, offset: int) -> None:
 
 def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> None:
     limits = header["limits"]
-    memory = limits["memory_mb"] * 2**20
+    memory = header["address_space"]
     cpu = max(1, int(limits["cpu_s"] + 0.999))
     file_size = limits["max_file_mb"] * 2**20
     for which, value in (
@@ -177,6 +183,8 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
     payload_fd, stdin_fd, stdout_fd, stderr_fd = fds
     try:
         os.setsid()
+        with open("/proc/self/oom_score_adj", "w") as score:
+            score.write("1000")  # when the slot runs out of memory, the job dies, not the worker
         meta, payload, offset = _read_payload(payload_fd)
         os.lchown("/workspace", header["uid"], header["uid"])
         for source, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
@@ -305,6 +313,8 @@ def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
         status, cpu, timed_out = _wait(pid, header["limits"]["timeout_s"])
         wall = time.monotonic() - started
         clean = _sweep()
+        if not header.get("keep_scratch"):
+            _drop_scratch()  # before anything else: a full tmpfs would starve this process
         reply = {
             "status": status,
             "cpu_s": cpu,

@@ -9,21 +9,22 @@ the host filesystem are simply not there.
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._cgroups import JobGroup, open_job_group
 from assay.sandbox._process import Finished, run_limited
+from assay.sandbox._results import JobEnd, exec_result
 from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
-from assay.tasks.taskdir import write_files
 
 WORKDIR = "/workspace"
 INSTALL_HINT = (
@@ -43,6 +44,11 @@ _ETC_FILES = (
     "mime.types",
 )
 _TOP_LEVEL = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+SETPRIV_HINT = (
+    "setpriv (from util-linux) is missing, so jobs started by root cannot be given an "
+    "unprivileged uid: install util-linux"
+)
+JOB_UID_BASE = 3_000_000
 NO_CGROUP_NOTE = (
     "no writable cgroup on this host: memory and process limits hold per process only "
     "(address space and RLIMIT_NPROC), not for the job as a whole"
@@ -50,7 +56,13 @@ NO_CGROUP_NOTE = (
 
 
 class BubblewrapSandbox:
-    """Runs each command in a new bubblewrap sandbox."""
+    """Runs each command in a new bubblewrap sandbox.
+
+    Run as root, bubblewrap keeps only the capabilities to change uid, and ``setpriv`` turns the
+    command into a fresh unprivileged uid with no new privileges, so the job holds no owner
+    rights over the host's root-owned files. Run as another user, the command runs in a user
+    namespace as that user, with that user's (unprivileged) rights.
+    """
 
     name = "bubblewrap"
 
@@ -59,9 +71,15 @@ class BubblewrapSandbox:
         if found is None:
             raise SandboxUnavailableError(INSTALL_HINT)
         self._bwrap = found
+        self._setpriv: str | None = None
+        if os.geteuid() == 0:
+            self._setpriv = shutil.which("setpriv")
+            if self._setpriv is None:
+                raise SandboxUnavailableError(SETPRIV_HINT)
         self._python = os.path.realpath(sys.executable)
         self._system_args = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = filter_program()
+        self._uids = itertools.count()
 
     @property
     def python(self) -> str:
@@ -95,25 +113,35 @@ class BubblewrapSandbox:
             raise SandboxError("no command to run")
         limits = limits or Limits()
         group = open_job_group(limits.memory_mb, limits.max_processes)
-        workdir = Path(tempfile.mkdtemp(prefix="assay-job-"))
-        status_read, status_write = os.pipe()
-        seccomp_fd = self._seccomp_fd()
-        try:
-            write_files(workdir, dict(files or {}))
-            argv = [*self._bwrap_args(workdir, status_write, seccomp_fd), "--", *command]
-            finished = run_limited(
-                argv,
-                cwd=workdir,
-                env={"PATH": "/usr/bin:/bin"},
-                limits=limits,
-                stdin=stdin,
-                group=group,
-                pass_fds=(status_write,) if seccomp_fd < 0 else (status_write, seccomp_fd),
-            )
-            os.close(status_write)
-            status_write = -1
-            started = _read_status(status_read)
-            if not started and not finished.timed_out:
+        with contextlib.ExitStack() as cleanup:
+            if group is not None:
+                cleanup.callback(group.close)
+            status_read, status_write = os.pipe()
+            cleanup.callback(_close_quietly, status_read)
+            try:
+                passed = [status_write]
+                file_args = _file_args(dict(files or {}), passed, cleanup)
+                seccomp = self._seccomp_args(passed, cleanup)
+                argv = [
+                    *self._bwrap_args(limits, status_write),
+                    *file_args,
+                    *seccomp,
+                    "--",
+                    *self._as_job_user(),
+                    *command,
+                ]
+                finished = run_limited(
+                    argv,
+                    cwd=Path("/"),
+                    env={"PATH": "/usr/bin:/bin"},
+                    limits=limits,
+                    stdin=stdin,
+                    group=group,
+                    pass_fds=tuple(passed),
+                )
+            finally:
+                os.close(status_write)  # once, here: the number may be reused right after
+            if not _started(status_read) and not finished.timed_out:
                 detail = finished.stderr.decode(errors="replace").strip().splitlines()
                 raise SandboxError(
                     "bubblewrap could not start the sandbox: "
@@ -121,77 +149,95 @@ class BubblewrapSandbox:
                 )
             notes = () if self._seccomp is not None else (NO_FILTER_NOTE,)
             return _result(finished, group, notes)
-        finally:
-            if status_write >= 0:
-                os.close(status_write)
-            os.close(status_read)
-            if seccomp_fd >= 0:
-                os.close(seccomp_fd)
-            if group is not None:
-                group.close()
-            shutil.rmtree(workdir, ignore_errors=True)
 
-    def _seccomp_fd(self) -> int:
-        """A pipe holding the compiled filter, for ``--seccomp``; -1 where there is none."""
+    def _as_job_user(self) -> list[str]:
+        """As root: the setpriv prefix that makes the command a fresh unprivileged uid."""
+        if self._setpriv is None:
+            return []
+        uid = JOB_UID_BASE + (os.getpid() % 4096) * 256 + next(self._uids) % 256
+        return [
+            self._setpriv,
+            f"--reuid={uid}",
+            f"--regid={uid}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--no-new-privs",
+            "--",
+        ]
+
+    def _seccomp_args(self, passed: list[int], cleanup: contextlib.ExitStack) -> list[str]:
+        """``--seccomp FD`` with the compiled filter in a pipe; nothing where there is none."""
         if self._seccomp is None:
-            return -1
+            return []
         read_end, write_end = os.pipe()
         os.write(write_end, self._seccomp)
         os.close(write_end)
-        return read_end
+        cleanup.callback(_close_quietly, read_end)
+        passed.append(read_end)
+        return ["--seccomp", str(read_end)]
 
-    def _bwrap_args(self, workdir: Path, status_fd: int, seccomp_fd: int) -> list[str]:
-        seccomp = ["--seccomp", str(seccomp_fd)] if seccomp_fd >= 0 else []
+    def _bwrap_args(self, limits: Limits, status_fd: int) -> list[str]:
+        if self._setpriv is not None:  # root: no user namespace; setpriv drops to the job uid
+            identity = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        else:
+            identity = ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
+        scratch = str(limits.memory_mb * 2**20)
         return [
             self._bwrap,
-            "--unshare-all",
-            "--unshare-user",
-            "--uid",
-            "1000",
-            "--gid",
-            "1000",
-            "--hostname",
-            "sandbox",
+            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try",
+            *identity,
+            "--hostname", "sandbox",
             "--die-with-parent",
             "--new-session",
-            "--cap-drop",
-            "ALL",
             "--clearenv",
-            "--setenv",
-            "PATH",
-            f"{Path(self._python).parent}:/usr/local/bin:/usr/bin:/bin",
-            "--setenv",
-            "HOME",
-            WORKDIR,
-            "--setenv",
-            "TMPDIR",
-            "/tmp",  # noqa: S108 - a private tmpfs inside the sandbox
-            "--setenv",
-            "LANG",
-            "C.UTF-8",
-            "--setenv",
-            "PYTHONDONTWRITEBYTECODE",
-            "1",
+            "--setenv", "PATH", f"{Path(self._python).parent}:/usr/local/bin:/usr/bin:/bin",
+            "--setenv", "HOME", WORKDIR,
+            "--setenv", "TMPDIR", "/tmp",  # noqa: S108 - a private tmpfs inside the sandbox
+            "--setenv", "LANG", "C.UTF-8",
+            "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
             *self._system_args,
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-            "--tmpfs",
-            "/tmp",  # noqa: S108 - see above
-            "--bind",
-            str(workdir),
-            WORKDIR,
-            "--remount-ro",
-            "/",
-            "--remount-ro",
-            "/dev",
-            "--chdir",
-            WORKDIR,
-            "--json-status-fd",
-            str(status_fd),
-            *seccomp,
-        ]
+            "--dev", "/dev",
+            "--proc", "/proc",
+            "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",  # noqa: S108 - see above
+            "--perms", "0777", "--size", scratch, "--tmpfs", WORKDIR,
+            "--remount-ro", "/",
+            "--remount-ro", "/dev",
+            "--chdir", WORKDIR,
+            "--json-status-fd", str(status_fd),
+        ]  # fmt: skip
+
+
+def _file_args(
+    files: dict[str, bytes], passed: list[int], cleanup: contextlib.ExitStack
+) -> list[str]:
+    """``--file FD PATH`` for each file (from a memfd), with its directories made first.
+
+    The files live in the job's size-limited tmpfs, not on the host's disk, and are writable
+    by the job.
+    """
+    args: list[str] = []
+    made: set[str] = set()
+    for name in sorted(files):
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            raise SandboxError(f"file path escapes the workspace: {name}")
+        for parent in reversed(relative.parents[:-1]):
+            if str(parent) not in made:
+                made.add(str(parent))
+                args += ["--perms", "0777", "--dir", f"{WORKDIR}/{parent}"]
+        fd = os.memfd_create("assay-file")
+        cleanup.callback(_close_quietly, fd)
+        os.write(fd, files[name])
+        os.lseek(fd, 0, os.SEEK_SET)
+        passed.append(fd)
+        args += ["--perms", "0666", "--file", str(fd), f"{WORKDIR}/{relative}"]
+    return args
+
+
+def _close_quietly(fd: int) -> None:
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 def host_notes(filtered: bool) -> tuple[str, ...]:
@@ -225,7 +271,7 @@ def system_view(python_prefix: Path) -> list[str]:
     return args
 
 
-def _read_status(fd: int) -> bool:
+def _started(fd: int) -> bool:
     """Whether bubblewrap reported starting the child on its JSON status pipe."""
     data = b""
     while chunk := os.read(fd, 4096):
@@ -240,22 +286,18 @@ def _read_status(fd: int) -> bool:
 
 
 def _result(finished: Finished, group: JobGroup | None, notes: tuple[str, ...]) -> ExecResult:
-    peak = group.peak_memory_mb() if group else None
     cpu = group.cpu_seconds() if group else None
-    oom = group.oom_killed() if group else False
-    stderr = finished.stderr.decode(errors="replace")
-    hit_address_limit = finished.exit_code not in (0, None) and "MemoryError" in stderr[-2000:]
-    return ExecResult(
-        exit_code=finished.exit_code,
-        signal=finished.signal,
+    peak = group.peak_memory_mb() if group else None
+    end = JobEnd(
+        status=finished.status,
         timed_out=finished.timed_out,
-        out_of_memory=oom or hit_address_limit,
         wall_s=finished.wall_s,
         cpu_s=cpu if cpu is not None else finished.cpu_s,
         peak_memory_mb=peak if peak is not None else finished.max_rss_mb,
-        stdout=finished.stdout.decode(errors="replace"),
-        stderr=stderr,
+        oom_killed=group.oom_killed() if group else None,
+        stdout=finished.stdout,
+        stderr=finished.stderr,
         stdout_truncated=finished.stdout_truncated,
         stderr_truncated=finished.stderr_truncated,
-        notes=notes if group else (*notes, NO_CGROUP_NOTE),
     )
+    return exec_result(end, notes if group else (*notes, NO_CGROUP_NOTE))

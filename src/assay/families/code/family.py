@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import signal
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ class CaseOutputs:
             return "no result: the run passed its time limit"
         if self.result.out_of_memory:
             return "no result: the run passed its memory limit"
+        if self.result.signal == signal.SIGXCPU:
+            return "no result: the run passed its CPU-time limit"
         if self.result.signal is not None:
             return f"no result: the process was killed by signal {self.result.signal}"
         return f"no result: the process ended with status {self.result.exit_code} before reporting"
