@@ -56,7 +56,7 @@ class Worker:
         uid: int,
         *,
         seccomp: bytes | None,
-        trusted_code: Sequence[str] = (),
+        trusted_code: Mapping[str, str] | None = None,
     ) -> None:
         self.uid = uid
         self.python = python
@@ -95,7 +95,7 @@ class Worker:
             worker_end.close()
         try:
             _send(self._sock, seccomp or b"")
-            _send(self._sock, json.dumps(list(trusted_code)).encode())
+            _send(self._sock, json.dumps(dict(trusted_code or {})).encode())
             reply = _Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
         except (OSError, WorkerFailedError) as exc:
             self.close()

@@ -22,7 +22,6 @@ import contextlib
 import copy  # noqa: F401
 import ctypes
 import gc
-import hashlib
 import importlib.util  # noqa: F401
 import io
 import json
@@ -30,7 +29,6 @@ import math  # noqa: F401
 import os
 import resource
 import select
-import shutil
 import signal
 import socket
 import struct
@@ -204,7 +202,7 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
         elif meta.get("python_code") is not None:
             status = _run_python(compile(meta["python_code"], "<string>", "exec"), command)
         else:
-            executable = command[0] if "/" in command[0] else shutil.which(command[0])
+            executable = command[0] if "/" in command[0] else _which(command[0])
             if executable is None:
                 os.write(2, f"{command[0]}: command not found\n".encode())
                 os._exit(127)
@@ -216,6 +214,14 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
         finally:
             os._exit(126)
     os._exit(status)
+
+
+def _which(name: str) -> "str | None":
+    for directory in os.environ.get("PATH", "").split(":"):
+        path = os.path.join(directory, name)
+        if os.path.isfile(path) and os.access(path, os.X_OK):
+            return path
+    return None
 
 
 def _run_python(code: "Any", command: "list[str]") -> int:
@@ -338,12 +344,12 @@ def _main() -> None:
         program = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
         program._buffer = buffer  # keeps the bytes alive as long as the program
     (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
-    for source in json.loads(_recv_exact(sock, size)):
-        digest = hashlib.sha256(source.encode()).hexdigest()
+    for digest, source in json.loads(_recv_exact(sock, size)).items():
         _TRUSTED[digest] = compile(source, "<string>", "exec")
     _send(sock, json.dumps({"ready": os.getpid()}).encode())
     gc.collect()
     gc.freeze()  # children then share these pages instead of copying them for the collector
+    _LIBC.malloc_trim(0)  # fewer mapped pages: every fork copies the page tables of the rest
     _serve(sock, program)
 
 

@@ -191,7 +191,7 @@ class PoolSandbox:
                 self._python,
                 UID_BASE + os.getpid() % 30_000 * 64 + slot,
                 seccomp=self._seccomp,
-                trusted_code=tuple(self._trusted.values()),
+                trusted_code=self._trusted,
             )
         except BaseException:
             with self._lock:
