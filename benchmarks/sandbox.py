@@ -346,6 +346,8 @@ class Row:
     empty: Stats | None = None
     verify: Stats | None = None
     idle_mb: float | None = None
+    cpu_ms: tuple[float, float] | None = None
+    """Pool only: CPU per verification in this process, and in the worker with its job."""
     problem: str | None = None
     """Why there are no figures: not available, or failed."""
     failed: bool = False
@@ -445,9 +447,33 @@ def measure_pool(task: Task, count: int, warmup: int) -> Row:
     pool = PoolSandbox(max_workers=POOL_WORKERS, trusted_code=harness_code())
     try:
         row = measure_backend("pool", sandbox_jobs(pool, task), count, warmup)
-        return Row("pool", row.empty, row.verify, idle_mb=pool.idle_worker_memory_mb())
+        idle = pool.idle_worker_memory_mb()
     finally:
         pool.close()
+    return Row("pool", row.empty, row.verify, idle_mb=idle, cpu_ms=pool_cpu(task, count))
+
+
+def pool_cpu(task: Task, count: int) -> tuple[float, float] | None:
+    """CPU per verification: this process (rusage) and one worker with its jobs (cgroup)."""
+    with PoolSandbox(max_workers=1, jobs_per_worker=10**9, trusted_code=harness_code()) as pool:
+        verify = sandbox_jobs(pool, task)[1]
+        for _ in range(10):
+            verify()
+        before_self, before_worker = self_cpu(), pool.worker_cpu_seconds()
+        for _ in range(count):
+            verify()
+        after_self, after_worker = self_cpu(), pool.worker_cpu_seconds()
+    if before_worker is None or after_worker is None:
+        return None
+    return (
+        (after_self - before_self) / count * 1000,
+        (after_worker - before_worker) / count * 1000,
+    )
+
+
+def self_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 # --- reporting ---------------------------------------------------------------------------------
@@ -565,6 +591,15 @@ def print_targets(rows: list[Row]) -> None:
         else:
             shown, verdict = f"{value:.2f}", "met" if met(value) else "NOT met"
         print(f"  {label:<32} {shown:>9}   target {target:<22} {verdict}")
+    if pool is not None and pool.cpu_ms is not None:
+        here, worker = pool.cpu_ms
+        cores = os.cpu_count() or 1
+        print()
+        print(
+            f"pool CPU per verification (b): {here:.2f} ms in this process + {worker:.2f} ms in "
+            f"the worker and its job = {here + worker:.2f} ms; at most "
+            f"{cores * 1000 / (here + worker):.0f}/s on {cores} cores"
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

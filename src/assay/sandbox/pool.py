@@ -127,6 +127,16 @@ class PoolSandbox:
             return 0.0
         return sum(_pss_mb(w.pids) for w in workers) / len(workers)
 
+    def worker_cpu_seconds(self) -> float | None:
+        """CPU time used so far by the idle workers and every job they ran (from their cgroups),
+        or None without cgroups. Busy and retired workers are not counted."""
+        with self._lock:
+            workers = list(self._idle)
+        figures = [w.group.cpu_seconds() if w.group else None for w in workers]
+        if not figures or any(f is None for f in figures):
+            return None
+        return sum(f for f in figures if f is not None)
+
     def warm(self, count: int | None = None) -> None:
         """Start idle workers ahead of demand: ``count`` of them (default: one per CPU)."""
         wanted = min(count or os.cpu_count() or 2, self.max_workers)
