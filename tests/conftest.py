@@ -65,6 +65,17 @@ def make_median_task(task_id: str = "median-1", **spec: object) -> Task:
     )
 
 
+def with_checker(task: Task, source: bytes, name: str = "checker.py") -> Task:
+    """``task`` judged by a trusted checker in ``hidden/<name>`` instead of by comparison."""
+    config = {**task.spec.config, "checker": name}
+    return task.model_copy(
+        update={
+            "spec": task.spec.model_copy(update={"config": config}),
+            "hidden": {**task.hidden, name: source},
+        }
+    )
+
+
 @pytest.fixture(scope="session")
 def bubblewrap() -> BubblewrapSandbox:
     return BubblewrapSandbox()

@@ -7,7 +7,7 @@ from pathlib import Path
 from assay.audit import Decision, run_audit
 from assay.sandbox import Sandbox
 from assay.tasks import Task, TaskSet, save_task
-from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task
+from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task, with_checker
 
 
 def audit_one(task: Task, tmp_path: Path, sandbox: Sandbox):  # type: ignore[no-untyped-def]
@@ -48,16 +48,8 @@ def test_failing_reference_rejects_the_task(tmp_path: Path, sandbox: Sandbox) ->
 
 
 def test_task_an_empty_submission_passes_is_rejected(tmp_path: Path, sandbox: Sandbox) -> None:
-    base = make_median_task()
-    checker = b"def check(args, output, expected):\n    return True\n"
-    task = base.model_copy(
-        update={
-            "spec": base.spec.model_copy(
-                update={"config": {"function": "median", "checker": "c.py"}}
-            ),
-            "hidden": {**base.hidden, "c.py": checker},
-        }
-    )
+    accept_anything = b"def check(args, output, expected):\n    return True\n"
+    task = with_checker(make_median_task(), accept_anything)
     audit = audit_one(task, tmp_path, sandbox)
     assert audit.decision is Decision.REJECTED
     assert "[empty]" in messages(audit)

@@ -95,10 +95,10 @@ def run_limited(
         wall_s=wall,
         cpu_s=usage.ru_utime + usage.ru_stime,
         max_rss_mb=usage.ru_maxrss / 1024,
-        stdout=readers[0].data,
-        stderr=readers[1].data,
-        stdout_truncated=readers[0].truncated,
-        stderr_truncated=readers[1].truncated,
+        stdout=readers[0].output.data,
+        stderr=readers[1].output.data,
+        stdout_truncated=readers[0].output.truncated,
+        stderr_truncated=readers[1].output.truncated,
     )
 
 
@@ -155,8 +155,33 @@ def _feed_stdin(proc: subprocess.Popen[bytes], data: bytes) -> None:
         threading.Thread(target=feed, daemon=True).start()
 
 
+class CappedOutput:
+    """The first ``cap`` bytes of a stream, and whether more arrived."""
+
+    def __init__(self, cap: int) -> None:
+        self._cap = cap
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self.truncated = False
+
+    def add(self, chunk: bytes) -> None:
+        """Keep what fits of ``chunk``."""
+        room = self._cap - self._size
+        if len(chunk) > room:
+            self.truncated = True
+            chunk = chunk[: max(room, 0)]
+        if chunk:
+            self._chunks.append(chunk)
+            self._size += len(chunk)
+
+    @property
+    def data(self) -> bytes:
+        """What was kept."""
+        return b"".join(self._chunks)
+
+
 class CappedReader(threading.Thread):
-    """Drains one pipe descriptor, keeping at most ``cap`` bytes and noting whether more came.
+    """Drains one pipe descriptor into a :class:`CappedOutput`, in a thread of its own.
 
     The caller owns the descriptor and closes it after :meth:`join`.
     """
@@ -164,24 +189,10 @@ class CappedReader(threading.Thread):
     def __init__(self, fd: int, cap: int) -> None:
         super().__init__(daemon=True)
         self._fd = fd
-        self._cap = cap
-        self._chunks: list[bytes] = []
-        self._size = 0
-        self.truncated = False
+        self.output = CappedOutput(cap)
         self.start()
 
     def run(self) -> None:
         with contextlib.suppress(OSError):
             while chunk := os.read(self._fd, READ_CHUNK):
-                room = self._cap - self._size
-                if len(chunk) > room:
-                    self.truncated = True
-                    chunk = chunk[: max(room, 0)]
-                if chunk:
-                    self._chunks.append(chunk)
-                    self._size += len(chunk)
-
-    @property
-    def data(self) -> bytes:
-        """What was kept."""
-        return b"".join(self._chunks)
+                self.output.add(chunk)

@@ -24,7 +24,7 @@ from typing import Any
 
 from assay.errors import SandboxError
 from assay.sandbox._cgroups import JobGroup, open_job_group
-from assay.sandbox._process import READ_CHUNK
+from assay.sandbox._process import READ_CHUNK, CappedOutput
 from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
@@ -393,15 +393,12 @@ class _Exchange:
         return decoded
 
 
-class _Captured:
-    """Output of one pipe, capped."""
+class _Captured(CappedOutput):
+    """Output of one non-blocking pipe, drained on demand."""
 
     def __init__(self, fd: int, cap: int) -> None:
+        super().__init__(cap)
         self.fd = fd
-        self._cap = cap
-        self._chunks: list[bytes] = []
-        self._size = 0
-        self.truncated = False
         self.closed = False
 
     def drain(self) -> None:
@@ -411,21 +408,10 @@ class _Captured:
                 chunk = os.read(self.fd, READ_CHUNK)
             except BlockingIOError:
                 return
-            if not chunk:
-                self.closed = True
-                return
-            room = self._cap - self._size
-            if len(chunk) > room:
-                self.truncated = True
-                chunk = chunk[: max(room, 0)]
             if chunk:
-                self._chunks.append(chunk)
-                self._size += len(chunk)
-
-    @property
-    def data(self) -> bytes:
-        """What was kept."""
-        return b"".join(self._chunks)
+                self.add(chunk)
+            else:
+                self.closed = True
 
 
 def _result(

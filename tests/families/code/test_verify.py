@@ -10,7 +10,7 @@ from assay.families.code import CodeFamily
 from assay.sandbox import LocalSandbox, Sandbox
 from assay.tasks import Limits, Task, save_task
 from assay.verdicts import Status
-from tests.conftest import REFERENCE, make_median_task
+from tests.conftest import REFERENCE, make_median_task, with_checker
 
 family = CodeFamily()
 
@@ -195,33 +195,15 @@ def test_helper_modules_in_the_solution_directory_import(
 
 
 def test_trusted_checker_accepts_any_right_answer(sandbox: Sandbox) -> None:
-    base = make_median_task()
     checker = b"def check(args, output, expected):\n    return output in (expected, -1)\n"
-    task = base.model_copy(
-        update={
-            "spec": base.spec.model_copy(
-                update={"config": {"function": "median", "checker": "checker.py"}}
-            ),
-            "hidden": {**base.hidden, "checker.py": checker},
-        }
-    )
+    task = with_checker(make_median_task(), checker)
     assert verify(task, "def median(values): return -1\n", sandbox).status is Status.PASS
     assert verify(task, "def median(values): return 0\n", sandbox).status is Status.FAIL
 
 
 def test_a_broken_checker_is_an_error_not_a_score(sandbox: Sandbox) -> None:
-    base = make_median_task()
-    task = base.model_copy(
-        update={
-            "spec": base.spec.model_copy(
-                update={"config": {"function": "median", "checker": "c.py"}}
-            ),
-            "hidden": {
-                **base.hidden,
-                "c.py": b"def check(args, output, expected):\n    return 1 / 0\n",
-            },
-        }
-    )
+    broken = b"def check(args, output, expected):\n    return 1 / 0\n"
+    task = with_checker(make_median_task(), broken, "c.py")
     verdict = verify(task, REFERENCE, sandbox)
     assert verdict.status is Status.ERROR
     assert verdict.score == 0

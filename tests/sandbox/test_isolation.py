@@ -1,4 +1,4 @@
-"""The bubblewrap backend, attacked the way untrusted code would attack it."""
+"""Isolation on every backend: what untrusted code must not be able to do, checked for real."""
 
 from __future__ import annotations
 
