@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Literal
 
@@ -75,16 +76,22 @@ def hidden_cases(task: Task) -> tuple[Case, ...]:
     if raw is None:
         raise TaskFormatError("file is missing", path=where, fix="regenerate the task")
     try:
-        parsed = CaseFile.model_validate(json.loads(raw))
+        cases = _parse_cases(raw)
     except (ValueError, ValidationError) as exc:
         detail = str(exc).splitlines()[0]
         raise TaskFormatError(
             f"malformed: {detail}", path=where, fix="regenerate the task"
         ) from None
-    ids = [case.id for case in parsed.cases]
+    ids = [case.id for case in cases]
     if len(set(ids)) != len(ids):
         raise TaskFormatError("case ids repeat", path=where, field="id", fix="make them unique")
-    return parsed.cases
+    return cases
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cases(raw: bytes) -> tuple[Case, ...]:
+    """Parsed once per distinct file: an audit verifies each task several times."""
+    return CaseFile.model_validate(json.loads(raw)).cases
 
 
 def cases_json(cases: list[Case]) -> bytes:
