@@ -5,18 +5,15 @@ cgroup, and the running of one job on it.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import queue
-import selectors
 import signal
 import socket
-import struct
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from importlib.resources import files as package_files
 from pathlib import Path
@@ -24,28 +21,23 @@ from typing import Any
 
 from assay.errors import SandboxError
 from assay.sandbox._cgroups import JobGroup, open_job_group
-from assay.sandbox._process import READ_CHUNK, CappedOutput
+from assay.sandbox._exchange import (
+    Captured,
+    Exchange,
+    WorkerFailedError,
+    WorkerGoneError,
+    send,
+)
 from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 
 ZYGOTE = package_files("assay.sandbox").joinpath("_zygote.py").read_text(encoding="utf-8")
-_HEADER = struct.Struct("!I")
 START_TIMEOUT_S = 15.0
 REPLY_GRACE_S = 5.0
-DRAIN_EVERY_S = 0.02
-PIPE_BYTES = 1 << 20
 BASELINE_SLACK_MB = 2
 """Allowance above the worker's own measured memory when the job's limit is added to it."""
 _CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_KILL")
-
-
-class WorkerFailedError(SandboxError):
-    """The worker broke down (died, hung, or could not clean up); it must be recycled."""
-
-
-class WorkerGoneError(WorkerFailedError):
-    """The worker was already gone when a job was handed to it; the job never started."""
 
 
 class Worker:
@@ -97,9 +89,9 @@ class Worker:
         finally:
             worker_end.close()
         try:
-            _send(self._sock, seccomp or b"")
-            _send(self._sock, json.dumps(dict(trusted_code or {})).encode())
-            reply = _Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
+            send(self._sock, seccomp or b"")
+            send(self._sock, json.dumps(dict(trusted_code or {})).encode())
+            reply = Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
         except (OSError, WorkerFailedError) as exc:
             self.close()
             raise SandboxError(f"the pool could not start a worker: {exc}") from None
@@ -162,7 +154,7 @@ class Worker:
         }
         self._scratch_kept = keep_scratch
         try:
-            _send(self._sock, json.dumps(header).encode(), [payload_r, stdin_r, out_w, err_w])
+            send(self._sock, json.dumps(header).encode(), [payload_r, stdin_r, out_w, err_w])
         except OSError as exc:
             for fd in (payload_w, stdin_w, out_r, err_r):
                 os.close(fd)
@@ -170,7 +162,7 @@ class Worker:
         finally:
             for fd in (payload_r, stdin_r, out_w, err_w):
                 os.close(fd)
-        exchange = _Exchange(
+        exchange = Exchange(
             self._sock,
             writes={payload_w: _payload(meta, files), stdin_w: stdin},
             reads=(out_r, err_r),
@@ -298,125 +290,9 @@ def _payload(meta: Mapping[str, object], files: Mapping[str, bytes]) -> bytes:
     return len(encoded).to_bytes(8, "big") + encoded + b"".join(files[name] for name in names)
 
 
-def _send(sock: socket.socket, payload: bytes, fds: Sequence[int] = ()) -> None:
-    framed = _HEADER.pack(len(payload)) + payload
-    if fds:
-        ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(fds)}i", *fds))]
-        sent = sock.sendmsg([framed[: _HEADER.size]], ancillary)
-        sock.sendall(framed[sent:])
-    else:
-        sock.sendall(framed)
-
-
-class _Exchange:
-    """One job's I/O with the worker, in the calling thread: feed the payload and stdin, drain
-    stdout and stderr (keeping at most ``cap`` bytes of each), and read the worker's reply.
-
-    Output pipes are enlarged and drained every ``DRAIN_EVERY_S`` rather than on every write:
-    a job that prints line by line would otherwise wake this thread once per line.
-    """
-
-    def __init__(
-        self, sock: socket.socket, writes: dict[int, bytes], reads: tuple[int, ...], cap: int
-    ) -> None:
-        self._sock = sock
-        self._writes = {fd: memoryview(data) for fd, data in writes.items()}
-        self.outputs = [_Captured(fd, cap) for fd in reads]
-        self._reply = b""
-
-    def run(self, timeout: float) -> dict[str, Any]:
-        """Until the reply is in and the outputs are closed; raises :class:`WorkerFailedError`."""
-        deadline = time.monotonic() + timeout
-        selector = selectors.DefaultSelector()
-        try:
-            for fd in self._writes:
-                os.set_blocking(fd, False)
-                selector.register(fd, selectors.EVENT_WRITE)
-            for output in self.outputs:
-                os.set_blocking(output.fd, False)
-                with contextlib.suppress(OSError):  # a bigger pipe, where the host allows
-                    fcntl.fcntl(output.fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-            selector.register(self._sock, selectors.EVENT_READ)
-            while self._pending():
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    raise WorkerFailedError("the worker did not answer in time")
-                for key, events in selector.select(min(remaining, DRAIN_EVERY_S)):
-                    self._handle(selector, key, events)
-                for output in self.outputs:
-                    output.drain()
-            return self._decoded()
-        finally:
-            selector.close()
-            for fd in list(self._writes):
-                os.close(fd)
-            for output in self.outputs:
-                os.close(output.fd)
-
-    def _pending(self) -> bool:
-        return self._decoded_or_none() is None or any(not o.closed for o in self.outputs)
-
-    def _handle(
-        self, selector: selectors.BaseSelector, key: selectors.SelectorKey, events: int
-    ) -> None:
-        if key.fileobj is self._sock:
-            chunk = self._sock.recv(65536)
-            if not chunk:
-                raise WorkerFailedError("the worker died")
-            self._reply += chunk
-        else:
-            fd = int(key.fd)
-            view = self._writes[fd]
-            try:
-                view = view[os.write(fd, view[:65536]) :]
-            except OSError:  # the job closed its end; what it did not read it does not get
-                view = view[:0]
-            self._writes[fd] = view
-            if not view:
-                selector.unregister(fd)
-                os.close(fd)
-                del self._writes[fd]
-
-    def _decoded_or_none(self) -> dict[str, Any] | None:
-        if len(self._reply) < _HEADER.size:
-            return None
-        size = _HEADER.size + _HEADER.unpack(self._reply[: _HEADER.size])[0]
-        if len(self._reply) < size:
-            return None
-        decoded: dict[str, Any] = json.loads(self._reply[_HEADER.size : size])
-        return decoded
-
-    def _decoded(self) -> dict[str, Any]:
-        decoded = self._decoded_or_none()
-        if decoded is None:
-            raise WorkerFailedError("the worker's reply was cut short")
-        return decoded
-
-
-class _Captured(CappedOutput):
-    """Output of one non-blocking pipe, drained on demand."""
-
-    def __init__(self, fd: int, cap: int) -> None:
-        super().__init__(cap)
-        self.fd = fd
-        self.closed = False
-
-    def drain(self) -> None:
-        """Read all that is there now; notes the end of file."""
-        while not self.closed:
-            try:
-                chunk = os.read(self.fd, READ_CHUNK)
-            except BlockingIOError:
-                return
-            if chunk:
-                self.add(chunk)
-            else:
-                self.closed = True
-
-
 def _result(
     reply: dict[str, Any],
-    readers: list[_Captured],
+    readers: list[Captured],
     oom: bool | None,
     peak: float | None,
     notes: tuple[str, ...],

@@ -26,8 +26,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from assay.errors import SandboxError, SandboxUnavailableError
+from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
 from assay.sandbox._seccomp import filter_program
-from assay.sandbox._worker import Worker, WorkerFailedError, WorkerGoneError
+from assay.sandbox._worker import Worker
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits

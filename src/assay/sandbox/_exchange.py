@@ -1,0 +1,147 @@
+"""The host's side of one job's conversation with a pool worker: length-prefixed JSON frames
+on the control socket (with descriptors attached), and the job's pipes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import selectors
+import socket
+import struct
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from assay.errors import SandboxError
+from assay.sandbox._process import READ_CHUNK, CappedOutput
+
+HEADER = struct.Struct("!I")
+DRAIN_EVERY_S = 0.02
+PIPE_BYTES = 1 << 20
+
+
+class WorkerFailedError(SandboxError):
+    """The worker broke down (died, hung, or could not clean up); it must be recycled."""
+
+
+class WorkerGoneError(WorkerFailedError):
+    """The worker was already gone when a job was handed to it; the job never started."""
+
+
+def send(sock: socket.socket, payload: bytes, fds: Sequence[int] = ()) -> None:
+    framed = HEADER.pack(len(payload)) + payload
+    if fds:
+        ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(fds)}i", *fds))]
+        sent = sock.sendmsg([framed[: HEADER.size]], ancillary)
+        sock.sendall(framed[sent:])
+    else:
+        sock.sendall(framed)
+
+
+class Exchange:
+    """One job's I/O with the worker, in the calling thread: feed the payload and stdin, drain
+    stdout and stderr (keeping at most ``cap`` bytes of each), and read the worker's reply.
+
+    Output pipes are enlarged and drained every ``DRAIN_EVERY_S`` rather than on every write:
+    a job that prints line by line would otherwise wake this thread once per line.
+    """
+
+    def __init__(
+        self, sock: socket.socket, writes: dict[int, bytes], reads: tuple[int, ...], cap: int
+    ) -> None:
+        self._sock = sock
+        self._writes = {fd: memoryview(data) for fd, data in writes.items()}
+        self.outputs = [Captured(fd, cap) for fd in reads]
+        self._reply = b""
+
+    def run(self, timeout: float) -> dict[str, Any]:
+        """Until the reply is in and the outputs are closed; raises :class:`WorkerFailedError`."""
+        deadline = time.monotonic() + timeout
+        selector = selectors.DefaultSelector()
+        try:
+            for fd in self._writes:
+                os.set_blocking(fd, False)
+                selector.register(fd, selectors.EVENT_WRITE)
+            for output in self.outputs:
+                os.set_blocking(output.fd, False)
+                with contextlib.suppress(OSError):  # a bigger pipe, where the host allows
+                    fcntl.fcntl(output.fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+            selector.register(self._sock, selectors.EVENT_READ)
+            while self._pending():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise WorkerFailedError("the worker did not answer in time")
+                for key, events in selector.select(min(remaining, DRAIN_EVERY_S)):
+                    self._handle(selector, key, events)
+                for output in self.outputs:
+                    output.drain()
+            return self._decoded()
+        finally:
+            selector.close()
+            for fd in list(self._writes):
+                os.close(fd)
+            for output in self.outputs:
+                os.close(output.fd)
+
+    def _pending(self) -> bool:
+        return self._decoded_or_none() is None or any(not o.closed for o in self.outputs)
+
+    def _handle(
+        self, selector: selectors.BaseSelector, key: selectors.SelectorKey, events: int
+    ) -> None:
+        if key.fileobj is self._sock:
+            chunk = self._sock.recv(65536)
+            if not chunk:
+                raise WorkerFailedError("the worker died")
+            self._reply += chunk
+        else:
+            fd = int(key.fd)
+            view = self._writes[fd]
+            try:
+                view = view[os.write(fd, view[:65536]) :]
+            except OSError:  # the job closed its end; what it did not read it does not get
+                view = view[:0]
+            self._writes[fd] = view
+            if not view:
+                selector.unregister(fd)
+                os.close(fd)
+                del self._writes[fd]
+
+    def _decoded_or_none(self) -> dict[str, Any] | None:
+        if len(self._reply) < HEADER.size:
+            return None
+        size = HEADER.size + HEADER.unpack(self._reply[: HEADER.size])[0]
+        if len(self._reply) < size:
+            return None
+        decoded: dict[str, Any] = json.loads(self._reply[HEADER.size : size])
+        return decoded
+
+    def _decoded(self) -> dict[str, Any]:
+        decoded = self._decoded_or_none()
+        if decoded is None:
+            raise WorkerFailedError("the worker's reply was cut short")
+        return decoded
+
+
+class Captured(CappedOutput):
+    """Output of one non-blocking pipe, drained on demand."""
+
+    def __init__(self, fd: int, cap: int) -> None:
+        super().__init__(cap)
+        self.fd = fd
+        self.closed = False
+
+    def drain(self) -> None:
+        """Read all that is there now; notes the end of file."""
+        while not self.closed:
+            try:
+                chunk = os.read(self.fd, READ_CHUNK)
+            except BlockingIOError:
+                return
+            if chunk:
+                self.add(chunk)
+            else:
+                self.closed = True
