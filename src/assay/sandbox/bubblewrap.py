@@ -48,7 +48,8 @@ SETPRIV_HINT = (
     "setpriv (from util-linux) is missing, so jobs started by root cannot be given an "
     "unprivileged uid: install util-linux"
 )
-JOB_UID_BASE = 3_000_000
+JOB_UID_BASE = 40_000_000
+"""Above the pool's uids (200,000 to about 31 million), so the two never share one."""
 NO_CGROUP_NOTE = (
     "no writable cgroup on this host: memory and process limits hold per process only "
     "(address space and RLIMIT_NPROC), not for the job as a whole"

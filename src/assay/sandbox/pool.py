@@ -35,6 +35,8 @@ from assay.tasks.spec import Limits
 
 UID_BASE = 200_000
 DEFAULT_CAP = 64
+MAX_CAP = 1024
+"""Each pool owns MAX_CAP uids from UID_BASE on, chosen by its process id."""
 """Sandboxes alive at once, one-shot jobs and sessions together; workers start on demand."""
 _PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
 
@@ -67,6 +69,8 @@ class PoolSandbox:
                 "run as root or use the per-exec bubblewrap backend"
             )
         self.max_workers = max_workers or DEFAULT_CAP
+        if not 1 <= self.max_workers <= MAX_CAP:
+            raise SandboxError(f"max_workers must be between 1 and {MAX_CAP}")
         self.jobs_per_worker = jobs_per_worker
         self.idle_timeout_s = idle_timeout_s
         self._bwrap = found
@@ -200,7 +204,7 @@ class PoolSandbox:
                 self._bwrap,
                 self._system,
                 self._python,
-                UID_BASE + os.getpid() % 30_000 * 64 + slot,
+                UID_BASE + os.getpid() % 30_000 * MAX_CAP + slot,
                 seccomp=self._seccomp,
                 trusted_code=self._trusted,
             )
@@ -217,13 +221,12 @@ class PoolSandbox:
         retire = not worker.healthy or not worker.alive() or worker.jobs >= self.jobs_per_worker
         with self._lock:
             self._busy -= 1
-            if retire or self._closed:
-                self.recycled += retire
-            else:
+            keep = not (retire or self._closed)
+            if keep:
                 self._idle.append(worker)
-                worker = None  # type: ignore[assignment]
+            self.recycled += retire
             self._lock.notify()
-        if worker is not None:
+        if not keep:
             self._retire(worker)
 
     def _retire(self, worker: Worker) -> None:
