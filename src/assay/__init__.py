@@ -16,7 +16,14 @@ from assay.errors import (
 )
 from assay.families import Family, get_family, register_family
 from assay.findings import Finding, Severity
-from assay.sandbox import BubblewrapSandbox, ExecResult, LocalSandbox, Sandbox
+from assay.sandbox import (
+    BubblewrapSandbox,
+    ExecResult,
+    LocalSandbox,
+    PoolSandbox,
+    Sandbox,
+    open_sandbox,
+)
 from assay.store import Store
 from assay.tasks import Limits, Split, Task, TaskSet, TaskSpec, load_task, save_task
 from assay.verdicts import Criterion, Status, Verdict
@@ -34,6 +41,7 @@ __all__ = [
     "InputError",
     "Limits",
     "LocalSandbox",
+    "PoolSandbox",
     "Sandbox",
     "SandboxError",
     "SandboxUnavailableError",
@@ -53,6 +61,7 @@ __all__ = [
     "__version__",
     "get_family",
     "load_task",
+    "open_sandbox",
     "register_family",
     "run_audit",
     "save_task",
