@@ -247,12 +247,12 @@ def _bwrap_args(system_args: list[str], python: str) -> list[str]:
         "ALL",
         *caps,
         "--clearenv",
+        *[arg for name, value in job_env(python).items() for arg in ("--setenv", name, value)],
+        # Bind every symbol at load, in the worker, not on first call in each job (a
+        # copy-on-write fault per page written); the worker drops it from its environment.
         "--setenv",
         "LD_BIND_NOW",
         "1",
-        "--setenv",
-        "PATH",
-        f"{Path(python).parent}:/usr/bin:/bin",
         *system_args,
         "--dev",
         "/dev",
@@ -269,6 +269,17 @@ def _bwrap_args(system_args: list[str], python: str) -> list[str]:
         "--chdir",
         "/",
     ]
+
+
+def job_env(python: str) -> dict[str, str]:
+    """The environment of every job; the worker itself starts with it, so jobs inherit it."""
+    return {
+        "PATH": f"{Path(python).parent}:/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/workspace",
+        "TMPDIR": "/tmp",  # noqa: S108 - a fresh private tmpfs per job
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
 
 
 def _join(procs_files: list[bytes]) -> None:

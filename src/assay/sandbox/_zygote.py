@@ -181,8 +181,10 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
     payload_fd, stdin_fd, stdout_fd, stderr_fd = fds
     try:
         os.setsid()
-        with open("/proc/self/oom_score_adj", "w") as score:
-            score.write("1000")  # when the slot runs out of memory, the job dies, not the worker
+        # When the slot runs out of memory, the job dies, not the worker.
+        score = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        os.write(score, b"1000")
+        os.close(score)
         meta, payload, offset = _read_payload(payload_fd)
         os.lchown("/workspace", header["uid"], header["uid"])
         for source, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
@@ -194,8 +196,9 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
         os.chdir("/workspace")
         _write_files(meta, payload, offset)
         del payload
-        os.environ.clear()
-        os.environ.update(meta["env"])
+        if meta["env"] != dict(os.environ):  # the worker normally starts with the job's own
+            os.environ.clear()
+            os.environ.update(meta["env"])
         command = meta["command"]
         if meta.get("trusted_code") is not None:
             status = _run_python(_TRUSTED[meta["trusted_code"]], command)
@@ -206,7 +209,7 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
             if executable is None:
                 os.write(2, f"{command[0]}: command not found\n".encode())
                 os._exit(127)
-            os.execve(executable, command, dict(os.environ))
+            os.execve(executable, command, meta["env"])
     except BaseException:
         try:
             message = "sandbox setup failed: " + traceback.format_exc()[-3000:]
@@ -347,6 +350,7 @@ def _main() -> None:
     for digest, source in json.loads(_recv_exact(sock, size)).items():
         _TRUSTED[digest] = compile(source, "<string>", "exec")
     _send(sock, json.dumps({"ready": os.getpid()}).encode())
+    os.environ.pop("LD_BIND_NOW", None)  # loading is done; jobs start with their own env
     gc.collect()
     gc.freeze()  # children then share these pages instead of copying them for the collector
     _LIBC.malloc_trim(0)  # fewer mapped pages: every fork copies the page tables of the rest

@@ -28,7 +28,7 @@ from pathlib import Path
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
 from assay.sandbox._seccomp import filter_program
-from assay.sandbox._worker import Worker
+from assay.sandbox._worker import Worker, job_env
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
@@ -253,7 +253,7 @@ class PoolSandbox:
             "command": list(command),
             "python_code": None if trusted else code,
             "trusted_code": digest if trusted else None,
-            "env": self._env(),
+            "env": job_env(self._python),
         }
 
     def _python_code(self, command: Sequence[str]) -> str | None:
@@ -269,15 +269,6 @@ class PoolSandbox:
         if index + 1 >= len(command) or not set(command[1:index]) <= _PYTHON_FLAGS:
             return None
         return command[index + 1]
-
-    def _env(self) -> dict[str, str]:
-        return {
-            "PATH": f"{Path(self._python).parent}:/usr/local/bin:/usr/bin:/bin",
-            "HOME": "/workspace",
-            "TMPDIR": "/tmp",  # noqa: S108 - a fresh private tmpfs per job
-            "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
 
 
 class PoolSession:
