@@ -4,6 +4,7 @@ rejected, 2 bad input, 3 infrastructure error.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
 from assay.audit import render_table, run_audit, summary_line
 from assay.errors import AssayError, InputError
@@ -275,6 +277,90 @@ def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
     out_console_line(f"report: {result.report_path}")
     out_console_line(f"store:  {db} (audit run {report.run_id})")
     sys.exit(0 if report.all_accepted else EXIT_FAIL)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def runs(as_json: bool, db: Path) -> None:
+    """List the audit runs kept in the results database, newest first.
+
+    \b
+    Example:
+      assay runs --db assay.db
+    """
+    with _errors(), _existing_store(db) as store:
+        rows = store.audit_runs()
+    if as_json:
+        click.echo(json.dumps(rows, indent=2))
+        return
+    table = Table(title=f"audit runs in {db}", title_justify="left")
+    for column in (
+        "run",
+        "started (UTC)",
+        "root",
+        "tasks",
+        "accepted",
+        "rejected",
+        "known-bad caught",
+    ):
+        table.add_column(column)
+    for row in rows:
+        table.add_row(
+            str(row["run_id"]),
+            str(row["started_at"])[:19],
+            str(row["root"]),
+            str(row["tasks"]),
+            str(row["accepted"]),
+            str(row["rejected"]),
+            f"{row['known_bad_caught']}/{row['known_bad']}",
+        )
+    out.print(table)
+
+
+@cli.command()
+@click.option("--task", "task_id", help="Only verdicts on this task id.")
+@click.option("--run", "run_id", help="Only verdicts of this audit run.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -> None:
+    """List kept verdicts with the versions that produced them, oldest first.
+
+    \b
+    Example:
+      assay verdicts --task code-parse-duration-1a2b3c4d
+    """
+    with _errors(), _existing_store(db) as store:
+        kept = store.verdicts(task_id=task_id, run_id=run_id)
+    if as_json:
+        click.echo(json.dumps([k.model_dump(mode="json") for k in kept], indent=2))
+        return
+    table = Table(title=f"verdicts in {db}", title_justify="left")
+    for column in ("id", "task", "task version", "solution", "status", "score", "summary"):
+        table.add_column(column)
+    for item in kept:
+        v = item.verdict
+        table.add_row(
+            str(item.id),
+            v.task_id,
+            v.versions.task,
+            item.solution,
+            v.status.value,
+            f"{v.score:.2f}",
+            v.summary,
+        )
+    out.print(table)
+
+
+@contextmanager
+def _existing_store(db: Path) -> Iterator[Store]:
+    """The results database, which a read command must not create."""
+    if not db.is_file():
+        raise InputError(
+            "no results database here", path=db, fix="run an audit first, or point --db at one"
+        )
+    with Store(db) as store:
+        yield store
 
 
 def out_console_line(text: str) -> None:

@@ -157,3 +157,27 @@ def _assay(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "assay", *args], capture_output=True, text=True, check=False
     )
+
+
+def test_runs_and_verdicts_read_back_what_an_audit_kept(
+    run_cli: Run, median_dir: Path, tmp_path: Path
+) -> None:
+    run_cli("audit", str(median_dir.parent))
+    runs = json.loads(run_cli("runs", "--json").output)
+    assert len(runs) == 1
+    assert runs[0]["accepted"] == 1
+    kept = json.loads(run_cli("verdicts", "--run", runs[0]["run_id"], "--json").output)
+    assert {k["solution"] for k in kept} == {"reference", "bad-unsorted", "empty"}
+    assert all(k["verdict"]["versions"]["family"] == "code@1" for k in kept)
+    table = run_cli("verdicts", "--task", "median-1")
+    assert table.exit_code == 0
+    assert "bad-unsorted" in table.output
+
+
+def test_reading_a_missing_database_is_bad_input_and_creates_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "none.db"
+    for command in ("runs", "verdicts"):
+        result = _assay(command, "--db", str(db))
+        assert result.returncode == 2
+        assert "no results database here" in result.stderr
+    assert not db.exists()
