@@ -98,10 +98,10 @@ def summary_line(report: AuditReport) -> str:
 def render_table(report: AuditReport, *, limit: int = 50) -> Table:
     """A table a person can read: rejected tasks first, each with its first findings."""
     table = Table(title=f"audit {report.run_id} of {report.root}", title_justify="left")
-    table.add_column("task")
+    table.add_column("task", overflow="fold")
     table.add_column("decision")
     table.add_column("known-bad caught", justify="right")
-    table.add_column("findings")
+    table.add_column("findings", overflow="fold")
     ordered = sorted(report.tasks, key=lambda t: (t.decision is not Decision.REJECTED, t.task_id))
     for audit in ordered[:limit]:
         colour = "red" if audit.decision is Decision.REJECTED else "green"
