@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -42,8 +41,3 @@ SANDBOX = Setting(
 )
 
 SETTINGS = (DB, WORKERS, SANDBOX)
-
-
-def db_path() -> Path:
-    """Where the results database lives."""
-    return Path(DB.value())

@@ -13,6 +13,7 @@ import pytest
 from click.testing import Result
 
 from assay.cli import cli
+from assay.settings import SETTINGS
 from assay.store import Store
 from tests.conftest import BAD_NO_SORT, REFERENCE
 
@@ -181,3 +182,9 @@ def test_reading_a_missing_database_is_bad_input_and_creates_nothing(tmp_path: P
         assert result.returncode == 2
         assert "no results database here" in result.stderr
     assert not db.exists()
+
+
+def test_every_setting_is_documented_in_the_readme() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    for setting in SETTINGS:
+        assert f"`{setting.flag}` / `{setting.env}`" in readme, setting.name

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -55,6 +54,3 @@ class AuditCheck(Protocol):
         :class:`assay.errors.AssayError` subclasses for infrastructure failures.
         """
         ...
-
-
-CheckFactory = Callable[[], AuditCheck]

@@ -12,7 +12,7 @@ from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.errors import InputError
-from assay.families import family_of
+from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
@@ -100,7 +100,7 @@ def _audit_task(
             on_verdict(task, verdict)
     return TaskAudit(
         task_id=task.id,
-        task_version=task.content_version(f"{family.name}@{family.version}"),
+        task_version=task.content_version(version_label(family)),
         path=path,
         decision=decide(findings),
         findings=tuple(findings),

@@ -17,7 +17,6 @@ from assay.tasks.spec import TaskSpec
 
 TASK_TOML = "task.toml"
 PROMPT_MD = "prompt.md"
-AREAS = ("workspace", "hidden", "solutions")
 
 
 def load_task(directory: Path) -> Task:

@@ -12,6 +12,7 @@ from importlib.resources import files as package_files
 from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
+from assay.families import version_label
 from assay.families.code import checking
 from assay.families.code.config import code_config, hidden_cases
 from assay.families.code.lint import lint_code_task
@@ -57,7 +58,7 @@ class CodeFamily:
 
     name = "code"
     version = VERSION
-    trusted_code = (RUNNER,)
+    trusted_code: tuple[str, ...] = (RUNNER,)
 
     def load_solution(self, path: Path) -> Files:
         """A solution directory, or a single ``.py`` file taken as ``solution.py``."""
@@ -84,7 +85,7 @@ class CodeFamily:
         """Run ``solution`` on the hidden cases in ``sandbox`` and compare outside it."""
         config = code_config(task)
         cases = hidden_cases(task)
-        label = f"{self.name}@{self.version}"
+        label = version_label(self)
         record = _Recorder(
             task.id,
             Versions(task=task.content_version(label), family=label, assay=_assay_version()),
