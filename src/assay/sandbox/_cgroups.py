@@ -13,6 +13,7 @@ import signal
 import time
 import uuid
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
@@ -55,8 +56,7 @@ class JobGroup:
 
     def peak_memory_mb(self) -> float | None:
         """Peak memory of the whole job, MiB."""
-        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
-        value = _read_int(self.memory / name)
+        value = _read_int(self._peak_file)
         return None if value is None else value / 2**20
 
     def oom_killed(self) -> bool:
@@ -65,11 +65,10 @@ class JobGroup:
 
     def oom_kills(self) -> int:
         """How many processes the kernel has killed in this group for memory."""
-        name = "memory.oom_control" if self.version == 1 else "memory.events"
         with contextlib.suppress(OSError, ValueError):
-            for line in (self.memory / name).read_text().splitlines():
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
+            for line in _read(self._oom_file).splitlines():
+                key, _, value = line.partition(b" ")
+                if key == b"oom_kill":
                     return int(value)
         return 0
 
@@ -91,9 +90,23 @@ class JobGroup:
 
     def reset_peak(self) -> None:
         """Start measuring peak memory afresh, where the kernel allows it."""
-        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
         with contextlib.suppress(OSError):
-            (self.memory / name).write_text("0")
+            fd = os.open(self._peak_file, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            finally:
+                os.close(fd)
+
+    # Read or written after every job of a pool worker: kept as strings, read without pathlib.
+    @cached_property
+    def _peak_file(self) -> str:
+        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
+        return str(self.memory / name)
+
+    @cached_property
+    def _oom_file(self) -> str:
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        return str(self.memory / name)
 
     def kill_all(self) -> None:
         """Kill every process still in the job."""
@@ -176,8 +189,16 @@ def _mkdir(path: Path) -> Path:
     return path
 
 
-def _read_int(path: Path) -> int | None:
+def _read(path: str | Path) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
     try:
-        return int(path.read_text().strip())
+        return os.read(fd, 65536)
+    finally:
+        os.close(fd)
+
+
+def _read_int(path: str | Path) -> int | None:
+    try:
+        return int(_read(path).strip())
     except (OSError, ValueError):
         return None

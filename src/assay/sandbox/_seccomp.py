@@ -1,7 +1,8 @@
 """The seccomp filter every sandboxed job runs under, as a classic BPF program.
 
 Compiled once (pure Python, no libseccomp needed) and installed either by bubblewrap
-(``--seccomp FD``) or by the warm pool's job process. It denies, with ``EPERM``:
+(``--seccomp FD``) or, in two parts, by the warm pool (:func:`split_program`). It denies, with
+``EPERM``:
 
 - tracing and reading other processes: ptrace, process_vm_readv/writev, pidfd_getfd;
 - mounting and namespaces: mount, umount2, pivot_root, the new mount API, unshare, setns, and
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import platform
 import struct
+from collections.abc import Iterable
 
 # BPF opcodes
 _LD_W_ABS = 0x20
@@ -123,7 +125,7 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def _build_x86_64() -> bytes:
+def _build_x86_64(denied: Iterable[int], *, argument_checks: bool) -> bytes:
     program = [
         _insn(_LD_W_ABS, _ARCH_OFFSET),
         _insn(_JEQ_K, _AUDIT_ARCH_X86_64, 1, 0),
@@ -132,10 +134,18 @@ def _build_x86_64() -> bytes:
         _insn(_JGE_K, _X32_BIT, 0, 1),
         _insn(_RET_K, _EPERM),
     ]
-    for number in sorted(X86_64_DENIED.values()):
+    for number in sorted(denied):
         program += [_insn(_JEQ_K, number, 0, 1), _insn(_RET_K, _EPERM)]
-    program += [_insn(_JEQ_K, _CLONE3, 0, 1), _insn(_RET_K, _ENOSYS)]
-    # clone: deny any namespace flag in its first argument
+    if argument_checks:
+        program += _argument_checks()
+    program.append(_insn(_RET_K, _ALLOW))
+    return b"".join(program)
+
+
+def _argument_checks() -> list[bytes]:
+    # clone3 takes its flags in memory, out of a filter's sight: ENOSYS sends the C library
+    # back to clone, whose first argument is checked for namespace flags.
+    program = [_insn(_JEQ_K, _CLONE3, 0, 1), _insn(_RET_K, _ENOSYS)]
     program += [
         _insn(_JEQ_K, _CLONE, 0, 4),
         _insn(_LD_W_ABS, _arg_low(0)),
@@ -155,15 +165,35 @@ def _build_x86_64() -> bytes:
         _insn(_RET_K, _EPERM),
         _insn(_RET_K, _ALLOW),
     ]
-    program.append(_insn(_RET_K, _ALLOW))
-    return b"".join(program)
+    return program
 
 
 def filter_program() -> bytes | None:
     """The compiled filter (an array of ``struct sock_filter``), or ``None`` on other arches."""
     if platform.machine() != "x86_64":
         return None
-    return _build_x86_64()
+    return _build_x86_64(X86_64_DENIED.values(), argument_checks=True)
+
+
+WORKER_NEEDS = frozenset({"mount", "umount2"})
+"""Denied calls a pool worker still makes after installing its part: it mounts each job's
+scratch directories."""
+
+
+def split_program() -> tuple[bytes, bytes] | None:
+    """The filter in two parts that together deny what :func:`filter_program` denies: the
+    worker's part (all but :data:`WORKER_NEEDS`), installed once when a worker starts and
+    inherited by every job; and the job's part (just those), installed in each job. The kernel
+    runs every filter a process has and the strictest answer wins, and a small part costs each
+    job far less to install than the whole filter. ``None`` on other arches."""
+    if platform.machine() != "x86_64":
+        return None
+    worker = [n for name, n in X86_64_DENIED.items() if name not in WORKER_NEEDS]
+    job = [X86_64_DENIED[name] for name in sorted(WORKER_NEEDS)]
+    return (
+        _build_x86_64(worker, argument_checks=True),
+        _build_x86_64(job, argument_checks=False),
+    )
 
 
 NO_FILTER_NOTE = (

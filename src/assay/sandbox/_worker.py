@@ -5,7 +5,8 @@ cgroup, and the running of one job on it.
 from __future__ import annotations
 
 import contextlib
-import json
+import functools
+import marshal
 import os
 import queue
 import signal
@@ -50,7 +51,7 @@ class Worker:
         python: str,
         uid: int,
         *,
-        seccomp: bytes | None,
+        seccomp: tuple[bytes, bytes] | None,
         trusted_code: Mapping[str, str] | None = None,
     ) -> None:
         self.uid = uid
@@ -89,8 +90,9 @@ class Worker:
         finally:
             worker_end.close()
         try:
-            send(self._sock, seccomp or b"")
-            send(self._sock, json.dumps(dict(trusted_code or {})).encode())
+            for part in seccomp or (b"", b""):  # the worker's part, then each job's part
+                send(self._sock, part)
+            send(self._sock, marshal.dumps(dict(trusted_code or {})))
             reply = Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
         except (OSError, WorkerFailedError) as exc:
             self.close()
@@ -135,6 +137,7 @@ class Worker:
         :attr:`healthy` to False when the worker could not clean up after the job. Raises
         :class:`WorkerFailedError` when it does not answer or dies.
         """
+        payload = _payload(meta, files)
         self.jobs += 1
         if self.group is not None:
             wanted = (limits.memory_mb + self._baseline_mb, limits.max_processes + 2)
@@ -147,16 +150,21 @@ class Worker:
         header = {
             "uid": self.uid,
             "address_space": address_space_bytes(limits.memory_mb, grouped=self.group is not None),
-            "limits": limits.model_dump(),
+            "limits": _plain_limits(limits),
             "disk_mb": limits.memory_mb,
             "keep_scratch": keep_scratch,
             "refresh_first": self._scratch_kept and not keep_scratch,
         }
         self._scratch_kept = keep_scratch
+        # What fits in the pipes goes in before the job starts, so that the job never waits.
+        writes = {payload_w: _prefill(payload_w, payload), stdin_w: _prefill(stdin_w, stdin)}
+        for fd in [fd for fd, rest in writes.items() if not rest]:
+            os.close(fd)
+            del writes[fd]
         try:
-            send(self._sock, json.dumps(header).encode(), [payload_r, stdin_r, out_w, err_w])
+            send(self._sock, marshal.dumps(header), [payload_r, stdin_r, out_w, err_w])
         except OSError as exc:
-            for fd in (payload_w, stdin_w, out_r, err_r):
+            for fd in (*writes, out_r, err_r):
                 os.close(fd)
             raise WorkerGoneError(f"worker unreachable: {exc}") from None
         finally:
@@ -164,7 +172,7 @@ class Worker:
                 os.close(fd)
         exchange = Exchange(
             self._sock,
-            writes={payload_w: _payload(meta, files), stdin_w: stdin},
+            writes=writes,
             reads=(out_r, err_r),
             cap=limits.max_output_kb * 1024,
         )
@@ -291,13 +299,26 @@ def _join(procs_files: list[bytes]) -> None:
         os.close(fd)
 
 
+@functools.lru_cache(maxsize=64)
+def _plain_limits(limits: Limits) -> dict[str, Any]:
+    return limits.model_dump()
+
+
+def _prefill(fd: int, data: bytes) -> bytes:
+    """Write what the pipe takes without blocking; return the rest."""
+    os.set_blocking(fd, False)
+    try:
+        return data[os.write(fd, data) :] if data else data
+    except BlockingIOError:
+        return data
+
+
 def _payload(meta: Mapping[str, object], files: Mapping[str, bytes]) -> bytes:
     names = sorted(files)
     for name in names:
         if name.startswith("/") or ".." in Path(name).parts:
             raise SandboxError(f"file path escapes the workspace: {name}")
-    described = json.dumps({**meta, "files": [[name, len(files[name])] for name in names]})
-    encoded = described.encode()
+    encoded = marshal.dumps({**meta, "files": [(name, len(files[name])) for name in names]})
     return len(encoded).to_bytes(8, "big") + encoded + b"".join(files[name] for name in names)
 
 

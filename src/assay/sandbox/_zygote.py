@@ -3,28 +3,33 @@ bubblewrap sandbox, with the control socket's descriptor as its argument.
 
 Protocol on the control socket (a stream of length-prefixed frames):
 
-- host -> zygote, once: the compiled seccomp program (may be empty);
+- host -> zygote, once: the seccomp filter in two compiled parts (both empty where there is no
+  filter): the worker's, which it installs at once and every job inherits, and the job's, which
+  each job adds;
+- host -> zygote, once: the trusted harness code by digest (marshal), compiled once here;
 - zygote -> host, once: ``{"ready": pid}``;
-- host -> zygote, per job: a JSON header, with four descriptors attached (job payload pipe, stdin,
-  stdout, stderr). The zygote forks; the child reads its files and command from the payload
-  pipe, so job data never passes through the zygote's memory;
+- host -> zygote, per job: a header (marshal: it only ever comes from the trusted host), with
+  four descriptors attached (job payload pipe, stdin, stdout, stderr). The zygote forks; the
+  child reads its files and command from the payload pipe, so job data never passes through the
+  zygote's memory;
 - zygote -> host, per job: a JSON result (wait status, CPU time, timed out, leftovers).
 
-The child makes a fresh private mount namespace with new tmpfs mounts at /workspace and /tmp,
-writes the files, sets its limits, becomes the slot's unprivileged uid with no new privileges and
-the seccomp filter, and then runs the command: Python code in-process (``python -I -S -c``, the
-fast path: the modules are already imported), anything else by execve. After the job every
-process left in the worker's PID namespace is killed.
+Each job gets /workspace and /tmp as new, empty tmpfs mounts (replaced after every job). The
+child writes the files, sets its limits, becomes the slot's unprivileged uid with no new
+privileges, adds the job's part of the seccomp filter to the worker's, and then runs the
+command: Python code in-process (``python -I -S -c``, the fast path: the modules are already
+imported), anything else by execve. The worker is a child subreaper, so everything a job
+starts stays its descendant; after the job all of it is killed.
 """
 
-# Preloaded so that jobs start with them imported, as a fresh interpreter would import them.
+# What the worker needs, and what the families' harness code imports (json, math, traceback),
+# loaded once here; every module more is copied page tables in every job's fork.
 import contextlib
-import copy  # noqa: F401
 import ctypes
 import gc
-import importlib.util  # noqa: F401
 import io
 import json
+import marshal
 import math  # noqa: F401
 import os
 import resource
@@ -47,6 +52,7 @@ _TRUSTED: "dict[str, Any]" = {}
 """Harness code the host declared trusted, compiled once: job id -> code object."""
 _MS_NOSUID, _MS_NODEV = 0x2, 0x4
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
+_PR_SET_CHILD_SUBREAPER = 36
 _SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4
 _HEADER = struct.Struct("!I")
 
@@ -107,9 +113,8 @@ def _drop_scratch() -> None:
         _LIBC.umount2(target.encode(), _MNT_DETACH)
 
 
-def _fresh_scratch(size_mb: int) -> None:
-    """New, empty tmpfs mounts at /workspace and /tmp, replacing whatever the last job left."""
-    _drop_scratch()
+def _mount_scratch(size_mb: int) -> None:
+    """New, empty tmpfs mounts at /workspace and /tmp (after :func:`_drop_scratch`)."""
     for target, mode in _SCRATCH:
         _mount_tmpfs(target, f"size={size_mb}m,mode={mode}")
 
@@ -132,17 +137,24 @@ def _read_payload(payload_fd: int) -> "tuple[dict[str, Any], bytes, int]":
     payload = _read_all(payload_fd)
     os.close(payload_fd)
     meta_size = int.from_bytes(payload[:8], "big")
-    meta: dict[str, Any] = json.loads(payload[8 : 8 + meta_size])
+    meta: dict[str, Any] = marshal.loads(payload[8 : 8 + meta_size])
     return meta, payload, 8 + meta_size
 
 
 def _write_files(meta: "dict[str, Any]", payload: bytes, offset: int) -> None:
     """Write the job's files, as the job's own uid, into its working directory."""
+    view = memoryview(payload)
     for name, length in meta["files"]:
-        path = os.path.join("/workspace", name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as handle:
-            handle.write(payload[offset : offset + length])
+        path = "/workspace/" + name
+        if "/" in name:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            data = view[offset : offset + length]
+            while data:
+                data = data[os.write(fd, data) :]
+        finally:
+            os.close(fd)
         offset += length
 
 
@@ -166,14 +178,7 @@ def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> 
     os.setresuid(uid, uid, uid)
     _check(_LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     if program is not None:
-        # SPEC_ALLOW: do not force the speculative-store-bypass mitigation on the job (as
-        # container runtimes do); the job shares no address space with anything it could spy on.
-        flags = _SECCOMP_FILTER_FLAG_SPEC_ALLOW
-        if _LIBC.syscall(_SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(program)):
-            _check(
-                _LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0),
-                "seccomp",
-            )
+        _install(program)
 
 
 def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | None") -> None:
@@ -191,14 +196,10 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
             os.dup2(source, target)
         os.closerange(3, 65536)
         stderr_fd = -1
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         _drop_privileges(header, program)
         os.chdir("/workspace")
         _write_files(meta, payload, offset)
         del payload
-        if meta["env"] != dict(os.environ):  # the worker normally starts with the job's own
-            os.environ.clear()
-            os.environ.update(meta["env"])
         command = meta["command"]
         if meta.get("trusted_code") is not None:
             status = _run_python(_TRUSTED[meta["trusted_code"]], command)
@@ -209,7 +210,7 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
             if executable is None:
                 os.write(2, f"{command[0]}: command not found\n".encode())
                 os._exit(127)
-            os.execve(executable, command, meta["env"])
+            os.execve(executable, command, os.environ)
     except BaseException:
         try:
             message = "sandbox setup failed: " + traceback.format_exc()[-3000:]
@@ -227,8 +228,9 @@ def _which(name: str) -> "str | None":
     return None
 
 
-def _run_python(code: "Any", command: "list[str]") -> int:
-    sys.argv = ["-c", *command[command.index("-c") + 2 :]]
+def _standard_streams() -> None:
+    """Text streams over descriptors 0, 1 and 2 as ``python -c`` makes them, set up once in the
+    worker: each job's child gets them with empty buffers and its own pipes dup'ed under them."""
     sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
     sys.stderr = io.TextIOWrapper(
@@ -242,6 +244,10 @@ def _run_python(code: "Any", command: "list[str]") -> int:
         ("__stderr__", sys.stderr),
     ):
         setattr(sys, name, stream)
+
+
+def _run_python(code: "Any", command: "list[str]") -> int:
+    sys.argv = ["-c", *command[command.index("-c") + 2 :]]
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     status = 0
     try:
@@ -264,20 +270,21 @@ def _run_python(code: "Any", command: "list[str]") -> int:
 
 
 def _sweep() -> bool:
-    """Kill every process in this PID namespace but init and this one; True if all are gone."""
-    me = os.getpid()
-    for _ in range(400):
+    """Kill every process in this PID namespace but init and this one; True if all are gone.
+
+    The worker is a child subreaper, so whatever a job left behind, daemons that double-forked
+    and called setsid included, is a descendant of the worker: once ``waitpid`` finds no child,
+    nothing of the job is left.
+    """
+    for _ in range(4000):
         with contextlib.suppress(ProcessLookupError):
             os.kill(-1, signal.SIGKILL)
         while True:
             try:
                 if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    break
+                    break  # some are still dying
             except ChildProcessError:
-                break
-        alive = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
-        if not alive:
-            return True
+                return True
         time.sleep(0.0005)
     return False
 
@@ -300,15 +307,16 @@ def _wait(pid: int, timeout: float) -> "tuple[int, float, bool]":
 
 def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
     size = _DEFAULT_SCRATCH_MB
-    _fresh_scratch(size)
+    _mount_scratch(size)
     while True:
         try:
             message, fds = _recv_with_fds(sock)
         except EOFError:
             return
-        header = json.loads(message)
+        header = marshal.loads(message)
         if header.get("refresh_first"):
-            _fresh_scratch(size)
+            _drop_scratch()
+            _mount_scratch(size)
         if header["disk_mb"] != size:
             size = header["disk_mb"]
             _resize_scratch(size)
@@ -334,23 +342,48 @@ def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
         _send(sock, json.dumps(reply).encode())
         # Off the reply's path: the next job's header waits in the socket meanwhile.
         if not header.get("keep_scratch"):
-            _fresh_scratch(size)
+            _mount_scratch(size)
+
+
+def _receive_program(sock: socket.socket) -> "_SockFprog | None":
+    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
+    code = _recv_exact(sock, size)
+    if not code:
+        return None
+    buffer = ctypes.create_string_buffer(code, len(code))
+    program = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    program._buffer = buffer  # keeps the bytes alive as long as the program
+    return program
+
+
+def _install(program: "_SockFprog") -> None:
+    # SPEC_ALLOW: do not force the speculative-store-bypass mitigation on the job (as container
+    # runtimes do); the job shares no address space with anything it could spy on.
+    flags = _SECCOMP_FILTER_FLAG_SPEC_ALLOW
+    if _LIBC.syscall(_SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(program)):
+        _check(
+            _LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0),
+            "seccomp",
+        )
 
 
 def _main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
+    worker_part = _receive_program(sock)
+    program = _receive_program(sock)
     (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
-    code = _recv_exact(sock, size)
-    program = None
-    if code:
-        buffer = ctypes.create_string_buffer(code, len(code))
-        program = _SockFprog(len(code) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-        program._buffer = buffer  # keeps the bytes alive as long as the program
-    (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
-    for digest, source in json.loads(_recv_exact(sock, size)).items():
+    for digest, source in marshal.loads(_recv_exact(sock, size)).items():
         _TRUSTED[digest] = compile(source, "<string>", "exec")
+    _check(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")
+    if worker_part is not None:  # before anything of a job can run here
+        _install(worker_part)
     _send(sock, json.dumps({"ready": os.getpid()}).encode())
-    os.environ.pop("LD_BIND_NOW", None)  # loading is done; jobs start with their own env
+    _standard_streams()
+    # Jobs get the default disposition, as a fresh interpreter's children do; for the worker a
+    # broken control socket is the end anyway.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    for name in ("LD_BIND_NOW", "PWD"):  # loading is done; bubblewrap set PWD for its --chdir
+        os.environ.pop(name, None)  # what is left is the jobs' environment
     gc.collect()
     gc.freeze()  # children then share these pages instead of copying them for the collector
     _LIBC.malloc_trim(0)  # fewer mapped pages: every fork copies the page tables of the rest

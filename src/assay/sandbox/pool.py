@@ -27,7 +27,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
-from assay.sandbox._seccomp import filter_program
+from assay.sandbox._seccomp import split_program
 from assay.sandbox._worker import Worker, job_env
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import ExecResult
@@ -76,7 +76,7 @@ class PoolSandbox:
         self._bwrap = found
         self._python = os.path.realpath(sys.executable)
         self._system = system_view(Path(os.path.realpath(sys.base_prefix)))
-        self._seccomp = filter_program()
+        self._seccomp = split_program()
         self._trusted = {hashlib.sha256(code.encode()).hexdigest(): code for code in trusted_code}
         self._notes = host_notes(self._seccomp is not None)
         self._idle: list[Worker] = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,6 +16,7 @@ Files = dict[str, bytes]
 """Relative POSIX path to file contents."""
 
 REFERENCE = "reference"
+_VERSIONS = "_content_versions"
 SOLUTION_LABEL = re.compile(r"^(reference|reference-[a-z0-9][a-z0-9-]*|bad-[a-z0-9][a-z0-9-]*)$")
 
 
@@ -56,7 +59,25 @@ class Task(BaseModel):
         }
 
     def content_version(self, family_version: str) -> str:
-        """A stable hash over everything that defines the task and the code that judges it."""
+        """A stable hash over everything that defines the task and the code that judges it.
+
+        Computed once per family version: a task is a value, not to be changed in place.
+        """
+        # Kept in the instance dict beside the fields: equality and serialisation ignore it.
+        cache: dict[str, str] = self.__dict__.setdefault(_VERSIONS, {})
+        known = cache.get(family_version)
+        if known is None:
+            known = cache[family_version] = self._hash(family_version)
+        return known
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Task:
+        """A copy, as pydantic makes it; with ``update`` its content version is computed anew."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update:
+            copied.__dict__.pop(_VERSIONS, None)
+        return copied
+
+    def _hash(self, family_version: str) -> str:
         digest = hashlib.sha256()
         digest.update(b"assay-task-v1\0")
         _feed(digest, "family", family_version.encode())

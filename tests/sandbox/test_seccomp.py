@@ -1,0 +1,96 @@
+"""The seccomp filter as a program: what it answers for each system call, read by a small
+interpreter of classic BPF. The attack suite checks the same filter against the kernel."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from assay.sandbox._seccomp import (
+    WORKER_NEEDS,
+    X86_64_DENIED,
+    filter_program,
+    split_program,
+)
+
+ALLOW, EPERM, ENOSYS, KILL = 0x7FFF0000, 0x00050001, 0x00050026, 0x80000000
+X86_64, I386 = 0xC000003E, 0x40000003
+CLONE, CLONE3, SOCKET = 56, 435, 41
+CLONE_NEWUSER, SIGCHLD = 0x10000000, 17
+AF_INET, AF_NETLINK, SOCK_STREAM, SOCK_RAW = 2, 16, 1, 3
+
+
+def run(program: bytes, nr: int, args: tuple[int, ...] = (), arch: int = X86_64) -> int:
+    """What ``program`` returns for one call (struct seccomp_data: nr, arch, ip, args)."""
+    data = struct.pack("=iIQ6Q", nr, arch, 0, *(list(args) + [0] * 6)[:6])
+    insns = [struct.unpack("=HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = insns[pc]
+        pc += 1
+        if code == 0x20:  # ld [k]
+            acc = struct.unpack_from("=I", data, k)[0]
+        elif code == 0x54:  # and #k
+            acc &= k
+        elif code == 0x06:  # ret #k
+            return k
+        elif code in (0x15, 0x35, 0x45):  # jeq, jge, jset
+            taken = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+            pc += jt if taken else jf
+        else:
+            raise AssertionError(f"unknown instruction {code:#x}")
+
+
+def strictest(*answers: int) -> int:
+    """The kernel runs every filter and keeps the answer with the highest precedence."""
+    rank = {KILL: 0, ENOSYS: 1, EPERM: 1, ALLOW: 2}
+    return min(answers, key=lambda answer: rank[answer])
+
+
+CALLS = [(nr, ()) for nr in range(470)] + [
+    (CLONE, (SIGCHLD,)),
+    (CLONE, (CLONE_NEWUSER | SIGCHLD,)),
+    (SOCKET, (AF_INET, SOCK_STREAM)),
+    (SOCKET, (AF_INET, SOCK_RAW)),
+    (SOCKET, (AF_NETLINK, SOCK_STREAM)),
+    (0x40000000 | 272, ()),  # x32 unshare
+]
+
+
+def test_the_filter_denies_what_it_lists_and_checks_arguments() -> None:
+    program = filter_program()
+    if program is None:
+        pytest.skip("no filter for this architecture")
+    for nr in X86_64_DENIED.values():
+        assert run(program, nr) == EPERM
+    assert run(program, 0) == ALLOW  # read
+    assert run(program, CLONE3) == ENOSYS
+    assert run(program, CLONE, (SIGCHLD,)) == ALLOW
+    assert run(program, CLONE, (CLONE_NEWUSER | SIGCHLD,)) == EPERM
+    assert run(program, SOCKET, (AF_INET, SOCK_STREAM)) == ALLOW
+    assert run(program, SOCKET, (AF_INET, SOCK_RAW)) == EPERM
+    assert run(program, SOCKET, (AF_NETLINK, SOCK_STREAM)) == EPERM
+    assert run(program, 0x40000000 | 272) == EPERM
+    assert run(program, 0, arch=I386) == KILL
+
+
+def test_the_pool_parts_together_answer_as_the_whole_filter() -> None:
+    whole, parts = filter_program(), split_program()
+    if whole is None or parts is None:
+        pytest.skip("no filter for this architecture")
+    worker, job = parts
+    for nr, args in CALLS:
+        assert strictest(run(worker, nr, args), run(job, nr, args)) == run(whole, nr, args), nr
+    assert strictest(run(worker, 0, arch=I386), run(job, 0, arch=I386)) == KILL
+
+
+def test_the_worker_part_leaves_the_worker_only_its_mounts() -> None:
+    parts = split_program()
+    if parts is None:
+        pytest.skip("no filter for this architecture")
+    worker, job = parts
+    for name, nr in X86_64_DENIED.items():
+        assert run(worker, nr) == (ALLOW if name in WORKER_NEEDS else EPERM), name
+    assert {name for name, nr in X86_64_DENIED.items() if run(job, nr) == EPERM} == WORKER_NEEDS
+    assert len(job) < len(worker) // 4  # the part installed per job is small
