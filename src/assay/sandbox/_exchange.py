@@ -7,8 +7,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import math
 import os
-import selectors
+import select
 import socket
 import struct
 import time
@@ -32,11 +33,14 @@ class WorkerGoneError(WorkerFailedError):
 
 
 def send(sock: socket.socket, payload: bytes, fds: Sequence[int] = ()) -> None:
+    """One frame, with ``fds`` attached to its first byte. A single send where it fits, so the
+    worker wakes once per job."""
     framed = HEADER.pack(len(payload)) + payload
     if fds:
         ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack(f"{len(fds)}i", *fds))]
-        sent = sock.sendmsg([framed[: HEADER.size]], ancillary)
-        sock.sendall(framed[sent:])
+        sent = sock.sendmsg([framed], ancillary)
+        if sent < len(framed):
+            sock.sendall(framed[sent:])
     else:
         sock.sendall(framed)
 
@@ -60,27 +64,27 @@ class Exchange:
     def run(self, timeout: float) -> dict[str, Any]:
         """Until the reply is in and the outputs are closed; raises :class:`WorkerFailedError`."""
         deadline = time.monotonic() + timeout
-        selector = selectors.DefaultSelector()
+        poller = select.poll()  # a few descriptors, one job: no epoll instance to set up
         try:
             for fd in self._writes:
                 os.set_blocking(fd, False)
-                selector.register(fd, selectors.EVENT_WRITE)
+                poller.register(fd, select.POLLOUT)
             for output in self.outputs:
                 os.set_blocking(output.fd, False)
                 with contextlib.suppress(OSError):  # a bigger pipe, where the host allows
                     fcntl.fcntl(output.fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-            selector.register(self._sock, selectors.EVENT_READ)
+            poller.register(self._sock, select.POLLIN)
             while self._pending():
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise WorkerFailedError("the worker did not answer in time")
-                for key, events in selector.select(min(remaining, DRAIN_EVERY_S)):
-                    self._handle(selector, key, events)
+                wait_ms = math.ceil(min(remaining, DRAIN_EVERY_S) * 1000)
+                for fd, events in poller.poll(wait_ms):
+                    self._handle(poller, fd, events)
                 for output in self.outputs:
                     output.drain()
             return self._decoded()
         finally:
-            selector.close()
             for fd in list(self._writes):
                 os.close(fd)
             for output in self.outputs:
@@ -89,26 +93,23 @@ class Exchange:
     def _pending(self) -> bool:
         return self._decoded_or_none() is None or any(not o.closed for o in self.outputs)
 
-    def _handle(
-        self, selector: selectors.BaseSelector, key: selectors.SelectorKey, events: int
-    ) -> None:
-        if key.fileobj is self._sock:
+    def _handle(self, poller: select.poll, fd: int, events: int) -> None:
+        if fd == self._sock.fileno():
             chunk = self._sock.recv(65536)
             if not chunk:
                 raise WorkerFailedError("the worker died")
             self._reply += chunk
-        else:
-            fd = int(key.fd)
-            view = self._writes[fd]
-            try:
-                view = view[os.write(fd, view[:65536]) :]
-            except OSError:  # the job closed its end; what it did not read it does not get
-                view = view[:0]
-            self._writes[fd] = view
-            if not view:
-                selector.unregister(fd)
-                os.close(fd)
-                del self._writes[fd]
+            return
+        view = self._writes[fd]
+        try:
+            view = view[os.write(fd, view[:65536]) :]
+        except OSError:  # the job closed its end; what it did not read it does not get
+            view = view[:0]
+        self._writes[fd] = view
+        if not view or events & (select.POLLERR | select.POLLHUP):
+            poller.unregister(fd)
+            os.close(fd)
+            del self._writes[fd]
 
     def _decoded_or_none(self) -> dict[str, Any] | None:
         if len(self._reply) < HEADER.size:

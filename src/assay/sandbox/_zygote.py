@@ -264,8 +264,10 @@ def _run_python(code: "Any", command: "list[str]") -> int:
         traceback.print_exc()
         status = 1
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BaseException):
+        try:  # noqa: SIM105 - no context manager object made in every job
             stream.flush()
+        except BaseException:  # noqa: S110 - a closed or broken stream loses its last output
+            pass
     return status
 
 

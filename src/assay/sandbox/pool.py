@@ -28,7 +28,7 @@ from pathlib import Path
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
 from assay.sandbox._seccomp import split_program
-from assay.sandbox._worker import Worker, job_env
+from assay.sandbox._worker import Worker
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
@@ -75,6 +75,7 @@ class PoolSandbox:
         self.idle_timeout_s = idle_timeout_s
         self._bwrap = found
         self._python = os.path.realpath(sys.executable)
+        self._python_name = Path(self._python).name
         self._system = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = split_program()
         self._trusted = {hashlib.sha256(code.encode()).hexdigest(): code for code in trusted_code}
@@ -253,15 +254,12 @@ class PoolSandbox:
             "command": list(command),
             "python_code": None if trusted else code,
             "trusted_code": digest if trusted else None,
-            "env": job_env(self._python),
         }
 
     def _python_code(self, command: Sequence[str]) -> str | None:
         """The code of a ``python -I -S -c CODE`` command, which takes the fast path."""
-        if (
-            Path(command[0]).name not in ("python", "python3", Path(self._python).name)
-            and command[0] != self._python
-        ):
+        name = command[0].rpartition("/")[2]  # per job: a string split, not a Path
+        if command[0] != self._python and name not in ("python", "python3", self._python_name):
             return None
         if "-c" not in command:
             return None

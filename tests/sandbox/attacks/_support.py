@@ -170,12 +170,20 @@ def lingering(new: Iterable[Path], grace_s: float = LEFTOVER_GRACE_S) -> list[Pa
     return sorted(path for path in waiting if path.exists())
 
 
+HOST_SCRATCH = ("/tmp", "/workspace", "/dev/shm", "/var/tmp")  # noqa: S108 - checked, not used
+"""Where an attack that writes to absolute paths would land if a sandbox shared them."""
+
+
 def files_marked(marker: str) -> list[Path]:
-    """Files or directories named after ``marker`` inside any job directory on the host."""
+    """Files or directories named after ``marker`` inside any job directory on the host, or
+    directly in the host's own scratch directories."""
     found: list[Path] = []
     for directory in job_dirs():
         with contextlib.suppress(OSError):
             found.extend(path for path in directory.rglob(f"*{marker}*"))
+    for scratch in HOST_SCRATCH:
+        with contextlib.suppress(OSError):
+            found.extend(Path(scratch).glob(f"*{marker}*"))
     return found
 
 
