@@ -15,7 +15,8 @@ Backends:
 
 Workloads: (a) the empty job (``pass``); (b) verifying a correct candidate on a code task with
 10 hidden cases. For each backend and workload: median and 99th-percentile latency of jobs run
-one after another, and throughput with 2 client threads.
+one after another, and throughput with twice as many client threads as CPUs (the command line's
+default number of jobs at once).
 
 Run: ``.venv/bin/python benchmarks/sandbox.py [--jobs N] [--quick]``.
 """
@@ -58,8 +59,9 @@ from assay.verdicts import Status
 
 DEFAULT_JOBS = 200
 QUICK_JOBS = 20
-CLIENT_THREADS = 2
-POOL_WORKERS = 2
+CLIENT_THREADS = 2 * (os.cpu_count() or 1)
+"""Jobs in flight at once, for every backend: as many as the command line runs by default."""
+POOL_WORKERS = CLIENT_THREADS
 EMPTY_PROGRAM = "pass"
 LIMITS = Limits(timeout_s=5, memory_mb=256)
 
@@ -449,7 +451,7 @@ def concurrent(job: Callable[[], None], count: int, threads: int) -> float:
 
 
 def measure(job: Callable[[], None], count: int, warmup: int) -> Stats:
-    """Warm up, then time ``count`` sequential jobs and ``count`` jobs on 2 client threads."""
+    """Warm up, then time ``count`` sequential jobs and ``count`` jobs on the client threads."""
     for _ in range(warmup):
         job()
     concurrent(job, CLIENT_THREADS * 2, CLIENT_THREADS)

@@ -32,7 +32,12 @@ class Setting:
 
 
 DB = Setting("db", "assay.db", "SQLite file that keeps audit runs and verdicts.")
-WORKERS = Setting("workers", str(os.cpu_count() or 2), "Sandboxed jobs to run at once.")
+WORKERS = Setting(
+    "workers",
+    str(2 * (os.cpu_count() or 1)),
+    "Sandboxed jobs to run at once (default: twice the CPUs, since part of each job's time is "
+    "spent in this process).",
+)
 
 SANDBOX = Setting(
     "sandbox",

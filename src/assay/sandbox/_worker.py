@@ -92,7 +92,7 @@ class Worker:
         try:
             for part in seccomp or (b"", b""):  # the worker's part, then each job's part
                 send(self._sock, part)
-            send(self._sock, marshal.dumps(dict(trusted_code or {})))
+            send(self._sock, marshal.dumps({"uid": uid, "trusted_code": dict(trusted_code or {})}))
             reply = Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
         except (OSError, WorkerFailedError) as exc:
             self.close()

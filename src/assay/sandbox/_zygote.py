@@ -6,7 +6,8 @@ Protocol on the control socket (a stream of length-prefixed frames):
 - host -> zygote, once: the seccomp filter in two compiled parts (both empty where there is no
   filter): the worker's, which it installs at once and every job inherits, and the job's, which
   each job adds;
-- host -> zygote, once: the trusted harness code by digest (marshal), compiled once here;
+- host -> zygote, once: the slot's uid and the trusted harness code by digest (marshal), the
+  code compiled once here;
 - zygote -> host, once: ``{"ready": pid}``;
 - host -> zygote, per job: a header (marshal: it only ever comes from the trusted host), with
   four descriptors attached (job payload pipe, stdin, stdout, stderr). The zygote forks; the
@@ -15,8 +16,10 @@ Protocol on the control socket (a stream of length-prefixed frames):
 - zygote -> host, per job: a JSON result (wait status, CPU time, timed out, leftovers).
 
 Each job gets /workspace and /tmp as new, empty tmpfs mounts (replaced after every job). The
-child writes the files, sets its limits, becomes the slot's unprivileged uid with no new
-privileges, adds the job's part of the seccomp filter to the worker's, and then runs the
+worker holds what every job inherits: no new privileges, no core dumps, at most 256
+descriptors, its part of the seccomp filter. The child sets the job's own limits, becomes the
+slot's unprivileged uid, writes the files, adds the job's part of the seccomp filter, and then
+runs the
 command: Python code in-process (``python -I -S -c``, the fast path: the modules are already
 imported), anything else by execve. The worker is a child subreaper, so everything a job
 starts stays its descendant; after the job all of it is killed.
@@ -102,28 +105,29 @@ def _mount_tmpfs(target: str, options: str) -> None:
     )
 
 
-_SCRATCH = (("/workspace", "0700"), ("/tmp", "1777"))
+_SCRATCH = (("/workspace", "mode=0700,uid={uid},gid={uid}"), ("/tmp", "mode=1777"))
 _MNT_DETACH, _MS_REMOUNT = 2, 32
 _DEFAULT_SCRATCH_MB = 256
 
 
 def _drop_scratch() -> None:
     """Unmount the job's /workspace and /tmp, which frees their memory at once."""
-    for target, _mode in _SCRATCH:
+    for target, _options in _SCRATCH:
         _LIBC.umount2(target.encode(), _MNT_DETACH)
 
 
-def _mount_scratch(size_mb: int) -> None:
-    """New, empty tmpfs mounts at /workspace and /tmp (after :func:`_drop_scratch`)."""
-    for target, mode in _SCRATCH:
-        _mount_tmpfs(target, f"size={size_mb}m,mode={mode}")
+def _mount_scratch(size_mb: int, uid: int) -> None:
+    """New, empty tmpfs mounts at /workspace (the job's, owned by its uid) and /tmp, after
+    :func:`_drop_scratch`."""
+    for target, options in _SCRATCH:
+        _mount_tmpfs(target, f"size={size_mb}m,{options.format(uid=uid)}")
 
 
-def _resize_scratch(size_mb: int) -> None:
-    for target, mode in _SCRATCH:
-        options = f"size={size_mb}m,mode={mode}".encode()
+def _resize_scratch(size_mb: int, uid: int) -> None:
+    for target, options in _SCRATCH:
+        data = f"size={size_mb}m,{options.format(uid=uid)}".encode()
         flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
-        _check(_LIBC.mount(None, target.encode(), None, flags, options), f"resize {target}")
+        _check(_LIBC.mount(None, target.encode(), None, flags, data), f"resize {target}")
 
 
 def _read_all(fd: int) -> bytes:
@@ -159,6 +163,8 @@ def _write_files(meta: "dict[str, Any]", payload: bytes, offset: int) -> None:
 
 
 def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> None:
+    """What changes from job to job (the worker cannot raise a hard limit once lowered): the
+    limits, the uid, and the job's part of the seccomp filter."""
     limits = header["limits"]
     memory = header["address_space"]
     cpu = max(1, int(limits["cpu_s"] + 0.999))
@@ -167,16 +173,12 @@ def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> 
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
         (resource.RLIMIT_AS, (memory, memory)),
         (resource.RLIMIT_FSIZE, (file_size, file_size)),
-        (resource.RLIMIT_CORE, (0, 0)),
-        (resource.RLIMIT_NOFILE, (256, 256)),
         (resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])),
     ):
         resource.setrlimit(which, value)
     uid = header["uid"]
-    os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
-    _check(_LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     if program is not None:
         _install(program)
 
@@ -191,7 +193,6 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
         os.write(score, b"1000")
         os.close(score)
         meta, payload, offset = _read_payload(payload_fd)
-        os.lchown("/workspace", header["uid"], header["uid"])
         for source, target in ((stdin_fd, 0), (stdout_fd, 1), (stderr_fd, 2)):
             os.dup2(source, target)
         os.closerange(3, 65536)
@@ -307,9 +308,9 @@ def _wait(pid: int, timeout: float) -> "tuple[int, float, bool]":
     return status, usage.ru_utime + usage.ru_stime, timed_out
 
 
-def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
+def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None") -> None:
     size = _DEFAULT_SCRATCH_MB
-    _mount_scratch(size)
+    _mount_scratch(size, uid)
     while True:
         try:
             message, fds = _recv_with_fds(sock)
@@ -318,10 +319,10 @@ def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
         header = marshal.loads(message)
         if header.get("refresh_first"):
             _drop_scratch()
-            _mount_scratch(size)
+            _mount_scratch(size, uid)
         if header["disk_mb"] != size:
             size = header["disk_mb"]
-            _resize_scratch(size)
+            _resize_scratch(size, uid)
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
@@ -344,7 +345,7 @@ def _serve(sock: socket.socket, program: "_SockFprog | None") -> None:
         _send(sock, json.dumps(reply).encode())
         # Off the reply's path: the next job's header waits in the socket meanwhile.
         if not header.get("keep_scratch"):
-            _mount_scratch(size)
+            _mount_scratch(size, uid)
 
 
 def _receive_program(sock: socket.socket) -> "_SockFprog | None":
@@ -374,9 +375,16 @@ def _main() -> None:
     worker_part = _receive_program(sock)
     program = _receive_program(sock)
     (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
-    for digest, source in marshal.loads(_recv_exact(sock, size)).items():
+    settings = marshal.loads(_recv_exact(sock, size))
+    for digest, source in settings["trusted_code"].items():
         _TRUSTED[digest] = compile(source, "<string>", "exec")
     _check(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")
+    # Held by the worker, so inherited by every job rather than set by each: no extra groups,
+    # no core dumps, few descriptors, and no new privileges (the worker never executes anything).
+    os.setgroups([])
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    _check(_LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     if worker_part is not None:  # before anything of a job can run here
         _install(worker_part)
     _send(sock, json.dumps({"ready": os.getpid()}).encode())
@@ -389,7 +397,7 @@ def _main() -> None:
     gc.collect()
     gc.freeze()  # children then share these pages instead of copying them for the collector
     _LIBC.malloc_trim(0)  # fewer mapped pages: every fork copies the page tables of the rest
-    _serve(sock, program)
+    _serve(sock, settings["uid"], program)
 
 
 if __name__ == "__main__":
