@@ -56,8 +56,11 @@ class JobGroup:
 
     def peak_memory_mb(self) -> float | None:
         """Peak memory of the whole job, MiB."""
-        value = _read_int(self._peak_file)
-        return None if value is None else value / 2**20
+        try:
+            value = int(self._peak.read().strip())
+        except (OSError, ValueError):
+            return None
+        return value / 2**20
 
     def oom_killed(self) -> bool:
         """Whether the kernel killed a process of the job for memory."""
@@ -66,7 +69,7 @@ class JobGroup:
     def oom_kills(self) -> int:
         """How many processes the kernel has killed in this group for memory."""
         with contextlib.suppress(OSError, ValueError):
-            for line in _read(self._oom_file).splitlines():
+            for line in self._oom.read().splitlines():
                 key, _, value = line.partition(b" ")
                 if key == b"oom_kill":
                     return int(value)
@@ -91,22 +94,18 @@ class JobGroup:
     def reset_peak(self) -> None:
         """Start measuring peak memory afresh, where the kernel allows it."""
         with contextlib.suppress(OSError):
-            fd = os.open(self._peak_file, os.O_WRONLY)
-            try:
-                os.write(fd, b"0")
-            finally:
-                os.close(fd)
+            self._peak.write(b"0")
 
-    # Read or written after every job of a pool worker: kept as strings, read without pathlib.
+    # Read or written around every job of a pool worker: kept open.
     @cached_property
-    def _peak_file(self) -> str:
+    def _peak(self) -> _KeptFile:
         name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
-        return str(self.memory / name)
+        return _KeptFile(self.memory / name)
 
     @cached_property
-    def _oom_file(self) -> str:
+    def _oom(self) -> _KeptFile:
         name = "memory.oom_control" if self.version == 1 else "memory.events"
-        return str(self.memory / name)
+        return _KeptFile(self.memory / name)
 
     def kill_all(self) -> None:
         """Kill every process still in the job."""
@@ -121,6 +120,9 @@ class JobGroup:
 
     def close(self) -> None:
         """Kill whatever is left of the job and remove its cgroups."""
+        for kept in ("_peak", "_oom"):
+            if kept in self.__dict__:
+                self.__dict__.pop(kept).close()
         self.kill_all()
         for directory in self.dirs:
             with contextlib.suppress(OSError):
@@ -132,6 +134,34 @@ class JobGroup:
             with contextlib.suppress(OSError):
                 found.update(int(p) for p in (directory / "cgroup.procs").read_text().split())
         return sorted(found)
+
+
+class _KeptFile:
+    """A cgroup file opened once and read again from offset 0, where the kernel writes it
+    afresh; opened for writing too where that is allowed."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def read(self) -> bytes:
+        return os.pread(self._open(), 4096, 0)
+
+    def write(self, data: bytes) -> None:
+        os.pwrite(self._open(), data, 0)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def _open(self) -> int:
+        if self._fd is None:
+            try:
+                self._fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC)
+            except PermissionError:  # read-only here: writes then fail as OSError
+                self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        return self._fd
 
 
 def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> JobGroup | None:

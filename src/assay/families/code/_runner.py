@@ -40,18 +40,19 @@ def _plain(value: "Any", depth: int = 0) -> object:
 
 
 def _main() -> None:
-    job = json.loads(sys.stdin.read())
+    job = json.loads(_read_all(0))
     out = os.dup(1)
     nonce = job["nonce"]
-    dumps = json.dumps
+    encode = json.JSONEncoder(allow_nan=False).encode  # one encoder for every record
 
     def emit(record: dict[str, object]) -> None:
-        _write(out, ("\n" + nonce + dumps(record) + "\n").encode())
+        _write(out, ("\n" + nonce + encode(record) + "\n").encode())
 
     sys.stdout = sys.stderr
-    sys.path.append(os.getcwd())
+    cwd = os.getcwd()
+    sys.path.append(cwd)
     try:
-        function = _load(job["entrypoint"], job["function"])
+        function = _load(cwd + "/" + job["entrypoint"], job["function"])
     except BaseException as exc:  # the candidate may raise anything, SystemExit included
         emit({"import_error": _describe(exc)})
         return
@@ -59,7 +60,7 @@ def _main() -> None:
         try:
             # Each case's arguments are fresh objects from the job's JSON: nothing to copy.
             value = _plain(function(*case["args"]))
-            text = dumps({"id": case["id"], "value": value}, allow_nan=False)
+            text = encode({"id": case["id"], "value": value})
         except BaseException as exc:
             emit({"id": case["id"], "error": _describe(exc)})
             continue
@@ -71,21 +72,25 @@ def _write(fd: int, data: bytes) -> None:
         data = data[os.write(fd, data) :]
 
 
-def _load(entrypoint: str, name: str) -> "Any":
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _load(path: str, name: str) -> "Any":
     """Import the candidate as module ``solution``, as ``import solution`` would, minus the
     import system's search: the file is known, and there is no bytecode cache to write."""
-    path = os.path.join(os.getcwd(), entrypoint)
     fd = os.open(path, os.O_RDONLY)
     try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
+        source = _read_all(fd)
     finally:
         os.close(fd)
     module = type(sys)("solution")
     module.__file__ = path
     sys.modules["solution"] = module
-    exec(compile(b"".join(chunks), path, "exec"), module.__dict__)  # noqa: S102 - the candidate
+    exec(compile(source, path, "exec"), module.__dict__)  # noqa: S102 - the candidate
     return getattr(module, name)
 
 
