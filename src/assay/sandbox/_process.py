@@ -102,6 +102,10 @@ def run_limited(
     )
 
 
+MAX_OPEN_FILES = 256
+"""Open descriptors per job process, on every backend."""
+
+
 def _limiter(limits: Limits, group: JobGroup | None) -> Callable[[], None]:
     """The function run in the child between fork and exec: join cgroups, set rlimits."""
     procs_files = group.procs_files() if group else []
@@ -113,6 +117,7 @@ def _limiter(limits: Limits, group: JobGroup | None) -> Callable[[], None]:
         (resource.RLIMIT_AS, (memory, memory)),
         (resource.RLIMIT_FSIZE, (file_size, file_size)),
         (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES)),
         (resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes)),
     )
 

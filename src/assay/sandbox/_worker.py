@@ -29,6 +29,7 @@ from assay.sandbox._exchange import (
     WorkerGoneError,
     send,
 )
+from assay.sandbox._process import MAX_OPEN_FILES
 from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
@@ -92,7 +93,12 @@ class Worker:
         try:
             for part in seccomp or (b"", b""):  # the worker's part, then each job's part
                 send(self._sock, part)
-            send(self._sock, marshal.dumps({"uid": uid, "trusted_code": dict(trusted_code or {})}))
+            settings = {
+                "uid": uid,
+                "max_open_files": MAX_OPEN_FILES,
+                "trusted_code": dict(trusted_code or {}),
+            }
+            send(self._sock, marshal.dumps(settings))
             reply = Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
         except (OSError, WorkerFailedError) as exc:
             self.close()

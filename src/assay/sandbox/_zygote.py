@@ -6,8 +6,8 @@ Protocol on the control socket (a stream of length-prefixed frames):
 - host -> zygote, once: the seccomp filter in two compiled parts (both empty where there is no
   filter): the worker's, which it installs at once and every job inherits, and the job's, which
   each job adds;
-- host -> zygote, once: the slot's uid and the trusted harness code by digest (marshal), the
-  code compiled once here;
+- host -> zygote, once: settings (marshal): the slot's uid, the descriptor limit, and the
+  trusted harness code by digest, compiled once here;
 - zygote -> host, once: ``{"ready": pid}``;
 - host -> zygote, per job: a header (marshal: it only ever comes from the trusted host), with
   four descriptors attached (job payload pipe, stdin, stdout, stderr). The zygote forks; the
@@ -16,8 +16,8 @@ Protocol on the control socket (a stream of length-prefixed frames):
 - zygote -> host, per job: a JSON result (wait status, CPU time, timed out, leftovers).
 
 Each job gets /workspace and /tmp as new, empty tmpfs mounts (replaced after every job). The
-worker holds what every job inherits: no new privileges, no core dumps, at most 256
-descriptors, its part of the seccomp filter. The child sets the job's own limits, becomes the
+worker holds what every job inherits: no new privileges, no core dumps, the descriptor limit,
+its part of the seccomp filter. The child sets the job's own limits, becomes the
 slot's unprivileged uid, writes the files, adds the job's part of the seccomp filter, and then
 runs the
 command: Python code in-process (``python -I -S -c``, the fast path: the modules are already
@@ -383,7 +383,8 @@ def _main() -> None:
     # no core dumps, few descriptors, and no new privileges (the worker never executes anything).
     os.setgroups([])
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+    files = settings["max_open_files"]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
     _check(_LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     if worker_part is not None:  # before anything of a job can run here
         _install(worker_part)

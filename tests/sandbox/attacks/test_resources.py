@@ -3,6 +3,7 @@ the job ends, the host survives, and the next job runs normally."""
 
 from __future__ import annotations
 
+import resource
 import textwrap
 import threading
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from assay.sandbox import ExecResult, Sandbox
+from assay.sandbox._process import MAX_OPEN_FILES
 from assay.tasks import Limits
 from tests.sandbox.attacks._support import (
     TOKEN,
@@ -182,6 +184,33 @@ except OSError as exc:
     result = py(backend, code)
     assert result.exit_code == 0, result
     assert "RAISED" not in result.stdout
+
+
+def test_every_job_starts_confined(backend: Sandbox) -> None:
+    """What a job inherits rather than sets (in the pool, from its worker) is there in every
+    job: finite hard limits, no core dumps, no new privileges, a seccomp filter."""
+    code = """
+import resource
+status = dict(line.split(":\t", 1) for line in open("/proc/self/status").read().splitlines()
+              if ":\t" in line)
+print("nnp", status["NoNewPrivs"].strip(), "seccomp", status["Seccomp"].strip())
+for name in ["AS", "NPROC", "FSIZE", "CPU", "NOFILE", "CORE"]:
+    print("RLIMIT_" + name, *resource.getrlimit(getattr(resource, "RLIMIT_" + name)))
+"""
+    limits = Limits(timeout_s=5, memory_mb=256, max_processes=48, max_file_mb=8)
+    for _ in range(2):  # and again, on a worker that has run a job
+        result = py(backend, code, limits)
+        assert result.exit_code == 0, result
+        lines = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+        assert lines["nnp"] == "1 seccomp 2", result.stdout
+        soft, hard = (int(n) for n in lines["RLIMIT_CORE"].split())
+        assert (soft, hard) == (0, 0)
+        assert [int(n) for n in lines["RLIMIT_NPROC"].split()] == [48, 48]
+        assert [int(n) for n in lines["RLIMIT_FSIZE"].split()] == [8 * 2**20] * 2
+        assert [int(n) for n in lines["RLIMIT_NOFILE"].split()] == [MAX_OPEN_FILES] * 2
+        for name in ["RLIMIT_AS", "RLIMIT_CPU"]:
+            hard = int(lines[name].split()[1])
+            assert 0 <= hard != resource.RLIM_INFINITY, (name, hard)
 
 
 # --- memory -----------------------------------------------------------------------------------
