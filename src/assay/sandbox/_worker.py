@@ -39,7 +39,8 @@ START_TIMEOUT_S = 15.0
 REPLY_GRACE_S = 5.0
 BASELINE_SLACK_MB = 2
 """Allowance above the worker's own measured memory when the job's limit is added to it."""
-_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN", "CAP_KILL")
+_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL")
+"""The worker's own: mounting each job's scratch, becoming the job's uid, killing what it left."""
 
 
 class Worker:

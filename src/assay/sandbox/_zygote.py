@@ -17,16 +17,15 @@ Protocol on the control socket (a stream of length-prefixed frames):
 
 Each job gets /workspace and /tmp as new, empty tmpfs mounts (replaced after every job). The
 worker holds what every job inherits: no new privileges, no core dumps, the descriptor limit,
-its part of the seccomp filter. The child sets the job's own limits, becomes the
-slot's unprivileged uid, writes the files, adds the job's part of the seccomp filter, and then
-runs the
-command: Python code in-process (``python -I -S -c``, the fast path: the modules are already
-imported), anything else by execve. The worker is a child subreaper, so everything a job
-starts stays its descendant; after the job all of it is killed.
+its part of the seccomp filter. The child sets the job's own limits, becomes the slot's
+unprivileged uid, adds the job's part of the seccomp filter, writes the files, and then runs
+the command: Python code in-process (``python -I -S -c``, the fast path: the modules are
+already imported), anything else by execve. The worker is a child subreaper, so everything a
+job starts stays its descendant; after the job all of it is killed.
 """
 
 # What the worker needs, and what the families' harness code imports (json, math, traceback),
-# loaded once here; every module more is copied page tables in every job's fork.
+# loaded once here so that no job pays for importing them.
 import contextlib
 import ctypes
 import gc
