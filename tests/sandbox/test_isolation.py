@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import time
@@ -27,6 +28,25 @@ def test_runs_with_files_in_a_private_workspace(sandbox: Sandbox) -> None:
     assert result.ok
     assert result.stdout.strip() == "/workspace hi"
     assert result.wall_s > 0
+
+
+def test_large_files_and_stdin_arrive_whole(sandbox: Sandbox) -> None:
+    """Several MiB of files and of stdin: more than a pipe holds before the job reads it."""
+    files = {"a.bin": os.urandom(3 * 2**20), "sub/dir/b.bin": os.urandom(70_000), "empty": b""}
+    stdin = os.urandom(2 * 2**20 + 17)
+    code = (
+        "import hashlib, os, sys\n"
+        "for name in ['a.bin', 'sub/dir/b.bin', 'empty']:\n"
+        "    print(name, hashlib.sha256(open(name, 'rb').read()).hexdigest())\n"
+        "print('stdin', hashlib.sha256(sys.stdin.buffer.read()).hexdigest())\n"
+    )
+    result = sandbox.run(
+        [sandbox.python, "-I", "-S", "-c", code], files=files, stdin=stdin, limits=SHORT
+    )
+    assert result.ok, result
+    expected = [f"{name} {hashlib.sha256(data).hexdigest()}" for name, data in files.items()]
+    expected.append(f"stdin {hashlib.sha256(stdin).hexdigest()}")
+    assert result.stdout.splitlines() == expected
 
 
 def test_no_network(sandbox: Sandbox) -> None:
