@@ -357,7 +357,7 @@ def human_eval_jobs() -> Jobs:
 
 
 def fork_jobs() -> Jobs:
-    """The empty job and one verification for the fork harness, compared in the parent."""
+    """The empty job and one verification for the fork-pipe harness, compared in the parent."""
     empty_sample = Sample(EMPTY_PROGRAM, None, [], LIMITS)
     verify_sample = Sample(CANDIDATE, "median", [args for args, _ in CASES], LIMITS)
     expected = [want for _, want in CASES]
