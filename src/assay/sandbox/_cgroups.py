@@ -219,16 +219,8 @@ def _mkdir(path: Path) -> Path:
     return path
 
 
-def _read(path: str | Path) -> bytes:
-    fd = os.open(path, os.O_RDONLY)
+def _read_int(path: Path) -> int | None:
     try:
-        return os.read(fd, 65536)
-    finally:
-        os.close(fd)
-
-
-def _read_int(path: str | Path) -> int | None:
-    try:
-        return int(_read(path).strip())
+        return int(path.read_text().strip())
     except (OSError, ValueError):
         return None

@@ -155,7 +155,6 @@ class Worker:
         pipes = [os.pipe() for _ in range(4)]
         (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
         header = {
-            "uid": self.uid,
             "address_space": address_space_bytes(limits.memory_mb, grouped=self.group is not None),
             "limits": _plain_limits(limits),
             "disk_mb": limits.memory_mb,

@@ -97,13 +97,6 @@ def _check(result: int, what: str) -> None:
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def _mount_tmpfs(target: str, options: str) -> None:
-    _check(
-        _LIBC.mount(b"tmpfs", target.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options.encode()),
-        f"mount {target}",
-    )
-
-
 _SCRATCH = (("/workspace", "mode=0700,uid={uid},gid={uid}"), ("/tmp", "mode=1777"))
 _MNT_DETACH, _MS_REMOUNT = 2, 32
 _DEFAULT_SCRATCH_MB = 256
@@ -115,18 +108,14 @@ def _drop_scratch() -> None:
         _LIBC.umount2(target.encode(), _MNT_DETACH)
 
 
-def _mount_scratch(size_mb: int, uid: int) -> None:
+def _mount_scratch(size_mb: int, uid: int, *, resize: bool = False) -> None:
     """New, empty tmpfs mounts at /workspace (the job's, owned by its uid) and /tmp, after
-    :func:`_drop_scratch`."""
-    for target, options in _SCRATCH:
-        _mount_tmpfs(target, f"size={size_mb}m,{options.format(uid=uid)}")
-
-
-def _resize_scratch(size_mb: int, uid: int) -> None:
+    :func:`_drop_scratch`; with ``resize``, the mounted ones take the new size instead."""
+    flags = _MS_NOSUID | _MS_NODEV | (_MS_REMOUNT if resize else 0)
+    kind = None if resize else b"tmpfs"
     for target, options in _SCRATCH:
         data = f"size={size_mb}m,{options.format(uid=uid)}".encode()
-        flags = _MS_REMOUNT | _MS_NOSUID | _MS_NODEV
-        _check(_LIBC.mount(None, target.encode(), None, flags, data), f"resize {target}")
+        _check(_LIBC.mount(kind, target.encode(), kind, flags, data), f"mount {target}")
 
 
 def _read_all(fd: int) -> bytes:
@@ -161,7 +150,7 @@ def _write_files(meta: "dict[str, Any]", payload: bytes, offset: int) -> None:
         offset += length
 
 
-def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> None:
+def _drop_privileges(header: "dict[str, Any]", uid: int, program: "_SockFprog | None") -> None:
     """What changes from job to job (the worker cannot raise a hard limit once lowered): the
     limits, the uid, and the job's part of the seccomp filter."""
     limits = header["limits"]
@@ -175,14 +164,15 @@ def _drop_privileges(header: "dict[str, Any]", program: "_SockFprog | None") -> 
         (resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])),
     ):
         resource.setrlimit(which, value)
-    uid = header["uid"]
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
     if program is not None:
         _install(program)
 
 
-def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | None") -> None:
+def _child(
+    header: "dict[str, Any]", uid: int, fds: "list[int]", program: "_SockFprog | None"
+) -> None:
     status = 1
     payload_fd, stdin_fd, stdout_fd, stderr_fd = fds
     try:
@@ -196,7 +186,7 @@ def _child(header: "dict[str, Any]", fds: "list[int]", program: "_SockFprog | No
             os.dup2(source, target)
         os.closerange(3, 65536)
         stderr_fd = -1
-        _drop_privileges(header, program)
+        _drop_privileges(header, uid, program)
         os.chdir("/workspace")
         _write_files(meta, payload, offset)
         del payload
@@ -321,12 +311,12 @@ def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None") -> None:
             _mount_scratch(size, uid)
         if header["disk_mb"] != size:
             size = header["disk_mb"]
-            _resize_scratch(size, uid)
+            _mount_scratch(size, uid, resize=True)
         started = time.monotonic()
         pid = os.fork()
         if pid == 0:
             sock.close()
-            _child(header, fds, program)
+            _child(header, uid, fds, program)
         for fd in fds:
             os.close(fd)
         status, cpu, timed_out = _wait(pid, header["limits"]["timeout_s"])

@@ -80,7 +80,7 @@ class PoolSandbox:
         self._system = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = split_program()
         self._trusted = {hashlib.sha256(code.encode()).hexdigest(): code for code in trusted_code}
-        self._digests: dict[str, str] = {}
+        self._trusted_digests = {code: digest for digest, code in self._trusted.items()}
         self._notes = host_notes(self._seccomp is not None)
         self._idle: list[Worker] = []
         self._busy = 0
@@ -250,22 +250,12 @@ class PoolSandbox:
         if not command:
             raise SandboxError("no command to run")
         code = self._python_code(command)
-        digest = self._digest(code) if code is not None else None
-        trusted = digest in self._trusted
+        digest = self._trusted_digests.get(code) if code is not None else None
         return {
             "command": list(command),
-            "python_code": None if trusted else code,
-            "trusted_code": digest if trusted else None,
+            "python_code": None if digest else code,
+            "trusted_code": digest,
         }
-
-    def _digest(self, code: str) -> str:
-        """The code's sha256, remembered for the harness code that comes with every job."""
-        digest = self._digests.get(code)
-        if digest is None:
-            digest = hashlib.sha256(code.encode()).hexdigest()
-            if digest in self._trusted:
-                self._digests[code] = digest
-        return digest
 
     def _python_code(self, command: Sequence[str]) -> str | None:
         """The code of a ``python -I -S -c CODE`` command, which takes the fast path."""

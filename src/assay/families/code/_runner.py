@@ -45,8 +45,13 @@ def _main() -> None:
     nonce = job["nonce"]
     encode = json.JSONEncoder(allow_nan=False).encode  # one encoder for every record
 
+    def send(text: str) -> None:
+        line = ("\n" + nonce + text + "\n").encode()
+        while line:
+            line = line[os.write(out, line) :]
+
     def emit(record: dict[str, object]) -> None:
-        _write(out, ("\n" + nonce + encode(record) + "\n").encode())
+        send(encode(record))
 
     sys.stdout = sys.stderr
     cwd = os.getcwd()
@@ -64,12 +69,7 @@ def _main() -> None:
         except BaseException as exc:
             emit({"id": case["id"], "error": _describe(exc)})
             continue
-        _write(out, ("\n" + nonce + text + "\n").encode())
-
-
-def _write(fd: int, data: bytes) -> None:
-    while data:
-        data = data[os.write(fd, data) :]
+        send(text)
 
 
 def _read_all(fd: int) -> bytes:
