@@ -25,8 +25,8 @@ def test_reference_passes_with_one_criterion_per_case(median_task: Task, sandbox
     assert verdict.status is Status.PASS
     assert verdict.score == 1.0
     assert [c.name for c in verdict.criteria] == [f"case-{i}" for i in range(5)]
-    assert verdict.versions.family == "code@1"
-    assert verdict.versions.task == median_task.content_version("code@1")
+    assert verdict.versions.family == "code@2"
+    assert verdict.versions.task == median_task.content_version("code@2")
 
 
 def test_known_bad_fails_with_evidence(median_task: Task, sandbox: Sandbox) -> None:
@@ -201,9 +201,12 @@ def test_trusted_checker_accepts_any_right_answer(sandbox: Sandbox) -> None:
     assert verify(task, "def median(values): return 0\n", sandbox).status is Status.FAIL
 
 
-def test_a_broken_checker_is_an_error_not_a_score(sandbox: Sandbox) -> None:
-    broken = b"def check(args, output, expected):\n    return 1 / 0\n"
+def test_a_checker_that_raises_fails_the_case_with_the_exception_as_evidence(
+    sandbox: Sandbox,
+) -> None:
+    # The output that upset the checker came from the candidate: a fail, never an error.
+    broken = b"def check(args, output, expected):\n    return sorted(output) == expected\n"
     task = with_checker(make_median_task(), broken, "c.py")
     verdict = verify(task, REFERENCE, sandbox)
-    assert verdict.status is Status.ERROR
-    assert verdict.score == 0
+    assert verdict.status is Status.FAIL
+    assert "checker raised: TypeError" in verdict.criteria[0].evidence

@@ -1,12 +1,22 @@
 """The harness that runs inside the sandbox. Stdlib only; passed to ``python -I -S -c``.
 
 It reads a JSON job from stdin (function, entrypoint, case inputs, a nonce), imports the
-candidate, calls it once per case and writes one ``<nonce><json>`` line per case to the original
-stdout. Values are converted to plain JSON data here only to give a clear error for unplain
-results; the trusted side re-parses the text and decides, so nothing here needs to be trusted.
-Expected outputs are never sent here.
+candidate, calls it once per case, in the job's order, and writes one ``<nonce><json>`` line per
+case to the original stdout, each one of:
+
+- ``{"import_error": text}``: the candidate did not load (the only record then);
+- ``{"id": id, "value": plain}``: the call returned;
+- ``{"id": id, "raised": {"type": name, "builtins": [name, ...]}, "error": text}``: the call
+  raised; ``builtins`` names the builtin exception classes in the raised class's MRO;
+- ``{"id": id, "refused": text}``: the call returned something that is not plain data, or not
+  within the limits below.
+
+Values are converted to plain JSON data here only to give a clear error for unplain results; the
+trusted side re-parses the text and decides, so nothing here needs to be trusted. Expected outputs
+are never sent here.
 """
 
+import builtins
 import json
 import math
 import os
@@ -18,21 +28,38 @@ if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up
     from typing import Any
 
 
+# The trusted side's bounds (assay.families.code.records), repeated: the harness imports nothing.
+MAX_RECORD_CHARS = 1_000_000
+MAX_DEPTH = 100
+# Taken before the candidate loads, so that its patches of builtins do not reach them.
+_type = type
+_BUILTIN_EXCEPTIONS = {
+    id(value): name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+}
+
+
 def _plain(value: "Any", depth: int = 0) -> object:
-    kind = type(value)
-    if depth > 100:
-        raise TypeError("nested too deeply")
-    if value is None or kind in (bool, int, str):
+    kind = _type(value)
+    if kind is str:
+        value.encode()  # a lone surrogate is not text: UnicodeEncodeError
+        return value
+    if value is None or kind in (bool, int):
         return value
     if kind is float:
         if not math.isfinite(value):
             raise TypeError("float is not finite")
         return value
+    if kind in (list, tuple, dict) and depth >= MAX_DEPTH:
+        raise TypeError(f"nested more than {MAX_DEPTH} deep")
     if kind in (list, tuple):
         return [_plain(item, depth + 1) for item in value]
     if kind is dict:
-        if any(type(key) is not str for key in value):
+        if any(_type(key) is not str for key in value):
             raise TypeError("dict keys must be str")
+        for key in value:
+            key.encode()
         return {key: _plain(item, depth + 1) for key, item in value.items()}
     raise TypeError(
         f"{kind.__name__} is not plain data (use int, float, str, bool, None, list, dict)"
@@ -64,10 +91,17 @@ def _main() -> None:
     for case in job["cases"]:
         try:
             # Each case's arguments are fresh objects from the job's JSON: nothing to copy.
-            value = _plain(function(*case["args"]))
-            text = encode({"id": case["id"], "value": value})
+            returned = function(*case["args"])
         except BaseException as exc:
-            emit({"id": case["id"], "error": _describe(exc)})
+            emit({"id": case["id"], "raised": _kind(exc), "error": _describe(exc)})
+            continue
+        try:
+            text = encode({"id": case["id"], "value": _plain(returned)})
+        except BaseException as exc:  # unplain, or an int too long for a str
+            emit({"id": case["id"], "refused": _describe(exc)})
+            continue
+        if len(text) > MAX_RECORD_CHARS:
+            emit({"id": case["id"], "refused": f"longer than {MAX_RECORD_CHARS} characters"})
             continue
         send(text)
 
@@ -94,9 +128,24 @@ def _load(path: str, name: str) -> "Any":
     return getattr(module, name)
 
 
+def _kind(exc: BaseException) -> dict[str, object]:
+    """The raised class's name and its builtin bases, as names; no object leaves here."""
+    try:
+        kind = _type(exc)
+        name = str(kind.__name__)[:200]
+        mro = list(kind.__mro__)
+        bases = [_BUILTIN_EXCEPTIONS[id(c)] for c in mro if id(c) in _BUILTIN_EXCEPTIONS]
+    except BaseException:
+        return {"type": "?", "builtins": []}
+    return {"type": name, "builtins": bases}
+
+
 def _describe(exc: BaseException) -> str:
-    lines = traceback.format_exception_only(type(exc), exc)
-    return "".join(lines).strip()[-500:]
+    try:
+        lines = traceback.format_exception_only(_type(exc), exc)
+        return "".join(lines).strip()[-500:]
+    except BaseException:
+        return "an exception that cannot be described"
 
 
 if __name__ == "__main__":

@@ -1,85 +1,168 @@
-"""Judging each case in the trusted process: compare, or ask the task's trusted checker."""
+"""A task's checker (``hidden/<checker>``): read statically by lint, run in its own sandbox.
+
+A checker is task code and is not trusted: it never runs in the assay process, and never in the
+candidate's sandbox. Each verification that needs it runs one more sandbox job holding only the
+checker's file and plain data (arguments, the candidate's outputs, the expected outputs), with
+:mod:`assay.families.code._checker_runner` as the harness. Its records are read as strictly as
+the candidate's. A checker that does not load or defines no ``check`` is the task's fault
+(:class:`TaskFormatError`); a checker that raises, returns something other than a bool or never
+answers on a candidate's output fails that case, with the reason as evidence, since the output
+that upset it came from the candidate (the audit's ``checker-crash`` check finds such checkers).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+import ast
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files as package_files
 
-from assay.errors import TaskFormatError, VerifierError
-from assay.families.code.compare import canonical, first_difference
-from assay.families.code.config import Case, CodeConfig
+from assay.errors import TaskFormatError
+from assay.families.code.config import CodeConfig
+from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
+from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Task
-from assay.verdicts import Criterion
 
-if TYPE_CHECKING:
-    from assay.families.code.family import CaseOutputs
-
-Checker = Callable[[list[object], object, object], object]
-EVIDENCE_LIMIT = 300
+CHECKER_RUNNER = (
+    package_files("assay.families.code").joinpath("_checker_runner.py").read_text(encoding="utf-8")
+)
+CHECK_ARGUMENTS = 3
 
 
-def load_checker(task: Task, config: CodeConfig) -> Checker | None:
-    """The task's ``check(args, output, expected)`` from ``hidden/``, if it names one.
+@dataclass(frozen=True)
+class CheckItem:
+    """One call of ``check(args, output, expected)``."""
 
-    The checker is task-author code and runs in the trusted process, never with candidate code.
-    """
+    case_id: str
+    args: list[object]
+    output: object
+    expected: object
+
+
+@dataclass(frozen=True)
+class CheckAnswer:
+    """What the checker said about one output."""
+
+    passed: bool
+    """Whether the output counts as right."""
+    evidence: str
+    """What the checker did, for the criterion."""
+    judged: bool = True
+    """False when the checker raised, returned a non-bool or never answered."""
+    returned_non_bool: bool = False
+    """The checker returned something other than a bool: always the task's fault."""
+
+
+def checker_problem(task: Task, config: CodeConfig) -> TaskFormatError | None:
+    """Why the task's checker cannot work, read from its source without running it, or None."""
     if config.checker is None:
         return None
-    where = f"{task.id}/hidden/{config.checker}"
+    where = checker_path(task, config)
     source = task.hidden.get(config.checker)
     if source is None:
-        raise TaskFormatError(
+        return TaskFormatError(
             "checker file is missing", path=where, fix="add it or drop code.checker"
         )
-    namespace: dict[str, object] = {"__name__": "assay_checker"}
     try:
-        exec(compile(source, where, "exec"), namespace)  # noqa: S102 - trusted task-author code
-    except Exception as exc:  # noqa: BLE001 - any failure to load is the task's fault
-        raise TaskFormatError(f"checker does not load: {exc}", path=where, fix="fix it") from None
-    check = namespace.get("check")
-    if not callable(check):
-        raise TaskFormatError(
-            "defines no check(args, output, expected)", path=where, fix="define the function"
+        tree = ast.parse(source, filename=config.checker)
+    except (SyntaxError, ValueError) as exc:
+        return TaskFormatError(f"checker does not compile: {exc}", path=where, fix="fix it")
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "check":
+            if len(node.args.posonlyargs + node.args.args) >= CHECK_ARGUMENTS or node.args.vararg:
+                return None
+            return TaskFormatError(
+                "check takes fewer than 3 arguments", path=where, fix="take args, output, expected"
+            )
+    return TaskFormatError(
+        "defines no check(args, output, expected)", path=where, fix="define the function"
+    )
+
+
+def checker_path(task: Task, config: CodeConfig) -> str:
+    """Where the checker is, as errors name it."""
+    return f"{task.id}/hidden/{config.checker}"
+
+
+def run_checker(
+    sandbox: Sandbox, task: Task, config: CodeConfig, items: Sequence[CheckItem]
+) -> tuple[dict[str, CheckAnswer], ExecResult | None]:
+    """The checker's answer on each item, and its run; raises :class:`TaskFormatError` when
+    the checker is missing or does not load, :class:`assay.errors.SandboxError` when the
+    sandbox fails."""
+    if config.checker is None or not items:
+        return {}, None
+    problem = checker_problem(task, config)
+    if problem is not None:
+        raise problem
+    source = task.hidden[config.checker]
+    nonce = f"@assay-check:{secrets.token_hex(8)}:"
+    job = {
+        "nonce": nonce,
+        "checker": config.checker,
+        "cases": [
+            {"id": i.case_id, "args": i.args, "output": i.output, "expected": i.expected}
+            for i in items
+        ],
+    }
+    result = sandbox.run(
+        [sandbox.python, "-I", "-S", "-c", CHECKER_RUNNER],
+        files={config.checker: source},
+        limits=task.spec.limits,
+        stdin=json.dumps(job).encode(),
+    )
+    return _answers(result, nonce, [i.case_id for i in items], checker_path(task, config)), result
+
+
+def _answers(result: ExecResult, nonce: str, ids: list[str], where: str) -> dict[str, CheckAnswer]:
+    lines = [line[len(nonce) :] for line in result.stdout.split("\n") if line.startswith(nonce)]
+    answers: dict[str, CheckAnswer] = {}
+    for index, line in enumerate(lines):
+        try:
+            record = parse_plain(line, max_depth=MAX_DEPTH)
+        except NotPlainError:
+            break
+        if not isinstance(record, dict):
+            break
+        if index == 0 and set(record) == {"load_error"}:
+            reason = str(record["load_error"])[-300:]
+            raise TaskFormatError(f"checker does not load: {reason}", path=where, fix="fix it")
+        answer = _answer(record)
+        if answer is None or index >= len(ids) or record.get("id") != ids[index]:
+            break
+        answers[ids[index]] = answer
+    missing = CheckAnswer(
+        False, f"the task's checker gave no verdict ({_ended(result)})", judged=False
+    )
+    return {case_id: answers.get(case_id, missing) for case_id in ids}
+
+
+def _answer(record: dict[str, object]) -> CheckAnswer | None:
+    keys = set(record) - {"id"}
+    if keys == {"verdict"} and type(record["verdict"]) is bool:
+        passed = bool(record["verdict"])
+        return CheckAnswer(passed, f"{'accepted' if passed else 'rejected'} by the checker")
+    if keys == {"returned"}:
+        kind = str(record["returned"])[:80]
+        return CheckAnswer(
+            False,
+            f"the task's checker returned {kind}, not a bool",
+            judged=False,
+            returned_non_bool=True,
         )
-    return check
+    if keys == {"raised"}:
+        raised = str(record["raised"])[-300:]
+        return CheckAnswer(False, f"the task's checker raised: {raised}", judged=False)
+    return None
 
 
-def judge(
-    case: Case, outputs: CaseOutputs, config: CodeConfig, checker: Checker | None
-) -> Criterion:
-    """One criterion for one case, from what the sandbox returned for it."""
-    if outputs.import_error is not None:
-        return _failed(case, f"solution did not load: {outputs.import_error}")
-    if case.id in outputs.errors:
-        return _failed(case, f"raised or returned unplain data: {outputs.errors[case.id]}")
-    if case.id not in outputs.values:
-        return _failed(case, outputs.missing_reason())
-    actual = outputs.values[case.id]
-    if checker is not None:
-        return _checked(case, actual, checker)
-    difference = first_difference(
-        case.expected,
-        actual,
-        tolerance=config.float_tolerance,
-        unordered=config.compare == "unordered",
-    )
-    if difference is None:
-        return Criterion(name=case.id, passed=True, evidence="matches")
-    return _failed(case, difference)
-
-
-def _checked(case: Case, actual: object, checker: Checker) -> Criterion:
-    try:
-        verdict = checker(list(case.args), actual, case.expected)
-    except Exception as exc:
-        raise VerifierError(f"the task's checker failed on case {case.id}: {exc!r}") from exc
-    if type(verdict) is not bool:
-        raise VerifierError(f"the task's checker returned {type(verdict).__name__}, not bool")
-    evidence = (
-        "accepted by the checker" if verdict else f"rejected by the checker: {canonical(actual)}"
-    )
-    return Criterion(name=case.id, passed=verdict, evidence=evidence[:EVIDENCE_LIMIT])
-
-
-def _failed(case: Case, evidence: str) -> Criterion:
-    return Criterion(name=case.id, passed=False, evidence=evidence[:EVIDENCE_LIMIT])
+def _ended(result: ExecResult) -> str:
+    if result.timed_out:
+        return "it passed its time limit"
+    if result.out_of_memory:
+        return "it passed its memory limit"
+    if result.signal is not None:
+        return f"it was killed by signal {result.signal}"
+    return f"it ended with status {result.exit_code}"

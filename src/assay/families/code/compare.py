@@ -1,9 +1,11 @@
 """Trusted comparison of a candidate's output with the expected output.
 
 Both sides are plain JSON data decoded by the trusted process, so no candidate code runs here:
-an object with a rigged ``__eq__`` cannot reach this module. Types are compared strictly
-(``True`` is not ``1``; ``1`` is not ``1.0``), floats within a tolerance, and a top-level list is
-compared as a multiset when the task says its order does not matter.
+an object with a rigged ``__eq__`` cannot reach this module. Types are compared strictly: ``True``
+is not ``1``, and an int and a float never match, whatever their values (``2`` is not ``2.0``, and
+no tolerance applies between them). Two floats match within the tolerance; a top-level list is
+compared as a multiset when the task says its order does not matter. For plain data within the
+bounds of :mod:`assay.families.code.records` nothing here raises.
 """
 
 from __future__ import annotations
@@ -35,11 +37,9 @@ def first_difference(
     return _diff(expected, actual, tol, "$")
 
 
-def _diff(expected: object, actual: object, tol: float, path: str) -> str | None:  # noqa: PLR0911 - one return per kind of value reads clearest
+def _diff(expected: object, actual: object, tol: float, path: str) -> str | None:
     if type(expected) is not type(actual):
-        if type(expected) in (int, float) and type(actual) in (int, float) and tol > 0:
-            return _diff_float(float(expected), float(actual), tol, path)  # type: ignore[arg-type]
-        return f"{path}: expected {type(expected).__name__}, got {type(actual).__name__}"
+        return f"{path}: expected {_shown(expected)}, got {_shown(actual)}"
     if isinstance(expected, float):
         return _diff_float(expected, actual, tol, path)  # type: ignore[arg-type]
     if isinstance(expected, list):
@@ -49,6 +49,16 @@ def _diff(expected: object, actual: object, tol: float, path: str) -> str | None
     if expected != actual:
         return f"{path}: expected {canonical(expected)}, got {canonical(actual)}"
     return None
+
+
+def _shown(value: object) -> str:
+    """The value's type and, for a scalar, the value: ``int 2``, ``float 2.0``, ``list``."""
+    if value is None:
+        return "null"
+    kind = type(value).__name__
+    if isinstance(value, list | dict):
+        return kind
+    return f"{kind} {canonical(value)[:60]}"
 
 
 def _diff_float(expected: float, actual: float, tol: float, path: str) -> str | None:

@@ -1,17 +1,28 @@
-"""The code family's task settings (``[code]`` in task.toml) and its hidden test cases."""
+"""The code family's task settings (``[code]`` in task.toml).
+
+The hidden cases live in :mod:`assay.families.code.casefile`; they are re-exported here for the
+callers that have always found them in this module.
+"""
 
 from __future__ import annotations
 
-import functools
-import json
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.errors import TaskFormatError
+from assay.families.code.casefile import CASES_FILE, Case, CaseFile, cases_json, hidden_cases
 from assay.tasks.model import Task
 
-CASES_FILE = "cases.json"
+__all__ = [
+    "CASES_FILE",
+    "Case",
+    "CaseFile",
+    "CodeConfig",
+    "cases_json",
+    "code_config",
+    "hidden_cases",
+]
 
 
 class CodeConfig(BaseModel):
@@ -34,27 +45,9 @@ class CodeConfig(BaseModel):
     checker: str | None = Field(
         default=None,
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.py$",
-        description="A trusted checker in hidden/ defining check(args, output, expected) -> bool, "
-        "for problems with more than one right answer.",
+        description="A checker in hidden/ defining check(args, output, expected) -> bool, for "
+        "problems with more than one right answer. Task code: it runs in its own sandbox.",
     )
-
-
-class Case(BaseModel):
-    """One hidden test: the arguments and the output the reference produced for them."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str = Field(min_length=1, description="Stable case id, the criterion name on verdicts.")
-    args: list[Any] = Field(description="Positional arguments, plain JSON data.")
-    expected: Any = Field(description="The reference's output for these arguments.")
-
-
-class CaseFile(BaseModel):
-    """The contents of ``hidden/cases.json``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    cases: tuple[Case, ...] = Field(min_length=1, description="The hidden test cases.")
 
 
 def code_config(task: Task) -> CodeConfig:
@@ -67,34 +60,3 @@ def code_config(task: Task) -> CodeConfig:
         raise TaskFormatError(
             first["msg"], path=f"{task.id}/task.toml", field=field, fix="correct the [code] table"
         ) from None
-
-
-def hidden_cases(task: Task) -> tuple[Case, ...]:
-    """The hidden cases; raises :class:`TaskFormatError` when the file is missing or malformed."""
-    where = f"{task.id}/hidden/{CASES_FILE}"
-    raw = task.hidden.get(CASES_FILE)
-    if raw is None:
-        raise TaskFormatError("file is missing", path=where, fix="regenerate the task")
-    try:
-        cases = _parse_cases(raw)
-    except (ValueError, ValidationError) as exc:
-        detail = str(exc).splitlines()[0]
-        raise TaskFormatError(
-            f"malformed: {detail}", path=where, fix="regenerate the task"
-        ) from None
-    ids = [case.id for case in cases]
-    if len(set(ids)) != len(ids):
-        raise TaskFormatError("case ids repeat", path=where, field="id", fix="make them unique")
-    return cases
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse_cases(raw: bytes) -> tuple[Case, ...]:
-    """Parsed once per distinct file: an audit verifies each task several times."""
-    return CaseFile.model_validate(json.loads(raw)).cases
-
-
-def cases_json(cases: list[Case]) -> bytes:
-    """The bytes of ``hidden/cases.json`` for ``cases``."""
-    payload = CaseFile(cases=tuple(cases)).model_dump(mode="json")
-    return (json.dumps(payload, indent=1, ensure_ascii=False) + "\n").encode()

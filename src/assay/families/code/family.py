@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import json
 import secrets
-import signal
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from assay.errors import SandboxError, SolutionFormatError, VerifierError
+from assay.errors import SandboxError, SolutionFormatError
 from assay.families import version_label
-from assay.families.code import checking
-from assay.families.code.config import code_config, hidden_cases
+from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
+from assay.families.code.config import Case, code_config, hidden_cases
+from assay.families.code.judging import judge
 from assay.families.code.lint import lint_code_task
+from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
 from assay.findings import Finding
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
@@ -24,33 +24,9 @@ from assay.tasks.taskdir import read_files
 from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_of
 
 RUNNER = package_files("assay.families.code").joinpath("_runner.py").read_text(encoding="utf-8")
-VERSION = "1"
-
-
-@dataclass(frozen=True)
-class CaseOutputs:
-    """What the candidate returned for each case, as decoded by the trusted process."""
-
-    values: dict[str, object]
-    """Case id to the plain value returned."""
-    errors: dict[str, str]
-    """Case id to the error raised or the reason the value was refused."""
-    import_error: str | None
-    """Why the solution could not be loaded, if it could not."""
-    result: ExecResult
-    """The sandbox run itself."""
-
-    def missing_reason(self) -> str:
-        """Why a case has no output at all."""
-        if self.result.timed_out:
-            return "no result: the run passed its time limit"
-        if self.result.out_of_memory:
-            return "no result: the run passed its memory limit"
-        if self.result.signal == signal.SIGXCPU:
-            return "no result: the run passed its CPU-time limit"
-        if self.result.signal is not None:
-            return f"no result: the process was killed by signal {self.result.signal}"
-        return f"no result: the process ended with status {self.result.exit_code} before reporting"
+VERSION = "2"
+"""2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
+sandbox, and sandbox output is read within fixed bounds."""
 
 
 class CodeFamily:
@@ -58,7 +34,7 @@ class CodeFamily:
 
     name = "code"
     version = VERSION
-    trusted_code: tuple[str, ...] = (RUNNER,)
+    trusted_code: tuple[str, ...] = (RUNNER, CHECKER_RUNNER)
 
     def load_solution(self, path: Path) -> Files:
         """A solution directory, or a single ``.py`` file taken as ``solution.py``."""
@@ -82,7 +58,7 @@ class CodeFamily:
         return lint_code_task(task)
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
-        """Run ``solution`` on the hidden cases in ``sandbox`` and compare outside it."""
+        """Run ``solution`` on the hidden cases in ``sandbox`` and judge outside it."""
         config = code_config(task)
         cases = hidden_cases(task)
         label = version_label(self)
@@ -102,15 +78,12 @@ class CodeFamily:
                 cases=[(case.id, case.args) for case in cases],
                 limits=task.spec.limits,
             )
+            checks, checked = run_checker(sandbox, task, config, _check_items(cases, outputs))
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
-        checker = checking.load_checker(task, config)
-        try:
-            criteria = tuple(checking.judge(case, outputs, config, checker) for case in cases)
-        except VerifierError as exc:
-            return record(Status.ERROR, str(exc), result=outputs.result)
+        criteria = tuple(judge(case, outputs, config, checks) for case in cases)
         status = Status.PASS if all(c.passed for c in criteria) else Status.FAIL
-        return record(status, _summary(criteria, outputs), criteria, outputs.result)
+        return record(status, _summary(criteria, outputs), criteria, outputs.result, checked)
 
 
 def run_cases(
@@ -137,32 +110,19 @@ def run_cases(
         limits=limits,
         stdin=json.dumps(job).encode(),
     )
-    return _decode(result, nonce, {case_id for case_id, _ in cases})
+    return decode_outputs(result, nonce, [case_id for case_id, _ in cases])
 
 
-def _decode(result: ExecResult, nonce: str, ids: set[str]) -> CaseOutputs:
-    values: dict[str, object] = {}
-    errors: dict[str, str] = {}
-    import_error: str | None = None
-    for line in result.stdout.splitlines():
-        if not line.startswith(nonce):
-            continue
-        try:
-            record = json.loads(line[len(nonce) :])
-        except ValueError:
-            continue
-        if not isinstance(record, dict):
-            continue
-        if "import_error" in record and import_error is None:
-            import_error = str(record["import_error"])
-        case_id = record.get("id")
-        if case_id not in ids or case_id in values or case_id in errors:
-            continue
-        if "value" in record:
-            values[case_id] = record["value"]
-        else:
-            errors[case_id] = str(record.get("error", "unknown error"))
-    return CaseOutputs(values=values, errors=errors, import_error=import_error, result=result)
+def _check_items(cases: Sequence[Case], outputs: CaseOutputs) -> list[CheckItem]:
+    """What the checker is asked about: every value returned where a value was expected."""
+    if outputs.tampered is not None or outputs.import_error is not None:
+        return []
+    items = []
+    for case in cases:
+        outcome = outputs.outcomes.get(case.id)
+        if case.raises is None and isinstance(outcome, Returned):
+            items.append(CheckItem(case.id, case.args, outcome.value, case.expected))
+    return items
 
 
 def _summary(criteria: tuple[Criterion, ...], outputs: CaseOutputs) -> str:
@@ -170,6 +130,8 @@ def _summary(criteria: tuple[Criterion, ...], outputs: CaseOutputs) -> str:
     text = f"{passed}/{len(criteria)} cases passed"
     if outputs.import_error:
         text += f"; the solution failed to load: {outputs.import_error.splitlines()[-1]}"
+    elif outputs.tampered:
+        text += f"; the run's records were tampered with: {outputs.tampered}"
     elif outputs.result.timed_out:
         text += "; the run timed out"
     return text
@@ -189,7 +151,9 @@ class _Recorder:
         summary: str,
         criteria: tuple[Criterion, ...] = (),
         result: ExecResult | None = None,
+        checked: ExecResult | None = None,
     ) -> Verdict:
+        runs = [run for run in (result, checked) if run is not None]
         return Verdict(
             task_id=self.task_id,
             status=status,
@@ -199,8 +163,8 @@ class _Recorder:
             logs=result.stderr[-4000:] if result else "",
             timings=Timings(
                 wall_s=time.monotonic() - self.started,
-                sandbox_s=result.wall_s if result else 0.0,
-                sandbox_cpu_s=result.cpu_s if result else 0.0,
+                sandbox_s=sum(run.wall_s for run in runs),
+                sandbox_cpu_s=sum(run.cpu_s for run in runs),
             ),
             versions=self.versions,
         )

@@ -1,7 +1,8 @@
 """``assay generate code``: many diverse, self-checked Python function tasks from the template bank.
 
 For each task the generator draws a problem from a template, renders a prompt in one of several
-styles, computes every expected output by running the reference inside the sandbox, adds a
+styles, computes every expected output by running the reference inside the sandbox (where the
+reference raises an exception its rules promise, the case expects that exception type), adds a
 known-bad solution that hard-codes the prompt's examples, and confirms in the sandbox that every
 known-bad solution fails. A draw whose known-bad solutions are not all caught is redrawn, so a
 generated task set passes its own audit. The same seed gives the same tasks.
@@ -14,11 +15,14 @@ import json
 import random
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from assay.errors import VerifierError
 from assay.families.code.config import Case, cases_json
 from assay.families.code.family import CodeFamily, run_cases
+from assay.families.code.outputs import Raised, Refused, Returned
 from assay.families.code.prompts import STYLES, Example
+from assay.families.code.raising import counts_as, promised_exceptions
 from assay.families.code.templates import TEMPLATES, Problem, Template
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
@@ -84,12 +88,9 @@ def _draft(template: Template, rng: random.Random, seed: int, index: int, sandbo
         key for key in dict.fromkeys(_key(args) for args in problem.cases) if key not in examples
     ]
     outputs = _reference_outputs(template, problem, examples + hidden, sandbox)
-    shown: list[Example] = [(json.loads(key), outputs[key]) for key in examples]
+    shown: list[Example] = [(json.loads(k), _returned(template, outputs[k])) for k in examples]
     style = rng.choice(sorted(STYLES))
-    cases = [
-        Case(id=f"case-{number:02d}", args=json.loads(key), expected=outputs[key])
-        for number, key in enumerate(hidden, start=1)
-    ]
+    cases = [_case(f"case-{number:02d}", key, outputs[key]) for number, key in enumerate(hidden, 1)]
     config: dict[str, object] = {"function": problem.function, "compare": problem.compare}
     if problem.float_tolerance is not None:
         config["float_tolerance"] = problem.float_tolerance
@@ -115,9 +116,30 @@ def _draft(template: Template, rng: random.Random, seed: int, index: int, sandbo
     )
 
 
+def _case(case_id: str, key: str, outcome: Returned | Expecting) -> Case:
+    if isinstance(outcome, Expecting):
+        return Case(id=case_id, args=json.loads(key), raises=outcome.name)
+    return Case(id=case_id, args=json.loads(key), expected=outcome.value)
+
+
+def _returned(template: Template, outcome: Returned | Expecting) -> object:
+    if isinstance(outcome, Expecting):
+        raise VerifierError(f"template {template.id}: an example raises {outcome.name}")
+    return outcome.value
+
+
+@dataclass(frozen=True)
+class Expecting:
+    """The reference raised an exception its rules promise: the case expects that type."""
+
+    name: str
+
+
 def _reference_outputs(
     template: Template, problem: Problem, keys: list[str], sandbox: Sandbox
-) -> dict[str, object]:
+) -> dict[str, Returned | Expecting]:
+    """What the reference did on each input: a value, or an exception its rules promise."""
+    promised = sorted(promised_exceptions(" ".join(problem.rules)))
     ran = run_cases(
         sandbox,
         workspace={},
@@ -127,11 +149,26 @@ def _reference_outputs(
         cases=[(key, json.loads(key)) for key in keys],
         limits=LIMITS,
     )
-    failed = [key for key in keys if key not in ran.values]
-    if ran.import_error or failed:
-        reason = ran.import_error or ran.errors.get(failed[0]) or ran.missing_reason()
-        raise VerifierError(f"template {template.id}: the reference failed: {reason}")
-    return ran.values
+    outputs: dict[str, Returned | Expecting] = {}
+    for key in keys:
+        outcome = ran.outcomes.get(key)
+        if isinstance(outcome, Returned):
+            outputs[key] = outcome
+            continue
+        if isinstance(outcome, Raised):
+            kept = [name for name in promised if counts_as(name, outcome.builtins)]
+            if kept:
+                outputs[key] = Expecting(kept[0])
+                continue
+        reason = (
+            ran.import_error
+            or ran.tampered
+            or (outcome.message if isinstance(outcome, Raised) else None)
+            or (outcome.reason if isinstance(outcome, Refused) else None)
+            or ran.missing_reason()
+        )
+        raise VerifierError(f"template {template.id}: the reference failed on {key}: {reason}")
+    return outputs
 
 
 def _hardcoded(problem: Problem, shown: list[Example]) -> bytes:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from assay.errors import TaskFormatError
-from assay.families.code.checking import load_checker
+from assay.families.code.checking import checker_problem
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
+from assay.families.code.raising import promised_exceptions
 from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 
@@ -17,10 +18,12 @@ def lint_code_task(task: Task) -> list[Finding]:
     try:
         config = code_config(task)
         cases = hidden_cases(task)
-        load_checker(task, config)
     except TaskFormatError as exc:
         return [_error(str(exc))]
     findings: list[Finding] = []
+    problem = checker_problem(task, config)
+    if problem is not None:
+        findings.append(_error(str(problem)))
     if config.function not in task.prompt:
         findings.append(_error(f"prompt.md never names the function {config.function!r}"))
     for name, files in task.references().items():
@@ -32,6 +35,7 @@ def lint_code_task(task: Task) -> list[Finding]:
     findings += _shown_cases(config, cases, visible)
     findings += _shown_reference(task, config, visible)
     findings += _copied_hidden(task)
+    findings += _unexpected_promises(task, cases)
     return findings
 
 
@@ -66,6 +70,18 @@ def _shown_reference(task: Task, config: CodeConfig, visible: dict[str, str]) ->
                         _error(f"a line of solutions/{name} appears in {where}", stripped)
                     )
     return findings
+
+
+def _unexpected_promises(task: Task, cases: tuple[Case, ...]) -> list[Finding]:
+    """A prompt that promises an exception needs a case that expects it, or nothing checks it."""
+    expected = {case.raises for case in cases}
+    return [
+        _error(
+            f"prompt.md promises {name} but no hidden case expects it",
+            f'add a case with "raises": "{name}" (cases.json format 2)',
+        )
+        for name in sorted(promised_exceptions(task.prompt) - expected)
+    ]
 
 
 def _copied_hidden(task: Task) -> list[Finding]:

@@ -35,7 +35,14 @@ def {function}(text: str) -> int:
 """
     ignores_case = reference.replace("text = text.strip().lower()", "text = text.strip()")
     minutes_as_hours = reference.replace('"m": 60', '"m": 3600')
+    never_raises = reference.replace('raise ValueError("empty duration")', "return 0").replace(
+        'raise ValueError(f"bad duration: {text!r}")', "return total"
+    )
+    wrong_error = reference.replace("ValueError", "KeyError")
+    malformed = ["h", "10", "5x", "1h30", "m5", "1.5h", "-3s", "1h 30"]
     cases: list[tuple[object, ...]] = [
+        ("",),
+        *((text,) for text in rng.sample(malformed, 3)),
         ("1h30m",),
         ("45s",),
         ("2H",),
@@ -60,7 +67,12 @@ def {function}(text: str) -> int:
             "or any other character.",
         ),
         reference=reference,
-        bad={"case-sensitive-units": ignores_case, "minutes-as-hours": minutes_as_hours},
+        bad={
+            "case-sensitive-units": ignores_case,
+            "minutes-as-hours": minutes_as_hours,
+            "never-raises": never_raises,
+            "raises-key-error": wrong_error,
+        },
         cases=tuple(cases),
         examples=(("1h30m",), ("45s",)),
         tags=("durations",),

@@ -1,0 +1,74 @@
+"""Judging each case in the trusted process, from what the sandbox reported for it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from assay.families.code.checking import CheckAnswer
+from assay.families.code.compare import canonical, first_difference
+from assay.families.code.config import Case, CodeConfig
+from assay.families.code.outputs import CaseOutputs, Outcome, Raised, Refused, Returned
+from assay.families.code.raising import counts_as
+from assay.verdicts import Criterion
+
+EVIDENCE_LIMIT = 300
+
+
+def judge(
+    case: Case, outputs: CaseOutputs, config: CodeConfig, checks: Mapping[str, CheckAnswer]
+) -> Criterion:
+    """One criterion for one case; ``checks`` holds the task checker's answers, if it has one."""
+    outcome = outputs.outcomes.get(case.id)
+    usable = outputs.tampered is None and outputs.import_error is None
+    if not usable or not isinstance(outcome, Returned | Raised):
+        return _failed(case, _unusable(outputs, outcome))
+    if case.raises is not None:
+        return _judge_raised(case, case.raises, outcome)
+    if isinstance(outcome, Raised):
+        return _failed(case, f"raised {outcome.message}")
+    return _judge_value(case, outcome.value, config, checks.get(case.id))
+
+
+def _unusable(outputs: CaseOutputs, outcome: Outcome | None) -> str:
+    """Why a case has no outcome to judge."""
+    if outputs.tampered is not None:
+        return f"the run's records were tampered with: {outputs.tampered}"
+    if outputs.import_error is not None:
+        return f"solution did not load: {outputs.import_error}"
+    if isinstance(outcome, Refused):
+        return f"returned unplain data: {outcome.reason}"
+    return outputs.missing_reason()
+
+
+def _judge_value(
+    case: Case, value: object, config: CodeConfig, answer: CheckAnswer | None
+) -> Criterion:
+    if answer is not None:
+        detail = "" if answer.passed else f": {canonical(value)}"
+        return _criterion(case, answer.passed, answer.evidence + detail)
+    difference = first_difference(
+        case.expected,
+        value,
+        tolerance=config.float_tolerance,
+        unordered=config.compare == "unordered",
+    )
+    if difference is None:
+        return _criterion(case, True, "matches")
+    return _failed(case, difference)
+
+
+def _judge_raised(case: Case, expected: str, outcome: Returned | Raised) -> Criterion:
+    if isinstance(outcome, Returned):
+        returned = canonical(outcome.value)
+        return _failed(case, f"expected {expected} to be raised, returned {returned}")
+    if counts_as(expected, outcome.builtins):
+        return _criterion(case, True, f"raised {outcome.type_name}")
+    return _failed(case, f"expected {expected} to be raised, got {outcome.message}")
+
+
+def _criterion(case: Case, passed: bool, evidence: str) -> Criterion:
+    return Criterion(name=case.id, passed=passed, evidence=evidence[:EVIDENCE_LIMIT])
+
+
+def _failed(case: Case, evidence: str) -> Criterion:
+    return _criterion(case, False, evidence)

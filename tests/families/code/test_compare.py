@@ -1,0 +1,55 @@
+"""Comparison never miscompares: an int never matches a float, and no plain value makes it raise."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.families.code.compare import first_difference
+from tests.families.code.plain import plain_values
+
+
+def test_a_float_never_passes_for_an_int_whatever_the_tolerance() -> None:
+    # round(a / b, 0) returns a float, wrong above 2**53; an exact task expects the int.
+    assert first_difference(2**53 + 1, float(2**53)) is not None
+    assert first_difference(10**12, 10**12 * (1 + 4e-10)) is not None
+    assert first_difference(3, 3.0) == "$: expected int 3, got float 3.0"
+    assert first_difference(3.0, 3) is not None
+    found = first_difference([1, 2], [1, 2.0], tolerance=0.5)
+    assert found == "$[1]: expected int 2, got float 2.0"
+    assert first_difference({"n": 7}, {"n": 7.0}, unordered=True) is not None
+    assert first_difference(1, True) is not None
+    assert first_difference(True, 1) is not None
+
+
+def test_floats_keep_their_tolerance() -> None:
+    assert first_difference(0.1 + 0.2, 0.3) is None
+    assert first_difference(1.0, 1.0 + 1e-6) is not None
+    assert first_difference(1.0, 1.0 + 1e-6, tolerance=1e-5) is None
+    assert first_difference([2.5, 1.0], [1.0, 2.5], unordered=True) is None
+
+
+def test_a_huge_int_where_a_float_is_expected_is_a_difference_not_an_overflow() -> None:
+    assert first_difference(1.5, 10**400) == f"$: expected float 1.5, got int {str(10**400)[:60]}"
+    assert first_difference(10**400, 1.5) is not None
+
+
+@given(plain_values)
+def test_every_plain_value_matches_itself(value: object) -> None:
+    assert first_difference(value, value) is None
+    assert first_difference(value, value, unordered=True) is None
+
+
+@given(st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.floats(0, 1e300))
+def test_an_int_and_a_float_always_differ(number: int, other: float, tolerance: float) -> None:
+    assert first_difference(number, other, tolerance=tolerance) is not None
+    assert first_difference(other, number, tolerance=tolerance) is not None
+    assert first_difference([number], [float(number)], tolerance=tolerance) is not None
+
+
+@given(plain_values, plain_values, st.booleans(), st.none() | st.floats(0, 1e300))
+def test_comparing_any_two_plain_values_returns_a_result(
+    expected: object, actual: object, unordered: bool, tolerance: float | None
+) -> None:
+    found = first_difference(expected, actual, tolerance=tolerance, unordered=unordered)
+    assert found is None or isinstance(found, str)
