@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from importlib.metadata import entry_points
 
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
+from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.errors import InputError
@@ -29,6 +30,7 @@ def default_checks() -> list[AuditCheck]:
         ReferenceCheck(),
         KnownBadCheck(),
         EmptySubmissionCheck(),
+        CheckerCrashCheck(),
     ]
     names = {check.name for check in checks}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
