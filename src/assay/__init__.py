@@ -1,8 +1,15 @@
-"""assay: build, audit and run verifiable environments for LLM agents."""
+"""assay: build, audit and run verifiable environments for LLM agents.
 
-__version__ = "0.1.0"
+The public names below are imported on first use (PEP 562), so that importing ``assay`` (and
+starting the ``assay`` command) does not load pydantic, the sandbox or the families until they
+are needed; ``assay.load_task`` and the rest work and type-check as plain attributes.
+"""
 
-from assay.audit import AuditCheck, AuditReport, Decision, run_audit
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from assay.errors import (
     AssayError,
     InputError,
@@ -14,19 +21,57 @@ from assay.errors import (
     UnknownFamilyError,
     VerifierError,
 )
-from assay.families import Family, get_family, register_family
-from assay.findings import Finding, Severity
-from assay.sandbox import (
-    BubblewrapSandbox,
-    ExecResult,
-    LocalSandbox,
-    PoolSandbox,
-    Sandbox,
-    open_sandbox,
-)
-from assay.store import Store
-from assay.tasks import Limits, Split, Task, TaskSet, TaskSpec, load_task, save_task
-from assay.verdicts import Criterion, Status, Verdict
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from assay.audit import AuditCheck, AuditReport, Decision, run_audit
+    from assay.families import Family, get_family, register_family
+    from assay.findings import Finding, Severity
+    from assay.sandbox import (
+        BubblewrapSandbox,
+        ExecResult,
+        LocalSandbox,
+        PoolSandbox,
+        Sandbox,
+        open_sandbox,
+    )
+    from assay.store import Store
+    from assay.tasks import Limits, Split, Task, TaskSet, TaskSpec, load_task, save_task
+    from assay.verdicts import Criterion, Status, Verdict
+
+_LAZY = {
+    "assay.audit": ("AuditCheck", "AuditReport", "Decision", "run_audit"),
+    "assay.families": ("Family", "get_family", "register_family"),
+    "assay.findings": ("Finding", "Severity"),
+    "assay.sandbox": (
+        "BubblewrapSandbox",
+        "ExecResult",
+        "LocalSandbox",
+        "PoolSandbox",
+        "Sandbox",
+        "open_sandbox",
+    ),
+    "assay.store": ("Store",),
+    "assay.tasks": ("Limits", "Split", "Task", "TaskSet", "TaskSpec", "load_task", "save_task"),
+    "assay.verdicts": ("Criterion", "Status", "Verdict"),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name's module on first use and keep the name here."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'assay' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULE_OF))
+
 
 __all__ = [
     "AssayError",

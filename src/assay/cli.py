@@ -1,5 +1,8 @@
 """The ``assay`` command: thin commands over the library. Exit codes: 0 ok or pass, 1 fail or
-rejected, 2 bad input, 3 infrastructure error.
+rejected, 2 bad input, 3 infrastructure or internal error, 130 interrupted.
+
+Whatever escapes a command ends as one line on stderr and one of these codes, never a traceback.
+The library is imported inside the commands that use it, so that ``assay --help`` starts fast.
 """
 
 from __future__ import annotations
@@ -9,28 +12,22 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from assay.audit import render_table, run_audit, summary_line
 from assay.errors import AssayError, InputError
-from assay.families import family_of, harness_code
-from assay.families.code.generator import generate_code_tasks
-from assay.sandbox import BACKENDS, Sandbox, open_sandbox
 from assay.settings import DB, SANDBOX, WORKERS, Setting
-from assay.store import Store
-from assay.tasks import TaskSet, load_task, save_task
-from assay.tasks.spec import Limits
-from assay.verdicts import Status, Verdict
 
-EXIT_FAIL, EXIT_INPUT, EXIT_INFRA = 1, 2, 3
+if TYPE_CHECKING:
+    from assay.sandbox import Sandbox
+    from assay.store import Store
+    from assay.verdicts import Verdict
+
+EXIT_FAIL, EXIT_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 1, 2, 3, 130
+BACKENDS = ("pool", "bubblewrap")
+"""``assay.sandbox.BACKENDS``, spelled out so that parsing the command line imports no sandbox."""
 F = TypeVar("F", bound=Callable[..., Any])
-out = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
 
 
 def setting_option(setting: Setting, **kwargs: Any) -> Callable[[F], F]:
@@ -47,7 +44,39 @@ def setting_option(setting: Setting, **kwargs: Any) -> Callable[[F], F]:
     )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group; it turns whatever a command raises into one line and an exit code."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; click's own exceptions (usage, exit, abort) pass through."""
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except KeyboardInterrupt:
+            _exit("interrupted; nothing more was written", EXIT_INTERRUPTED)
+        except InputError as exc:
+            _exit(str(exc), EXIT_INPUT)
+        except AssayError as exc:
+            _exit(str(exc), EXIT_INFRA)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence against a traceback
+            _exit(
+                f"internal error: {type(exc).__name__}: {exc} (a bug in assay or in a plugin; "
+                "please report it with the command that caused it)",
+                EXIT_INFRA,
+            )
+
+
+def _exit(message: str, code: int) -> NoReturn:
+    """One line on stderr, then exit with ``code``."""
+    line = " ".join(message.split())
+    if len(line) > 2000:
+        line = line[:2000] + " [...]"
+    click.echo(f"error: {line}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="assay")
 def cli() -> None:
     """assay: build, audit and run verifiable environments for LLM agents.
@@ -93,11 +122,15 @@ def generate_code(count: int, seed: int, out: Path, workers: int, sandbox: str) 
     Example:
       assay generate code --n 50 --seed 1 --out tasks/
     """
-    with _errors(), _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
+    from assay._output import require_directory, save_new_tasks  # noqa: PLC0415
+    from assay.families.code.generator import generate_code_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
         tasks = generate_code_tasks(count, seed, box, workers=workers, on_task=lambda _t: advance())
-        for task in tasks:
-            save_task(task, out)
-    out_console_line(f"wrote {len(tasks)} tasks to {out}")
+    saved = save_new_tasks(tasks, out)
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
 
 
 @cli.command()
@@ -119,14 +152,17 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     Example:
       assay verify tasks/code-parse-duration-1a2b3c4d --solution my_solution.py
     """
-    with _errors():
-        task = load_task(task_dir)
-        family = family_of(task, task_dir)
-        files = family.load_solution(solution)
-        with _sandbox(sandbox, 1) as box:
-            verdict = family.verify(task, files, box)
-        with Store(db) as store:
-            store.add_verdict(verdict, solution=str(solution))
+    from assay.families import family_of  # noqa: PLC0415
+    from assay.tasks import load_task  # noqa: PLC0415
+    from assay.verdicts import Status  # noqa: PLC0415
+
+    task = load_task(task_dir)
+    family = family_of(task, task_dir)
+    files = family.load_solution(solution)
+    with _sandbox(sandbox, 1) as box:
+        verdict = family.verify(task, files, box)
+    with _store(db) as store:
+        store.add_verdict(verdict, solution=str(solution))
     _print_verdict(verdict, as_json)
     if verdict.status is Status.ERROR:
         sys.exit(EXIT_INFRA)
@@ -152,30 +188,42 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandb
     Example:
       assay audit tasks/ --json audit.json
     """
-    with _errors():
-        taskset = TaskSet.load(directory)
-        verdicts: list[tuple[str, Verdict]] = []
-        total = len(taskset) + len(taskset.failures)
-        with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
-            report = run_audit(
-                taskset,
-                box,
-                workers=workers,
-                on_task=lambda _t: advance(),
-                on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
-            )
-        with Store(db) as store:
-            store.add_audit(report, verdicts)
+    from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
+    from assay._render import audit_table, console  # noqa: PLC0415
+    from assay.audit import run_audit, summary_line  # noqa: PLC0415
+    from assay.tasks import TaskSet  # noqa: PLC0415
+
+    to_stdout = json_path is not None and str(json_path) == "-"
+    taskset = TaskSet.load(directory)
+    if json_path is not None and not to_stdout:
+        require_writable_file(json_path)
+    verdicts: list[tuple[str, Verdict]] = []
+    total = len(taskset) + len(taskset.failures)
+    with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
+        report = run_audit(
+            taskset,
+            box,
+            workers=workers,
+            on_task=lambda _t: advance(),
+            on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
+        )
+    with _store(db) as store:
+        store.add_audit(report, verdicts)
     text = report.model_dump_json(indent=2)
-    if json_path is not None and str(json_path) == "-":
+    if to_stdout:
         click.echo(text)
     else:
-        if json_path is not None:
-            json_path.write_text(text, encoding="utf-8")
-        out.print(render_table(report))
-        out_console_line(summary_line(report))
-        if json_path is not None:
-            out_console_line(f"report: {json_path}")
+        console().print(audit_table(report))
+        click.echo(summary_line(report))
+    if json_path is not None and not to_stdout:
+        try:
+            write_atomically(json_path, text)
+        except OSError as exc:
+            raise AssayError(
+                f"{json_path}: cannot write the report: {exc.strerror or exc} (the audit is kept "
+                f"as run {report.run_id} in {db}; `assay runs` lists it)"
+            ) from None
+        click.echo(f"report: {json_path}")
     sys.exit(0 if report.all_accepted else EXIT_FAIL)
 
 
@@ -221,13 +269,13 @@ def sandbox_run(
       assay sandbox run --timeout 2 --memory 256 -- python3 -c 'print("hi")'
       assay sandbox run --sandbox bubblewrap -- sh -c 'id; ls /'
     """
-    from assay.tasks.taskdir import read_files  # noqa: PLC0415 - only this command reads a dir
+    from assay.tasks import Limits  # noqa: PLC0415
+    from assay.tasks.taskdir import read_files  # noqa: PLC0415
 
-    with _errors():
-        files = read_files(workspace) if workspace is not None else {}
-        limits = Limits(timeout_s=timeout, cpu_s=timeout, memory_mb=memory)
-        with _sandbox(sandbox, 1) as box:
-            result = box.run(list(command), files=files, limits=limits)
+    files = read_files(workspace) if workspace is not None else {}
+    limits = Limits(timeout_s=timeout, cpu_s=timeout, memory_mb=memory)
+    with _sandbox(sandbox, 1) as box:
+        result = box.run(list(command), files=files, limits=limits)
     click.echo(result.model_dump_json(indent=2))
 
 
@@ -257,10 +305,12 @@ def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
     Example:
       assay demo --out demo-out
     """
-    from assay.demo import run_demo  # noqa: PLC0415 - keeps start-up light for other commands
+    from assay.audit import summary_line  # noqa: PLC0415
+    from assay.demo import check_demo_out, run_demo  # noqa: PLC0415
 
+    check_demo_out(out)
     progress = _progress("generating and auditing", 2 * count)
-    with _errors(), Store(db) as store, _sandbox(sandbox, workers) as box, progress as advance:
+    with _store(db) as store, _sandbox(sandbox, workers) as box, progress as advance:
         result = run_demo(
             out,
             store,
@@ -270,12 +320,11 @@ def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
             on_generated=lambda _t: advance(),
             on_audited=lambda _t: advance(),
         )
-    out.mkdir(parents=True, exist_ok=True)
     report = result.report
-    out_console_line(summary_line(report))
-    out_console_line(f"tasks:  {result.tasks_dir}")
-    out_console_line(f"report: {result.report_path}")
-    out_console_line(f"store:  {db} (audit run {report.run_id})")
+    click.echo(summary_line(report))
+    click.echo(f"tasks:  {result.tasks_dir}")
+    click.echo(f"report: {result.report_path}")
+    click.echo(f"store:  {db} (audit run {report.run_id})")
     sys.exit(0 if report.all_accepted else EXIT_FAIL)
 
 
@@ -289,33 +338,14 @@ def runs(as_json: bool, db: Path) -> None:
     Example:
       assay runs --db assay.db
     """
-    with _errors(), _existing_store(db) as store:
-        rows = store.audit_runs()
+    with _existing_store(db) as store:
+        kept = store.audit_runs()
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(json.dumps([run.model_dump(mode="json") for run in kept], indent=2))
         return
-    table = Table(title=f"audit runs in {db}", title_justify="left")
-    for column in (
-        "run",
-        "started (UTC)",
-        "root",
-        "tasks",
-        "accepted",
-        "rejected",
-        "known-bad caught",
-    ):
-        table.add_column(column)
-    for row in rows:
-        table.add_row(
-            str(row["run_id"]),
-            str(row["started_at"])[:19],
-            str(row["root"]),
-            str(row["tasks"]),
-            str(row["accepted"]),
-            str(row["rejected"]),
-            f"{row['known_bad_caught']}/{row['known_bad']}",
-        )
-    out.print(table)
+    from assay._render import console, runs_table  # noqa: PLC0415
+
+    console().print(runs_table(kept, db))
 
 
 @cli.command()
@@ -330,26 +360,23 @@ def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -
     Example:
       assay verdicts --task code-parse-duration-1a2b3c4d
     """
-    with _errors(), _existing_store(db) as store:
+    with _existing_store(db) as store:
         kept = store.verdicts(task_id=task_id, run_id=run_id)
     if as_json:
         click.echo(json.dumps([k.model_dump(mode="json") for k in kept], indent=2))
         return
-    table = Table(title=f"verdicts in {db}", title_justify="left")
-    for column in ("id", "task", "task version", "solution", "status", "score", "summary"):
-        table.add_column(column)
-    for item in kept:
-        v = item.verdict
-        table.add_row(
-            str(item.id),
-            v.task_id,
-            v.versions.task,
-            item.solution,
-            v.status.value,
-            f"{v.score:.2f}",
-            v.summary,
-        )
-    out.print(table)
+    from assay._render import console, verdicts_table  # noqa: PLC0415
+
+    console().print(verdicts_table(kept, db))
+
+
+@contextmanager
+def _store(db: Path) -> Iterator[Store]:
+    """The results database, created if it does not exist yet."""
+    from assay.store import Store  # noqa: PLC0415
+
+    with Store(db) as store:
+        yield store
 
 
 @contextmanager
@@ -359,51 +386,29 @@ def _existing_store(db: Path) -> Iterator[Store]:
         raise InputError(
             "no results database here", path=db, fix="run an audit first, or point --db at one"
         )
-    with Store(db) as store:
+    with _store(db) as store:
         yield store
-
-
-def out_console_line(text: str) -> None:
-    """Print one plain line to stdout."""
-    out.print(text, highlight=False, markup=False)
 
 
 def _print_verdict(verdict: Verdict, as_json: bool) -> None:
     if as_json:
         click.echo(verdict.model_dump_json(indent=2))
         return
-    colour = {"pass": "green", "fail": "red", "error": "yellow"}[verdict.status.value]
-    out.print(
-        f"[{colour}]{verdict.status.value.upper()}[/{colour}] {verdict.task_id}: "
-        f"{verdict.summary} (score {verdict.score:.2f})",
-        highlight=False,
-    )
-    for criterion in verdict.criteria:
-        mark = "[green]✓[/green]" if criterion.passed else "[red]✗[/red]"
-        out.print(f"  {mark} {criterion.name}: ", end="", highlight=False)
-        out.print(criterion.evidence, markup=False, highlight=False)
+    from assay._render import console, verdict_text  # noqa: PLC0415
 
-
-@contextmanager
-def _errors() -> Iterator[None]:
-    """Turn assay's errors into one line on stderr and the documented exit code."""
-    try:
-        yield
-    except InputError as exc:
-        err.print(f"error: {exc}", markup=False, highlight=False)
-        sys.exit(EXIT_INPUT)
-    except AssayError as exc:
-        err.print(f"error: {exc}", markup=False, highlight=False)
-        sys.exit(EXIT_INFRA)
+    console().print(verdict_text(verdict))
 
 
 @contextmanager
 def _sandbox(backend: str, workers: int) -> Iterator[Sandbox]:
     """Open the backend, say once what protection this host lacks, close it at the end."""
+    from assay.families import harness_code  # noqa: PLC0415
+    from assay.sandbox import open_sandbox  # noqa: PLC0415
+
     box = open_sandbox(backend, workers=workers, trusted_code=harness_code())
     try:
         for note in box.notes:
-            err.print(f"warning: {note}", markup=False, highlight=False)
+            click.echo(f"warning: {note}", err=True)
         yield box
     finally:
         box.close()
@@ -411,13 +416,26 @@ def _sandbox(backend: str, workers: int) -> Iterator[Sandbox]:
 
 @contextmanager
 def _progress(label: str, total: int) -> Iterator[Callable[[], None]]:
+    """A progress bar on stderr while the block runs; the block gets a function to advance it."""
+    from rich.progress import (  # noqa: PLC0415
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from assay._render import console  # noqa: PLC0415
+
+    stderr = console(stderr=True)
     with Progress(
         TextColumn(label),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=err,
+        console=stderr,
         transient=True,
+        disable=not stderr.is_terminal,
     ) as progress:
         bar = progress.add_task(label, total=total)
         yield lambda: progress.advance(bar)

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.audit import Decision, run_audit
+import pytest
+
+from assay.audit import AuditContext, CheckOutcome, Decision, Severity, default_checks, run_audit
+from assay.errors import SandboxError
+from assay.families import get_family
 from assay.sandbox import Sandbox
-from assay.tasks import Task, TaskSet, save_task
+from assay.tasks import Files, Task, TaskSet, save_task
+from assay.verdicts import Verdict
 from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task, with_checker
 
 
@@ -87,3 +92,68 @@ def test_malformed_task_in_a_set_is_rejected_and_the_rest_audited(
     assert by_id["alien"].decision is Decision.REJECTED
     assert "unknown family 'telepathy'" in messages(by_id["alien"])
     assert not report.all_accepted
+
+
+class Exploding:
+    """A check that raises on one task, as a buggy check or family might."""
+
+    name = "exploding"
+
+    def __init__(self, victim: str, error: Exception) -> None:
+        self.victim = victim
+        self.error = error
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        if task.id == self.victim:
+            raise self.error
+        return CheckOutcome()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        RecursionError("maximum recursion depth exceeded"),
+        TypeError("'NoneType' object is not iterable"),
+        SandboxError("the worker died"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_a_check_that_raises_rejects_its_task_and_the_rest_go_on(
+    tmp_path: Path, pool: Sandbox, error: Exception
+) -> None:
+    for task_id in ("a-good", "b-boom", "c-good"):
+        save_task(make_median_task(task_id), tmp_path)
+    checks = [*default_checks(), Exploding("b-boom", error)]
+    report = run_audit(TaskSet.load(tmp_path), pool, checks=checks)
+    by_id = {t.task_id: t for t in report.tasks}
+    assert by_id["a-good"].decision is Decision.ACCEPTED
+    assert by_id["c-good"].decision is Decision.ACCEPTED
+    boom = by_id["b-boom"]
+    assert boom.decision is Decision.REJECTED
+    [finding] = [f for f in boom.findings if f.check == "exploding"]
+    assert finding.severity is Severity.ERROR
+    assert finding.evidence == f"{type(error).__name__}: {error}"
+    assert {s.solution for s in boom.solutions} == {"reference", "bad-unsorted", "empty"}
+
+
+def test_a_family_that_raises_while_verifying_rejects_only_that_task(
+    tmp_path: Path, pool: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    family = get_family("code")
+    verify = family.verify
+
+    def deep(task: Task, files: Files, sandbox: Sandbox) -> Verdict:
+        if task.id == "boom":
+            raise RecursionError("maximum recursion depth exceeded in comparison")
+        return verify(task, files, sandbox)
+
+    monkeypatch.setattr(family, "verify", deep)
+    save_task(make_median_task("boom"), tmp_path)
+    save_task(make_median_task("fine"), tmp_path)
+    report = run_audit(TaskSet.load(tmp_path), pool)
+    by_id = {t.task_id: t for t in report.tasks}
+    assert by_id["fine"].decision is Decision.ACCEPTED
+    assert by_id["boom"].decision is Decision.REJECTED
+    evidence = {f.check: f.evidence for f in by_id["boom"].findings}
+    assert evidence["reference"].startswith("RecursionError: maximum recursion depth")
+    assert {"reference", "known-bad", "empty"} <= set(evidence)

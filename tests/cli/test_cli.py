@@ -13,6 +13,7 @@ import pytest
 from click.testing import Result
 
 from assay.cli import cli
+from assay.families import get_family, version_label
 from assay.settings import SETTINGS
 from assay.store import Store
 from tests.conftest import BAD_NO_SORT, REFERENCE
@@ -169,7 +170,8 @@ def test_runs_and_verdicts_read_back_what_an_audit_kept(
     assert runs[0]["accepted"] == 1
     kept = json.loads(run_cli("verdicts", "--run", runs[0]["run_id"], "--json").output)
     assert {k["solution"] for k in kept} == {"reference", "bad-unsorted", "empty"}
-    assert all(k["verdict"]["versions"]["family"] == "code@1" for k in kept)
+    family = version_label(get_family("code"))
+    assert all(k["verdict"]["versions"]["family"] == family for k in kept)
     table = run_cli("verdicts", "--task", "median-1")
     assert table.exit_code == 0
     assert "bad-unsorted" in table.output

@@ -74,7 +74,8 @@ def test_audit_runs_and_their_verdicts_are_kept_together(tmp_path: Path) -> None
     with Store(path) as store:
         [run] = store.audit_runs()
         [kept] = store.verdicts(run_id="run1")
-    assert run["accepted"] == 1
+    assert run.accepted == 1
+    assert run.checks == ("lint",)
     assert kept.solution == "bad-x"
     assert kept.verdict.versions.task == "abc"
 

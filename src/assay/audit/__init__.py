@@ -2,7 +2,7 @@
 
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
-from assay.audit.report import AuditReport, SolutionResult, TaskAudit, render_table, summary_line
+from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
 from assay.audit.runner import default_checks, run_audit
 from assay.findings import Decision, Finding, Severity
 
@@ -22,7 +22,6 @@ __all__ = [
     "SolutionVerdict",
     "TaskAudit",
     "default_checks",
-    "render_table",
     "run_audit",
     "summary_line",
 ]

@@ -1,11 +1,10 @@
-"""The audit report: per-task results and totals, as records and as a table."""
+"""The audit report: per-task results and totals, as records (the command line renders them)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
-from rich.table import Table
 
 from assay.findings import Decision, Finding, Severity
 from assay.verdicts import Status
@@ -93,25 +92,3 @@ def summary_line(report: AuditReport) -> str:
         f"{report.count(Decision.REJECTED)} rejected; known-bad solutions caught: "
         f"{report.known_bad_caught}/{report.known_bad}"
     )
-
-
-def render_table(report: AuditReport, *, limit: int = 50) -> Table:
-    """A table a person can read: rejected tasks first, each with its first findings."""
-    table = Table(title=f"audit {report.run_id} of {report.root}", title_justify="left")
-    table.add_column("task", overflow="fold")
-    table.add_column("decision")
-    table.add_column("known-bad caught", justify="right")
-    table.add_column("findings", overflow="fold")
-    ordered = sorted(report.tasks, key=lambda t: (t.decision is not Decision.REJECTED, t.task_id))
-    for audit in ordered[:limit]:
-        colour = "red" if audit.decision is Decision.REJECTED else "green"
-        notes = "; ".join(f"[{f.check}] {f.message}" for f in audit.findings[:3]) or "-"
-        table.add_row(
-            audit.task_id,
-            f"[{colour}]{audit.decision.value}[/{colour}]",
-            f"{audit.known_bad_caught}/{audit.known_bad}",
-            notes,
-        )
-    if len(ordered) > limit:
-        table.caption = f"{len(ordered) - limit} more tasks in the JSON report"
-    return table

@@ -55,7 +55,11 @@ def run_audit(
     applied = list(checks) if checks is not None else default_checks()
 
     def audit(task: Task) -> TaskAudit:
-        result = _audit_task(task, taskset, sandbox, applied, on_verdict)
+        try:
+            result = _audit_task(task, taskset, sandbox, applied, on_verdict)
+        except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
+            path = str(taskset.paths.get(task.id, taskset.root))
+            result = _rejected(task.id, path, _crashed("audit", exc))
         if on_task is not None:
             on_task(result)
         return result
@@ -64,8 +68,12 @@ def run_audit(
     for result in broken:
         if on_task is not None:
             on_task(result)
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    try:
         audited = list(pool.map(audit, taskset.tasks))
+    finally:
+        # On an interrupt, tasks not yet started are dropped rather than run to the end.
+        pool.shutdown(wait=True, cancel_futures=True)
     return AuditReport(
         run_id=uuid.uuid4().hex[:12],
         root=str(taskset.root),
@@ -94,7 +102,11 @@ def _audit_task(
     findings: list[Finding] = []
     verdicts: list[SolutionVerdict] = []
     for check in checks:
-        outcome = check.run(task, context)
+        try:
+            outcome = check.run(task, context)
+        except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
+            findings.append(_crashed(check.name, exc))
+            continue
         findings += outcome.findings
         verdicts += outcome.verdicts
     for verdict in verdicts:
@@ -115,6 +127,17 @@ def _audit_task(
             )
             for v in verdicts
         ),
+    )
+
+
+def _crashed(check: str, exc: Exception) -> Finding:
+    """An ``error`` finding for a check (or the family under it) that raised."""
+    return Finding(
+        check=check,
+        severity=Severity.ERROR,
+        message="raised an exception, so the task could not be judged (a bug in the check, "
+        "the family or the infrastructure)",
+        evidence=f"{type(exc).__name__}: {exc}"[:2000],
     )
 
 

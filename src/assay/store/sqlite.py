@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -52,6 +53,10 @@ CREATE TABLE IF NOT EXISTS verdicts (
 );
 CREATE INDEX IF NOT EXISTS verdicts_by_task ON verdicts(task_id, task_version);
 """
+INSERT_VERDICT = (
+    "INSERT INTO verdicts (run_id, task_id, task_version, family_version, assay_version, "
+    "solution, status, score, created_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 class StoredVerdict(BaseModel):
@@ -63,6 +68,23 @@ class StoredVerdict(BaseModel):
     run_id: str | None = Field(description="The audit run that produced it, if any.")
     solution: str = Field(description="Which solution was judged (label or path).")
     verdict: Verdict = Field(description="The verdict itself.")
+
+
+class StoredRun(BaseModel):
+    """The totals of one audit run as kept in the store."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    run_id: str = Field(description="Unique id of the audit run.")
+    root: str = Field(description="The directory audited.")
+    started_at: datetime = Field(description="When the run started (UTC).")
+    finished_at: datetime = Field(description="When the run finished (UTC).")
+    checks: tuple[str, ...] = Field(description="Names of the checks applied.")
+    tasks: int = Field(description="Tasks audited.")
+    accepted: int = Field(description="Tasks accepted.")
+    rejected: int = Field(description="Tasks rejected.")
+    known_bad: int = Field(description="Known-bad solutions across the set.")
+    known_bad_caught: int = Field(description="Known-bad solutions that failed, as they must.")
 
 
 class Store:
@@ -95,23 +117,7 @@ class Store:
     def add_verdict(self, verdict: Verdict, *, solution: str, run_id: str | None = None) -> int:
         """Keep one verdict; returns its row id."""
         with self._write() as db:
-            cursor = db.execute(
-                "INSERT INTO verdicts (run_id, task_id, task_version, family_version, "
-                "assay_version, solution, status, score, created_at, record) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    run_id,
-                    verdict.task_id,
-                    verdict.versions.task,
-                    verdict.versions.family,
-                    verdict.versions.assay,
-                    solution,
-                    verdict.status.value,
-                    verdict.score,
-                    verdict.created_at.isoformat(),
-                    verdict.model_dump_json(),
-                ),
-            )
+            cursor = db.execute(INSERT_VERDICT, _verdict_row(verdict, solution, run_id))
             return int(cursor.lastrowid or 0)
 
     def add_audit(self, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:
@@ -147,31 +153,20 @@ class Store:
                 ],
             )
             db.executemany(
-                "INSERT INTO verdicts (run_id, task_id, task_version, family_version, "
-                "assay_version, solution, status, score, created_at, record) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        report.run_id,
-                        v.task_id,
-                        v.versions.task,
-                        v.versions.family,
-                        v.versions.assay,
-                        solution,
-                        v.status.value,
-                        v.score,
-                        v.created_at.isoformat(),
-                        v.model_dump_json(),
-                    )
-                    for solution, v in verdicts
-                ],
+                INSERT_VERDICT,
+                [_verdict_row(verdict, label, report.run_id) for label, verdict in verdicts],
             )
 
-    def audit_runs(self) -> list[dict[str, object]]:
-        """Every audit run, newest first, as rows of totals."""
+    def audit_runs(self) -> list[StoredRun]:
+        """Every audit run, newest first, with its totals."""
         cursor = self._db.execute("SELECT * FROM audit_runs ORDER BY started_at DESC")
         names = [column[0] for column in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        runs = []
+        for row in cursor.fetchall():
+            fields = dict(zip(names, row, strict=True))
+            fields["checks"] = json.loads(fields["checks"])
+            runs.append(StoredRun.model_validate(fields))
+        return runs
 
     def verdicts(
         self, *, task_id: str | None = None, run_id: str | None = None
@@ -213,3 +208,18 @@ class Store:
         with self._db:
             self._db.executescript(SCHEMA)
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _verdict_row(verdict: Verdict, solution: str, run_id: str | None) -> tuple[object, ...]:
+    return (
+        run_id,
+        verdict.task_id,
+        verdict.versions.task,
+        verdict.versions.family,
+        verdict.versions.assay,
+        solution,
+        verdict.status.value,
+        verdict.score,
+        verdict.created_at.isoformat(),
+        verdict.model_dump_json(),
+    )

@@ -1,0 +1,114 @@
+"""How the command line shows records to a person.
+
+Everything shown here came from a task, a sandbox or the store, so none of it is markup: it goes
+into rich ``Text`` objects, which rich never parses, and control characters (a terminal escape
+sequence printed by a candidate, say) are shown as escapes instead of being sent to the terminal.
+Only the styles written in this module are styles.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from assay.audit.report import AuditReport
+from assay.findings import Decision
+from assay.store import StoredRun, StoredVerdict
+from assay.verdicts import Verdict
+
+STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def console(*, stderr: bool = False) -> Console:
+    """A console on stdout (or stderr), sized for the terminal as it is now."""
+    return Console(stderr=stderr, soft_wrap=True)
+
+
+def plain(text: object, style: str = "") -> Text:
+    """``text`` as literal text: no markup, control characters written as escapes."""
+    value = _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(text))
+    return Text(value, style=style)
+
+
+def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
+    """Rejected tasks first, each with its first findings; the rest are in the JSON report."""
+    table = Table(title=plain(f"audit {report.run_id} of {report.root}"), title_justify="left")
+    table.add_column("task", overflow="fold")
+    table.add_column("decision")
+    table.add_column("known-bad caught", justify="right")
+    table.add_column("findings", overflow="fold")
+    ordered = sorted(report.tasks, key=lambda t: (t.decision is not Decision.REJECTED, t.task_id))
+    for audit in ordered[:limit]:
+        colour = "red" if audit.decision is Decision.REJECTED else "green"
+        notes = "; ".join(f"[{f.check}] {f.message}" for f in audit.findings[:3]) or "-"
+        table.add_row(
+            plain(audit.task_id),
+            plain(audit.decision.value, colour),
+            plain(f"{audit.known_bad_caught}/{audit.known_bad}"),
+            plain(notes),
+        )
+    if len(ordered) > limit:
+        table.caption = f"{len(ordered) - limit} more tasks in the JSON report"
+    return table
+
+
+def runs_table(runs: Sequence[StoredRun], db: Path) -> Table:
+    """The audit runs kept in ``db``, one row each."""
+    table = Table(title=plain(f"audit runs in {db}"), title_justify="left")
+    for column in ("run", "started (UTC)", "root", "tasks", "accepted", "rejected"):
+        table.add_column(column)
+    table.add_column("known-bad caught")
+    for run in runs:
+        table.add_row(
+            plain(run.run_id),
+            plain(run.started_at.isoformat(sep=" ")[:19]),
+            plain(run.root),
+            plain(run.tasks),
+            plain(run.accepted),
+            plain(run.rejected),
+            plain(f"{run.known_bad_caught}/{run.known_bad}"),
+        )
+    return table
+
+
+def verdicts_table(kept: Sequence[StoredVerdict], db: Path) -> Table:
+    """Kept verdicts with the versions that produced them."""
+    table = Table(title=plain(f"verdicts in {db}"), title_justify="left")
+    for column in ("id", "task", "task version", "solution", "status", "score", "summary"):
+        table.add_column(column)
+    for item in kept:
+        v = item.verdict
+        table.add_row(
+            plain(item.id),
+            plain(v.task_id),
+            plain(v.versions.task),
+            plain(item.solution),
+            plain(v.status.value, STATUS_STYLE[v.status.value]),
+            plain(f"{v.score:.2f}"),
+            plain(v.summary),
+        )
+    return table
+
+
+def verdict_text(verdict: Verdict) -> Text:
+    """The status and summary on one line, then one line per criterion with its evidence."""
+    status = verdict.status.value
+    text = Text.assemble(
+        plain(status.upper(), STATUS_STYLE[status]),
+        plain(f" {verdict.task_id}: {verdict.summary} (score {verdict.score:.2f})"),
+    )
+    for criterion in verdict.criteria:
+        mark = plain("✓", "green") if criterion.passed else plain("✗", "red")
+        text.append("\n  ")
+        text.append_text(mark)
+        text.append_text(plain(f" {criterion.name}: {criterion.evidence}"))
+    return text
+
+
+__all__ = ["audit_table", "console", "plain", "runs_table", "verdict_text", "verdicts_table"]

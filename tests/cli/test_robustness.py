@@ -1,0 +1,280 @@
+"""Careless use loses no data, and nothing ends in a traceback: one line and a documented code."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import assay.audit
+import assay.demo
+import assay.families.code.generator
+from assay.cli import BACKENDS, cli
+from assay.families import get_family
+from assay.sandbox import BACKENDS as SANDBOX_BACKENDS
+from assay.tasks import load_task
+
+Invoke = Callable[..., Result]
+ASSAY = [sys.executable, "-m", "assay"]
+
+
+@pytest.fixture
+def invoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
+    """Run the CLI in-process in ``tmp_path``, with the store there; stderr kept apart."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ASSAY_DB", str(tmp_path / "store.db"))
+
+    def run(*args: str) -> Result:
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+    return run
+
+
+def one_line(result: Result) -> str:
+    """The single line a failed command wrote to stderr."""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "Traceback" not in result.output
+    return result.stderr
+
+
+def _raise(error: BaseException) -> Callable[..., object]:
+    def raiser(*_args: object, **_kwargs: object) -> object:
+        raise error
+
+    return raiser
+
+
+def test_an_internal_error_in_verify_exits_3_with_one_line(
+    invoke: Invoke, median_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    family = get_family("code")
+    monkeypatch.setattr(family, "verify", _raise(RecursionError("maximum recursion depth")))
+    reference = str(median_dir / "solutions/reference")
+    result = invoke("verify", str(median_dir), "--solution", reference)
+    assert result.exit_code == 3
+    line = one_line(result)
+    assert "internal error: RecursionError: maximum recursion depth" in line
+
+
+@pytest.fixture
+def failing_command(
+    request: pytest.FixtureRequest, median_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[str], Callable[[BaseException], None]]:
+    """A command, and a way to make the library call at its heart raise."""
+    command, module, name = request.param
+    args = [str(median_dir.parent) if a == "TASKS" else a for a in command]
+
+    def make_it_raise(error: BaseException) -> None:
+        monkeypatch.setattr(module, name, _raise(error))
+
+    return args, make_it_raise
+
+
+COMMANDS = [
+    (["audit", "TASKS"], assay.audit, "run_audit"),
+    (
+        ["generate", "code", "--n", "1", "--out", "new"],
+        assay.families.code.generator,
+        "generate_code_tasks",
+    ),
+    (["demo", "--n", "1"], assay.demo, "run_demo"),
+]
+
+
+@pytest.mark.parametrize("failing_command", COMMANDS, indirect=True, ids=["audit", "gen", "demo"])
+def test_unexpected_exceptions_exit_3_with_one_line(
+    invoke: Invoke, failing_command: tuple[list[str], Callable[[BaseException], None]]
+) -> None:
+    args, make_it_raise = failing_command
+    make_it_raise(TypeError("unsupported operand type(s)\nfor +: 'int' and 'str'"))
+    result = invoke(*args)
+    assert result.exit_code == 3
+    assert "internal error: TypeError: unsupported operand" in one_line(result)
+
+
+@pytest.mark.parametrize("failing_command", COMMANDS, indirect=True, ids=["audit", "gen", "demo"])
+def test_an_interrupt_exits_130_with_one_line(
+    invoke: Invoke, failing_command: tuple[list[str], Callable[[BaseException], None]]
+) -> None:
+    args, make_it_raise = failing_command
+    make_it_raise(KeyboardInterrupt())
+    result = invoke(*args)
+    assert result.exit_code == 130
+    assert "interrupted" in one_line(result)
+    assert "Aborted" not in result.output
+
+
+def _descendants(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except FileNotFoundError:
+        return []
+    return [int(c) for c in children] + [d for c in children for d in _descendants(int(c))]
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [*ASSAY, "sandbox", "run", "--sandbox", "bubblewrap", "--timeout", "60", "sleep", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    try:
+        # Interrupt once the sandboxed command runs (bubblewrap and what it started).
+        deadline = time.monotonic() + 30
+        while len(_descendants(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(_descendants(process.pid)) >= 2, "the sandbox never started"
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130
+    assert stdout == ""
+    assert stderr.count("\n") == 1, stderr
+    assert stderr.startswith("error: interrupted")
+
+
+def test_audit_refuses_a_json_path_it_cannot_write_before_running(
+    invoke: Invoke, median_dir: Path, tmp_path: Path
+) -> None:
+    for target in ("/nonexistent/a.json", "/proc/a.json"):
+        result = invoke("audit", str(median_dir.parent), "--json", target)
+        assert result.exit_code == 2, (target, result.output)
+        assert target in one_line(result)
+        assert result.stdout == ""
+    assert not (tmp_path / "store.db").exists()
+
+
+def test_a_report_that_cannot_be_written_after_the_audit_is_one_line_and_the_run_is_kept(
+    invoke: Invoke, median_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assay._output  # noqa: PLC0415 - patched only here
+
+    monkeypatch.setattr(assay._output, "write_atomically", _raise(OSError(28, "No space left")))
+    result = invoke("audit", str(median_dir.parent), "--json", str(tmp_path / "a.json"))
+    assert result.exit_code == 3
+    line = one_line(result)
+    assert "cannot write the report: No space left" in line
+    runs = json.loads(invoke("runs", "--json").stdout)
+    assert runs[0]["run_id"] in line
+
+
+@pytest.mark.parametrize("out", ["/proc/foo", "/dev/null/x"])
+def test_generate_into_an_unwritable_place_is_one_line(invoke: Invoke, out: str) -> None:
+    result = invoke("generate", "code", "--n", "1", "--out", out)
+    assert result.exit_code == 2
+    assert out in one_line(result)
+
+
+def test_generate_never_replaces_task_directories_it_did_not_write(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    first = invoke("generate", "code", "--n", "3", "--seed", "7", "--out", "tasks")
+    assert first.exit_code == 0, first.output
+    assert "wrote 3 tasks" in first.stdout
+    again = invoke("generate", "code", "--n", "3", "--seed", "7", "--out", "tasks")
+    assert again.exit_code == 0, again.output
+    assert "wrote 0 tasks to tasks (3 already there, unchanged)" in again.stdout
+
+    edited = sorted((tmp_path / "tasks").iterdir())[1]
+    (edited / "prompt.md").write_text("my own careful rewording\n")
+    (edited / "notes.txt").write_text("mine")
+    more = invoke("generate", "code", "--n", "5", "--seed", "7", "--out", "tasks")
+    assert more.exit_code == 2
+    assert f"tasks/{edited.name}: already exists" in one_line(more)
+    assert (edited / "prompt.md").read_text() == "my own careful rewording\n"
+    assert (edited / "notes.txt").read_text() == "mine"
+    assert len(list((tmp_path / "tasks").iterdir())) == 3, "nothing was written"
+    assert load_task(edited).prompt == "my own careful rewording\n"
+
+
+def test_demo_never_deletes_a_tasks_directory_it_did_not_write(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    mine = tmp_path / "tasks" / "my-task"
+    mine.mkdir(parents=True)
+    (mine / "task.toml").write_text('id = "my-task"\n')
+    result = invoke("demo", "--out", ".", "--n", "1")
+    assert result.exit_code == 2
+    assert "tasks: already exists and was not written by assay demo" in one_line(result)
+    assert (mine / "task.toml").read_text() == 'id = "my-task"\n'
+    assert not (tmp_path / "store.db").exists()
+
+    (tmp_path / "audit.json").write_text("{}")
+    (mine / "task.toml").unlink()
+    mine.rmdir()
+    result = invoke("demo", "--out", ".", "--n", "1")
+    assert result.exit_code == 2
+    assert "audit.json: already exists" in one_line(result)
+    assert (tmp_path / "audit.json").read_text() == "{}"
+
+
+def test_demo_replaces_what_an_earlier_demo_wrote(invoke: Invoke, tmp_path: Path) -> None:
+    first = invoke("demo", "--out", "out", "--n", "2")
+    assert first.exit_code == 0, first.output
+    tasks = tmp_path / "out" / "tasks"
+    assert len([d for d in tasks.iterdir() if d.is_dir()]) == 2
+    second = invoke("demo", "--out", "out", "--n", "1")
+    assert second.exit_code == 0, second.output
+    assert len([d for d in tasks.iterdir() if d.is_dir()]) == 1
+    assert json.loads((tmp_path / "out" / "audit.json").read_text())["tasks"][0]["decision"] == (
+        "accepted"
+    )
+    assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
+
+
+def test_runs_as_json_gives_the_checks_as_a_list(invoke: Invoke, median_dir: Path) -> None:
+    invoke("audit", str(median_dir.parent))
+    [run] = json.loads(invoke("runs", "--json").stdout)
+    assert run["checks"][:4] == ["lint", "reference", "known-bad", "empty"]
+
+
+def test_help_imports_no_pydantic_rich_or_sandbox() -> None:
+    probe = (
+        "import sys\n"
+        "from assay.cli import main\n"
+        "sys.argv = ['assay', '--help']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('pydantic', 'rich', 'assay.sandbox', 'assay.families', 'assay.store',\n"
+        "         'assay.audit', 'assay.tasks')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert "Usage: assay" in result.stdout
+    assert result.stderr.strip() == "[]"
+
+
+def test_the_public_names_still_load_from_the_package() -> None:
+    probe = "import assay; print(assay.load_task.__module__, assay.Status.PASS.value)"
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["assay.tasks.taskdir", "pass"]
+
+
+def test_the_command_lines_backends_are_the_sandboxes() -> None:
+    assert BACKENDS == SANDBOX_BACKENDS
+
+
+@pytest.fixture(autouse=True)
+def _no_stray_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in [n for n in os.environ if n.startswith("ASSAY_") and n != "ASSAY_DB"]:
+        monkeypatch.delenv(name)
