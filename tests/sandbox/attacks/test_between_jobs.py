@@ -50,7 +50,8 @@ for counter in ("rx_packets", "tx_packets", "rx_bytes"):
     except OSError as exc:
         seen[counter] = str(exc)
 seen["dev"] = [line.split()[1:3] for line in open("/proc/net/dev") if "lo:" in line]
-seen["snmp"] = [line for line in open("/proc/net/snmp") if line.startswith(("Tcp: ", "Udp: "))][1::2]
+snmp = [line for line in open("/proc/net/snmp") if line.startswith(("Tcp: ", "Udp: "))]
+seen["snmp"] = snmp[1::2]
 print(json.dumps(seen, sort_keys=True))
 """
 
@@ -187,7 +188,7 @@ def test_a_new_session_starts_from_fresh_scratch() -> None:
                     limits=limits,
                 )
                 assert planted.ok, planted
-                kept = planting.run(["ls", "/tmp", "/workspace"], limits=limits)
+                kept = planting.run(["ls", "/tmp", "/workspace"], limits=limits)  # noqa: S108 - the job's
                 assert "json.py" in kept.stdout  # within one session, files persist
             with pool.session() as looking:
                 looked = looking.run(
@@ -199,6 +200,6 @@ def test_a_new_session_starts_from_fresh_scratch() -> None:
             assert "tmp []" in looked.stdout
             with pool.session() as planting:
                 planting.run(["sh", "-c", "echo x > /tmp/left; echo y > left"], limits=limits)
-            one_shot = pool.run(["ls", "-A", "/tmp", "/workspace"], limits=limits)
+            one_shot = pool.run(["ls", "-A", "/tmp", "/workspace"], limits=limits)  # noqa: S108
             assert one_shot.ok, one_shot
             assert "left" not in one_shot.stdout
