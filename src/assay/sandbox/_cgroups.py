@@ -8,8 +8,10 @@ Every group is named ``<kind>-<pid of the assay process>-<random>`` under ``assa
 assay process dies without removing its groups, the next one to open a group removes them
 (:func:`remove_stale_groups`), and a test can tell its own groups from another process's.
 On cgroup v1, TCP socket buffers are charged to the group only once its
-``memory.kmem.tcp.limit_in_bytes`` is set: :meth:`JobGroup.set_limits` sets it to the memory
-limit, and the peak it reports includes them.
+``memory.kmem.tcp.limit_in_bytes`` is set, and then apart from its memory limit:
+:meth:`JobGroup.set_limits` sets them a limit of a quarter of the memory limit, so that a job
+holds at most 1.25 times its limit in all, and the peak it reports includes them. (cgroup v2
+charges them to the memory limit itself.)
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ ROOT = Path("/sys/fs/cgroup")
 PARENT = "assay"
 OWNED = re.compile(r"^(?:job|worker)-(\d+)-[0-9a-f]+$")
 """Names of the groups assay makes; the number is the process id of the assay process."""
+TCP_SHARE = 4
+"""On cgroup v1, TCP buffers may take this fraction (1/4) of the memory limit on top of it."""
 _V1_TCP = ("memory.kmem.tcp.limit_in_bytes", "memory.kmem.tcp.max_usage_in_bytes")
 _swept = False
 _sweep_lock = threading.Lock()
@@ -114,7 +118,8 @@ class JobGroup:
                 with contextlib.suppress(OSError):
                     target.write_text(limit)
             with contextlib.suppress(OSError):  # charges TCP buffers to the group from now on
-                (self.memory / _V1_TCP[0]).write_text(limit)
+                tcp = memory_mb * 2**20 // TCP_SHARE
+                (self.memory / _V1_TCP[0]).write_text(str(tcp))
         else:
             (self.memory / "memory.max").write_text(str(memory_mb * 2**20))
         (self.pids / "pids.max").write_text(str(max_processes))

@@ -320,5 +320,6 @@ def _result(finished: Finished, group: JobGroup | None, notes: tuple[str, ...]) 
         stderr=finished.stderr,
         stdout_truncated=finished.stdout_truncated,
         stderr_truncated=finished.stderr_truncated,
+        cpu_exceeded=finished.cpu_exceeded,
     )
     return exec_result(end, notes if group else (*notes, NO_CGROUP_NOTE))
