@@ -143,7 +143,7 @@ class PoolSandbox:
         or None without cgroups. Busy and retired workers are not counted."""
         with self._lock:
             workers = list(self._idle)
-        figures = [w.group.cpu_seconds() if w.group else None for w in workers]
+        figures = [w.groups.total.cpu_seconds() if w.groups else None for w in workers]
         if not figures or any(f is None for f in figures):
             return None
         return sum(f for f in figures if f is not None)
