@@ -6,7 +6,13 @@ against a directory laid out the way the kernel lays out cgroup v2 files.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from assay.sandbox import _cgroups
 from assay.sandbox._cgroups import open_job_group
@@ -47,3 +53,48 @@ def test_v2_layout(tmp_path: Path) -> None:
     assert group.cpu_seconds() == 1.5
     group.set_limits(128, 16)
     assert (group.memory / "memory.max").read_text() == str(128 * 2**20)
+
+
+def test_groups_left_by_a_dead_assay_process_are_removed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run killed mid-job left ``assay/job-*`` and ``assay/worker-*`` groups with nothing in
+    them; the next assay process removes them, and nothing of a living process."""
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead_pid = int(dead.stdout)
+    stale = [
+        _cgroups.ROOT / "memory" / "assay" / f"worker-{dead_pid}-0123456789ab" / "job",
+        _cgroups.ROOT / "pids" / "assay" / f"job-{dead_pid}-0123456789ab",
+    ]
+    alive = _cgroups.ROOT / "memory" / "assay" / f"job-{os.getpid()}-fedcba987654"
+    for path in (*stale, alive):
+        path.mkdir(parents=True)
+    monkeypatch.setattr(_cgroups, "_swept", False)
+    try:
+        removed = _cgroups.remove_stale_groups()
+        assert not stale[0].parent.exists()
+        assert not stale[1].exists()
+        assert alive.exists()
+        assert {p.name for p in removed} == {stale[0].parent.name, stale[1].name}
+    finally:
+        for path in (*stale, stale[0].parent, alive):
+            with contextlib.suppress(OSError):
+                path.rmdir()
+
+
+def test_a_worker_job_group_sits_inside_the_worker_group() -> None:
+    group = open_job_group(64, 8, kind="worker")
+    assert group is not None
+    try:
+        assert group.memory.name.startswith(f"worker-{os.getpid()}-")
+        job = _cgroups.open_child_group(group, "job", 32, 4)
+        assert job.memory.parent == group.memory
+        assert (job.memory / "memory.limit_in_bytes").read_text().strip() == str(32 * 2**20)
+        tcp = (job.memory / "memory.kmem.tcp.limit_in_bytes").read_text().strip()
+        assert int(tcp) == 32 * 2**20 // _cgroups.TCP_SHARE
+    finally:
+        group.close()
+    assert not group.memory.exists()

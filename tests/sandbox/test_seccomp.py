@@ -16,9 +16,11 @@ from assay.sandbox._seccomp import (
 
 ALLOW, EPERM, ENOSYS, KILL = 0x7FFF0000, 0x00050001, 0x00050026, 0x80000000
 X86_64, I386 = 0xC000003E, 0x40000003
-CLONE, CLONE3, SOCKET = 56, 435, 41
+CLONE, CLONE3, SOCKET, SOCKETPAIR = 56, 435, 41, 53
 CLONE_NEWUSER, SIGCHLD = 0x10000000, 17
-AF_INET, AF_NETLINK, SOCK_STREAM, SOCK_RAW = 2, 16, 1, 3
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_VSOCK, AF_ALG = 1, 2, 10, 16, 17, 40, 38
+SOCK_STREAM, SOCK_DGRAM, SOCK_RAW = 1, 2, 3
+IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER = 425, 426, 427
 
 
 def run(program: bytes, nr: int, args: tuple[int, ...] = (), arch: int = X86_64) -> int:
@@ -54,6 +56,8 @@ CALLS = [(nr, ()) for nr in range(470)] + [
     (SOCKET, (AF_INET, SOCK_STREAM)),
     (SOCKET, (AF_INET, SOCK_RAW)),
     (SOCKET, (AF_NETLINK, SOCK_STREAM)),
+    *[(SOCKET, (family, SOCK_STREAM)) for family in range(64)],
+    *[(SOCKETPAIR, (family, SOCK_STREAM)) for family in range(64)],
     (0x40000000 | 272, ()),  # x32 unshare
 ]
 
@@ -75,6 +79,33 @@ def test_the_filter_denies_what_it_lists_and_checks_arguments() -> None:
     assert run(program, 0, arch=I386) == KILL
 
 
+def test_socket_families_are_an_allow_list() -> None:
+    """What a Python task uses (Unix, IPv4, IPv6) is allowed; every other family, known today
+    or added to the kernel later, is refused, and raw sockets in any family."""
+    program = filter_program()
+    if program is None:
+        pytest.skip("no filter for this architecture")
+    allowed = {AF_UNIX, AF_INET, AF_INET6}
+    for family in range(64):
+        for kind in (SOCK_STREAM, SOCK_DGRAM, SOCK_RAW):
+            wanted = ALLOW if family in allowed and kind != SOCK_RAW else EPERM
+            assert run(program, SOCKET, (family, kind)) == wanted, (family, kind)
+        pair = ALLOW if family == AF_UNIX else EPERM
+        assert run(program, SOCKETPAIR, (family, SOCK_STREAM)) == pair, family
+    for family in (AF_NETLINK, AF_PACKET, AF_VSOCK, AF_ALG, 0xFFFF, 2**31):
+        assert run(program, SOCKET, (family, SOCK_DGRAM)) == EPERM, family
+
+
+def test_io_uring_is_denied() -> None:
+    """io_uring runs operations (a socket among them) that the filter never sees as calls."""
+    program = filter_program()
+    if program is None:
+        pytest.skip("no filter for this architecture")
+    for nr in (IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER):
+        assert run(program, nr) == EPERM
+    assert run(program, 0, arch=I386) == KILL
+
+
 def test_the_pool_parts_together_answer_as_the_whole_filter() -> None:
     whole, parts = filter_program(), split_program()
     if whole is None or parts is None:
@@ -85,7 +116,7 @@ def test_the_pool_parts_together_answer_as_the_whole_filter() -> None:
     assert strictest(run(worker, 0, arch=I386), run(job, 0, arch=I386)) == KILL
 
 
-def test_the_worker_part_leaves_the_worker_only_its_mounts() -> None:
+def test_the_worker_part_leaves_the_worker_only_its_mounts_and_netns() -> None:
     parts = split_program()
     if parts is None:
         pytest.skip("no filter for this architecture")

@@ -3,13 +3,24 @@
 Both cgroup v1 (separate ``memory`` and ``pids`` hierarchies) and v2 (one unified hierarchy) are
 supported. Where neither is writable, :func:`open_job_group` returns ``None`` and the caller notes
 that only per-process limits hold.
+
+Every group is named ``<kind>-<pid of the assay process>-<random>`` under ``assay/``: when an
+assay process dies without removing its groups, the next one to open a group removes them
+(:func:`remove_stale_groups`), and a test can tell its own groups from another process's.
+On cgroup v1, TCP socket buffers are charged to the group only once its
+``memory.kmem.tcp.limit_in_bytes`` is set, and then apart from its memory limit:
+:meth:`JobGroup.set_limits` sets them a limit of a quarter of the memory limit, so that a job
+holds at most 1.25 times its limit in all, and the peak it reports includes them. (cgroup v2
+charges them to the memory limit itself.)
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -18,6 +29,13 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "assay"
+OWNED = re.compile(r"^(?:job|worker)-(\d+)-[0-9a-f]+$")
+"""Names of the groups assay makes; the number is the process id of the assay process."""
+TCP_SHARE = 4
+"""On cgroup v1, TCP buffers may take this fraction (1/4) of the memory limit on top of it."""
+_V1_TCP = ("memory.kmem.tcp.limit_in_bytes", "memory.kmem.tcp.max_usage_in_bytes")
+_swept = False
+_sweep_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -44,6 +62,14 @@ class JobGroup:
                     return int(number) / 1e6
         return None
 
+    @property
+    def cpu_file(self) -> Path | None:
+        """The file whose figure :meth:`cpu_seconds` reads (nanoseconds on v1, ``cpu.stat``'s
+        ``usage_usec`` on v2)."""
+        if self.cpu is None:
+            return None
+        return self.cpu / ("cpuacct.usage" if self.version == 1 else "cpu.stat")
+
     def procs_files(self) -> list[bytes]:
         """Paths (as bytes, ready for a forked child) of every ``cgroup.procs`` to join."""
         return [os.fsencode(d / "cgroup.procs") for d in self.dirs]
@@ -55,11 +81,15 @@ class JobGroup:
         return None if value is None else value / 2**20
 
     def peak_memory_mb(self) -> float | None:
-        """Peak memory of the whole job, MiB."""
+        """Peak memory of the whole job, MiB, TCP socket buffers included on v1 (where the
+        kernel counts them apart)."""
         try:
             value = int(self._peak.read().strip())
         except (OSError, ValueError):
             return None
+        if self.version == 1:
+            with contextlib.suppress(OSError, ValueError):
+                value += int(self._tcp_peak.read().strip())
         return value / 2**20
 
     def oom_killed(self) -> bool:
@@ -87,6 +117,9 @@ class JobGroup:
             for target in order:
                 with contextlib.suppress(OSError):
                     target.write_text(limit)
+            with contextlib.suppress(OSError):  # charges TCP buffers to the group from now on
+                tcp = memory_mb * 2**20 // TCP_SHARE
+                (self.memory / _V1_TCP[0]).write_text(str(tcp))
         else:
             (self.memory / "memory.max").write_text(str(memory_mb * 2**20))
         (self.pids / "pids.max").write_text(str(max_processes))
@@ -95,12 +128,19 @@ class JobGroup:
         """Start measuring peak memory afresh, where the kernel allows it."""
         with contextlib.suppress(OSError):
             self._peak.write(b"0")
+        if self.version == 1:
+            with contextlib.suppress(OSError):
+                self._tcp_peak.write(b"0")
 
     # Read or written around every job of a pool worker: kept open.
     @cached_property
     def _peak(self) -> _KeptFile:
         name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
         return _KeptFile(self.memory / name)
+
+    @cached_property
+    def _tcp_peak(self) -> _KeptFile:
+        return _KeptFile(self.memory / _V1_TCP[1])
 
     @cached_property
     def _oom(self) -> _KeptFile:
@@ -120,13 +160,12 @@ class JobGroup:
 
     def close(self) -> None:
         """Kill whatever is left of the job and remove its cgroups."""
-        for kept in ("_peak", "_oom"):
+        for kept in ("_peak", "_tcp_peak", "_oom"):
             if kept in self.__dict__:
                 self.__dict__.pop(kept).close()
         self.kill_all()
         for directory in self.dirs:
-            with contextlib.suppress(OSError):
-                directory.rmdir()
+            _remove_tree(directory)
 
     def _pids(self) -> list[int]:
         found: set[int] = set()
@@ -168,7 +207,8 @@ def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> Job
     """Create the cgroups of one job (or one pool worker: ``kind="worker"``) with its limits
     set, or ``None`` where that is not possible.
     """
-    name = f"{kind}-{uuid.uuid4().hex[:12]}"
+    remove_stale_groups()
+    name = f"{kind}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
     with contextlib.suppress(OSError):
         if _writable(ROOT / "memory") and _writable(ROOT / "pids"):
             return _open_v1(name, memory_mb, max_processes)
@@ -178,28 +218,96 @@ def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> Job
     return None
 
 
+def remove_stale_groups() -> list[Path]:
+    """Remove the groups that dead assay processes left (their owner's process id is gone),
+    killing anything still in them; once per process. Returns what was removed."""
+    global _swept  # noqa: PLW0603 - one sweep per process
+    with _sweep_lock:
+        if _swept:
+            return []
+        _swept = True
+    removed = []
+    for parent in (*[ROOT / c / PARENT for c in ("memory", "pids", "cpuacct")], ROOT / PARENT):
+        with contextlib.suppress(OSError):
+            for group in parent.iterdir():
+                match = OWNED.match(group.name)
+                if match and group.is_dir() and not _alive(int(match.group(1))):
+                    _remove_tree(group)
+                    removed.append(group)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_tree(directory: Path) -> None:
+    """Kill what is in a group and its subgroups, then remove them, deepest first."""
+    with contextlib.suppress(OSError):
+        for child in directory.iterdir():
+            if child.is_dir():
+                _remove_tree(child)
+    for _ in range(50):
+        try:
+            pids = [int(p) for p in (directory / "cgroup.procs").read_text().split()]
+        except OSError:
+            pids = []
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            directory.rmdir()
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.005)  # still dying
+        else:
+            return
+
+
+def open_child_group(parent: JobGroup, name: str, memory_mb: int, max_processes: int) -> JobGroup:
+    """A group inside ``parent``, called ``name``, with its own limits (which count within the
+    parent's). Raises ``OSError`` when the host refuses."""
+    if parent.version == 2:
+        (parent.memory / "cgroup.subtree_control").write_text("+memory +pids")
+    dirs = tuple(_mkdir(directory / name) for directory in parent.dirs)
+    by_parent = dict(zip(parent.dirs, dirs, strict=True))
+    group = JobGroup(
+        version=parent.version,
+        dirs=dirs,
+        memory=by_parent[parent.memory],
+        pids=by_parent[parent.pids],
+        cpu=None if parent.cpu is None else by_parent[parent.cpu],
+    )
+    group.set_limits(memory_mb, max_processes)
+    return group
+
+
 def _open_v1(name: str, memory_mb: int, max_processes: int) -> JobGroup:
     memory = _mkdir(ROOT / "memory" / PARENT / name)
     pids = _mkdir(ROOT / "pids" / PARENT / name)
-    limit = str(memory_mb * 2**20)
-    (memory / "memory.limit_in_bytes").write_text(limit)
-    with contextlib.suppress(OSError):  # swap accounting may be off
-        (memory / "memory.memsw.limit_in_bytes").write_text(limit)
-    (pids / "pids.max").write_text(str(max_processes))
     cpu = _mkdir(ROOT / "cpuacct" / PARENT / name) if _writable(ROOT / "cpuacct") else None
     dirs = (memory, pids) if cpu is None else (memory, pids, cpu)
-    return JobGroup(version=1, dirs=dirs, memory=memory, pids=pids, cpu=cpu)
+    group = JobGroup(version=1, dirs=dirs, memory=memory, pids=pids, cpu=cpu)
+    group.set_limits(memory_mb, max_processes)
+    return group
 
 
 def _open_v2(unified: Path, name: str, memory_mb: int, max_processes: int) -> JobGroup:
     parent = _mkdir(unified / PARENT)
     (parent / "cgroup.subtree_control").write_text("+memory +pids")
     job = _mkdir(parent / name)
-    (job / "memory.max").write_text(str(memory_mb * 2**20))
     with contextlib.suppress(OSError):
         (job / "memory.swap.max").write_text("0")
-    (job / "pids.max").write_text(str(max_processes))
-    return JobGroup(version=2, dirs=(job,), memory=job, pids=job, cpu=job)
+    group = JobGroup(version=2, dirs=(job,), memory=job, pids=job, cpu=job)
+    group.set_limits(memory_mb, max_processes)
+    return group
 
 
 def _unified_root() -> Path | None:

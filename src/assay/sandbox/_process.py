@@ -33,6 +33,7 @@ class Finished:
     stderr: bytes
     stdout_truncated: bool
     stderr_truncated: bool
+    cpu_exceeded: bool = False
 
     @property
     def exit_code(self) -> int | None:
@@ -53,9 +54,10 @@ def run_limited(
     group: JobGroup | None,
     pass_fds: Sequence[int] = (),
 ) -> Finished:
-    """Run ``argv`` with per-process rlimits, inside ``group`` if given, killed at the deadline.
+    """Run ``argv`` with per-process rlimits, inside ``group`` if given, killed at the deadline
+    or, with a group, as soon as all its processes together pass the CPU limit.
 
-    On timeout the whole process group is killed, and then every process left in ``group``.
+    Then the whole process group is killed, and every process left in ``group``.
     """
     output_cap = limits.max_output_kb * 1024
     started = time.monotonic()
@@ -74,16 +76,14 @@ def run_limited(
     streams = [proc.stdout, proc.stderr]
     readers = [CappedReader(stream.fileno(), output_cap) for stream in streams if stream]
     _feed_stdin(proc, stdin)
-    timed_out = threading.Event()
-    timer = threading.Timer(limits.timeout_s, _kill_tree, (proc.pid, group, timed_out))
-    timer.start()
+    watch = _Watch(proc.pid, group, limits)
     try:
         _, status, usage = os.wait4(proc.pid, 0)
     finally:
-        timer.cancel()
+        watch.stop()
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - started
-    _kill_tree(proc.pid, group, None)
+    _kill_tree(proc.pid, group)
     for reader in readers:
         reader.join(timeout=5)
     for stream in streams:
@@ -91,7 +91,8 @@ def run_limited(
             stream.close()
     return Finished(
         status=status,
-        timed_out=timed_out.is_set(),
+        timed_out=watch.timed_out,
+        cpu_exceeded=watch.cpu_exceeded,
         wall_s=wall,
         cpu_s=usage.ru_utime + usage.ru_stime,
         max_rss_mb=usage.ru_maxrss / 1024,
@@ -134,9 +135,45 @@ def _limiter(limits: Limits, group: JobGroup | None) -> Callable[[], None]:
     return limit
 
 
-def _kill_tree(pid: int, group: JobGroup | None, mark: threading.Event | None) -> None:
-    if mark is not None:
-        mark.set()
+class _Watch(threading.Thread):
+    """Stops a job at its deadline, or when its group's CPU time passes the limit (checked
+    every ``CPU_POLL_S``): RLIMIT_CPU counts one process, and a job can have many."""
+
+    def __init__(self, pid: int, group: JobGroup | None, limits: Limits) -> None:
+        super().__init__(daemon=True)
+        self._pid = pid
+        self._group = group
+        self._limits = limits
+        self._done = threading.Event()
+        self.timed_out = self.cpu_exceeded = False
+        self.start()
+
+    def run(self) -> None:
+        deadline = time.monotonic() + self._limits.timeout_s
+        poll = CPU_POLL_S if self._group is not None else self._limits.timeout_s
+        while not self._done.wait(max(0.0, min(poll, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                self.timed_out = True
+            elif (used := self._cpu()) is not None and used > self._limits.cpu_s:
+                self.cpu_exceeded = True
+            else:
+                continue
+            _kill_tree(self._pid, self._group)
+            return
+
+    def _cpu(self) -> float | None:
+        return None if self._group is None else self._group.cpu_seconds()
+
+    def stop(self) -> None:
+        """The job ended by itself: stop watching."""
+        self._done.set()
+        self.join()
+
+
+CPU_POLL_S = 0.02
+
+
+def _kill_tree(pid: int, group: JobGroup | None) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     if group is not None:

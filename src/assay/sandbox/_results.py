@@ -36,6 +36,8 @@ class JobEnd:
     stderr: bytes
     stdout_truncated: bool
     stderr_truncated: bool
+    cpu_exceeded: bool = False
+    """Stopped because all the job's processes together passed the CPU-time limit."""
 
 
 def exec_result(end: JobEnd, notes: tuple[str, ...]) -> ExecResult:
@@ -53,6 +55,7 @@ def exec_result(end: JobEnd, notes: tuple[str, ...]) -> ExecResult:
         signal=os.WTERMSIG(end.status) if os.WIFSIGNALED(end.status) else None,
         timed_out=end.timed_out,
         out_of_memory=out_of_memory,
+        cpu_exceeded=end.cpu_exceeded,
         wall_s=end.wall_s,
         cpu_s=end.cpu_s,
         peak_memory_mb=end.peak_memory_mb,

@@ -11,7 +11,10 @@ Compiled once (pure Python, no libseccomp needed) and installed either by bubble
 - System V and POSIX IPC, which would let one job leave state for the next;
 - the kernel keyring, clock and time setting, module loading, bpf, kexec, reboot, swap, acct,
   quotactl, syslog, perf_event_open, userfaultfd, open_by_handle_at, iopl/ioperm;
-- raw sockets and netlink/packet sockets.
+- io_uring, a second way into the kernel that a filter on system calls never sees (its
+  ``IORING_OP_SOCKET`` made netlink sockets a plain ``socket`` call could not);
+- sockets of any family but ``AF_UNIX``, ``AF_INET`` and ``AF_INET6`` (what a Python task
+  uses), ``socketpair`` of any family but ``AF_UNIX``, and raw sockets of any family.
 
 Only x86_64 is described; elsewhere :func:`filter_program` returns ``None`` and callers note the
 lost protection.
@@ -106,8 +109,11 @@ X86_64_DENIED = {
     "iopl": 172,
     "ioperm": 173,
     "lookup_dcookie": 212,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
 }
-_CLONE, _CLONE3, _SOCKET = 56, 435, 41
+_CLONE, _CLONE3, _SOCKET, _SOCKETPAIR = 56, 435, 41, 53
 _CLONE_NAMESPACES = (
     0x00020000  # CLONE_NEWNS
     | 0x02000000  # CLONE_NEWCGROUP
@@ -118,7 +124,9 @@ _CLONE_NAMESPACES = (
     | 0x40000000  # CLONE_NEWNET
     | 0x00000080  # CLONE_NEWTIME
 )
-_AF_NETLINK, _AF_PACKET, _SOCK_RAW, _SOCK_TYPE_MASK = 16, 17, 3, 0xF
+_AF_UNIX, _AF_INET, _AF_INET6, _SOCK_RAW, _SOCK_TYPE_MASK = 1, 2, 10, 3, 0xF
+SOCKET_FAMILIES = {"AF_UNIX": _AF_UNIX, "AF_INET": _AF_INET, "AF_INET6": _AF_INET6}
+"""The socket families a job may open; every other one is refused."""
 
 
 def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
@@ -153,17 +161,27 @@ def _argument_checks() -> list[bytes]:
         _insn(_RET_K, _EPERM),
         _insn(_RET_K, _ALLOW),
     ]
-    # socket: no netlink, no packet, no raw sockets
+    # socket: an allow-list of families, and no raw sockets in any of them
     program += [
-        _insn(_JEQ_K, _SOCKET, 0, 8),
+        _insn(_JEQ_K, _SOCKET, 0, 10),
         _insn(_LD_W_ABS, _arg_low(0)),
-        _insn(_JEQ_K, _AF_NETLINK, 4, 0),
-        _insn(_JEQ_K, _AF_PACKET, 3, 0),
+        _insn(_JEQ_K, _AF_UNIX, 3, 0),
+        _insn(_JEQ_K, _AF_INET, 2, 0),
+        _insn(_JEQ_K, _AF_INET6, 1, 0),
+        _insn(_RET_K, _EPERM),
         _insn(_LD_W_ABS, _arg_low(1)),
         _insn(_AND_K, _SOCK_TYPE_MASK),
         _insn(_JEQ_K, _SOCK_RAW, 0, 1),
         _insn(_RET_K, _EPERM),
         _insn(_RET_K, _ALLOW),
+    ]
+    # socketpair: only AF_UNIX makes pairs; anything else is refused before the kernel looks
+    program += [
+        _insn(_JEQ_K, _SOCKETPAIR, 0, 4),
+        _insn(_LD_W_ABS, _arg_low(0)),
+        _insn(_JEQ_K, _AF_UNIX, 0, 1),
+        _insn(_RET_K, _ALLOW),
+        _insn(_RET_K, _EPERM),
     ]
     return program
 
@@ -175,9 +193,9 @@ def filter_program() -> bytes | None:
     return _build_x86_64(X86_64_DENIED.values(), argument_checks=True)
 
 
-WORKER_NEEDS = frozenset({"mount", "umount2"})
+WORKER_NEEDS = frozenset({"mount", "umount2", "unshare"})
 """Denied calls a pool worker still makes after installing its part: it mounts each job's
-scratch directories."""
+scratch directories and makes a fresh network namespace for each job."""
 
 
 def split_program() -> tuple[bytes, bytes] | None:

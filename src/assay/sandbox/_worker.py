@@ -16,12 +16,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
+from dataclasses import dataclass
 from importlib.resources import files as package_files
 from pathlib import Path
 from typing import Any
 
 from assay.errors import SandboxError
-from assay.sandbox._cgroups import JobGroup, open_job_group
+from assay.sandbox._cgroups import JobGroup, open_child_group, open_job_group
 from assay.sandbox._exchange import (
     Captured,
     Exchange,
@@ -37,10 +38,16 @@ from assay.tasks.spec import Limits
 ZYGOTE = package_files("assay.sandbox").joinpath("_zygote.py").read_text(encoding="utf-8")
 START_TIMEOUT_S = 15.0
 REPLY_GRACE_S = 5.0
-BASELINE_SLACK_MB = 2
-"""Allowance above the worker's own measured memory when the job's limit is added to it."""
-_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL")
-"""The worker's own: mounting each job's scratch, becoming the job's uid, killing what it left."""
+BASELINE_SLACK_MB = 8
+"""Allowance above the worker's own measured memory, in the group over the worker and its job."""
+MAIN_MEMORY_MB = 65536
+"""The worker's own group is bounded by the group over it, not by a limit of its own."""
+MAIN_PROCESSES = 8
+"""bubblewrap, the zygote, and each job's first process until it moves into the job's group."""
+_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_NET_ADMIN")
+"""The worker's own: mounting each job's scratch and resetting the PID counter, becoming the
+job's uid, killing what it left, and bringing up loopback in each job's new network namespace
+(its own namespaces only: the worker is in none of the host's)."""
 
 
 class Worker:
@@ -61,12 +68,14 @@ class Worker:
         self.jobs = 0
         self.healthy = True
         self._group_limits: tuple[int, int] | None = None
-        self._scratch_kept = False
         self._oom_kills = 0
         self.idle_since = time.monotonic()
-        self.group: JobGroup | None = open_job_group(512, 64, kind="worker")
+        self._session: str | None = None
+        self.groups = WorkerGroups.open()
+        self.group = self.groups.job if self.groups else None
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock = host_end
+        inherited, job_cgroup = self.groups.descriptors() if self.groups else ([], {})
         argv = [
             bwrap,
             *_bwrap_args(system_args, python),
@@ -78,19 +87,21 @@ class Worker:
             ZYGOTE,
             str(worker_end.fileno()),
         ]
-        procs = self.group.procs_files() if self.group else []
+        procs = self.groups.main.procs_files() if self.groups else []
         try:
             self._proc = _spawn(
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                pass_fds=(worker_end.fileno(),),
+                pass_fds=(worker_end.fileno(), *inherited),
                 start_new_session=True,
                 preexec_fn=lambda: _join(procs),
             )
         finally:
             worker_end.close()
+            for fd in inherited:
+                os.close(fd)
         try:
             for part in seccomp or (b"", b""):  # the worker's part, then each job's part
                 send(self._sock, part)
@@ -98,6 +109,7 @@ class Worker:
                 "uid": uid,
                 "max_open_files": MAX_OPEN_FILES,
                 "trusted_code": dict(trusted_code or {}),
+                "job_cgroup": job_cgroup,
             }
             send(self._sock, marshal.dumps(settings))
             reply = Exchange(self._sock, writes={}, reads=(), cap=0).run(START_TIMEOUT_S)
@@ -105,9 +117,9 @@ class Worker:
             self.close()
             raise SandboxError(f"the pool could not start a worker: {exc}") from None
         self.zygote_pid = int(reply.get("ready", 0))
-        # The worker shares its cgroup with its jobs: measure what it uses on its own, so a
-        # job's limit is the job's, not the job's plus the worker's spare room.
-        usage = self.group.usage_mb() if self.group else None
+        # The group over the worker and its job allows the job's limit and what the worker
+        # itself uses; the job's own group is held to the job's limit.
+        usage = self.groups.main.usage_mb() if self.groups else None
         self._baseline_mb = int(usage or 0) + BASELINE_SLACK_MB
 
     @property
@@ -137,31 +149,30 @@ class Worker:
         stdin: bytes,
         notes: tuple[str, ...],
         *,
-        keep_scratch: bool = False,
+        session: str | None = None,
     ) -> ExecResult:
-        """Run one job and report it. With ``keep_scratch`` the job's /workspace and /tmp stay
-        for the next job (a session); otherwise they are replaced after it. Sets
-        :attr:`healthy` to False when the worker could not clean up after the job. Raises
-        :class:`WorkerFailedError` when it does not answer or dies.
+        """Run one job and report it. Jobs of one ``session`` share their /workspace and /tmp;
+        any other job starts from fresh, empty ones. Sets :attr:`healthy` to False when the
+        worker could not clean up after the job. Raises :class:`WorkerFailedError` when it does
+        not answer or dies.
         """
         payload = _payload(meta, files)
         self.jobs += 1
-        if self.group is not None:
-            wanted = (limits.memory_mb + self._baseline_mb, limits.max_processes + 2)
+        if self.groups is not None:
+            wanted = (limits.memory_mb, limits.max_processes)
             if wanted != self._group_limits:  # cgroup writes are not free: only on change
-                self.group.set_limits(*wanted)
+                self.groups.set_limits(*wanted, baseline_mb=self._baseline_mb)
                 self._group_limits = wanted
-            self.group.reset_peak()
+            self.groups.job.reset_peak()
         pipes = [os.pipe() for _ in range(4)]
         (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
         header = {
             "address_space": address_space_bytes(limits.memory_mb, grouped=self.group is not None),
             "limits": _plain_limits(limits),
             "disk_mb": limits.memory_mb,
-            "keep_scratch": keep_scratch,
-            "refresh_first": self._scratch_kept and not keep_scratch,
+            "max_files": limits.max_files,
+            "session": session,
         }
-        self._scratch_kept = keep_scratch
         # What fits in the pipes goes in before the job starts, so that the job never waits.
         writes = {payload_w: _prefill(payload_w, payload), stdin_w: _prefill(stdin_w, stdin)}
         for fd in [fd for fd, rest in writes.items() if not rest]:
@@ -189,13 +200,10 @@ class Worker:
             oom, self._oom_kills = kills > self._oom_kills, kills
         self.healthy = bool(reply.get("clean")) and self.alive()
         self.idle_since = time.monotonic()
-        peak = self.peak_memory_mb()
-        if peak is not None:  # the job's share: the slot's peak less the worker's own use
-            peak = max(0.0, peak - (self._baseline_mb - BASELINE_SLACK_MB))
-        return _result(reply, exchange.outputs, oom, peak, notes)
+        return _result(reply, exchange.outputs, oom, self.peak_memory_mb(), notes)
 
     def peak_memory_mb(self) -> float | None:
-        """Peak memory of the slot during the last job (the worker's own share included)."""
+        """Peak memory of the last job, all its processes together."""
         return self.group.peak_memory_mb() if self.group else None
 
     def close(self) -> None:
@@ -206,8 +214,8 @@ class Worker:
             os.killpg(self._proc.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=5)
-        if self.group is not None:
-            self.group.close()
+        if self.groups is not None:
+            self.groups.close()
 
 
 _spawn_requests: queue.SimpleQueue[tuple[Callable[[], subprocess.Popen[bytes]], Future[Any]]] = (
@@ -346,5 +354,50 @@ def _result(
         stderr=readers[1].data,
         stdout_truncated=readers[0].truncated,
         stderr_truncated=readers[1].truncated,
+        cpu_exceeded=bool(reply.get("cpu_exceeded")),
     )
     return exec_result(end, notes)
+
+
+@dataclass(frozen=True)
+class WorkerGroups:
+    """The cgroups of one worker: ``total`` over everything, holding ``main`` (bubblewrap and
+    the zygote) and ``job`` (each job in turn: its CPU time, peak memory and process count are
+    the job's alone)."""
+
+    total: JobGroup
+    main: JobGroup
+    job: JobGroup
+
+    @classmethod
+    def open(cls) -> WorkerGroups | None:
+        """The groups of a new worker, or None where the host has no writable cgroup."""
+        total = open_job_group(512, 64, kind="worker")
+        if total is None:
+            return None
+        try:
+            main = open_child_group(total, "main", MAIN_MEMORY_MB, MAIN_PROCESSES)
+            job = open_child_group(total, "job", 256, 64)
+        except OSError:
+            total.close()
+            return None
+        return cls(total=total, main=main, job=job)
+
+    def descriptors(self) -> tuple[list[int], dict[str, object]]:
+        """Descriptors for the worker to inherit (the job group's ``cgroup.procs`` files, to
+        move each job's first process in; its CPU usage, to stop a job that passes its CPU
+        limit), and the settings that tell the worker which is which."""
+        procs = [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in self.job.procs_files()]
+        cpu_file = self.job.cpu_file
+        cpu = None if cpu_file is None else os.open(cpu_file, os.O_RDONLY | os.O_CLOEXEC)
+        inherited = [*procs, *([] if cpu is None else [cpu])]
+        return inherited, {"procs": procs, "cpu": cpu, "version": self.job.version}
+
+    def set_limits(self, memory_mb: int, max_processes: int, *, baseline_mb: int) -> None:
+        """The job's limits for its group, and room for the worker's own use above them."""
+        self.total.set_limits(memory_mb + baseline_mb, max_processes + MAIN_PROCESSES)
+        self.job.set_limits(memory_mb, max_processes)
+
+    def close(self) -> None:
+        """Kill what is left in the groups and remove them."""
+        self.total.close()

@@ -6,28 +6,46 @@ Protocol on the control socket (a stream of length-prefixed frames):
 - host -> zygote, once: the seccomp filter in two compiled parts (both empty where there is no
   filter): the worker's, which it installs at once and every job inherits, and the job's, which
   each job adds;
-- host -> zygote, once: settings (marshal): the slot's uid, the descriptor limit, and the
-  trusted harness code by digest, compiled once here;
+- host -> zygote, once: settings (marshal): the slot's uid, the descriptor limit, the
+  trusted harness code by digest (compiled once here), and the numbers of the inherited
+  descriptors of the job's cgroup (its ``cgroup.procs`` files, and its CPU-usage file);
 - zygote -> host, once: ``{"ready": pid}``;
 - host -> zygote, per job: a header (marshal: it only ever comes from the trusted host), with
   four descriptors attached (job payload pipe, stdin, stdout, stderr). The zygote forks; the
   child reads its files and command from the payload pipe, so job data never passes through the
   zygote's memory;
-- zygote -> host, per job: a JSON result (wait status, CPU time, timed out, leftovers).
+- zygote -> host, per job: a JSON result (wait status, CPU time, timed out, CPU limit passed,
+  leftovers).
 
-Each job gets /workspace and /tmp as new, empty tmpfs mounts (replaced after every job). The
-worker holds what every job inherits: no new privileges, no core dumps, the descriptor limit,
-its part of the seccomp filter. The child sets the job's own limits, becomes the slot's
-unprivileged uid, adds the job's part of the seccomp filter, writes the files, and then runs
-the command: Python code in-process (``python -I -S -c``, the fast path: the modules are
-already imported), anything else by execve. The worker is a child subreaper, so everything a
-job starts stays its descendant; after the job all of it is killed.
+Nothing of one job is visible to the next. Each job gets:
+
+- /workspace and /tmp as new, empty tmpfs mounts, bounded in size and in inodes (replaced
+  after every job off the reply's path; a session's commands share theirs, and a new session
+  starts from fresh ones);
+- a network namespace of its own: after forking a job the zygote moves itself into a new one
+  (loopback up, small socket buffers), which the next job inherits, so the supply is made while
+  a job runs rather than before the next one starts;
+- the same process ids: the worker's PID counter is set back before every fork, so a job's
+  process ids say nothing about the jobs before it, and the zygote's own /proc entry is hidden
+  from jobs (``hidepid``), so its counters (CPU time of reaped children, context switches) are
+  not readable either;
+- a cgroup of its own (inside the worker's), whose CPU time, memory and process count are the
+  job's, all its processes together: the zygote stops the job when its CPU time passes the
+  limit, however many processes share it.
+
+The worker holds what every job inherits: no new privileges, no core dumps, the descriptor
+limit, its part of the seccomp filter. The child joins the job's cgroup, sets the job's own
+limits, becomes the slot's unprivileged uid, adds the job's part of the seccomp filter, writes
+the files, and then runs the command: Python code in-process (``python -I -S -c``, the fast
+path: the modules are already imported), anything else by execve. The worker is a child
+subreaper, so everything a job starts stays its descendant; after the job all of it is killed.
 """
 
 # What the worker needs, and what the families' harness code imports (json, math, traceback),
 # loaded once here so that no job pays for importing them.
 import contextlib
 import ctypes
+import fcntl
 import gc
 import io
 import json
@@ -52,11 +70,24 @@ for _name in ("mount", "umount2", "prctl", "syscall"):
     getattr(_LIBC, _name)  # resolved once here, not in every job
 _TRUSTED: "dict[str, Any]" = {}
 """Harness code the host declared trusted, compiled once: job id -> code object."""
+_JOB_CGROUP: "dict[str, Any]" = {"procs": [], "cpu": None, "version": 1}
+"""Inherited descriptors of the job's cgroup: its cgroup.procs files, its CPU-usage file."""
 _MS_NOSUID, _MS_NODEV = 0x2, 0x4
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 _PR_SET_CHILD_SUBREAPER = 36
 _SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4
+_MS_NOEXEC, _CLONE_NEWNET = 0x8, 0x40000000
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _HEADER = struct.Struct("!I")
+_PID_BASE = b"99"
+"""The PID counter is set to this before every job, so a job's first process is always 100."""
+_SOCKET_BUFFERS = {
+    "net/ipv4/tcp_rmem": b"4096 131072 262144",
+    "net/ipv4/tcp_wmem": b"4096 16384 262144",
+}
+"""Per network namespace: TCP buffers no larger than this, on hosts that do not charge them to
+the job's memory cgroup (cgroup v1 without TCP accounting)."""
+_CPU_POLL_S = 0.02
 
 
 class _SockFprog(ctypes.Structure):
@@ -99,7 +130,8 @@ def _check(result: int, what: str) -> None:
 
 _SCRATCH = (("/workspace", "mode=0700,uid={uid},gid={uid}"), ("/tmp", "mode=1777"))
 _MNT_DETACH, _MS_REMOUNT = 2, 32
-_DEFAULT_SCRATCH_MB = 256
+_DEFAULT_SCRATCH = (256, 16384)
+"""Size in MiB and inodes of the scratch mounts until a job asks for others."""
 
 
 def _drop_scratch() -> None:
@@ -108,13 +140,15 @@ def _drop_scratch() -> None:
         _LIBC.umount2(target.encode(), _MNT_DETACH)
 
 
-def _mount_scratch(size_mb: int, uid: int, *, resize: bool = False) -> None:
+def _mount_scratch(size: "tuple[int, int]", uid: int, *, resize: bool = False) -> None:
     """New, empty tmpfs mounts at /workspace (the job's, owned by its uid) and /tmp, after
-    :func:`_drop_scratch`; with ``resize``, the mounted ones take the new size instead."""
+    :func:`_drop_scratch`; with ``resize``, the mounted ones take the new size instead. Each
+    holds at most ``size[1]`` inodes, so that no job can make its cleanup outlast its run."""
     flags = _MS_NOSUID | _MS_NODEV | (_MS_REMOUNT if resize else 0)
     kind = None if resize else b"tmpfs"
+    size_mb, inodes = size
     for target, options in _SCRATCH:
-        data = f"size={size_mb}m,{options.format(uid=uid)}".encode()
+        data = f"size={size_mb}m,nr_inodes={inodes},{options.format(uid=uid)}".encode()
         _check(_LIBC.mount(kind, target.encode(), kind, flags, data), f"mount {target}")
 
 
@@ -176,6 +210,8 @@ def _child(
     status = 1
     payload_fd, stdin_fd, stdout_fd, stderr_fd = fds
     try:
+        for procs in _JOB_CGROUP["procs"]:  # "0": this process, and all it will start
+            os.write(procs, b"0")
         os.setsid()
         # When the slot runs out of memory, the job dies, not the worker.
         score = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
@@ -281,60 +317,127 @@ def _sweep() -> bool:
     return False
 
 
-def _wait(pid: int, timeout: float) -> "tuple[int, float, bool]":
-    deadline = time.monotonic() + timeout
+def _cpu_usage() -> "float | None":
+    """CPU seconds the job's cgroup has used, all its processes together; None without one."""
+    fd = _JOB_CGROUP["cpu"]
+    if fd is None:
+        return None
+    data = os.pread(fd, 4096, 0)
+    if _JOB_CGROUP["version"] == 1:
+        return int(data) / 1e9
+    for line in data.split(b"\n"):
+        if line.startswith(b"usage_usec "):
+            return int(line.split()[1]) / 1e6
+    return None
+
+
+def _wait(
+    pid: int, limits: "dict[str, Any]", cpu_start: "float | None"
+) -> "tuple[int, float, bool, bool]":
+    """Wait for the job's first process; stop the whole job at the deadline, or when its
+    processes together pass the CPU limit. Returns the wait status, the CPU time of that
+    process, and whether the deadline or the CPU limit stopped it."""
+    deadline = time.monotonic() + limits["timeout_s"]
     pidfd = os.pidfd_open(pid)
-    timed_out = False
+    timed_out = cpu_exceeded = False
+    poll = _CPU_POLL_S if cpu_start is not None else None
     try:
-        remaining = deadline - time.monotonic()
-        if not select.select([pidfd], [], [], max(0.0, remaining))[0]:
-            timed_out = True
-            os.killpg(pid, signal.SIGKILL)
-            os.kill(pid, signal.SIGKILL)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            if select.select([pidfd], [], [], min(remaining, poll or remaining))[0]:
+                break
+            used = _cpu_usage()
+            if used is not None and cpu_start is not None and used - cpu_start > limits["cpu_s"]:
+                cpu_exceeded = True
+                break
+        if timed_out or cpu_exceeded:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)  # every process of the job, whoever started it
     finally:
         os.close(pidfd)
     _, status, usage = os.wait4(pid, 0)
-    return status, usage.ru_utime + usage.ru_stime, timed_out
+    return status, usage.ru_utime + usage.ru_stime, timed_out, cpu_exceeded
 
 
-def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None") -> None:
-    size = _DEFAULT_SCRATCH_MB
+def _fresh_network() -> None:
+    """Move the zygote into a new network namespace, for the next job to inherit: loopback up,
+    socket buffers bounded. What one job did to its network no later job can see."""
+    _check(_LIBC.unshare(_CLONE_NEWNET), "unshare(CLONE_NEWNET)")
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        request = struct.pack("16sH", b"lo", 0)
+        flags = struct.unpack("16sH", fcntl.ioctl(probe, _SIOCGIFFLAGS, request)[:18])[1]
+        fcntl.ioctl(probe, _SIOCSIFFLAGS, struct.pack("16sH", b"lo", flags | _IFF_UP))
+    finally:
+        probe.close()
+    for name, value in _SOCKET_BUFFERS.items():
+        fd = os.open("/proc/sys/" + name, os.O_WRONLY)
+        try:
+            os.write(fd, value)
+        finally:
+            os.close(fd)
+
+
+def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None", last_pid: int) -> None:
+    size = _DEFAULT_SCRATCH
     _mount_scratch(size, uid)
+    kept = None  # the session whose scratch is mounted, or None when it is fresh
     while True:
         try:
             message, fds = _recv_with_fds(sock)
         except EOFError:
             return
         header = marshal.loads(message)
-        if header.get("refresh_first"):
+        session = header.get("session")
+        if kept is not None and session != kept:  # a new session, or a one-shot job after one
             _drop_scratch()
             _mount_scratch(size, uid)
-        if header["disk_mb"] != size:
-            size = header["disk_mb"]
+        wanted = (header["disk_mb"], header["max_files"])
+        if wanted != size:
+            size = wanted
             _mount_scratch(size, uid, resize=True)
         started = time.monotonic()
+        cpu_start = _cpu_usage()
+        os.pwrite(last_pid, _PID_BASE, 0)
         pid = os.fork()
         if pid == 0:
             sock.close()
             _child(header, uid, fds, program)
         for fd in fds:
             os.close(fd)
-        status, cpu, timed_out = _wait(pid, header["limits"]["timeout_s"])
+        _fresh_network()  # for the next job, while this one runs
+        status, cpu, timed_out, cpu_exceeded = _wait(pid, header["limits"], cpu_start)
         wall = time.monotonic() - started
         clean = _sweep()
-        if not header.get("keep_scratch"):
-            _drop_scratch()  # before anything else: a full tmpfs would starve this process
+        cpu_end = _cpu_usage()
+        if cpu_end is not None and cpu_start is not None:
+            cpu = cpu_end - cpu_start  # every process of the job, daemons included
         reply = {
             "status": status,
             "cpu_s": cpu,
             "wall_s": wall,
             "timed_out": timed_out,
+            "cpu_exceeded": cpu_exceeded,
             "clean": clean,
         }
         _send(sock, json.dumps(reply).encode())
         # Off the reply's path: the next job's header waits in the socket meanwhile.
-        if not header.get("keep_scratch"):
+        kept = session
+        if session is None:
+            _drop_scratch()
             _mount_scratch(size, uid)
+
+
+def _private_proc() -> int:
+    """Mount a /proc of the worker's own over the one bubblewrap made, hiding each process from
+    other uids (so a job sees only its own), and return the PID counter's file, opened for
+    writing: bubblewrap's /proc/sys is read-only."""
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    _check(_LIBC.mount(b"proc", b"/proc", b"proc", flags, b"hidepid=invisible"), "mount /proc")
+    return os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
 
 
 def _receive_program(sock: socket.socket) -> "_SockFprog | None":
@@ -367,6 +470,8 @@ def _main() -> None:
     settings = marshal.loads(_recv_exact(sock, size))
     for digest, source in settings["trusted_code"].items():
         _TRUSTED[digest] = compile(source, "<string>", "exec")
+    _JOB_CGROUP.update(settings["job_cgroup"])
+    last_pid = _private_proc()
     _check(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")
     # Held by the worker, so inherited by every job rather than set by each: no extra groups,
     # no core dumps, few descriptors, and no new privileges (the worker never executes anything).
@@ -387,7 +492,7 @@ def _main() -> None:
     gc.collect()
     gc.freeze()  # children then share these pages instead of copying them for the collector
     _LIBC.malloc_trim(0)  # fewer mapped pages: every fork copies the page tables of the rest
-    _serve(sock, settings["uid"], program)
+    _serve(sock, settings["uid"], program, last_pid)
 
 
 if __name__ == "__main__":

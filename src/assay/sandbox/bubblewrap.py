@@ -10,12 +10,12 @@ the host filesystem are simply not there.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
 import os
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 
 from assay.errors import SandboxError, SandboxUnavailableError
@@ -23,6 +23,7 @@ from assay.sandbox._cgroups import JobGroup, open_job_group
 from assay.sandbox._process import Finished, run_limited
 from assay.sandbox._results import JobEnd, exec_result
 from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
+from assay.sandbox._uids import BUBBLEWRAP_UIDS, UidLease, lease
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 
@@ -48,8 +49,6 @@ SETPRIV_HINT = (
     "setpriv (from util-linux) is missing, so jobs started by root cannot be given an "
     "unprivileged uid: install util-linux"
 )
-JOB_UID_BASE = 40_000_000
-"""Above the pool's uids (200,000 to about 31 million), so the two never share one."""
 NO_CGROUP_NOTE = (
     "no writable cgroup on this host: memory and process limits hold per process only "
     "(address space and RLIMIT_NPROC), not for the job as a whole"
@@ -80,7 +79,9 @@ class BubblewrapSandbox:
         self._python = os.path.realpath(sys.executable)
         self._system_args = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = filter_program()
-        self._uids = itertools.count()
+        self._uid_lock = threading.Lock()
+        self._leases: list[UidLease] = []
+        self._free_uids: list[int] = []
 
     @property
     def python(self) -> str:
@@ -93,7 +94,11 @@ class BubblewrapSandbox:
         return host_notes(self._seccomp is not None)
 
     def close(self) -> None:
-        """Nothing to release: every run cleans up after itself."""
+        """Give back the blocks of uids it leased; every run cleans up after itself."""
+        with self._uid_lock:
+            for held in self._leases:
+                held.release()
+            self._leases, self._free_uids = [], []
 
     def __enter__(self) -> BubblewrapSandbox:
         return self
@@ -117,6 +122,7 @@ class BubblewrapSandbox:
         with contextlib.ExitStack() as cleanup:
             if group is not None:
                 cleanup.callback(group.close)
+            uid = cleanup.enter_context(self._job_uid()) if self._setpriv else None
             status_read, status_write = os.pipe()
             cleanup.callback(_close_quietly, status_read)
             try:
@@ -128,7 +134,7 @@ class BubblewrapSandbox:
                     *file_args,
                     *seccomp,
                     "--",
-                    *self._as_job_user(),
+                    *self._as_job_user(uid),
                     *command,
                 ]
                 finished = run_limited(
@@ -151,11 +157,25 @@ class BubblewrapSandbox:
             notes = () if self._seccomp is not None else (NO_FILTER_NOTE,)
             return _result(finished, group, notes)
 
-    def _as_job_user(self) -> list[str]:
+    @contextlib.contextmanager
+    def _job_uid(self) -> Iterator[int]:
+        """A uid that no other job, of this process or another, holds while this one runs."""
+        with self._uid_lock:
+            if not self._free_uids:
+                held = lease(BUBBLEWRAP_UIDS)
+                self._leases.append(held)
+                self._free_uids = [held.uid(i) for i in reversed(range(BUBBLEWRAP_UIDS.size))]
+            uid = self._free_uids.pop()
+        try:
+            yield uid
+        finally:
+            with self._uid_lock:
+                self._free_uids.append(uid)
+
+    def _as_job_user(self, uid: int | None) -> list[str]:
         """As root: the setpriv prefix that makes the command a fresh unprivileged uid."""
-        if self._setpriv is None:
+        if self._setpriv is None or uid is None:
             return []
-        uid = JOB_UID_BASE + (os.getpid() % 4096) * 256 + next(self._uids) % 256
         return [
             self._setpriv,
             f"--reuid={uid}",
@@ -300,5 +320,6 @@ def _result(finished: Finished, group: JobGroup | None, notes: tuple[str, ...]) 
         stderr=finished.stderr,
         stdout_truncated=finished.stdout_truncated,
         stderr_truncated=finished.stderr_truncated,
+        cpu_exceeded=finished.cpu_exceeded,
     )
     return exec_result(end, notes if group else (*notes, NO_CGROUP_NOTE))

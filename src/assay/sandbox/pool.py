@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
 import shutil
 import sys
 import threading
@@ -29,16 +30,17 @@ from pathlib import Path
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
 from assay.sandbox._seccomp import split_program
+from assay.sandbox._uids import POOL_UIDS, lease
 from assay.sandbox._worker import Worker
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 
-UID_BASE = 200_000
 DEFAULT_CAP = 64
-MAX_CAP = 1024
-"""Each pool owns MAX_CAP uids from UID_BASE on, chosen by its process id."""
 """Sandboxes alive at once, one-shot jobs and sessions together; workers start on demand."""
+MAX_CAP = POOL_UIDS.size
+"""Each pool leases a block of this many uids, one per slot, that no other pool on the host
+holds while it lives."""
 _PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
 
 
@@ -82,6 +84,7 @@ class PoolSandbox:
         self._trusted = {hashlib.sha256(code.encode()).hexdigest(): code for code in trusted_code}
         self._trusted_digests = {code: digest for digest, code in self._trusted.items()}
         self._notes = host_notes(self._seccomp is not None)
+        self._uids = lease(POOL_UIDS)
         self._idle: list[Worker] = []
         self._busy = 0
         self._free_slots = list(range(self.max_workers))
@@ -140,7 +143,7 @@ class PoolSandbox:
         or None without cgroups. Busy and retired workers are not counted."""
         with self._lock:
             workers = list(self._idle)
-        figures = [w.group.cpu_seconds() if w.group else None for w in workers]
+        figures = [w.groups.total.cpu_seconds() if w.groups else None for w in workers]
         if not figures or any(f is None for f in figures):
             return None
         return sum(f for f in figures if f is not None)
@@ -166,6 +169,9 @@ class PoolSandbox:
             idle, self._idle = self._idle, []
         for worker in idle:
             self._retire(worker)
+        with self._lock:
+            if self._busy == 0:
+                self._uids.release()
 
     def __enter__(self) -> PoolSandbox:
         return self
@@ -207,7 +213,7 @@ class PoolSandbox:
                 self._bwrap,
                 self._system,
                 self._python,
-                UID_BASE + os.getpid() % 30_000 * MAX_CAP + slot,
+                self._uids.uid(slot),
                 seccomp=self._seccomp,
                 trusted_code=self._trusted,
             )
@@ -231,6 +237,9 @@ class PoolSandbox:
             self._lock.notify()
         if not keep:
             self._retire(worker)
+        with self._lock:
+            if self._closed and self._busy == 0:
+                self._uids.release()  # its uids' processes are all gone
 
     def _retire(self, worker: Worker) -> None:
         worker.close()
@@ -282,6 +291,7 @@ class PoolSession:
     def __init__(self, pool: PoolSandbox, worker: Worker) -> None:
         self._pool = pool
         self._worker: Worker | None = worker
+        self._token = secrets.token_hex(8)
         self.commands = 0
 
     @property
@@ -308,7 +318,7 @@ class PoolSession:
         meta = self._pool._meta(command)
         try:
             result = self._worker.run(
-                meta, dict(files or {}), limits or Limits(), stdin, self.notes, keep_scratch=True
+                meta, dict(files or {}), limits or Limits(), stdin, self.notes, session=self._token
             )
         except WorkerFailedError as exc:
             self._worker.healthy = False
@@ -322,7 +332,8 @@ class PoolSession:
         return 0.0 if self._worker is None else _pss_mb(self._worker.pids)
 
     def close(self) -> None:
-        """Give the worker back; the session's files are wiped before its next job."""
+        """Give the worker back; its next job, of another session or none, starts from fresh
+        scratch: nothing of this session's files is left for it."""
         worker, self._worker = self._worker, None
         if worker is not None:
             self._pool._release(worker)

@@ -19,6 +19,10 @@ class ExecResult(BaseModel):
     signal: int | None = Field(default=None, description="Signal that ended the command, if any.")
     timed_out: bool = Field(default=False, description="Killed because the wall-time limit passed.")
     out_of_memory: bool = Field(default=False, description="Stopped by the memory limit.")
+    cpu_exceeded: bool = Field(
+        default=False,
+        description="Stopped because the job's processes together passed the CPU-time limit.",
+    )
     wall_s: float = Field(ge=0, description="Wall time from start to the end of the last process.")
     cpu_s: float = Field(default=0.0, ge=0, description="User plus system CPU time of the job.")
     peak_memory_mb: float | None = Field(default=None, description="Peak memory, where measured.")
@@ -33,7 +37,9 @@ class ExecResult(BaseModel):
     @property
     def ok(self) -> bool:
         """Exited by itself with status 0, within every limit."""
-        return self.exit_code == 0 and not (self.timed_out or self.out_of_memory)
+        return self.exit_code == 0 and not (
+            self.timed_out or self.out_of_memory or self.cpu_exceeded
+        )
 
 
 @runtime_checkable

@@ -27,6 +27,12 @@ class Limits(BaseModel):
     memory_mb: int = Field(default=512, ge=16, le=65536, description="Memory limit, MiB.")
     max_processes: int = Field(default=64, ge=1, le=4096, description="Processes at once.")
     max_file_mb: int = Field(default=16, ge=1, le=4096, description="Largest file written, MiB.")
+    max_files: int = Field(
+        default=16384,
+        ge=64,
+        le=1_000_000,
+        description="Files and directories a job may hold in its scratch directories at once.",
+    )
     max_output_kb: int = Field(
         default=256, ge=1, le=65536, description="Captured stdout and stderr, each, KiB."
     )

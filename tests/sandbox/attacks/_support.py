@@ -152,9 +152,10 @@ def job_dirs() -> set[Path]:
 
 
 def job_cgroups() -> set[Path]:
-    """Per-job and per-worker cgroups under every hierarchy (v1 controllers, v2 unified)."""
+    """Per-job and per-worker cgroups that this process made, under every hierarchy (v1
+    controllers, v2 unified): another assay process on the host has its own."""
     found: set[Path] = set()
-    for kind in ("job-*", "worker-*"):
+    for kind in (f"job-{os.getpid()}-*", f"worker-{os.getpid()}-*"):
         found |= set(CGROUP_ROOT.glob(f"*/assay/{kind}")) | set(CGROUP_ROOT.glob(f"assay/{kind}"))
     return found
 

@@ -346,3 +346,22 @@ for path in ["/proc/sys/kernel/hostname", "/proc/sys/kernel/domainname"]:
     assert result.exit_code == 0, result
     assert TOKEN not in after
     assert after == before
+
+
+def test_io_uring_cannot_be_set_up(backend: Sandbox) -> None:
+    """io_uring submits operations the seccomp filter never sees as system calls: through its
+    IORING_OP_SOCKET a job once made netlink sockets and read the host's device events."""
+    code = (
+        LIBC
+        + """
+params = ctypes.create_string_buffer(120)
+report("io_uring_setup", libc.syscall(425, 8, params))
+report("io_uring_enter", libc.syscall(426, 0, 1, 0, 0, None, 0))
+report("io_uring_register", libc.syscall(427, 0, 0, None, 0))
+"""
+    )
+    result = py(backend, code)
+    assert result.exit_code == 0, result
+    assert "ESCAPED" not in result.stdout
+    assert result.stdout.count("refused") == 3
+    assert "Operation not permitted" in result.stdout

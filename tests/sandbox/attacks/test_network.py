@@ -257,3 +257,42 @@ for label, args in attempts.items():
     assert result.ok, result
     assert "OPENED" not in result.stdout
     assert result.stdout.count("refused") == 8
+
+
+def test_socket_families_are_an_allow_list(backend: Sandbox) -> None:
+    """Only Unix, IPv4 and IPv6 sockets: vsock (whose ports a network namespace does not
+    confine), the kernel crypto API, key management, Bluetooth, CAN, TIPC, RDS, XDP and every
+    other family are refused, as are pairs of anything but Unix sockets."""
+    code = """
+import errno, socket
+for family in list(range(46)):
+    for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
+        try:
+            socket.socket(family, kind).close()
+        except OSError as exc:
+            if exc.errno != errno.EPERM and family not in (1, 2, 10):
+                print("NOT-REFUSED-BY-FILTER", family, kind, exc.errno)
+            continue
+        print("OPENED", family, kind, flush=True)
+for family in (socket.AF_INET, socket.AF_INET6, 40):
+    try:
+        socket.socketpair(family, socket.SOCK_STREAM)
+        print("PAIR", family)
+    except OSError as exc:
+        print("no pair", family, exc.errno)
+left, right = socket.socketpair()
+print("unix pair ok")
+"""
+    result = py(backend, code)
+    assert result.ok, result
+    opened = {
+        tuple(map(int, line.split()[1:]))
+        for line in result.stdout.splitlines()
+        if line.startswith("OPENED")
+    }
+    assert {family for family, _kind in opened} <= {1, 2, 10}, opened
+    assert (1, 1) in opened  # AF_UNIX stream: what asyncio and multiprocessing use
+    assert (2, 1) in opened  # and TCP on loopback
+    assert "NOT-REFUSED-BY-FILTER" not in result.stdout
+    assert "PAIR" not in result.stdout
+    assert "unix pair ok" in result.stdout

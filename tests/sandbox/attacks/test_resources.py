@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.sandbox import ExecResult, Sandbox
+from assay.sandbox import ExecResult, PoolSandbox, Sandbox
 from assay.sandbox._process import MAX_OPEN_FILES
 from assay.tasks import Limits
 from tests.sandbox.attacks._support import (
@@ -462,4 +462,136 @@ print("main done")
     result, elapsed = timed(lambda: py(backend, code, limits))
     assert len(result.stdout.encode()) <= 8 * 1024
     assert len(result.stderr.encode()) <= 8 * 1024
+    assert elapsed < limits.timeout_s + SLACK_S
+
+
+# --- limits that a job could move elsewhere -----------------------------------------------------
+
+CPU_BURNERS = """
+import os, time
+def burn():
+    # each burner passes the work on to a new process before its own CPU limit is reached
+    while True:
+        end = time.process_time() + 0.3
+        while time.process_time() < end:
+            pass
+        if os.fork() != 0:
+            os._exit(0)
+for _ in range(3):
+    if os.fork() == 0:
+        burn()
+time.sleep(30)  # never waits for them
+"""
+
+
+def test_cpu_limit_holds_across_processes(backend: Sandbox, host_after: None) -> None:
+    """Burners that re-fork before their own RLIMIT_CPU: once used 17.6 CPU-seconds of a
+    2-second limit, reported as 0.01. The limit and the figure are the job's, all processes."""
+    limits = Limits(timeout_s=20, cpu_s=1, memory_mb=256, max_processes=32)
+    result, elapsed = timed(lambda: py(backend, CPU_BURNERS, limits))
+    assert result.cpu_exceeded, result
+    assert not result.ok
+    assert not result.timed_out
+    assert 1.0 <= result.cpu_s < 2.0, result.cpu_s  # stopped soon after the limit
+    assert elapsed < 8
+
+
+def test_cpu_of_leftover_daemons_is_counted(backend: Sandbox, host_after: None) -> None:
+    """The job's first process exits at once; what it left burning is still the job's."""
+    code = """
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        os.setsid()
+        while True:
+            pass
+time.sleep(0.5)
+"""
+    limits = Limits(timeout_s=5, cpu_s=5, memory_mb=256)
+    result = py(backend, code, limits)
+    assert result.exit_code == 0, result
+    assert result.cpu_s >= 0.4, result.cpu_s  # two burners for about half a second
+
+
+SOCKET_HOARD = """
+import socket, time
+held, queued = [], {{"tcp": 0, "unix": 0}}
+chunk = b"x" * 65536
+def fill(sender, kind):
+    sender.setblocking(False)
+    while True:
+        try:
+            queued[kind] += sender.send(chunk)
+        except (BlockingIOError, OSError):
+            return
+try:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(128)
+    for _ in range({pairs}):
+        client = socket.create_connection(server.getsockname())
+        accepted, _ = server.accept()
+        held += [client, accepted]
+        for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+            try:
+                client.setsockopt(socket.SOL_SOCKET, option, 1 << 30)
+                accepted.setsockopt(socket.SOL_SOCKET, option, 1 << 30)
+            except OSError:
+                pass
+        fill(client, "tcp")
+        fill(accepted, "tcp")
+    for _ in range({pairs}):
+        left, right = socket.socketpair()
+        held += [left, right]
+        fill(left, "unix")
+        fill(right, "unix")
+except OSError as exc:
+    print("stopped", exc)
+print("QUEUED", queued["tcp"] + queued["unix"], queued, flush=True)
+time.sleep(0.2)
+"""
+
+
+def test_socket_buffers_count_against_the_memory_limit(backend: Sandbox, host_after: None) -> None:
+    """With a 64 MiB limit, a job once queued 1 GiB in loopback TCP and Unix socket buffers
+    and was reported at a 4.5 MB peak. Whatever it manages to queue stays within its limit
+    (on cgroup v1, TCP buffers are charged apart, a quarter of the limit on top of it) and is
+    reported in its peak memory; or the job is stopped for memory."""
+    limits = Limits(timeout_s=20, cpu_s=20, memory_mb=64)
+    result = py(backend, SOCKET_HOARD.format(pairs=60), limits)
+    queued = [line for line in result.stdout.splitlines() if line.startswith("QUEUED")]
+    if not queued:
+        assert result.out_of_memory, result
+        return
+    total_mb = int(queued[0].split()[1]) / 2**20
+    assert total_mb <= 1.25 * limits.memory_mb, queued
+    assert result.peak_memory_mb is not None
+    assert result.peak_memory_mb >= 0.8 * total_mb, (result.peak_memory_mb, queued)
+
+
+@pytest.mark.parametrize("directory", ["/workspace", "/tmp"])  # noqa: S108 - the job's own
+def test_files_without_end_cannot_outlast_the_job(
+    backend: Sandbox, directory: str, host_after: None
+) -> None:
+    """Millions of empty files once made the pool's cleanup outlast its grace, and the run was
+    reported as the sandbox failing instead of the job failing. Scratch is bounded in inodes
+    (pool) or by the memory they take (bubblewrap), and the run ends as the job's own."""
+    code = f"""
+import os, time
+made = 0
+deadline = time.monotonic() + 15
+try:
+    while time.monotonic() < deadline:
+        os.close(os.open(f"{directory}/{TOKEN}-{{made}}", os.O_CREAT | os.O_WRONLY))
+        made += 1
+except OSError as exc:
+    print("stopped", exc.errno)
+print("MADE", made, flush=True)
+"""
+    limits = Limits(timeout_s=20, cpu_s=20, memory_mb=64, max_files=4096)
+    result, elapsed = timed(lambda: py(backend, code, limits))
+    made = [int(line.split()[1]) for line in result.stdout.splitlines() if line.startswith("MADE")]
+    assert made or result.out_of_memory, result
+    if made and isinstance(backend, PoolSandbox):
+        assert made[0] <= limits.max_files, made
     assert elapsed < limits.timeout_s + SLACK_S

@@ -7,8 +7,11 @@ import signal
 
 import pytest
 
-from assay.sandbox import Sandbox
+from assay.families.code import CodeFamily
+from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Limits
+from assay.verdicts import Status
+from tests.conftest import make_median_task
 from tests.sandbox.attacks._support import py, sh
 
 pytestmark = pytest.mark.sandbox
@@ -119,3 +122,30 @@ raise SystemExit(1)
         f"reported out of memory at {result.peak_memory_mb} MiB of 256 MiB because of what the "
         "job printed"
     )
+
+
+FILE_FLOOD = b"""
+import os, time
+made = 0
+def median(values):
+    global made
+    deadline = time.monotonic() + 17
+    try:
+        while made >= 0 and time.monotonic() < deadline:
+            os.close(os.open(f"/tmp/f{made}", os.O_CREAT | os.O_WRONLY))
+            made += 1
+    except OSError:
+        made = -1  # the first call floods until refused; the others answer at once
+    return -1
+"""
+
+
+def test_a_candidate_cannot_turn_its_fail_into_an_error(backend: Sandbox) -> None:
+    """About three million empty files (a 4 GiB limit leaves room for them) once made the
+    pool's cleanup outlast its grace, and a wrong answer was reported as ``error`` (which a
+    scheduler retries or skips) instead of ``fail``. The bubblewrap backend bounds the files
+    by the memory their inodes take; the run's limit is smaller there to keep it short."""
+    memory = 4096 if isinstance(backend, PoolSandbox) else 256
+    task = make_median_task(limits=Limits(timeout_s=20, cpu_s=20, memory_mb=memory))
+    verdict = CodeFamily().verify(task, {"solution.py": FILE_FLOOD}, backend)
+    assert verdict.status is Status.FAIL, verdict.summary

@@ -1,0 +1,205 @@
+"""Channels between jobs: a job encodes a number in state that outlives it (network
+connections, packet counters, the PID counter, counters of the processes around it, files of an
+earlier session), and a later job on the same backend tries to read the number back. Each
+attack sends several different numbers; what the later job sees must not change with them.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assay.families import harness_code
+from assay.sandbox import PoolSandbox, Sandbox
+from assay.tasks import Limits
+from tests.sandbox.attacks._support import py
+
+pytestmark = pytest.mark.sandbox
+
+NUMBERS = (0, 7, 23)
+"""What the planting job encodes, one round each."""
+
+TIME_WAIT_PLANT = """
+import socket
+server = socket.socket()
+server.bind(("127.0.0.1", 0))
+server.listen(64)
+for _ in range({n}):
+    client = socket.create_connection(server.getsockname())
+    accepted, _ = server.accept()
+    client.close()  # the side that closes first keeps the connection in TIME_WAIT
+    accepted.close()
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range({n} * 10):
+    udp.sendto(b"x", ("127.0.0.1", 9))
+print("planted", {n})
+"""
+
+NETWORK_LOOK = """
+import json, os
+seen = {}
+for table in ("tcp", "tcp6", "udp", "udp6", "unix"):
+    try:
+        seen[table] = len(open(f"/proc/net/{table}").read().splitlines()) - 1
+    except OSError as exc:
+        seen[table] = str(exc)
+for counter in ("rx_packets", "tx_packets", "rx_bytes"):
+    try:
+        seen[counter] = open(f"/sys/class/net/lo/statistics/{counter}").read().strip()
+    except OSError as exc:
+        seen[counter] = str(exc)
+seen["dev"] = [line.split()[1:3] for line in open("/proc/net/dev") if "lo:" in line]
+snmp = [line for line in open("/proc/net/snmp") if line.startswith(("Tcp: ", "Udp: "))]
+seen["snmp"] = snmp[1::2]
+print(json.dumps(seen, sort_keys=True))
+"""
+
+
+def test_network_state_is_not_carried_to_the_next_job(backend: Sandbox) -> None:
+    """TIME_WAIT entries in /proc/net/tcp and loopback packet counters once carried a job's
+    numbers to the next job on the same pool worker."""
+    seen = []
+    for number in NUMBERS:
+        planted = py(backend, TIME_WAIT_PLANT.format(n=number))
+        assert planted.ok, planted
+        looked = py(backend, NETWORK_LOOK)
+        assert looked.ok, looked
+        seen.append(looked.stdout)
+    assert len(set(seen)) == 1, seen
+    fresh = json.loads(seen[0])
+    assert fresh["tcp"] == 0
+    assert fresh["dev"] == [["0", "0"]]  # loopback: no byte, no packet received
+
+
+PID_PLANT = """
+import os
+for _ in range({n}):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+print("planted", {n})
+"""
+
+PID_LOOK = """
+import os
+pid = os.fork()
+if pid == 0:
+    os._exit(0)
+os.waitpid(pid, 0)
+print(os.getpid(), pid)
+"""
+
+
+def test_the_pid_counter_carries_nothing(backend: Sandbox) -> None:
+    """A job that forks N times moved a shared PID counter by N; the next job's process ids
+    then gave N away."""
+    seen = []
+    for number in NUMBERS:
+        assert py(backend, PID_PLANT.format(n=number)).ok
+        looked = py(backend, PID_LOOK)
+        assert looked.ok, looked
+        seen.append(looked.stdout)
+    assert len(set(seen)) == 1, seen
+
+
+COUNTERS_PLANT = """
+import os, time
+for _ in range({n}):
+    if os.fork() == 0:
+        end = time.process_time() + 0.02
+        while time.process_time() < end:
+            pass
+        os._exit(0)
+    os.wait()
+    time.sleep(0.001)
+print("planted", {n})
+"""
+
+COUNTERS_LOOK = """
+import json, os
+me = os.getpid()
+seen = {}
+for entry in os.listdir("/proc"):
+    if not entry.isdigit() or int(entry) == me:
+        continue
+    try:
+        stat = open(f"/proc/{entry}/stat").read()
+    except OSError:
+        continue
+    # utime, stime, and the CPU time of reaped children, of every other visible process
+    seen[entry] = stat[stat.rindex(")") + 2:].split()[11:15]
+print(json.dumps(seen, sort_keys=True))
+"""
+
+
+def test_counters_of_the_processes_around_a_job_carry_nothing(backend: Sandbox) -> None:
+    """A pool worker reaps each job: its CPU time of reaped children and its context switches
+    grew with what the job did, and the next job could read them in /proc."""
+    seen = []
+    for number in NUMBERS:
+        assert py(backend, COUNTERS_PLANT.format(n=number)).ok
+        looked = py(backend, COUNTERS_LOOK)
+        assert looked.ok, looked
+        seen.append(looked.stdout)
+    assert len(set(seen)) == 1, seen
+
+
+def test_a_job_sees_no_process_older_than_itself(backend: Sandbox) -> None:
+    """A pool worker, which forks and reaps every job, is hidden from them with everything
+    /proc would say about it (context switches, CPU time of reaped children, memory); a
+    bubblewrap job sees only the init process of its own new sandbox."""
+    code = """
+import os
+me = os.getpid()
+print(sorted(int(e) for e in os.listdir("/proc") if e.isdigit() and int(e) != me))
+"""
+    own_init = "[]" if isinstance(backend, PoolSandbox) else "[1]"
+    for _ in range(2):
+        result = py(backend, code)
+        assert result.ok, result
+        assert result.stdout.strip() == own_init
+
+
+SESSION_PLANT = {
+    "json.py": b"print('PLANTED json')\nfrom _json import *\n",
+    "sitecustomize.py": b"print('PLANTED site')\n",
+}
+SESSION_LOOK = b"""
+import json, os
+print("workspace", sorted(os.listdir("/workspace")))
+print("tmp", sorted(os.listdir("/tmp")))
+print("json from", json.__file__)
+"""
+
+
+def test_a_new_session_starts_from_fresh_scratch() -> None:
+    """A session planted ``json.py`` in /workspace and /tmp; the first command of the next
+    session on the same worker imported it. Every session, and every one-shot job after a
+    session, starts from empty scratch."""
+    limits = Limits(timeout_s=5, memory_mb=256)
+    with PoolSandbox(max_workers=1, trusted_code=harness_code()) as pool:
+        for _ in range(2):
+            with pool.session() as planting:
+                planted = planting.run(
+                    ["sh", "-c", "cp /workspace/json.py /workspace/sitecustomize.py /tmp/"],
+                    files=SESSION_PLANT,
+                    limits=limits,
+                )
+                assert planted.ok, planted
+                kept = planting.run(["ls", "/tmp", "/workspace"], limits=limits)  # noqa: S108 - the job's
+                assert "json.py" in kept.stdout  # within one session, files persist
+            with pool.session() as looking:
+                looked = looking.run(
+                    [pool.python, "main.py"], files={"main.py": SESSION_LOOK}, limits=limits
+                )
+            assert looked.ok, looked
+            assert "PLANTED" not in looked.stdout
+            assert "workspace ['main.py']" in looked.stdout
+            assert "tmp []" in looked.stdout
+            with pool.session() as planting:
+                planting.run(["sh", "-c", "echo x > /tmp/left; echo y > left"], limits=limits)
+            one_shot = pool.run(["ls", "-A", "/tmp", "/workspace"], limits=limits)  # noqa: S108
+            assert one_shot.ok, one_shot
+            assert "left" not in one_shot.stdout
