@@ -77,7 +77,7 @@ class CaseOutputs:
             return "no result: the run passed its time limit"
         if self.result.out_of_memory:
             return "no result: the run passed its memory limit"
-        if self.result.signal == signal.SIGXCPU:
+        if self.result.cpu_exceeded or self.result.signal == signal.SIGXCPU:
             return "no result: the run passed its CPU-time limit"
         if self.result.stdout_truncated:
             return "no result: the run passed its output limit"
