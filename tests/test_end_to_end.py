@@ -4,9 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from assay.families.code.templates import TEMPLATES
+
+README = Path(__file__).parents[1] / "README.md"
+BASH = shutil.which("bash") or "/bin/bash"
 
 
 def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -31,18 +38,38 @@ def test_demo_generates_audits_stores_and_summarises(tmp_path: Path) -> None:
     assert (tmp_path / "assay.db").exists()
 
 
-def test_two_hundred_generated_tasks_are_all_accepted(tmp_path: Path) -> None:
-    generated = assay(
-        "generate", "code", "--n", "200", "--seed", "7", "--out", "tasks", cwd=tmp_path
+def readme_tour() -> str:
+    """The shell commands of the README's tour, exactly as printed there."""
+    section = README.read_text().split("## A tour of the command line\n", 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
+    tour = readme_tour()
+    [bank] = re.findall(r"a bank of (\d+) problem templates", tour)
+    assert int(bank) == len(TEMPLATES)
+    scripts = Path(sys.executable).parent
+    assert (scripts / "assay").is_file(), "the assay script is not installed beside python"
+    env = {name: value for name, value in os.environ.items() if not name.startswith("ASSAY_")}
+    env["PATH"] = f"{scripts}{os.pathsep}{env.get('PATH', '')}"
+    result = subprocess.run(
+        [BASH, "-euo", "pipefail", "-c", tour],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
     )
-    assert generated.returncode == 0, generated.stderr
-    audited = assay("audit", "tasks", "--json", "report.json", cwd=tmp_path)
-    assert audited.returncode == 0, audited.stdout[-3000:]
-    report = json.loads((tmp_path / "report.json").read_text())
-    decisions = {t["decision"] for t in report["tasks"]}
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "200 tasks: 200 accepted, 0 rejected" in result.stdout
+    assert "PASS code-parse-duration-8bbedbf0" in result.stdout
+    assert json.loads((tmp_path / "verdict.json").read_text())["status"] == "pass"
+    assert (tmp_path / "assay.db").is_file()
+
+    report = json.loads((tmp_path / "audit.json").read_text())
     assert len(report["tasks"]) == 200
-    assert decisions == {"accepted"}
+    assert {t["decision"] for t in report["tasks"]} == {"accepted"}
     bad = [s for t in report["tasks"] for s in t["solutions"] if s["solution"].startswith("bad-")]
     assert len(bad) >= 600
     assert all(s["status"] == "fail" for s in bad)
-    assert "200 tasks: 200 accepted, 0 rejected" in audited.stdout
