@@ -48,10 +48,14 @@ class _Commands(click.Group):
     """The command group; it turns whatever a command raises into one line and an exit code."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; click's own exceptions (usage, exit, abort) pass through."""
+        """Run the command; click's own exceptions (usage, exit, abort) and a closed pipe
+        (``assay runs --json | head``) pass through to click, which handles them.
+        """
         try:
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except BrokenPipeError:  # click quietens the pipe and exits 1
             raise
         except KeyboardInterrupt:
             _exit("interrupted; nothing more was written", EXIT_INTERRUPTED)
@@ -150,7 +154,7 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
 
     \b
     Example:
-      assay verify tasks/code-parse-duration-1a2b3c4d --solution my_solution.py
+      assay verify tasks/code-parse-duration-8bbedbf0 --solution attempt.py
     """
     from assay.families import family_of  # noqa: PLC0415
     from assay.tasks import load_task  # noqa: PLC0415
@@ -358,7 +362,7 @@ def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -
 
     \b
     Example:
-      assay verdicts --task code-parse-duration-1a2b3c4d
+      assay verdicts --task code-parse-duration-8bbedbf0
     """
     with _existing_store(db) as store:
         kept = store.verdicts(task_id=task_id, run_id=run_id)
