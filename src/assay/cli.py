@@ -198,9 +198,10 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandb
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     to_stdout = json_path is not None and str(json_path) == "-"
+    report_file = None if to_stdout else json_path
     taskset = TaskSet.load(directory)
-    if json_path is not None and not to_stdout:
-        require_writable_file(json_path)
+    if report_file is not None:
+        require_writable_file(report_file)
     verdicts: list[tuple[str, Verdict]] = []
     total = len(taskset) + len(taskset.failures)
     with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
@@ -219,15 +220,15 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandb
     else:
         console().print(audit_table(report))
         click.echo(summary_line(report))
-    if json_path is not None and not to_stdout:
+    if report_file is not None:
         try:
-            write_atomically(json_path, text)
+            write_atomically(report_file, text)
         except OSError as exc:
             raise AssayError(
-                f"{json_path}: cannot write the report: {exc.strerror or exc} (the audit is kept "
-                f"as run {report.run_id} in {db}; `assay runs` lists it)"
+                f"{report_file}: cannot write the report: {exc.strerror or exc} (the audit is "
+                f"kept as run {report.run_id} in {db}; `assay runs` lists it)"
             ) from None
-        click.echo(f"report: {json_path}")
+        click.echo(f"report: {report_file}")
     sys.exit(0 if report.all_accepted else EXIT_FAIL)
 
 
