@@ -384,6 +384,7 @@ def _fresh_network() -> None:
 def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None", last_pid: int) -> None:
     size = _DEFAULT_SCRATCH
     _mount_scratch(size, uid)
+    _fresh_network()  # the first job's too: its socket buffers bounded like every other's
     kept = None  # the session whose scratch is mounted, or None when it is fresh
     while True:
         try:
