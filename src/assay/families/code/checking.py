@@ -163,6 +163,8 @@ def _ended(result: ExecResult) -> str:
         return "it passed its time limit"
     if result.out_of_memory:
         return "it passed its memory limit"
+    if result.cpu_exceeded:
+        return "it passed its CPU-time limit"
     if result.signal is not None:
         return f"it was killed by signal {result.signal}"
     return f"it ended with status {result.exit_code}"
