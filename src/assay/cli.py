@@ -194,7 +194,7 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandb
     """
     from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
     from assay._render import audit_table, console  # noqa: PLC0415
-    from assay.audit import run_audit, summary_line  # noqa: PLC0415
+    from assay.audit import run_audit_into, summary_line  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     to_stdout = json_path is not None and str(json_path) == "-"
@@ -202,18 +202,13 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandb
     taskset = TaskSet.load(directory)
     if report_file is not None:
         require_writable_file(report_file)
-    verdicts: list[tuple[str, Verdict]] = []
     total = len(taskset) + len(taskset.failures)
-    with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
-        report = run_audit(
-            taskset,
-            box,
-            workers=workers,
-            on_task=lambda _t: advance(),
-            on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
-        )
-    with _store(db) as store:
-        store.add_audit(report, verdicts)
+    with (
+        _sandbox(sandbox, workers) as box,
+        _progress("auditing", total) as advance,
+        _store(db) as store,
+    ):
+        report = run_audit_into(store, taskset, box, workers=workers, on_task=lambda _t: advance())
     text = report.model_dump_json(indent=2)
     if to_stdout:
         click.echo(text)

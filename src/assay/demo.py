@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assay._output import require_directory, write_atomically
-from assay.audit import AuditReport, TaskAudit, run_audit
+from assay.audit import AuditReport, TaskAudit, run_audit_into
 from assay.errors import InputError
 from assay.families.code.generator import generate_code_tasks
 from assay.sandbox.protocol import Sandbox
 from assay.store import Store
 from assay.tasks import Task, TaskSet, save_task
-from assay.verdicts import Verdict
 
 DEMO_TASKS = 24
 DEMO_SEED = 2026
@@ -83,15 +82,9 @@ def run_demo(
     tasks_dir = out / "tasks"
     tasks = generate_code_tasks(n, DEMO_SEED, sandbox, workers=workers, on_task=on_generated)
     _write_tasks(tasks, tasks_dir)
-    verdicts: list[tuple[str, Verdict]] = []
-    report = run_audit(
-        TaskSet.load(tasks_dir),
-        sandbox,
-        workers=workers,
-        on_task=on_audited,
-        on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
+    report = run_audit_into(
+        store, TaskSet.load(tasks_dir), sandbox, workers=workers, on_task=on_audited
     )
-    store.add_audit(report, verdicts)
     report_path = out / "audit.json"
     write_atomically(report_path, report.model_dump_json(indent=2))
     return DemoResult(tasks_dir=tasks_dir, report_path=report_path, report=report)

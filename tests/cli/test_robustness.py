@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-import assay.audit
+import assay.audit.runner
 import assay.demo
 import assay.families.code.generator
 from assay.cli import BACKENDS, cli
@@ -80,7 +80,7 @@ def failing_command(
 
 
 COMMANDS = [
-    (["audit", "TASKS"], assay.audit, "run_audit"),
+    (["audit", "TASKS"], assay.audit.runner, "run_audit"),
     (
         ["generate", "code", "--n", "1", "--out", "new"],
         assay.families.code.generator,

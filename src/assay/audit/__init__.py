@@ -3,7 +3,7 @@
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
-from assay.audit.runner import default_checks, run_audit
+from assay.audit.runner import default_checks, run_audit, run_audit_into
 from assay.findings import Decision, Finding, Severity
 
 __all__ = [
@@ -23,5 +23,6 @@ __all__ = [
     "TaskAudit",
     "default_checks",
     "run_audit",
+    "run_audit_into",
     "summary_line",
 ]

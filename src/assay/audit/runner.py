@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
 
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
@@ -18,6 +19,10 @@ from assay.findings import Decision, Finding, Severity
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.taskset import LoadFailure, TaskSet
+from assay.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from assay.store import Store
 
 ENTRY_POINT_GROUP = "assay.audit_checks"
 VerdictSink = Callable[[Task, SolutionVerdict], None]
@@ -82,6 +87,29 @@ def run_audit(
         checks=tuple(check.name for check in applied),
         tasks=tuple(sorted(broken + audited, key=lambda t: t.task_id)),
     )
+
+
+def run_audit_into(
+    store: Store,
+    taskset: TaskSet,
+    sandbox: Sandbox,
+    *,
+    workers: int = 2,
+    on_task: Callable[[TaskAudit], None] | None = None,
+) -> AuditReport:
+    """:func:`run_audit` with the default checks, then keep the report and every verdict
+    behind it in ``store`` (one transaction).
+    """
+    verdicts: list[tuple[str, Verdict]] = []
+    report = run_audit(
+        taskset,
+        sandbox,
+        workers=workers,
+        on_task=on_task,
+        on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
+    )
+    store.add_audit(report, verdicts)
+    return report
 
 
 def _audit_task(
