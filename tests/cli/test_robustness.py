@@ -21,7 +21,10 @@ import assay.families.code.generator
 from assay.cli import BACKENDS, cli
 from assay.families import get_family
 from assay.sandbox import BACKENDS as SANDBOX_BACKENDS
-from assay.tasks import load_task
+from assay.sandbox import Sandbox
+from assay.tasks import Files, Task, load_task, save_task
+from assay.verdicts import Verdict
+from tests.conftest import make_median_task
 
 Invoke = Callable[..., Result]
 ASSAY = [sys.executable, "-m", "assay"]
@@ -278,3 +281,26 @@ def test_the_command_lines_backends_are_the_sandboxes() -> None:
 def _no_stray_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in [n for n in os.environ if n.startswith("ASSAY_") and n != "ASSAY_DB"]:
         monkeypatch.delenv(name)
+
+
+def test_one_task_that_crashes_the_verifier_is_rejected_and_the_audit_kept(
+    invoke: Invoke, median_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_task(make_median_task("median-2"), median_dir.parent)
+    family = get_family("code")
+    verify = family.verify
+
+    def deep(task: Task, files: Files, sandbox: Sandbox) -> Verdict:
+        if task.id == "median-2":
+            raise RecursionError("maximum recursion depth exceeded")
+        return verify(task, files, sandbox)
+
+    monkeypatch.setattr(family, "verify", deep)
+    result = invoke("audit", str(median_dir.parent), "--json", "report.json")
+    assert result.exit_code == 1, result.output
+    assert "2 tasks: 1 accepted, 1 rejected" in result.stdout
+    report = json.loads((tmp_path / "report.json").read_text())
+    [crashed] = [t for t in report["tasks"] if t["task_id"] == "median-2"]
+    assert "RecursionError: maximum recursion depth exceeded" in crashed["findings"][0]["evidence"]
+    [run] = json.loads(invoke("runs", "--json").stdout)
+    assert (run["accepted"], run["rejected"]) == (1, 1)
