@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import assay
 from tests.conftest import REFERENCE, make_median_task
 
@@ -29,3 +31,9 @@ def test_the_readme_library_example(tmp_path: Path) -> None:
 def test_every_public_name_is_exported() -> None:
     for name in assay.__all__:
         assert hasattr(assay, name), name
+
+
+def test_public_names_are_listed_before_they_are_loaded() -> None:
+    assert set(assay.__all__) <= set(dir(assay))
+    with pytest.raises(AttributeError, match="no attribute 'load_tasks'"):
+        assay.load_tasks  # type: ignore[attr-defined]  # noqa: B018 - the lookup is the test
