@@ -505,12 +505,14 @@ for _ in range(2):
         os.setsid()
         while True:
             pass
-time.sleep(0.5)
+time.sleep(1.0)
 """
     limits = Limits(timeout_s=5, cpu_s=5, memory_mb=256)
     result = py(backend, code, limits)
     assert result.exit_code == 0, result
-    assert result.cpu_s >= 0.4, result.cpu_s  # two burners for about half a second
+    # two burners for a second: even on a busy host they get a good part of a CPU-second,
+    # where the first process alone (it only sleeps) uses a few milliseconds
+    assert result.cpu_s >= 0.2, result.cpu_s
 
 
 SOCKET_HOARD = """
