@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,8 +13,12 @@ from click.testing import CliRunner, Result
 from assay.cli import cli
 from assay.families import harness_code
 from assay.families.code.config import Case, cases_json
-from assay.sandbox import BubblewrapSandbox, PoolSandbox, Sandbox
+from assay.sandbox import BubblewrapSandbox, PoolSandbox, Sandbox, _userns
 from assay.tasks import Limits, Task, TaskSpec, save_task
+
+if os.environ.get("ASSAY_TEST_WITHOUT_SUBIDS"):
+    # The suite as a user whose host grants no subordinate ids (the ``shared`` identity).
+    _userns.SUBUID = Path("/nonexistent/subuid")
 
 REFERENCE = b"""
 def median(values):

@@ -37,11 +37,24 @@ def test_v1_group_on_this_host_limits_and_reports() -> None:
     assert not group.memory.exists()
 
 
-def test_v2_layout(tmp_path: Path) -> None:
-    unified = tmp_path / "unified"
-    unified.mkdir()
-    group = _cgroups._open_v2(unified, "job-test", 64, 8)
-    assert (unified / "assay" / "cgroup.subtree_control").read_text() == "+memory +pids"
+def _fake_unified(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "cgroup.controllers").write_text("cpu memory pids\n")
+    (root / "cgroup.procs").write_text("")
+
+
+def test_v2_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On the unified hierarchy (as root), groups go under ``assay/`` at the top, with the
+    memory and pids controllers passed down to it."""
+    _fake_unified(tmp_path)
+    monkeypatch.setattr(_cgroups, "ROOT", tmp_path)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    found = _cgroups._find_layout()
+    assert found is not None
+    assert found.version == 2
+    assert found.parents() == [tmp_path / "assay"]
+    assert (tmp_path / "assay" / "cgroup.subtree_control").read_text() == "+memory +pids"
+    group = _cgroups._open_v2(found, "job-test", 64, 8)
     assert (group.memory / "memory.max").read_text() == str(64 * 2**20)
     assert (group.pids / "pids.max").read_text() == "8"
     (group.memory / "memory.peak").write_text(str(3 * 2**20))
@@ -55,6 +68,62 @@ def test_v2_layout(tmp_path: Path) -> None:
     assert (group.memory / "memory.max").read_text() == str(128 * 2**20)
 
 
+def test_v2_delegated_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without root, on the unified hierarchy: groups go inside the group this process runs in
+    (a delegated one), after it moves itself into a leaf there, since the kernel passes
+    controllers down only from groups that hold no process. (The files stand in for the
+    kernel's: this checks what is written where, not what the kernel makes of it.)"""
+    delegated = tmp_path / "user.slice" / "user@1000.service" / "app.slice" / "run-1.scope"
+    _fake_unified(tmp_path)
+    _fake_unified(delegated)
+    (delegated / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    monkeypatch.setattr(_cgroups, "ROOT", tmp_path)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(
+        _cgroups, "_own_group", lambda _controller: str(delegated.relative_to(tmp_path))
+    )
+    found = _cgroups._find_layout()
+    assert found is not None
+    assert found.version == 2
+    assert found.parents() == [delegated / "assay"]
+    leaves = list((delegated / "assay").glob(f"host-{os.getpid()}-*"))
+    assert len(leaves) == 1
+    assert (leaves[0] / "cgroup.procs").read_text() == str(os.getpid())
+    assert _cgroups.OWNED.match(leaves[0].name)
+    for directory in (delegated, delegated / "assay"):
+        assert (directory / "cgroup.subtree_control").read_text() == "+memory +pids"
+    assert not (tmp_path / "cgroup.subtree_control").exists()  # nothing above the delegation
+
+
+def test_v1_delegated_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without root, on cgroup v1: groups go inside this process's group of each controller,
+    where it may write; a controller it may not write (cpuacct here) is left out."""
+    for controller in ("memory", "pids", "cpuacct"):
+        (tmp_path / controller / "delegated").mkdir(parents=True)
+    (tmp_path / "cpuacct" / "delegated").chmod(0o555)
+    monkeypatch.setattr(_cgroups, "ROOT", tmp_path)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(_cgroups, "_own_group", lambda _controller: "delegated")
+    monkeypatch.setattr(
+        _cgroups, "_writable", lambda path: path.is_dir() and path.stat().st_mode & 0o200 != 0
+    )
+    found = _cgroups._find_layout()
+    assert found is not None
+    assert found.version == 1
+    assert found.bases == {
+        "memory": tmp_path / "memory" / "delegated",
+        "pids": tmp_path / "pids" / "delegated",
+    }
+
+
+def test_no_writable_cgroup_gives_no_layout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_cgroups, "ROOT", tmp_path)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    assert _cgroups._find_layout() is None
+
+
 def test_groups_left_by_a_dead_assay_process_are_removed(monkeypatch: pytest.MonkeyPatch) -> None:
     """A run killed mid-job left ``assay/job-*`` and ``assay/worker-*`` groups with nothing in
     them; the next assay process removes them, and nothing of a living process."""
@@ -65,11 +134,15 @@ def test_groups_left_by_a_dead_assay_process_are_removed(monkeypatch: pytest.Mon
         check=True,
     )
     dead_pid = int(dead.stdout)
+    found = _cgroups.layout()
+    if found is None or found.version != 1:
+        pytest.skip("needs writable cgroup v1 hierarchies")
+    memory, pids = (found.bases[c] / "assay" for c in ("memory", "pids"))
     stale = [
-        _cgroups.ROOT / "memory" / "assay" / f"worker-{dead_pid}-0123456789ab" / "job",
-        _cgroups.ROOT / "pids" / "assay" / f"job-{dead_pid}-0123456789ab",
+        memory / f"worker-{dead_pid}-0123456789ab" / "job",
+        pids / f"job-{dead_pid}-0123456789ab",
     ]
-    alive = _cgroups.ROOT / "memory" / "assay" / f"job-{os.getpid()}-fedcba987654"
+    alive = memory / f"job-{os.getpid()}-fedcba987654"
     for path in (*stale, alive):
         path.mkdir(parents=True)
     monkeypatch.setattr(_cgroups, "_swept", False)

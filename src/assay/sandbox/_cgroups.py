@@ -4,6 +4,9 @@ Both cgroup v1 (separate ``memory`` and ``pids`` hierarchies) and v2 (one unifie
 supported. Where neither is writable, :func:`open_job_group` returns ``None`` and the caller notes
 that only per-process limits hold.
 
+Root makes its groups at the top of each hierarchy; another user inside the group it runs in,
+where that group is handed to it (see :class:`Layout`).
+
 Every group is named ``<kind>-<pid of the assay process>-<random>`` under ``assay/``: when an
 assay process dies without removing its groups, the next one to open a group removes them
 (:func:`remove_stale_groups`), and a test can tell its own groups from another process's.
@@ -17,6 +20,7 @@ charges them to the memory limit itself.)
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import signal
@@ -29,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "assay"
-OWNED = re.compile(r"^(?:job|worker)-(\d+)-[0-9a-f]+$")
+OWNED = re.compile(r"^(?:job|worker|host)-(\d+)-[0-9a-f]+$")
 """Names of the groups assay makes; the number is the process id of the assay process."""
 TCP_SHARE = 4
 """On cgroup v1, TCP buffers may take this fraction (1/4) of the memory limit on top of it."""
@@ -209,13 +213,70 @@ def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> Job
     """
     remove_stale_groups()
     name = f"{kind}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    found = layout()
+    if found is None:
+        return None
     with contextlib.suppress(OSError):
-        if _writable(ROOT / "memory") and _writable(ROOT / "pids"):
-            return _open_v1(name, memory_mb, max_processes)
-        unified = _unified_root()
-        if unified is not None:
-            return _open_v2(unified, name, memory_mb, max_processes)
+        if found.version == 1:
+            return _open_v1(found, name, memory_mb, max_processes)
+        return _open_v2(found, name, memory_mb, max_processes)
     return None
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where this process makes its groups: ``assay/`` under each base directory.
+
+    Root makes them at the top of each hierarchy. Another user makes them inside the group it
+    runs in, where that group is handed to it (writable), as systemd delegates a subtree to a
+    user's services (cgroup v2) or an administrator hands one over (v1).
+    """
+
+    version: int
+    bases: dict[str, Path]
+    """Base directory per controller: ``memory``, ``pids`` and, where there is one, ``cpu``
+    (``cpuacct`` on v1); on v2 all three are the same directory."""
+
+    def parents(self) -> list[Path]:
+        """The ``assay`` directories that hold the groups."""
+        return sorted({base / PARENT for base in self.bases.values()})
+
+
+@functools.cache
+def layout() -> Layout | None:
+    """Where this process can make job groups, or None where it cannot (no writable cgroup).
+    Found once per process."""
+    try:
+        return _find_layout()
+    except OSError:
+        return None
+
+
+def _find_layout() -> Layout | None:
+    if os.geteuid() == 0:
+        top = {"memory": ROOT / "memory", "pids": ROOT / "pids", "cpu": ROOT / "cpuacct"}
+    else:
+        top = {c: ROOT / c / _own_group(c) for c in ("memory", "pids", "cpuacct")}
+        top["cpu"] = top.pop("cpuacct")
+    if _writable(top["memory"]) and _writable(top["pids"]):
+        bases = {c: d for c, d in top.items() if c != "cpu" or _writable(d)}
+        return Layout(1, bases)
+    unified = _unified_base()
+    if unified is None:
+        return None
+    return Layout(2, {"memory": unified, "pids": unified, "cpu": unified})
+
+
+def _own_group(controller: str | None) -> str:
+    """The group this process is in, relative to the hierarchy's root: the one holding
+    ``controller`` (v1), or the unified hierarchy's (``None``)."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            number, controllers, path = line.split(":", 2)
+            names = controllers.split(",")
+            if (controller is None and number == "0") or (controller and controller in names):
+                return path.lstrip("/")
+    return ""
 
 
 def remove_stale_groups() -> list[Path]:
@@ -226,8 +287,9 @@ def remove_stale_groups() -> list[Path]:
         if _swept:
             return []
         _swept = True
+    found = layout()
     removed = []
-    for parent in (*[ROOT / c / PARENT for c in ("memory", "pids", "cpuacct")], ROOT / PARENT):
+    for parent in found.parents() if found else []:
         with contextlib.suppress(OSError):
             for group in parent.iterdir():
                 match = OWNED.match(group.name)
@@ -289,20 +351,18 @@ def open_child_group(parent: JobGroup, name: str, memory_mb: int, max_processes:
     return group
 
 
-def _open_v1(name: str, memory_mb: int, max_processes: int) -> JobGroup:
-    memory = _mkdir(ROOT / "memory" / PARENT / name)
-    pids = _mkdir(ROOT / "pids" / PARENT / name)
-    cpu = _mkdir(ROOT / "cpuacct" / PARENT / name) if _writable(ROOT / "cpuacct") else None
+def _open_v1(found: Layout, name: str, memory_mb: int, max_processes: int) -> JobGroup:
+    memory = _mkdir(found.bases["memory"] / PARENT / name)
+    pids = _mkdir(found.bases["pids"] / PARENT / name)
+    cpu = _mkdir(found.bases["cpu"] / PARENT / name) if "cpu" in found.bases else None
     dirs = (memory, pids) if cpu is None else (memory, pids, cpu)
     group = JobGroup(version=1, dirs=dirs, memory=memory, pids=pids, cpu=cpu)
     group.set_limits(memory_mb, max_processes)
     return group
 
 
-def _open_v2(unified: Path, name: str, memory_mb: int, max_processes: int) -> JobGroup:
-    parent = _mkdir(unified / PARENT)
-    (parent / "cgroup.subtree_control").write_text("+memory +pids")
-    job = _mkdir(parent / name)
+def _open_v2(found: Layout, name: str, memory_mb: int, max_processes: int) -> JobGroup:
+    job = _mkdir(found.bases["memory"] / PARENT / name)
     with contextlib.suppress(OSError):
         (job / "memory.swap.max").write_text("0")
     group = JobGroup(version=2, dirs=(job,), memory=job, pids=job, cpu=job)
@@ -310,11 +370,26 @@ def _open_v2(unified: Path, name: str, memory_mb: int, max_processes: int) -> Jo
     return group
 
 
-def _unified_root() -> Path | None:
-    for candidate in (ROOT, ROOT / "unified"):
-        controllers = candidate / "cgroup.controllers"
-        if controllers.exists() and {"memory", "pids"} <= set(controllers.read_text().split()):
-            return candidate if _writable(candidate) else None
+def _unified_base() -> Path | None:
+    """The unified hierarchy's directory to make groups in, with the memory and pids
+    controllers passed down to ``assay/`` under it; None where there is none this process may
+    write. For a user other than root that is the group it runs in (a delegated one): the
+    kernel passes controllers down only from groups that hold no process, so this process first
+    moves itself into a leaf of its own, ``assay/host-<pid>-<random>``."""
+    for top in (ROOT, ROOT / "unified"):
+        if not (top / "cgroup.controllers").exists():
+            continue
+        base = top if os.geteuid() == 0 else top / _own_group(None)
+        controllers = (base / "cgroup.controllers").read_text().split()
+        if not ({"memory", "pids"} <= set(controllers) and _writable(base)):
+            return None
+        parent = _mkdir(base / PARENT)
+        if base != top:
+            leaf = _mkdir(parent / f"host-{os.getpid()}-{uuid.uuid4().hex[:12]}")
+            (leaf / "cgroup.procs").write_text(str(os.getpid()))
+            (base / "cgroup.subtree_control").write_text("+memory +pids")
+        (parent / "cgroup.subtree_control").write_text("+memory +pids")
+        return base
     return None
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from assay.sandbox._cgroups import JobGroup
 from assay.sandbox._results import address_space_bytes
+from assay.sandbox._userns import Identity, popen
 from assay.tasks.spec import Limits
 
 READ_CHUNK = 65536
@@ -53,16 +54,23 @@ def run_limited(
     stdin: bytes,
     group: JobGroup | None,
     pass_fds: Sequence[int] = (),
+    identity: Identity | None = None,
 ) -> Finished:
     """Run ``argv`` with per-process rlimits, inside ``group`` if given, killed at the deadline
-    or, with a group, as soon as all its processes together pass the CPU limit.
+    or, with a group, as soon as all its processes together pass the CPU limit. Started in a
+    user namespace where ``identity`` needs one (see :func:`assay.sandbox._userns.popen`);
+    without root, RLIMIT_NPROC is left to the command to set inside its namespace (set here it
+    would count every process of the user).
 
     Then the whole process group is killed, and every process left in ``group``.
     """
     output_cap = limits.max_output_kb * 1024
     started = time.monotonic()
-    proc = subprocess.Popen(
+    root = identity is None or identity.kind == "root"
+    proc = popen(
         list(argv),
+        identity,
+        _limiter(limits, group, process_limit=root),
         cwd=cwd,
         env=env,
         stdin=subprocess.PIPE,
@@ -71,7 +79,6 @@ def run_limited(
         start_new_session=True,
         close_fds=True,
         pass_fds=tuple(pass_fds),
-        preexec_fn=_limiter(limits, group),  # noqa: PLW1509 - only rlimits and cgroup writes
     )
     streams = [proc.stdout, proc.stderr]
     readers = [CappedReader(stream.fileno(), output_cap) for stream in streams if stream]
@@ -107,20 +114,23 @@ MAX_OPEN_FILES = 256
 """Open descriptors per job process, on every backend."""
 
 
-def _limiter(limits: Limits, group: JobGroup | None) -> Callable[[], None]:
+def _limiter(
+    limits: Limits, group: JobGroup | None, *, process_limit: bool = True
+) -> Callable[[], None]:
     """The function run in the child between fork and exec: join cgroups, set rlimits."""
     procs_files = group.procs_files() if group else []
     memory = address_space_bytes(limits.memory_mb, grouped=group is not None)
     cpu = max(1, int(limits.cpu_s + 0.999))
     file_size = limits.max_file_mb * 2**20
-    settings = (
+    settings: list[tuple[int, tuple[int, int]]] = [
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
         (resource.RLIMIT_AS, (memory, memory)),
         (resource.RLIMIT_FSIZE, (file_size, file_size)),
         (resource.RLIMIT_CORE, (0, 0)),
         (resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES)),
-        (resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes)),
-    )
+    ]
+    if process_limit:
+        settings.append((resource.RLIMIT_NPROC, (limits.max_processes, limits.max_processes)))
 
     def limit() -> None:
         pid = str(os.getpid()).encode()

@@ -14,7 +14,11 @@ Compiled once (pure Python, no libseccomp needed) and installed either by bubble
 - io_uring, a second way into the kernel that a filter on system calls never sees (its
   ``IORING_OP_SOCKET`` made netlink sockets a plain ``socket`` call could not);
 - sockets of any family but ``AF_UNIX``, ``AF_INET`` and ``AF_INET6`` (what a Python task
-  uses), ``socketpair`` of any family but ``AF_UNIX``, and raw sockets of any family.
+  uses), ``socketpair`` of any family but ``AF_UNIX``, and raw sockets of any family;
+- changing another process's limits, scheduling, priority or memory placement (prlimit64,
+  sched_set*, setpriority, ioprio_set, migrate_pages, move_pages with another target than the
+  caller): where jobs run as their worker's uid (a pool without root or subordinate ids), the
+  kernel would let a job change its worker, and what it set would outlive the job.
 
 Only x86_64 is described; elsewhere :func:`filter_program` returns ``None`` and callers note the
 lost protection.
@@ -124,6 +128,18 @@ _CLONE_NAMESPACES = (
     | 0x40000000  # CLONE_NEWNET
     | 0x00000080  # CLONE_NEWTIME
 )
+_SELF_ONLY = {
+    "prlimit64": 302,
+    "sched_setaffinity": 203,
+    "sched_setparam": 142,
+    "sched_setscheduler": 144,
+    "sched_setattr": 314,
+    "migrate_pages": 256,
+    "move_pages": 279,
+}
+"""Calls whose first argument names a process: allowed only for the caller itself (0)."""
+_SELF_ONLY_WHICH = {"setpriority": (141, 0), "ioprio_set": (251, 1)}
+"""Calls that name their target as (which, who): only (PRIO_PROCESS / IOPRIO_WHO_PROCESS, 0)."""
 _AF_UNIX, _AF_INET, _AF_INET6, _SOCK_RAW, _SOCK_TYPE_MASK = 1, 2, 10, 3, 0xF
 SOCKET_FAMILIES = {"AF_UNIX": _AF_UNIX, "AF_INET": _AF_INET, "AF_INET6": _AF_INET6}
 """The socket families a job may open; every other one is refused."""
@@ -183,6 +199,24 @@ def _argument_checks() -> list[bytes]:
         _insn(_RET_K, _ALLOW),
         _insn(_RET_K, _EPERM),
     ]
+    for number in _SELF_ONLY.values():
+        program += [
+            _insn(_JEQ_K, number, 0, 4),
+            _insn(_LD_W_ABS, _arg_low(0)),
+            _insn(_JEQ_K, 0, 1, 0),
+            _insn(_RET_K, _EPERM),
+            _insn(_RET_K, _ALLOW),
+        ]
+    for number, which in _SELF_ONLY_WHICH.values():
+        program += [
+            _insn(_JEQ_K, number, 0, 6),
+            _insn(_LD_W_ABS, _arg_low(0)),
+            _insn(_JEQ_K, which, 0, 2),
+            _insn(_LD_W_ABS, _arg_low(1)),
+            _insn(_JEQ_K, 0, 1, 0),
+            _insn(_RET_K, _EPERM),
+            _insn(_RET_K, _ALLOW),
+        ]
     return program
 
 

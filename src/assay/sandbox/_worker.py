@@ -32,6 +32,7 @@ from assay.sandbox._exchange import (
 )
 from assay.sandbox._process import MAX_OPEN_FILES
 from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
+from assay.sandbox._userns import Identity, popen
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 
@@ -48,6 +49,9 @@ _CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_N
 """The worker's own: mounting each job's scratch and resetting the PID counter, becoming the
 job's uid, killing what it left, and bringing up loopback in each job's new network namespace
 (its own namespaces only: the worker is in none of the host's)."""
+_SHARED_CAPABILITIES = ("CAP_SETPCAP",)
+"""Where jobs keep the worker's uid (``shared`` identity): dropping every capability of a job
+for good (its bounding set and securebits)."""
 
 
 class Worker:
@@ -61,6 +65,7 @@ class Worker:
         uid: int,
         *,
         seccomp: tuple[bytes, bytes] | None,
+        identity: Identity,
         trusted_code: Mapping[str, str] | None = None,
     ) -> None:
         self.uid = uid
@@ -78,7 +83,7 @@ class Worker:
         inherited, job_cgroup = self.groups.descriptors() if self.groups else ([], {})
         argv = [
             bwrap,
-            *_bwrap_args(system_args, python),
+            *_bwrap_args(system_args, python, identity),
             "--",
             python,
             "-I",
@@ -91,12 +96,13 @@ class Worker:
         try:
             self._proc = _spawn(
                 argv,
+                identity,
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 pass_fds=(worker_end.fileno(), *inherited),
                 start_new_session=True,
-                preexec_fn=lambda: _join(procs),
+                before=lambda: _join(procs),
             )
         finally:
             worker_end.close()
@@ -225,8 +231,9 @@ _spawner_lock = threading.Lock()
 _spawner: threading.Thread | None = None
 
 
-def _spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
-    """Start a worker from one long-lived thread.
+def _spawn(argv: list[str], identity: Identity, **kwargs: Any) -> subprocess.Popen[bytes]:
+    """Start a worker from one long-lived thread, in a user namespace where ``identity`` needs
+    one made outside bubblewrap.
 
     bubblewrap's --die-with-parent follows the *thread* that started it, so a worker started
     from a short-lived caller thread would be killed when that thread ends.
@@ -239,7 +246,7 @@ def _spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
             )
             _spawner.start()
     done: Future[subprocess.Popen[bytes]] = Future()
-    _spawn_requests.put((lambda: subprocess.Popen(argv, **kwargs), done))
+    _spawn_requests.put((lambda: popen(argv, identity, **kwargs), done))
     return done.result()
 
 
@@ -252,12 +259,17 @@ def _serve_spawns() -> None:
             done.set_exception(exc)
 
 
-def _bwrap_args(system_args: list[str], python: str) -> list[str]:
+def _bwrap_args(system_args: list[str], python: str, identity: Identity) -> list[str]:
     caps: list[str] = []
-    for cap in _CAPABILITIES:
+    shared = _SHARED_CAPABILITIES if identity.kind == "shared" else ()
+    for cap in (*_CAPABILITIES, *shared):
         caps += ["--cap-add", cap]
     return [
+        *identity.bwrap_args(),
         "--unshare-pid",
+        # The zygote is the namespace's init: no job can signal it (the kernel drops a signal
+        # to init from inside its namespace unless init handles it), whatever uid it runs as.
+        "--as-pid-1",
         "--unshare-net",
         "--unshare-ipc",
         "--unshare-uts",

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 _LIBC = ctypes.CDLL(None, use_errno=True)
-for _name in ("mount", "umount2", "prctl", "syscall"):
+for _name in ("mount", "umount2", "prctl", "syscall", "capset"):
     getattr(_LIBC, _name)  # resolved once here, not in every job
 _TRUSTED: "dict[str, Any]" = {}
 """Harness code the host declared trusted, compiled once: job id -> code object."""
@@ -75,6 +75,11 @@ _JOB_CGROUP: "dict[str, Any]" = {"procs": [], "cpu": None, "version": 1}
 _MS_NOSUID, _MS_NODEV = 0x2, 0x4
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 _PR_SET_CHILD_SUBREAPER = 36
+_PR_CAPBSET_DROP, _PR_SET_SECUREBITS, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 24, 28, 47, 4
+_SECUREBITS_LOCKED = 0x2F
+"""noroot, no-setuid-fixup and keep-caps off, each locked: root of the namespace gains nothing
+from executing a program."""
+_CAPABILITY_VERSION_3 = 0x20080522
 _SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4
 _MS_NOEXEC, _CLONE_NEWNET = 0x8, 0x40000000
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
@@ -88,6 +93,10 @@ _SOCKET_BUFFERS = {
 """Per network namespace: TCP buffers no larger than this, on hosts that do not charge them to
 the job's memory cgroup (cgroup v1 without TCP accounting)."""
 _CPU_POLL_S = 0.02
+_SYSCTL: "dict[str, int]" = {}
+"""The worker's own handle on /proc/sys, writable (jobs see it read-only); a path looked up from
+it names the setting of the namespace the worker is in at that moment."""
+_MS_BIND, _MS_REC, _MS_RDONLY = 0x1000, 0x4000, 0x1
 
 
 class _SockFprog(ctypes.Structure):
@@ -198,10 +207,26 @@ def _drop_privileges(header: "dict[str, Any]", uid: int, program: "_SockFprog | 
         (resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])),
     ):
         resource.setrlimit(which, value)
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
+    if uid == 0:
+        _drop_capabilities()  # the job keeps the worker's uid: nothing else changes it
+    else:
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
     if program is not None:
         _install(program)
+
+
+def _drop_capabilities() -> None:
+    """Drop every capability for good: effective, permitted, inheritable, ambient, bounding,
+    and the securebits that would give them back to root of the namespace on exec."""
+    _check(_LIBC.prctl(_PR_SET_SECUREBITS, _SECUREBITS_LOCKED, 0, 0, 0), "securebits")
+    _check(_LIBC.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient caps")
+    with open("/proc/sys/kernel/cap_last_cap", "rb") as last:
+        for capability in range(int(last.read()) + 1):
+            _check(_LIBC.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0), "bounding set")
+    header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _check(_LIBC.capset(header, data), "capset")
 
 
 def _child(
@@ -374,7 +399,7 @@ def _fresh_network() -> None:
     finally:
         probe.close()
     for name, value in _SOCKET_BUFFERS.items():
-        fd = os.open("/proc/sys/" + name, os.O_WRONLY)
+        fd = os.open(name, os.O_WRONLY, dir_fd=_SYSCTL["sys"])
         try:
             os.write(fd, value)
         finally:
@@ -434,11 +459,22 @@ def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None", last_pid
 
 def _private_proc() -> int:
     """Mount a /proc of the worker's own over the one bubblewrap made, hiding each process from
-    other uids (so a job sees only its own), and return the PID counter's file, opened for
-    writing: bubblewrap's /proc/sys is read-only."""
+    other uids (so a job sees only its own) and the worker's entry from everyone, with
+    /proc/sys read-only for jobs (the settings of the worker's namespaces outlive a job);
+    return the PID counter's file, opened for writing before that, and keep a writable handle
+    on /proc/sys for the network settings."""
     flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
     _check(_LIBC.mount(b"proc", b"/proc", b"proc", flags, b"hidepid=invisible"), "mount /proc")
-    return os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
+    last_pid = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
+    _SYSCTL["sys"] = os.open("/proc/sys", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    _check(_LIBC.mount(b"/proc/sys", b"/proc/sys", None, _MS_BIND | _MS_REC, None), "bind")
+    remount = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags
+    _check(_LIBC.mount(None, b"/proc/sys", None, remount, None), "read-only /proc/sys")
+    # The worker's own entry is out of every job's reach, even one that runs as its uid.
+    own = f"/proc/{os.getpid()}".encode()
+    hidden = _MS_RDONLY | flags
+    _check(_LIBC.mount(b"none", own, b"tmpfs", hidden, b"size=4k,mode=0"), "hide the worker")
+    return last_pid
 
 
 def _receive_program(sock: socket.socket) -> "_SockFprog | None":
@@ -476,7 +512,8 @@ def _main() -> None:
     _check(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")
     # Held by the worker, so inherited by every job rather than set by each: no extra groups,
     # no core dumps, few descriptors, and no new privileges (the worker never executes anything).
-    os.setgroups([])
+    with contextlib.suppress(PermissionError):  # denied where bubblewrap made the namespace
+        os.setgroups([])
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     files = settings["max_open_files"]
     resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))

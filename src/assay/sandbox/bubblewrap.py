@@ -24,6 +24,7 @@ from assay.sandbox._process import Finished, run_limited
 from assay.sandbox._results import JobEnd, exec_result
 from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
 from assay.sandbox._uids import BUBBLEWRAP_UIDS, UidLease, lease
+from assay.sandbox._userns import host_identity
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 
@@ -60,8 +61,11 @@ class BubblewrapSandbox:
 
     Run as root, bubblewrap keeps only the capabilities to change uid, and ``setpriv`` turns the
     command into a fresh unprivileged uid with no new privileges, so the job holds no owner
-    rights over the host's root-owned files. Run as another user, the command runs in a user
-    namespace as that user, with that user's (unprivileged) rights.
+    rights over the host's root-owned files. Run as another user with subordinate ids, the same
+    happens inside a user namespace made for the job and mapped to them (see
+    :mod:`assay.sandbox._userns`): the job's uid is none of the user's. Without subordinate ids
+    bubblewrap makes the namespace itself and the command runs as the user, with the user's
+    rights over what it can see (noted in every result).
     """
 
     name = "bubblewrap"
@@ -71,11 +75,14 @@ class BubblewrapSandbox:
         if found is None:
             raise SandboxUnavailableError(INSTALL_HINT)
         self._bwrap = found
+        self.identity = host_identity(found)
         self._setpriv: str | None = None
-        if os.geteuid() == 0:
+        if self.identity.kind != "shared":
             self._setpriv = shutil.which("setpriv")
             if self._setpriv is None:
                 raise SandboxUnavailableError(SETPRIV_HINT)
+        self._uid_range = BUBBLEWRAP_UIDS if self.identity.kind == "root" else self.identity.uids
+        self._prlimit = None if self.identity.kind == "root" else shutil.which("prlimit")
         self._python = os.path.realpath(sys.executable)
         self._system_args = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = filter_program()
@@ -90,8 +97,19 @@ class BubblewrapSandbox:
 
     @property
     def notes(self) -> tuple[str, ...]:
-        """Protections this host cannot give (no seccomp filter, no writable cgroup)."""
-        return host_notes(self._seccomp is not None)
+        """Protections this host cannot give (no seccomp filter, no writable cgroup, no
+        subordinate ids without root)."""
+        return (*host_notes(self._seccomp is not None), *self._identity_notes())
+
+    def _identity_notes(self) -> tuple[str, ...]:
+        if self.identity.kind != "shared":
+            return ()
+        return (
+            "no subordinate ids for this user: each job runs as your own uid in a user namespace "
+            "of its own, so it can read the files only you may read wherever it can see them "
+            "(the Python installation, if it is under your home)",
+            *self.identity.notes,
+        )
 
     def close(self) -> None:
         """Give back the blocks of uids it leased; every run cleans up after itself."""
@@ -135,6 +153,7 @@ class BubblewrapSandbox:
                     *seccomp,
                     "--",
                     *self._as_job_user(uid),
+                    *self._process_limit(limits),
                     *command,
                 ]
                 finished = run_limited(
@@ -145,6 +164,7 @@ class BubblewrapSandbox:
                     stdin=stdin,
                     group=group,
                     pass_fds=tuple(passed),
+                    identity=self.identity,
                 )
             finally:
                 os.close(status_write)  # once, here: the number may be reused right after
@@ -155,16 +175,16 @@ class BubblewrapSandbox:
                     + (detail[-1] if detail else f"exit status {finished.exit_code}")
                 )
             notes = () if self._seccomp is not None else (NO_FILTER_NOTE,)
-            return _result(finished, group, notes)
+            return _result(finished, group, (*notes, *self._identity_notes()))
 
     @contextlib.contextmanager
     def _job_uid(self) -> Iterator[int]:
         """A uid that no other job, of this process or another, holds while this one runs."""
         with self._uid_lock:
             if not self._free_uids:
-                held = lease(BUBBLEWRAP_UIDS)
+                held = lease(self._uid_range)
                 self._leases.append(held)
-                self._free_uids = [held.uid(i) for i in reversed(range(BUBBLEWRAP_UIDS.size))]
+                self._free_uids = [held.uid(i) for i in reversed(range(self._uid_range.size))]
             uid = self._free_uids.pop()
         try:
             yield uid
@@ -173,7 +193,8 @@ class BubblewrapSandbox:
                 self._free_uids.append(uid)
 
     def _as_job_user(self, uid: int | None) -> list[str]:
-        """As root: the setpriv prefix that makes the command a fresh unprivileged uid."""
+        """As root, or with subordinate ids: the setpriv prefix that makes the command a fresh
+        unprivileged uid."""
         if self._setpriv is None or uid is None:
             return []
         return [
@@ -185,6 +206,17 @@ class BubblewrapSandbox:
             "--no-new-privs",
             "--",
         ]
+
+    def _process_limit(self, limits: Limits) -> list[str]:
+        """Without root: the prefix that sets the job's process limit inside its own user
+        namespace, where it counts only the job's processes (bubblewrap's init among them
+        without subordinate ids). Set before the namespace is made, it would count every
+        process of the user, assay's own and every other job's, and concurrent jobs would fail
+        to start."""
+        if self._prlimit is None:
+            return []
+        allowed = limits.max_processes
+        return [self._prlimit, f"--nproc={allowed}:{allowed}", "--"]
 
     def _seccomp_args(self, passed: list[int], cleanup: contextlib.ExitStack) -> list[str]:
         """``--seccomp FD`` with the compiled filter in a pipe; nothing where there is none."""
@@ -198,7 +230,9 @@ class BubblewrapSandbox:
         return ["--seccomp", str(read_end)]
 
     def _bwrap_args(self, limits: Limits, status_fd: int) -> list[str]:
-        if self._setpriv is not None:  # root: no user namespace; setpriv drops to the job uid
+        if (
+            self._setpriv is not None
+        ):  # no user namespace of bubblewrap's; setpriv drops to the job uid
             identity = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             identity = ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]

@@ -30,7 +30,8 @@ from pathlib import Path
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
 from assay.sandbox._seccomp import split_program
-from assay.sandbox._uids import POOL_UIDS, lease
+from assay.sandbox._uids import POOL_UIDS, UidLease, lease
+from assay.sandbox._userns import host_identity
 from assay.sandbox._worker import Worker
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import ExecResult
@@ -66,11 +67,6 @@ class PoolSandbox:
         found = bwrap or shutil.which("bwrap")
         if found is None:
             raise SandboxUnavailableError(INSTALL_HINT)
-        if os.geteuid() != 0:
-            raise SandboxUnavailableError(
-                "the warm pool needs root (it gives each job its own uid and mounts); "
-                "run as root or use the per-exec bubblewrap backend"
-            )
         self.max_workers = max_workers or DEFAULT_CAP
         if not 1 <= self.max_workers <= MAX_CAP:
             raise SandboxError(f"max_workers must be between 1 and {MAX_CAP}")
@@ -83,8 +79,11 @@ class PoolSandbox:
         self._seccomp = split_program()
         self._trusted = {hashlib.sha256(code.encode()).hexdigest(): code for code in trusted_code}
         self._trusted_digests = {code: digest for digest, code in self._trusted.items()}
-        self._notes = host_notes(self._seccomp is not None)
-        self._uids = lease(POOL_UIDS)
+        self.identity = host_identity(found)
+        self._notes = (*host_notes(self._seccomp is not None), *self.identity.notes)
+        self._uids: UidLease | None = None
+        if self.identity.kind != "shared":  # there every job runs as the worker's own uid
+            self._uids = lease(self.identity.uids)
         self._idle: list[Worker] = []
         self._busy = 0
         self._free_slots = list(range(self.max_workers))
@@ -170,7 +169,7 @@ class PoolSandbox:
         for worker in idle:
             self._retire(worker)
         with self._lock:
-            if self._busy == 0:
+            if self._busy == 0 and self._uids is not None:
                 self._uids.release()
 
     def __enter__(self) -> PoolSandbox:
@@ -213,8 +212,9 @@ class PoolSandbox:
                 self._bwrap,
                 self._system,
                 self._python,
-                self._uids.uid(slot),
+                0 if self._uids is None else self._uids.uid(slot),
                 seccomp=self._seccomp,
+                identity=self.identity,
                 trusted_code=self._trusted,
             )
         except BaseException:
@@ -238,7 +238,7 @@ class PoolSandbox:
         if not keep:
             self._retire(worker)
         with self._lock:
-            if self._closed and self._busy == 0:
+            if self._closed and self._busy == 0 and self._uids is not None:
                 self._uids.release()  # its uids' processes are all gone
 
     def _retire(self, worker: Worker) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from assay.sandbox import ExecResult, Sandbox
+from assay.sandbox._cgroups import layout
 from assay.tasks import Limits
 
 TOKEN = f"assay-attack-{uuid.uuid4().hex[:12]}"
@@ -24,7 +25,6 @@ QUICK = Limits(timeout_s=5, cpu_s=5, memory_mb=256, max_processes=32, max_file_m
 """Limits for attacks that are expected to be refused quickly."""
 
 TMP = Path("/tmp")  # noqa: S108 - where the backends keep job directories on the host
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 LEFTOVER_GRACE_S = 15.0
 """How long a new job directory or cgroup may take to disappear: a concurrently running test
 elsewhere on the host may own it, and its own job ends within its timeout."""
@@ -155,8 +155,10 @@ def job_cgroups() -> set[Path]:
     """Per-job and per-worker cgroups that this process made, under every hierarchy (v1
     controllers, v2 unified): another assay process on the host has its own."""
     found: set[Path] = set()
-    for kind in (f"job-{os.getpid()}-*", f"worker-{os.getpid()}-*"):
-        found |= set(CGROUP_ROOT.glob(f"*/assay/{kind}")) | set(CGROUP_ROOT.glob(f"assay/{kind}"))
+    where = layout()
+    for parent in where.parents() if where else []:
+        for kind in (f"job-{os.getpid()}-*", f"worker-{os.getpid()}-*"):
+            found |= set(parent.glob(kind))
     return found
 
 

@@ -180,6 +180,8 @@ def test_owner_only_file_in_a_visible_directory(backend: Sandbox) -> None:
     """The Python installation is visible to jobs by design; a file in it that only its owner may
     read (mode 0600) must still be unreadable to them."""
     prefix = Path(os.path.realpath(backend.python)).parent.parent
+    if not os.access(prefix, os.W_OK):
+        pytest.skip(f"{prefix} is not this user's: nothing only they may read can be there")
     value = secret("owner-only")
     planted = prefix / f"{TOKEN}.key"
     planted.touch(mode=0o600)
@@ -191,8 +193,13 @@ def test_owner_only_file_in_a_visible_directory(backend: Sandbox) -> None:
     finally:
         planted.unlink()
     assert result.exit_code == 0, result
-    assert value not in output(result)
     assert value in control.stdout
+    identity = getattr(backend, "identity", None)
+    if identity is not None and identity.kind == "shared":
+        # Without subordinate ids a job is the user: the gap is reported on the result.
+        assert any("your own uid" in note for note in result.notes), result.notes
+        return
+    assert value not in output(result)
 
 
 def test_host_etc_files_outside_the_allowlist(backend: Sandbox) -> None:

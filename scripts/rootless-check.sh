@@ -1,0 +1,25 @@
+#!/bin/sh
+# Run the two commands and the sandbox tests as a normal user, as most users run assay, then the
+# sandbox tests again as a user without subordinate ids. Prepares what such a user's host gives
+# it: newuidmap and subordinate ids (the uidmap package), and a cgroup subtree handed to the user
+# (scripts/delegate-cgroup.sh, as systemd delegates one). Run as root, from a checkout.
+set -eu
+user=${ASSAY_CI_USER:-assay-ci}
+here=$(cd "$(dirname "$0")/.." && pwd)
+if ! command -v newuidmap >/dev/null 2>&1; then
+    apt-get install -y -q uidmap >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q uidmap >/dev/null; }
+fi
+id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$user"
+grep -q "^$user:" /etc/subuid || usermod --add-subuids 300000-365535 "$user"
+grep -q "^$user:" /etc/subgid || usermod --add-subgids 300000-365535 "$user"
+home=$(getent passwd "$user" | cut -d: -f6)
+rm -rf "$home/assay"
+su "$user" -s /bin/sh -c "git config --global --add safe.directory '*' && git clone --quiet '$here' '$home/assay'"
+"$here/scripts/delegate-cgroup.sh" "$user" sh -c '
+    set -e
+    cd ~/assay
+    make demo
+    make test
+    echo "== the sandbox tests again, without subordinate ids =="
+    ASSAY_TEST_WITHOUT_SUBIDS=1 .venv/bin/pytest -q tests/sandbox
+'
