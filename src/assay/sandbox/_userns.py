@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from assay.errors import SandboxError
-from assay.sandbox._uids import POOL_UIDS, UidRange
+from assay.sandbox._uids import BUBBLEWRAP_UIDS, POOL_UIDS, UidRange
 
 SUBUID = Path("/etc/subuid")
 SUBGID = Path("/etc/subgid")
@@ -63,7 +63,9 @@ class Identity:
 
     kind: Literal["root", "subordinate", "shared"]
     uids: UidRange
-    """Where the pool leases its block of job uids (host uids for root, namespace uids else)."""
+    """Where a pool leases its block of job uids (host uids for root, namespace uids else)."""
+    one_shot_uids: UidRange
+    """Where a bubblewrap sandbox leases its block, apart from every pool's."""
     uid_map: tuple[IdMap, ...] = ()
     gid_map: tuple[IdMap, ...] = ()
     notes: tuple[str, ...] = ()
@@ -82,7 +84,7 @@ def host_identity(bwrap: str) -> Identity:
     bubblewrap works in a namespace mapped to the user's subordinate ids (tried once, with
     ``bwrap``), ``shared`` otherwise, with the reason in its note."""
     if os.geteuid() == 0:
-        return Identity("root", POOL_UIDS)
+        return Identity("root", POOL_UIDS, BUBBLEWRAP_UIDS)
     found = subordinate_identity()
     if isinstance(found, Identity):
         failure = _try(
@@ -91,7 +93,8 @@ def host_identity(bwrap: str) -> Identity:
         if failure is None:
             return found
         found = failure
-    return Identity("shared", UidRange("pool-shared", 0, 1, 1), notes=(f"{SHARED_NOTE}: {found}",))
+    own = UidRange("shared", 0, 1, 1)  # never leased: every job is the user
+    return Identity("shared", own, own, notes=(f"{SHARED_NOTE}: {found}",))
 
 
 def subordinate_identity(subuid: Path | None = None, subgid: Path | None = None) -> Identity | str:
@@ -107,10 +110,18 @@ def subordinate_identity(subuid: Path | None = None, subgid: Path | None = None)
         where = subuid if uids is None else subgid
         return f"no range of at least {FIRST_JOB_ID + POOL_UIDS.size} ids for {user} in {where}"
     count = min(uids[1], gids[1])
-    blocks = (count + 1 - FIRST_JOB_ID) // POOL_UIDS.size
+    # Inside the namespace: 0 is the user, then blocks for pools, then blocks for bubblewrap.
+    pools = (count + 1 - FIRST_JOB_ID) // POOL_UIDS.size // 2
+    one_shot = FIRST_JOB_ID + pools * POOL_UIDS.size
     return Identity(
         "subordinate",
-        UidRange(f"pool-subordinate-{uids[0]}", FIRST_JOB_ID, POOL_UIDS.size, blocks),
+        UidRange(f"pool-{uids[0]}", FIRST_JOB_ID, POOL_UIDS.size, pools),
+        UidRange(
+            f"bubblewrap-{uids[0]}",
+            one_shot,
+            BUBBLEWRAP_UIDS.size,
+            (count + 1 - one_shot) // BUBBLEWRAP_UIDS.size,
+        ),
         uid_map=(IdMap(0, os.getuid(), 1), IdMap(1, uids[0], count)),
         gid_map=(IdMap(0, os.getgid(), 1), IdMap(1, gids[0], count)),
     )

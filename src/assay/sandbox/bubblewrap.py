@@ -23,7 +23,7 @@ from assay.sandbox._cgroups import JobGroup, open_job_group
 from assay.sandbox._process import Finished, run_limited
 from assay.sandbox._results import JobEnd, exec_result
 from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
-from assay.sandbox._uids import BUBBLEWRAP_UIDS, UidLease, lease
+from assay.sandbox._uids import UidLease, lease
 from assay.sandbox._userns import host_identity
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
@@ -81,7 +81,7 @@ class BubblewrapSandbox:
             self._setpriv = shutil.which("setpriv")
             if self._setpriv is None:
                 raise SandboxUnavailableError(SETPRIV_HINT)
-        self._uid_range = BUBBLEWRAP_UIDS if self.identity.kind == "root" else self.identity.uids
+        self._uid_range = self.identity.one_shot_uids
         self._prlimit = None if self.identity.kind == "root" else shutil.which("prlimit")
         self._python = os.path.realpath(sys.executable)
         self._system_args = system_view(Path(os.path.realpath(sys.base_prefix)))
