@@ -42,7 +42,7 @@ def test_other_commands_are_executed_in_the_same_isolation(pool: PoolSandbox) ->
     result = pool.run(["sh", "-c", "echo $HOME; id -u; cat in.txt"], files={"in.txt": b"hi"})
     lines = result.stdout.splitlines()
     assert lines[0] == "/workspace"
-    floor = {"root": 200_000, "subordinate": FIRST_JOB_ID, "shared": 0}[pool.identity.kind]
+    floor = {"root": 200_000, "subordinate": FIRST_JOB_ID, "shared": 1}[pool.identity.kind]
     assert int(lines[1]) >= floor
     assert lines[2] == "hi"
     assert pool.run(["no-such-command"]).exit_code == 127

@@ -11,8 +11,9 @@ own, in one of two ways:
   root. The worker's first process makes the namespace (``unshare``) before it runs bubblewrap,
   and a helper of the host writes its maps with ``newuidmap``/``newgidmap``.
 - ``shared``: without subordinate ids, bubblewrap makes the namespace with the user's own uid as
-  its only one, so every job runs as that uid (as root of the namespace with every capability
-  dropped). What that loses is in :data:`SHARED_NOTE`, which every result carries.
+  its only one (:data:`SHARED_ID` inside), so every job runs as that uid, the worker's, with
+  every capability dropped. What that loses is in :data:`SHARED_NOTE`, which every result
+  carries.
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ SUBUID = Path("/etc/subuid")
 SUBGID = Path("/etc/subgid")
 FIRST_JOB_ID = 1024
 """Inside a worker's namespace, job uids start here (0 is the worker, the user itself)."""
+SHARED_ID = 1000
+"""Without subordinate ids: the one uid (and gid) of a namespace, the worker's and its jobs'."""
 _CLONE_NEWUSER = 0x10000000
 _MAP_TIMEOUT_S = 10.0
 SHARED_NOTE = (
@@ -71,10 +74,17 @@ class Identity:
     notes: tuple[str, ...] = ()
     """What this way of running loses, carried by every result."""
 
+    def host_uid(self, inside: int) -> int:
+        """The host's number for a job uid given inside a worker's namespace."""
+        for line in self.uid_map:
+            if line.inside <= inside < line.inside + line.count:
+                return line.outside + inside - line.inside
+        return inside if self.kind == "root" else os.getuid()
+
     def bwrap_args(self) -> list[str]:
         """bubblewrap's own user-namespace arguments (only ``shared`` has it make one)."""
         if self.kind == "shared":
-            return ["--unshare-user", "--uid", "0", "--gid", "0"]
+            return ["--unshare-user", "--uid", str(SHARED_ID), "--gid", str(SHARED_ID)]
         return []
 
 
@@ -93,7 +103,7 @@ def host_identity(bwrap: str) -> Identity:
         if failure is None:
             return found
         found = failure
-    own = UidRange("shared", 0, 1, 1)  # never leased: every job is the user
+    own = UidRange("shared", SHARED_ID, 1, 1)  # never leased: every job is the user
     return Identity("shared", own, own, notes=(f"{SHARED_NOTE}: {found}",))
 
 

@@ -207,7 +207,7 @@ def _drop_privileges(header: "dict[str, Any]", uid: int, program: "_SockFprog | 
         (resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])),
     ):
         resource.setrlimit(which, value)
-    if uid == 0:
+    if uid == os.getuid():
         _drop_capabilities()  # the job keeps the worker's uid: nothing else changes it
     else:
         os.setresgid(uid, uid, uid)

@@ -31,7 +31,7 @@ from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
 from assay.sandbox._seccomp import split_program
 from assay.sandbox._uids import POOL_UIDS, UidLease, lease
-from assay.sandbox._userns import host_identity
+from assay.sandbox._userns import SHARED_ID, host_identity
 from assay.sandbox._worker import Worker
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import ExecResult
@@ -212,7 +212,7 @@ class PoolSandbox:
                 self._bwrap,
                 self._system,
                 self._python,
-                0 if self._uids is None else self._uids.uid(slot),
+                SHARED_ID if self._uids is None else self._uids.uid(slot),
                 seccomp=self._seccomp,
                 identity=self.identity,
                 trusted_code=self._trusted,
