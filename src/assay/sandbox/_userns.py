@@ -11,9 +11,9 @@ own, in one of two ways:
   root. The worker's first process makes the namespace (``unshare``) before it runs bubblewrap,
   and a helper of the host writes its maps with ``newuidmap``/``newgidmap``.
 - ``shared``: without subordinate ids, bubblewrap makes the namespace with the user's own uid as
-  its only one (:data:`SHARED_ID` inside), so every job runs as that uid, the worker's, with
-  every capability dropped. What that loses is in :data:`SHARED_NOTE`, which every result
-  carries.
+  its only one, so every job runs as that uid, the worker's (as uid 1000 of a namespace of its
+  own, with every capability dropped). What that loses is in :data:`SHARED_NOTE`, which every
+  result carries.
 """
 
 from __future__ import annotations
@@ -38,8 +38,11 @@ SUBUID = Path("/etc/subuid")
 SUBGID = Path("/etc/subgid")
 FIRST_JOB_ID = 1024
 """Inside a worker's namespace, job uids start here (0 is the worker, the user itself)."""
-SHARED_ID = 1000
-"""Without subordinate ids: the one uid (and gid) of a namespace, the worker's and its jobs'."""
+SHARED_ID = 0
+"""Without subordinate ids: the one uid (and gid) of a worker's namespace, the worker's and its
+jobs'. Each job then makes a namespace of its own in which it is uid 1000, without
+capabilities, so that it is not root even of its worker's namespace (bubblewrap's own
+``--uid 1000`` would nest the worker in a namespace that does not own its PID namespace)."""
 _CLONE_NEWUSER = 0x10000000
 _MAP_TIMEOUT_S = 10.0
 SHARED_NOTE = (

@@ -81,7 +81,7 @@ _SECUREBITS_LOCKED = 0x2F
 from executing a program."""
 _CAPABILITY_VERSION_3 = 0x20080522
 _SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_SPEC_ALLOW = 317, 1, 4
-_MS_NOEXEC, _CLONE_NEWNET = 0x8, 0x40000000
+_MS_NOEXEC, _CLONE_NEWNET, _CLONE_NEWUSER = 0x8, 0x40000000, 0x10000000
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
 _HEADER = struct.Struct("!I")
 _PID_BASE = b"99"
@@ -196,6 +196,9 @@ def _write_files(meta: "dict[str, Any]", payload: bytes, offset: int) -> None:
 def _drop_privileges(header: "dict[str, Any]", uid: int, program: "_SockFprog | None") -> None:
     """What changes from job to job (the worker cannot raise a hard limit once lowered): the
     limits, the uid, and the job's part of the seccomp filter."""
+    shared = uid == os.getuid()  # the job keeps the worker's uid: it needs a namespace of its own
+    if shared:  # made before the limits, so the process limit counts in it, not the worker's
+        _own_namespace()
     limits = header["limits"]
     memory = header["address_space"]
     cpu = max(1, int(limits["cpu_s"] + 0.999))
@@ -207,13 +210,25 @@ def _drop_privileges(header: "dict[str, Any]", uid: int, program: "_SockFprog | 
         (resource.RLIMIT_NPROC, (limits["max_processes"], limits["max_processes"])),
     ):
         resource.setrlimit(which, value)
-    if uid == os.getuid():
-        _drop_capabilities()  # the job keeps the worker's uid: nothing else changes it
+    if shared:
+        _drop_capabilities()
     else:
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
     if program is not None:
         _install(program)
+
+
+def _own_namespace() -> None:
+    """Where jobs share their worker's uid: a user namespace for the job alone, in which it is
+    uid and gid 1000 (0 is not mapped, so it can never be its namespace's root)."""
+    _check(_LIBC.unshare(_CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")
+    for name, value in (("setgroups", b"deny"), ("uid_map", b"1000 0 1"), ("gid_map", b"1000 0 1")):
+        fd = os.open("/proc/self/" + name, os.O_WRONLY)
+        try:
+            os.write(fd, value)
+        finally:
+            os.close(fd)
 
 
 def _drop_capabilities() -> None:
