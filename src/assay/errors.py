@@ -6,13 +6,17 @@
     ├── InputError (ValueError)             the user's input is wrong; the CLI exits 2
     │   ├── TaskFormatError                 a task directory or task.toml is malformed
     │   ├── UnknownFamilyError (LookupError) task.toml names a family nobody registered
-    │   └── SolutionFormatError             a submitted solution path is missing or unusable
+    │   ├── SolutionFormatError             a submitted solution path is missing or unusable
+    │   └── PolicySpecError                 a policy spec (``openai:MODEL``, ``bad:LABEL``) is wrong
     ├── SandboxError (RuntimeError)         the sandbox could not run a job; the CLI exits 3
     │   └── SandboxUnavailableError         bubblewrap (or another backend need) is missing
     ├── VerifierError (RuntimeError)        trusted verification code failed; exits 3
+    ├── PolicyError (RuntimeError)          the model endpoint failed after its retries; exits 3
+    │   └── ModelUnreachableError           the model endpoint cannot be reached at all
     └── StoreError (RuntimeError)           the results database cannot be read or written
 
-A candidate that crashes, hangs or cheats is not an error here: that is a ``fail`` verdict.
+A candidate that crashes, hangs or cheats is not an error here: that is a ``fail`` verdict. Nor is
+a model that refuses, overflows its context or sends malformed tool calls: the policy failed.
 An ``AssayError`` message is one line meant for a person: it names the file, the field and the fix.
 """
 
@@ -69,6 +73,18 @@ class SandboxUnavailableError(SandboxError):
 
 class VerifierError(AssayError, RuntimeError):
     """Trusted verification code failed; the attempt is recorded as an ``error`` verdict."""
+
+
+class PolicySpecError(InputError):
+    """A policy spec names an unknown kind of policy or lacks what it needs."""
+
+
+class PolicyError(AssayError, RuntimeError):
+    """The model endpoint failed (transport, 5xx, timeouts) after its retries: infrastructure."""
+
+
+class ModelUnreachableError(PolicyError):
+    """Nothing answers at the model endpoint's address; the message names the URL and the fix."""
 
 
 class StoreError(AssayError, RuntimeError):
