@@ -16,6 +16,7 @@ from assay.families.code.config import Case, code_config, hidden_cases
 from assay.families.code.judging import judge
 from assay.families.code.lint import lint_code_task
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
+from assay.families.code.tools import CodeTools
 from assay.findings import Finding
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
@@ -56,6 +57,10 @@ class CodeFamily:
     def lint(self, task: Task) -> list[Finding]:
         """Static checks of the task's code-family parts."""
         return lint_code_task(task)
+
+    def tools(self, task: Task) -> CodeTools:
+        """A fresh workspace over ``task``'s files and the agent's tools on it."""
+        return CodeTools(task)
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run ``solution`` on the hidden cases in ``sandbox`` and judge outside it."""
