@@ -11,6 +11,7 @@
     ├── SandboxError (RuntimeError)         the sandbox could not run a job; the CLI exits 3
     │   └── SandboxUnavailableError         bubblewrap (or another backend need) is missing
     ├── VerifierError (RuntimeError)        trusted verification code failed; exits 3
+    │   └── CheckerError                    a task's checker cannot judge the task's own outputs
     ├── PolicyError (RuntimeError)          the model endpoint failed after its retries; exits 3
     │   └── ModelUnreachableError           the model endpoint cannot be reached at all
     └── StoreError (RuntimeError)           the results database cannot be read or written
@@ -50,6 +51,22 @@ class InputError(AssayError, ValueError):
             message = f"{message} ({fix})"
         super().__init__(message)
 
+    def under(self, task_id: str, directory: Path | str) -> InputError:
+        """This error, its path given below ``directory`` where it was given below the task's id.
+
+        Code that holds a task but not the directory it was read from names files
+        ``<task id>/hidden/cases.json``; the caller that knows the directory calls this so
+        that the message names the path the user passed.
+        """
+        if self.path is None or not self.path.startswith(f"{task_id}/"):
+            return self
+        relative = self.path.removeprefix(f"{task_id}/")
+        located = type(self).__new__(type(self))
+        InputError.__init__(
+            located, self.problem, path=Path(directory) / relative, field=self.field, fix=self.fix
+        )
+        return located
+
 
 class TaskFormatError(InputError):
     """A task directory or its ``task.toml`` does not follow the task format."""
@@ -73,6 +90,11 @@ class SandboxUnavailableError(SandboxError):
 
 class VerifierError(AssayError, RuntimeError):
     """Trusted verification code failed; the attempt is recorded as an ``error`` verdict."""
+
+
+class CheckerError(VerifierError):
+    """A task's checker gave no verdict even on the task's own expected outputs: the task cannot
+    be judged within its limits (an ``error`` verdict, never the candidate's doing)."""
 
 
 class PolicySpecError(InputError):

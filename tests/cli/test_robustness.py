@@ -283,7 +283,7 @@ def _no_stray_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name)
 
 
-def test_one_task_that_crashes_the_verifier_is_rejected_and_the_audit_kept(
+def test_one_task_that_crashes_the_verifier_is_an_error_and_the_audit_kept(
     invoke: Invoke, median_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     save_task(make_median_task("median-2"), median_dir.parent)
@@ -297,10 +297,11 @@ def test_one_task_that_crashes_the_verifier_is_rejected_and_the_audit_kept(
 
     monkeypatch.setattr(family, "verify", deep)
     result = invoke("audit", str(median_dir.parent), "--json", "report.json")
-    assert result.exit_code == 1, result.output
-    assert "2 tasks: 1 accepted, 1 rejected" in result.stdout
+    assert result.exit_code == 3, result.output
+    assert "2 tasks: 1 accepted, 0 rejected, 1 could not be audited (error)" in result.stdout
     report = json.loads((tmp_path / "report.json").read_text())
     [crashed] = [t for t in report["tasks"] if t["task_id"] == "median-2"]
+    assert crashed["decision"] == "error"
     assert "RecursionError: maximum recursion depth exceeded" in crashed["findings"][0]["evidence"]
     [run] = json.loads(invoke("runs", "--json").stdout)
-    assert (run["accepted"], run["rejected"]) == (1, 1)
+    assert (run["accepted"], run["rejected"]) == (1, 0)
