@@ -127,13 +127,14 @@ def generate_code(count: int, seed: int, out: Path, workers: int, sandbox: str) 
     Example:
       assay generate code --n 50 --seed 1 --out tasks/
     """
-    from assay._output import require_directory, save_new_tasks  # noqa: PLC0415
+    from assay._output import require_directory  # noqa: PLC0415
     from assay.families.code.generator import generate_code_tasks  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
 
     require_directory(out)
     with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
         tasks = generate_code_tasks(count, seed, box, workers=workers, on_task=lambda _t: advance())
-    saved = save_new_tasks(tasks, out)
+    saved = save_tasks(tasks, out)
     kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
     click.echo(f"wrote {saved.written} tasks to {out}{kept}")
 

@@ -204,6 +204,45 @@ def test_generate_never_replaces_task_directories_it_did_not_write(
     assert load_task(edited).prompt == "my own careful rewording\n"
 
 
+def test_generate_into_a_directory_of_other_files_keeps_them(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    first = invoke("generate", "code", "--n", "2", "--seed", "7", "--out", "tasks")
+    assert first.exit_code == 0, first.output
+    ids = sorted(p.name for p in (tmp_path / "tasks").iterdir())
+    mine = tmp_path / "mine"
+    (mine / ids[1]).mkdir(parents=True)
+    (mine / ids[1] / "results.csv").write_text("1,2\n")
+    (mine / "notes.txt").write_text("mine")
+    result = invoke("generate", "code", "--n", "2", "--seed", "7", "--out", "mine")
+    assert result.exit_code == 2
+    assert f"mine/{ids[1]}: already exists" in one_line(result)
+    assert sorted(p.name for p in mine.iterdir()) == sorted([ids[1], "notes.txt"])
+    assert [p.name for p in (mine / ids[1]).iterdir()] == ["results.csv"]
+
+    (mine / ids[1] / "results.csv").unlink()
+    (mine / ids[1]).rmdir()
+    result = invoke("generate", "code", "--n", "2", "--seed", "7", "--out", "mine")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in mine.iterdir()) == sorted([*ids, "notes.txt"])
+    assert (mine / "notes.txt").read_text() == "mine"
+
+
+def test_demo_onto_a_directory_of_other_files_changes_nothing(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "data.csv").write_text("1,2\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "tasks").symlink_to(theirs)
+    result = invoke("demo", "--out", "out", "--n", "1")
+    assert result.exit_code == 2
+    assert "out/tasks: already exists and was not written by assay demo" in one_line(result)
+    assert [p.name for p in theirs.iterdir()] == ["data.csv"]
+    assert (tmp_path / "out" / "tasks").is_symlink()
+
+
 def test_demo_never_deletes_a_tasks_directory_it_did_not_write(
     invoke: Invoke, tmp_path: Path
 ) -> None:
