@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import assay.families.code.family
+import assay.families.code.judging
 from assay.cli import cli
 from assay.errors import SandboxError
 from assay.families.code.outputs import CaseOutputs
@@ -137,3 +139,55 @@ def test_a_task_that_is_wrong_and_could_not_be_checked_whole_is_rejected(
     [audit] = json.loads((tmp_path / "report.json").read_text())["tasks"]
     assert audit["decision"] == "rejected"
     assert {f["check"] for f in audit["findings"]} == {"known-bad", "verify"}
+
+
+def test_a_task_file_that_cannot_be_read_rejects_that_task_only(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for task_id in ("unreadable", "fine"):
+        save_task(make_median_task(task_id), tmp_path / "tasks")
+    read_bytes = Path.read_bytes
+
+    def failing(path: Path) -> bytes:
+        if path.name == "cases.json" and path.parent.parent.name == "unreadable":
+            raise OSError(errno.EIO, "Input/output error", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", failing)
+    result = invoke("audit", "tasks", "--json", "report.json")
+    assert result.exit_code == 1, result.output
+    assert "2 tasks: 1 accepted, 1 rejected" in result.stdout
+    report = json.loads((tmp_path / "report.json").read_text())
+    [task] = [t for t in report["tasks"] if t["decision"] == "rejected"]
+    assert task["findings"][0]["message"] == (
+        "tasks/unreadable/hidden/cases.json: cannot be read: Input/output error "
+        "(check the file and its permissions)"
+    )
+    result = invoke("verify", "tasks/unreadable", "--solution", "tasks/fine/solutions/reference")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: tasks/unreadable/hidden/cases.json: cannot be read")
+
+
+def test_a_surprise_while_judging_a_candidates_output_fails_it(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_task(make_median_task(), tmp_path / "tasks")
+    (tmp_path / "odd.py").write_bytes(b"def median(values):\n    return [[[['odd']]]]\n")
+    first_difference = assay.families.code.judging.first_difference
+
+    def fragile(expected: object, actual: object, **options: object) -> str | None:
+        if actual == [[[["odd"]]]]:
+            raise RecursionError("maximum recursion depth exceeded in comparison")
+        return first_difference(expected, actual, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(assay.families.code.judging, "first_difference", fragile)
+    result = invoke("verify", "tasks/median-1", "--solution", "odd.py", "--json")
+    assert result.exit_code == 1, result.output
+    verdict = json.loads(result.stdout)
+    assert verdict["status"] == "fail"
+    assert verdict["criteria"][0]["evidence"] == (
+        "the output could not be judged: RecursionError: maximum recursion depth exceeded "
+        "in comparison"
+    )
+    result = invoke("verify", "tasks/median-1", "--solution", "tasks/median-1/solutions/reference")
+    assert result.exit_code == 0, result.output

@@ -22,8 +22,20 @@ PROMPT_MD = "prompt.md"
 
 
 def load_task(directory: Path) -> Task:
-    """Load one task directory; raise :class:`TaskFormatError` naming the file and field."""
+    """Load one task directory; raise :class:`TaskFormatError` naming the file and field (also
+    when a file cannot be read at all)."""
     directory = Path(directory)
+    try:
+        return _load_task(directory)
+    except OSError as exc:
+        raise TaskFormatError(
+            f"cannot be read: {exc.strerror or exc}",
+            path=exc.filename or directory,
+            fix="check the file and its permissions",
+        ) from None
+
+
+def _load_task(directory: Path) -> Task:
     if not directory.is_dir():
         raise TaskFormatError(
             "no such task directory", path=directory, fix="pass a directory holding task.toml"
