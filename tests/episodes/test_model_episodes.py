@@ -98,7 +98,7 @@ def test_failing_calls_are_counted_and_the_episode_goes_on(
     outputs = [tool.result.output for step in trajectory.steps for tool in step.tools]
     assert outputs[0].startswith("unknown tool 'delete_everything'; the tools are write_file")
     assert outputs[1] == "the arguments must be one JSON object"
-    assert outputs[2] == "exit code 3\n"
+    assert outputs[2] == "exit code 3"
     assert outputs[3].startswith("exit code 137")  # the shell reports the SIGKILL
     assert trajectory.failed_tool_calls == 4
     assert trajectory.verdict.status is Status.PASS

@@ -38,8 +38,9 @@ class Observation:
 
 @dataclass(frozen=True)
 class Judged:
-    """An episode's verdict and the files it judged."""
+    """How an episode ended, its verdict and the files it judged."""
 
+    end: EndReason
     verdict: Verdict
     submission: Files
 
@@ -123,7 +124,7 @@ class Episode:
         """Seconds since reset."""
         return time.monotonic() - self._started
 
-    def judge(self, final: Message | None) -> tuple[EndReason, Judged]:
+    def judge(self, final: Message | None) -> Judged:
         """Choose the submission and judge it in a fresh sandbox job.
 
         Single-turn: the last fenced block of ``final``. Tools: the workspace; when nothing was
@@ -133,18 +134,18 @@ class Episode:
         if self.mode == "single":
             if block is None:
                 fence = self.toolset.fence
-                return EndReason.ANSWERED, self.unjudged(
-                    Status.FAIL, f"the answer holds no ```{fence} block"
-                )
-            return EndReason.ANSWERED, self._verify(self.toolset.answer_files(block))
+                summary = f"the answer holds no ```{fence} block"
+                return self.unjudged(EndReason.ANSWERED, Status.FAIL, summary)
+            return self._verify(EndReason.ANSWERED, self.toolset.answer_files(block))
         files = self.toolset.submission()
         if self.submitted:
-            return EndReason.SUBMITTED, self._verify(files)
+            return self._verify(EndReason.SUBMITTED, files)
         if block is not None:
-            return EndReason.ANSWERED, self._verify({**files, **self.toolset.answer_files(block)})
-        return EndReason.STOPPED, self._verify(files)
+            answered = {**files, **self.toolset.answer_files(block)}
+            return self._verify(EndReason.ANSWERED, answered)
+        return self._verify(EndReason.STOPPED, files)
 
-    def unjudged(self, status: Status, summary: str) -> Judged:
+    def unjudged(self, end: EndReason, status: Status, summary: str) -> Judged:
         """A verdict given without running the verifier: a fail (budget, the policy's failure)
         or an error (infrastructure)."""
         verdict = Verdict(
@@ -155,7 +156,7 @@ class Episode:
             timings=Timings(wall_s=0.0),
             versions=self._versions(),
         )
-        return Judged(verdict=verdict, submission={})
+        return Judged(end=end, verdict=verdict, submission={})
 
     def _call(self, call: ToolCall) -> ToolResult:
         started = time.monotonic()
@@ -164,8 +165,9 @@ class Episode:
             return ToolResult(output=arguments, ok=False, wall_s=time.monotonic() - started)
         return self.toolset.call(call.name, arguments, self.sandbox)
 
-    def _verify(self, files: Files) -> Judged:
-        return Judged(verdict=self.family.verify(self.task, files, self.sandbox), submission=files)
+    def _verify(self, end: EndReason, files: Files) -> Judged:
+        verdict = self.family.verify(self.task, files, self.sandbox)
+        return Judged(end=end, verdict=verdict, submission=files)
 
     def _versions(self) -> Versions:
         from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load

@@ -57,7 +57,7 @@ async def run_episode(
     try:
         await run.drive(policy, messages, observation.tools)
     except (PolicyError, SandboxError) as exc:
-        run.end(EndReason.INFRASTRUCTURE, str(exc), episode.unjudged(Status.ERROR, str(exc)))
+        run.end(str(exc), episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)))
     if run.judged is None:
         await run.judge()
     return run.trajectory(policy, observation, started_at=started_at, prices=prices)
@@ -70,13 +70,12 @@ class _Run:
         self.episode = episode
         self.steps: list[Step] = []
         self.final: Message | None = None
-        self.reason = EndReason.STOPPED
         self.detail = ""
         self.judged: Judged | None = None
         self.model_s = 0.0
 
-    def end(self, reason: EndReason, detail: str, judged: Judged | None = None) -> None:
-        self.reason, self.detail, self.judged = reason, detail, judged
+    def end(self, detail: str, judged: Judged) -> None:
+        self.detail, self.judged = detail, judged
 
     async def drive(
         self, policy: Policy, messages: list[Message], tools: list[dict[str, object]]
@@ -85,7 +84,7 @@ class _Run:
         while True:
             spent = episode.exhausted()
             if spent:
-                self.end(EndReason.BUDGET, spent, episode.unjudged(Status.FAIL, spent))
+                self.end(spent, episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
                 return
             request = PolicyRequest(messages=tuple(messages), tools=tools, task=episode.task)
             turn = await policy.act(request)
@@ -95,8 +94,9 @@ class _Run:
             self.final = turn.message
             if turn.failure is not None:
                 self.steps.append(self._step(turn, (), 0.0))
-                failed = episode.unjudged(Status.FAIL, f"the policy failed: {turn.failure}")
-                self.end(EndReason.POLICY_FAILED, turn.failure, failed)
+                summary = f"the policy failed: {turn.failure}"
+                failed = episode.unjudged(EndReason.POLICY_FAILED, Status.FAIL, summary)
+                self.end(turn.failure, failed)
                 return
             calls = turn.message.tool_calls if episode.mode == "tools" else ()
             tool_steps, tools_s = await self._run_calls(calls, messages)
@@ -131,11 +131,11 @@ class _Run:
 
     async def judge(self) -> None:
         try:
-            reason, judged = await asyncio.to_thread(self.episode.judge, self.final)
+            self.judged = await asyncio.to_thread(self.episode.judge, self.final)
         except SandboxError as exc:
-            reason, judged = EndReason.INFRASTRUCTURE, self.episode.unjudged(Status.ERROR, str(exc))
-            self.detail = str(exc)
-        self.reason, self.judged = reason, judged
+            self.end(
+                str(exc), self.episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
+            )
 
     def trajectory(
         self,
@@ -146,7 +146,9 @@ class _Run:
         prices: PriceTable | None,
     ) -> Trajectory:
         episode = self.episode
-        judged = self.judged or episode.unjudged(Status.ERROR, "the episode was never judged")
+        judged = self.judged or episode.unjudged(
+            EndReason.INFRASTRUCTURE, Status.ERROR, "the episode was never judged"
+        )
         identity = policy.identity().model_copy(
             update={
                 "prompt_version": PROMPT_VERSION,
@@ -174,7 +176,7 @@ class _Run:
             budget=episode.budget,
             steps=tuple(self.steps),
             failed_tool_calls=episode.failed_calls,
-            end=self.reason,
+            end=judged.end,
             end_detail=self.detail,
             submission=as_text_files(judged.submission),
             verdict=judged.verdict,

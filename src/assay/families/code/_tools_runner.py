@@ -2,11 +2,12 @@
 
 Stdlib only: it runs as ``python -I -S -c`` in a sandbox job. It reads a JSON job on stdin
 (``nonce``, ``command``, ``timeout_s``, ``head``, ``tail``, ``max_files``, ``max_file_bytes``,
-``max_total_bytes``), runs ``/bin/sh -c COMMAND`` in the working directory with ``python`` on the
-PATH, its output (stdout and stderr together) in a private file under ``/tmp``, and then writes
-exactly one framed record on stdout: the nonce, a newline, one JSON object, a newline, the nonce,
-a newline. File contents and output travel base64-encoded. Nothing here is trusted by the host:
-it re-checks every path, size and count it reads back.
+``max_total_bytes``, and ``path``: directories for ``PYTHONPATH``, the task's packages), runs
+``/bin/sh -c COMMAND`` in the working directory with ``python`` on the PATH, its output (stdout
+and stderr together) in a private file under ``/tmp``, and then writes exactly one framed record
+on stdout: the nonce, a newline, one JSON object, a newline, the nonce, a newline. File contents
+and output travel base64-encoded. Nothing here is trusted by the host: it re-checks every path,
+size and count it reads back.
 """
 
 import base64
@@ -24,11 +25,12 @@ if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up
 BIN_DIR = "/tmp/.assay-bin"
 OUTPUT = "/tmp/.assay-output"
 SKIPPED_DIRS = ("__pycache__",)
+MAX_SKIPPED = 100
 
 
 def _main() -> None:
     job: dict[str, Any] = json.loads(sys.stdin.buffer.read())
-    env = prepare_env()
+    env = prepare_env(job["path"])
     with open(OUTPUT, "w+b") as out:
         exit_code, timed_out = run(job["command"], job["timeout_s"], out, env)
         size = out.seek(0, 2)
@@ -53,7 +55,7 @@ def _main() -> None:
     sys.stdout.flush()
 
 
-def prepare_env() -> "dict[str, str]":
+def prepare_env(path: "list[str]") -> "dict[str, str]":
     os.makedirs(BIN_DIR, exist_ok=True)
     link = os.path.join(BIN_DIR, "python")
     if not os.path.lexists(link):
@@ -61,6 +63,8 @@ def prepare_env() -> "dict[str, str]":
     env = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     env["PATH"] = BIN_DIR + ":" + os.environ.get("PATH", "/usr/bin:/bin")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    if path:
+        env["PYTHONPATH"] = ":".join(path)
     return env
 
 
@@ -101,20 +105,20 @@ def collect(
             if os.path.islink(path) or not os.path.isfile(path):
                 skipped.append([path, "not a regular file"])
                 continue
-            if len(files) >= max_files:
-                skipped.append([path, "too many files"])
-                continue
             with open(path, "rb") as handle:
                 data = handle.read(max_file_bytes + 1)
             if len(data) > max_file_bytes:
                 skipped.append([path, "file too large"])
+                continue
+            if len(files) >= max_files:
+                skipped.append([path, "too many files"])
                 continue
             if total + len(data) > max_total_bytes:
                 skipped.append([path, "workspace too large"])
                 continue
             total += len(data)
             files[path] = encode(data)
-    return files, skipped[:max_files]
+    return files, skipped[:MAX_SKIPPED]
 
 
 def encode(data: bytes) -> str:

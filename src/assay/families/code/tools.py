@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from assay.families.base import ToolResult
 from assay.families.code.config import code_config
-from assay.sandbox.protocol import ExecResult, Sandbox
+from assay.sandbox.protocol import PACKAGES_DIR, ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
 
@@ -124,7 +124,9 @@ class CodeTools:
     def __init__(self, task: Task, limits: ToolLimits | None = None) -> None:
         self.limits = limits or ToolLimits()
         self._task_limits = task.spec.limits
-        self._entrypoint = code_config(task).entrypoint
+        config = code_config(task)
+        self._entrypoint = config.entrypoint
+        self._packages = config.imports
         self.workspace: Files = dict(task.workspace)
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -218,12 +220,14 @@ class CodeTools:
             "max_files": self.limits.max_files,
             "max_file_bytes": self.limits.max_file_bytes,
             "max_total_bytes": self.limits.max_total_bytes,
+            "path": [PACKAGES_DIR] if self._packages else [],
         }
         result = sandbox.run(
             [sandbox.python, "-I", "-S", "-c", RUNNER],
             files=self.workspace,
             limits=self._job_limits(timeout),
             stdin=json.dumps(job).encode(),
+            packages=self._packages,
         )
         return self._take_back(result, nonce)
 
@@ -247,7 +251,7 @@ class CodeTools:
         files, problems = self._checked_files(record)
         self.workspace = files
         output = _format_output(record, self.limits)
-        lines = [_exit_line(record), output]
+        lines = [_exit_line(record), *([output] if output else [])]
         lines += [f"note: {path} was not kept: {why}" for path, why in problems[:20]]
         ok = record.exit_code == 0 and not record.timed_out
         return ToolResult(output="\n".join(lines), ok=ok, sandbox_cpu_s=cpu)
