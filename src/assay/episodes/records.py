@@ -10,8 +10,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay.errors import InputError
 from assay.families.base import ToolResult
 from assay.policies.base import PolicyIdentity
 from assay.policies.messages import Message, ToolCall, Usage
@@ -46,7 +47,9 @@ class Budget(BaseModel):
 
     max_turns: int = Field(default=20, ge=1, description="Policy calls (assistant messages).")
     max_tokens: int | None = Field(default=None, ge=1, description="Input plus output tokens.")
-    max_wall_s: float | None = Field(default=600.0, gt=0, description="Wall time, seconds.")
+    max_wall_s: float | None = Field(
+        default=600.0, gt=0, description="Wall time, seconds; checked before each policy turn."
+    )
     max_sandbox_cpu_s: float | None = Field(
         default=60.0, gt=0, description="CPU seconds used by the agent's commands together."
     )
@@ -143,9 +146,30 @@ def write_jsonl(trajectories: Iterable[Trajectory], path: Path | str) -> Path:
 
 
 def read_jsonl(path: Path | str) -> list[Trajectory]:
-    """Read trajectories written by :func:`write_jsonl`; blank lines are skipped."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
-    return [Trajectory.model_validate_json(line) for line in lines if line.strip()]
+    """Read trajectories written by :func:`write_jsonl`; blank lines are skipped.
+
+    Raises :class:`InputError` naming the file and the line that is not a trajectory.
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read it: {exc}", path=path) from None
+    trajectories = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            trajectories.append(Trajectory.model_validate_json(line))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "(the line)"
+            raise InputError(
+                f"not a trajectory: {where}: {error['msg']}",
+                path=path,
+                field=f"line {number}",
+                fix="export trajectories with write_jsonl",
+            ) from None
+    return trajectories
 
 
 def as_text_files(files: dict[str, bytes]) -> dict[str, str]:
