@@ -208,3 +208,40 @@ def test_the_key_and_base_url_come_from_the_environment(
     assert policy.base_url == model_server.base_url
     model_server.play(Reply(content="hi"))
     assert _ask(policy).message.content == "hi"
+
+
+def test_an_answer_that_is_not_json_is_retried_then_an_error(model_server: ModelServer) -> None:
+    model_server.play(Raw(b"<html>bad gateway</html>"), Reply(content="fine"))
+    assert _ask(_policy(model_server)).message.content == "fine"
+    model_server.play(Raw(b"<html>bad gateway</html>"))
+    with pytest.raises(PolicyError, match="sent an answer that is not a chat completion after 2"):
+        _ask(_policy(model_server, retries=1))
+
+
+def test_tool_arguments_sent_as_an_object_are_encoded(model_server: ModelServer) -> None:
+    body = {
+        "id": "x",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "tool_calls": [
+                        {
+                            "id": "a",
+                            "type": "function",
+                            "function": {"name": "run", "arguments": {"command": "ls"}},
+                        },
+                        {"id": "b", "type": "function", "function": {"name": 3, "arguments": 4}},
+                    ],
+                },
+            }
+        ],
+    }
+    model_server.play(Raw(json.dumps(body).encode()))
+    first, second = _ask(_policy(model_server)).message.tool_calls
+    assert (first.id, first.name, json.loads(first.arguments)) == ("a", "run", {"command": "ls"})
+    assert (second.name, second.arguments) == ("", "4")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import random
 import time
@@ -102,8 +103,10 @@ class OpenAIPolicy:
                     return self._refused(exc, started, retries)
                 if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
                     raise PolicyError(_status_line(exc, self.base_url)) from None
-                failure: openai.APIError = exc
-            except openai.APIConnectionError as exc:
+                failure: Exception = exc
+            except (openai.APIConnectionError, openai.APIResponseValidationError) as exc:
+                failure = exc
+            except ValueError as exc:  # a body that is not JSON
                 failure = exc
             if retries >= self.retries:
                 raise _exhausted(failure, self.base_url, retries) from None
@@ -146,7 +149,7 @@ class OpenAIPolicy:
             self._slots = asyncio.Semaphore(self.concurrency)
         return self._client, self._slots
 
-    def _delay(self, attempt: int, failure: openai.APIError) -> float:
+    def _delay(self, attempt: int, failure: Exception) -> float:
         """Exponential backoff with jitter; a 429's Retry-After is obeyed up to the cap."""
         delay: float = min(self.max_backoff_s, self.backoff_s * 2**attempt) * random.uniform(
             0.5, 1.0
@@ -211,11 +214,24 @@ def _tool_call(call: Any, index: int) -> ToolCall:
     return ToolCall(
         id=_text(getattr(call, "id", None), 200) or f"call-{index}",
         name=_text(getattr(function, "name", None), 200) or "",
-        arguments=arguments[:MAX_TEXT_CHARS] if isinstance(arguments, str) else repr(arguments),
+        arguments=_arguments_text(arguments),
     )
 
 
-def _exhausted(failure: openai.APIError, base_url: str, retries: int) -> PolicyError:
+def _arguments_text(arguments: object) -> str:
+    """Arguments as JSON text: servers that send an object get it encoded; anything else is
+    kept as text the tool will refuse."""
+    if isinstance(arguments, str):
+        return arguments[:MAX_TEXT_CHARS]
+    if isinstance(arguments, dict):
+        try:
+            return json.dumps(arguments)[:MAX_TEXT_CHARS]
+        except (TypeError, ValueError):
+            pass
+    return repr(arguments)[:2000]
+
+
+def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
     tries = f"after {retries + 1} attempts" if retries else "on the first attempt"
     if isinstance(failure, openai.APIConnectionError) and not isinstance(
         failure, openai.APITimeoutError
@@ -226,7 +242,11 @@ def _exhausted(failure: openai.APIError, base_url: str, retries: int) -> PolicyE
         )
     if isinstance(failure, openai.APITimeoutError):
         return PolicyError(f"the model endpoint at {base_url} timed out {tries}")
-    return PolicyError(f"{_status_line(failure, base_url)} {tries}")
+    if isinstance(failure, openai.APIStatusError):
+        return PolicyError(f"{_status_line(failure, base_url)} {tries}")
+    return PolicyError(
+        f"the model endpoint at {base_url} sent an answer that is not a chat completion {tries}"
+    )
 
 
 def _status_line(exc: openai.APIError, base_url: str) -> str:
