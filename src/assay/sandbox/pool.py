@@ -243,7 +243,8 @@ class PoolSandbox:
         (called with the lock held); dead ones met on the way are retired."""
         for index in range(len(self._idle) - 1, -1, -1):
             worker = self._idle[index]
-            if self._environments[id(worker)] != environment:
+            held = self._environments[id(worker)]
+            if held is not environment and held != environment:
                 continue
             del self._idle[index]
             if worker.alive():
