@@ -44,6 +44,12 @@ def readme_tour() -> str:
     return section.split("```sh\n", 1)[1].split("```", 1)[0]
 
 
+def readme_library() -> str:
+    """The Python of the README's library section, exactly as printed there."""
+    section = README.read_text().split("## As a library\n", 1)[1]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
 def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
     tour = readme_tour()
     [bank] = re.findall(r"a bank of (\d+) problem templates", tour)
@@ -73,3 +79,19 @@ def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
     bad = [s for t in report["tasks"] for s in t["solutions"] if s["solution"].startswith("bad-")]
     assert len(bad) >= 600
     assert all(s["status"] == "fail" for s in bad)
+
+    # The library section works on what the tour left behind.
+    library = subprocess.run(
+        [sys.executable, "-c", readme_library()],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+    assert library.returncode == 0, library.stderr[-3000:]
+    assert library.stdout.splitlines() == [
+        "pass 1.0 []",
+        "[('code-parse-duration-8bbedbf0', 'accepted')]",
+    ]

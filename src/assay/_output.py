@@ -1,4 +1,6 @@
-"""Writing what the commands produce without losing what was already there.
+"""Writing the files the commands produce (reports) without losing what was already there;
+task directories are saved by :func:`assay.tasks.taskdir.save_tasks`, which never replaces what
+assay did not write.
 
 Checks that fail raise :class:`assay.errors.InputError` before anything is written, so a command
 that cannot keep its output refuses before it spends minutes of sandbox time.
@@ -8,22 +10,9 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import InputError
-from assay.tasks import Task, load_task, save_task
-
-
-@dataclass(frozen=True)
-class SavedTasks:
-    """What :func:`save_new_tasks` did."""
-
-    written: int
-    """Task directories written."""
-    unchanged: int
-    """Task directories that were already there, identical, and were left alone."""
 
 
 def require_writable_file(path: Path) -> None:
@@ -76,42 +65,8 @@ def require_directory(path: Path) -> None:
         ) from None
 
 
-def save_new_tasks(tasks: Sequence[Task], parent: Path) -> SavedTasks:
-    """Save each task as ``parent/<id>/`` without replacing a directory that holds anything else.
-
-    A directory already holding the very same task is left as it is. If any holds something
-    else (another task, an edited copy, unrelated files), nothing is written and
-    :class:`InputError` names it.
-    """
-    clashes = [task for task in tasks if not _free_or_same(parent / task.id, task)]
-    if clashes:
-        more = f" (and {len(clashes) - 1} more of the generated ids)" if len(clashes) > 1 else ""
-        raise InputError(
-            f"already exists and does not hold the generated task{more}; nothing was written",
-            path=parent / clashes[0].id,
-            fix="write into an empty directory with --out, or move these directories away",
-        )
-    written = 0
-    for task in tasks:
-        if not (parent / task.id).exists():
-            save_task(task, parent)
-            written += 1
-    return SavedTasks(written=written, unchanged=len(tasks) - written)
-
-
-def _free_or_same(directory: Path, task: Task) -> bool:
-    if not directory.exists() and not directory.is_symlink():
-        return True
-    try:
-        return load_task(directory) == task
-    except (InputError, OSError):
-        return False
-
-
 __all__ = [
-    "SavedTasks",
     "require_directory",
     "require_writable_file",
-    "save_new_tasks",
     "write_atomically",
 ]

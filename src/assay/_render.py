@@ -22,6 +22,12 @@ from assay.store import StoredRun, StoredVerdict
 from assay.verdicts import Verdict
 
 STATUS_STYLE = {"pass": "green", "fail": "red", "error": "yellow"}
+DECISION_STYLE = {
+    Decision.ACCEPTED: "green",
+    Decision.QUARANTINED: "yellow",
+    Decision.REJECTED: "red",
+    Decision.ERROR: "yellow",
+}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -37,15 +43,15 @@ def plain(text: object, style: str = "") -> Text:
 
 
 def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
-    """Rejected tasks first, each with its first findings; the rest are in the JSON report."""
+    """Tasks not accepted first, each with its first findings; the rest are in the JSON report."""
     table = Table(title=plain(f"audit {report.run_id} of {report.root}"), title_justify="left")
     table.add_column("task", overflow="fold")
     table.add_column("decision")
     table.add_column("known-bad caught", justify="right")
     table.add_column("findings", overflow="fold")
-    ordered = sorted(report.tasks, key=lambda t: (t.decision is not Decision.REJECTED, t.task_id))
+    ordered = sorted(report.tasks, key=lambda t: (t.decision is Decision.ACCEPTED, t.task_id))
     for audit in ordered[:limit]:
-        colour = "red" if audit.decision is Decision.REJECTED else "green"
+        colour = DECISION_STYLE[audit.decision]
         notes = "; ".join(f"[{f.check}] {f.message}" for f in audit.findings[:3]) or "-"
         table.add_row(
             plain(audit.task_id),

@@ -20,6 +20,7 @@ from assay.errors import AssayError, InputError
 from assay.settings import DB, SANDBOX, WORKERS, Setting
 
 if TYPE_CHECKING:
+    from assay.audit import AuditReport
     from assay.sandbox import Sandbox
     from assay.store import Store
     from assay.verdicts import Verdict
@@ -126,13 +127,14 @@ def generate_code(count: int, seed: int, out: Path, workers: int, sandbox: str) 
     Example:
       assay generate code --n 50 --seed 1 --out tasks/
     """
-    from assay._output import require_directory, save_new_tasks  # noqa: PLC0415
+    from assay._output import require_directory  # noqa: PLC0415
     from assay.families.code.generator import generate_code_tasks  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
 
     require_directory(out)
     with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
         tasks = generate_code_tasks(count, seed, box, workers=workers, on_task=lambda _t: advance())
-    saved = save_new_tasks(tasks, out)
+    saved = save_tasks(tasks, out)
     kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
     click.echo(f"wrote {saved.written} tasks to {out}{kept}")
 
@@ -164,7 +166,10 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     family = family_of(task, task_dir)
     files = family.load_solution(solution)
     with _sandbox(sandbox, 1) as box:
-        verdict = family.verify(task, files, box)
+        try:
+            verdict = family.verify(task, files, box)
+        except InputError as exc:
+            raise exc.under(task.id, task_dir) from None
     with _store(db) as store:
         store.add_verdict(verdict, solution=str(solution))
     _print_verdict(verdict, as_json)
@@ -186,7 +191,8 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandbox: str) -> None:
     """Audit a task or a directory of tasks: lint, references pass, known-bad solutions fail,
-    an empty submission fails. Exit 1 when any task is rejected.
+    an empty submission fails. Exit 1 when any task is rejected, 3 when any could not be
+    audited (an infrastructure error; the report is still written).
 
     \b
     Example:
@@ -224,7 +230,7 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandb
                 f"kept as run {report.run_id} in {db}; `assay runs` lists it)"
             ) from None
         click.echo(f"report: {report_file}")
-    sys.exit(0 if report.all_accepted else EXIT_FAIL)
+    sys.exit(_audit_status(report))
 
 
 @cli.group()
@@ -325,7 +331,7 @@ def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
     click.echo(f"tasks:  {result.tasks_dir}")
     click.echo(f"report: {result.report_path}")
     click.echo(f"store:  {db} (audit run {report.run_id})")
-    sys.exit(0 if report.all_accepted else EXIT_FAIL)
+    sys.exit(_audit_status(report))
 
 
 @cli.command()
@@ -388,6 +394,15 @@ def _existing_store(db: Path) -> Iterator[Store]:
         )
     with _store(db) as store:
         yield store
+
+
+def _audit_status(report: AuditReport) -> int:
+    """3 when any task could not be audited, else 1 when any was rejected, else 0."""
+    from assay.findings import Decision  # noqa: PLC0415
+
+    if report.count(Decision.ERROR):
+        return EXIT_INFRA
+    return 0 if report.all_accepted else EXIT_FAIL
 
 
 def _print_verdict(verdict: Verdict, as_json: bool) -> None:

@@ -21,6 +21,8 @@ class Decision(StrEnum):
     ACCEPTED = "accepted"
     QUARANTINED = "quarantined"
     REJECTED = "rejected"
+    ERROR = "error"
+    """The task could not be audited (sandbox, verifier or assay failed); audit it again."""
 
 
 class Finding(BaseModel):

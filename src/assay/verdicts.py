@@ -27,6 +27,20 @@ class Criterion(BaseModel):
     evidence: str = Field(default="", description="What was seen: a difference, an error, a note.")
 
 
+class PythonEnvironment(BaseModel):
+    """The Python a sandboxed job ran on: enough to build the same one on another machine."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    implementation: str = Field(description="Interpreter and its version, e.g. 'CPython 3.11.7'.")
+    platform: str = Field(description="Platform and C library, e.g. 'linux-x86_64 glibc 2.36'.")
+    packages: tuple[str, ...] = Field(
+        default=(),
+        description="Every distribution importable besides the standard library, as "
+        "'name==version', sorted; empty when the job had the standard library only.",
+    )
+
+
 class Versions(BaseModel):
     """The content versions a verdict was produced with, enough to reproduce it."""
 
@@ -35,6 +49,11 @@ class Versions(BaseModel):
     task: str = Field(description="Content version of the task (see assay.tasks.content_version).")
     family: str = Field(description="Family name and code version, e.g. 'code@1'.")
     assay: str = Field(description="Version of the assay package.")
+    python: PythonEnvironment | None = Field(
+        default=None,
+        description="The sandbox's Python environment the attempt ran in; None in verdicts "
+        "made before it was recorded.",
+    )
 
 
 class Timings(BaseModel):

@@ -118,7 +118,7 @@ class Exploding:
     ],
     ids=lambda e: type(e).__name__,
 )
-def test_a_check_that_raises_rejects_its_task_and_the_rest_go_on(
+def test_a_check_that_raises_leaves_its_task_in_error_and_the_rest_go_on(
     tmp_path: Path, pool: Sandbox, error: Exception
 ) -> None:
     for task_id in ("a-good", "b-boom", "c-good"):
@@ -129,14 +129,14 @@ def test_a_check_that_raises_rejects_its_task_and_the_rest_go_on(
     assert by_id["a-good"].decision is Decision.ACCEPTED
     assert by_id["c-good"].decision is Decision.ACCEPTED
     boom = by_id["b-boom"]
-    assert boom.decision is Decision.REJECTED
+    assert boom.decision is Decision.ERROR
     [finding] = [f for f in boom.findings if f.check == "exploding"]
     assert finding.severity is Severity.ERROR
     assert finding.evidence == f"{type(error).__name__}: {error}"
     assert {s.solution for s in boom.solutions} == {"reference", "bad-unsorted", "empty"}
 
 
-def test_a_family_that_raises_while_verifying_rejects_only_that_task(
+def test_a_family_that_raises_while_verifying_leaves_only_that_task_in_error(
     tmp_path: Path, pool: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     family = get_family("code")
@@ -153,7 +153,8 @@ def test_a_family_that_raises_while_verifying_rejects_only_that_task(
     report = run_audit(TaskSet.load(tmp_path), pool)
     by_id = {t.task_id: t for t in report.tasks}
     assert by_id["fine"].decision is Decision.ACCEPTED
-    assert by_id["boom"].decision is Decision.REJECTED
+    assert by_id["boom"].decision is Decision.ERROR
+    assert report.count(Decision.ERROR) == 1
     evidence = {f.check: f.evidence for f in by_id["boom"].findings}
     assert evidence["reference"].startswith("RecursionError: maximum recursion depth")
     assert {"reference", "known-bad", "empty"} <= set(evidence)

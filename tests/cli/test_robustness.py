@@ -204,6 +204,45 @@ def test_generate_never_replaces_task_directories_it_did_not_write(
     assert load_task(edited).prompt == "my own careful rewording\n"
 
 
+def test_generate_into_a_directory_of_other_files_keeps_them(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    first = invoke("generate", "code", "--n", "2", "--seed", "7", "--out", "tasks")
+    assert first.exit_code == 0, first.output
+    ids = sorted(p.name for p in (tmp_path / "tasks").iterdir())
+    mine = tmp_path / "mine"
+    (mine / ids[1]).mkdir(parents=True)
+    (mine / ids[1] / "results.csv").write_text("1,2\n")
+    (mine / "notes.txt").write_text("mine")
+    result = invoke("generate", "code", "--n", "2", "--seed", "7", "--out", "mine")
+    assert result.exit_code == 2
+    assert f"mine/{ids[1]}: already exists" in one_line(result)
+    assert sorted(p.name for p in mine.iterdir()) == sorted([ids[1], "notes.txt"])
+    assert [p.name for p in (mine / ids[1]).iterdir()] == ["results.csv"]
+
+    (mine / ids[1] / "results.csv").unlink()
+    (mine / ids[1]).rmdir()
+    result = invoke("generate", "code", "--n", "2", "--seed", "7", "--out", "mine")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in mine.iterdir()) == sorted([*ids, "notes.txt"])
+    assert (mine / "notes.txt").read_text() == "mine"
+
+
+def test_demo_onto_a_directory_of_other_files_changes_nothing(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    (theirs / "data.csv").write_text("1,2\n")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "tasks").symlink_to(theirs)
+    result = invoke("demo", "--out", "out", "--n", "1")
+    assert result.exit_code == 2
+    assert "out/tasks: already exists and was not written by assay demo" in one_line(result)
+    assert [p.name for p in theirs.iterdir()] == ["data.csv"]
+    assert (tmp_path / "out" / "tasks").is_symlink()
+
+
 def test_demo_never_deletes_a_tasks_directory_it_did_not_write(
     invoke: Invoke, tmp_path: Path
 ) -> None:
@@ -283,7 +322,7 @@ def _no_stray_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name)
 
 
-def test_one_task_that_crashes_the_verifier_is_rejected_and_the_audit_kept(
+def test_one_task_that_crashes_the_verifier_is_an_error_and_the_audit_kept(
     invoke: Invoke, median_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     save_task(make_median_task("median-2"), median_dir.parent)
@@ -297,10 +336,11 @@ def test_one_task_that_crashes_the_verifier_is_rejected_and_the_audit_kept(
 
     monkeypatch.setattr(family, "verify", deep)
     result = invoke("audit", str(median_dir.parent), "--json", "report.json")
-    assert result.exit_code == 1, result.output
-    assert "2 tasks: 1 accepted, 1 rejected" in result.stdout
+    assert result.exit_code == 3, result.output
+    assert "2 tasks: 1 accepted, 0 rejected, 1 could not be audited (error)" in result.stdout
     report = json.loads((tmp_path / "report.json").read_text())
     [crashed] = [t for t in report["tasks"] if t["task_id"] == "median-2"]
+    assert crashed["decision"] == "error"
     assert "RecursionError: maximum recursion depth exceeded" in crashed["findings"][0]["evidence"]
     [run] = json.loads(invoke("runs", "--json").stdout)
-    assert (run["accepted"], run["rejected"]) == (1, 1)
+    assert (run["accepted"], run["rejected"]) == (1, 0)

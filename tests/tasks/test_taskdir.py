@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assay.errors import TaskFormatError
+from assay.errors import InputError, TaskFormatError
 from assay.tasks import Limits, Split, Task, TaskSet, TaskSpec, load_task, save_task
+from assay.tasks.taskdir import SavedTasks, save_tasks
 from tests.conftest import make_median_task
 
 names = st.text(string.ascii_lowercase + string.digits + "_-", min_size=1, max_size=12)
@@ -61,8 +62,45 @@ def test_saving_again_replaces_the_task_whole(tmp_path: Path) -> None:
     task = make_median_task()
     save_task(task, tmp_path)
     smaller = task.model_copy(update={"solutions": {"reference": task.solutions["reference"]}})
-    assert load_task(save_task(smaller, tmp_path)).solutions.keys() == {"reference"}
+    with pytest.raises(InputError, match="does not hold this task; nothing was written"):
+        save_task(smaller, tmp_path)
+    assert load_task(tmp_path / task.id) == task
+    assert load_task(save_task(smaller, tmp_path, replace=True)).solutions.keys() == {"reference"}
     assert [p.name for p in tmp_path.iterdir()] == [task.id]
+
+
+def test_saving_never_replaces_files_that_are_not_the_tasks(tmp_path: Path) -> None:
+    task = make_median_task()
+    directory = save_task(task, tmp_path)
+    (directory / "notes.txt").write_text("mine")
+    assert save_task(task, tmp_path) == directory, "the same task is left as it is"
+    assert (directory / "notes.txt").read_text() == "mine"
+    changed = task.model_copy(update={"prompt": "Something else about median.\n"})
+    with pytest.raises(InputError, match="not part of a task, so it is not replaced"):
+        save_task(changed, tmp_path, replace=True)
+    assert (directory / "notes.txt").read_text() == "mine"
+    assert load_task(directory) == task
+
+    foreign = tmp_path / "median-2"
+    foreign.mkdir()
+    (foreign / "data.csv").write_text("1,2\n")
+    for replace in (False, True):
+        with pytest.raises(InputError, match="median-2"):
+            save_task(make_median_task("median-2"), tmp_path, replace=replace)
+    assert [p.name for p in foreign.iterdir()] == ["data.csv"]
+
+
+def test_saving_a_set_writes_all_or_nothing(tmp_path: Path) -> None:
+    tasks = [make_median_task(f"median-{i}") for i in range(3)]
+    assert save_tasks(tasks[:1], tmp_path) == SavedTasks(written=1, unchanged=0)
+    (tmp_path / "median-2").mkdir()
+    (tmp_path / "median-2" / "mine.txt").write_text("mine")
+    with pytest.raises(InputError, match="median-2: already exists"):
+        save_tasks(tasks, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["median-0", "median-2"]
+    (tmp_path / "median-2" / "mine.txt").unlink()
+    (tmp_path / "median-2").rmdir()
+    assert save_tasks(tasks, tmp_path) == SavedTasks(written=2, unchanged=1)
 
 
 def test_content_version_is_stable_and_covers_every_part() -> None:

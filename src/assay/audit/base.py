@@ -50,7 +50,9 @@ class AuditCheck(Protocol):
     """Stable name shown on findings (``known-bad``)."""
 
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
-        """Examine ``task``. Problems with the task are findings, not exceptions; raise only
-        :class:`assay.errors.AssayError` subclasses for infrastructure failures.
+        """Examine ``task``. Problems with the task are findings. Raise
+        :class:`assay.errors.InputError` when the task cannot be read at all (the audit reports
+        it once and runs no later check on the task); anything else raised means the check
+        could not run, and leaves the task undecided (``error``).
         """
         ...

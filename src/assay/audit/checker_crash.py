@@ -6,12 +6,17 @@ than a bool cannot judge at all. This check feeds the task's checker, in the san
 of every known-bad solution and outputs of the wrong type for every case (``None``, a bool, an
 int, a float, a string, a list, an object), and reports what it did with them: a non-bool answer
 is an error, a crash or a checker that never answers is a warning.
+
+It also times the checker on the task's own expected outputs. A checker that gives no verdict on
+them within the task's limits makes every verification of the task an ``error``: that is an
+error here. One that takes more than half its time limit on them is a warning: a slower host
+would make it so.
 """
 
 from __future__ import annotations
 
 from assay.audit.base import AuditContext, CheckOutcome
-from assay.errors import TaskFormatError
+from assay.errors import CheckerError, TaskFormatError
 from assay.families.code.checking import CheckAnswer, CheckItem, checker_problem, run_checker
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
 from assay.families.code.family import run_cases
@@ -22,6 +27,8 @@ from assay.tasks.model import Task
 WRONG_TYPES: tuple[object, ...] = (None, True, 0, -1.5, "", "?", [], [None], {}, {"": None})
 """Outputs of every plain type, fed to the checker wherever the expected output is another type."""
 SHOWN = 3
+SLOW_SHARE = 0.5
+"""A checker using more than this share of its time limit on the task's own outputs is slow."""
 
 
 class CheckerCrashCheck:
@@ -40,18 +47,46 @@ class CheckerCrashCheck:
             return CheckOutcome()  # lint reports it
         if config.checker is None or checker_problem(task, config) is not None:
             return CheckOutcome()
-        items = _known_bad_items(task, config, cases, context) + _wrong_type_items(cases)
         try:
-            answers, _ = run_checker(context.sandbox, task, config, items)
+            slow = _timed(task, config, cases, context)
+            if slow is not None and slow.severity is Severity.ERROR:
+                return CheckOutcome(findings=[slow])
+            answers: dict[str, CheckAnswer] = {}
+            # One checker run per attempt, as a verification sends it: a bad solution's
+            # outputs, or one wrong output on every case.
+            attempts = _known_bad_items(task, config, cases, context) + _wrong_type_items(cases)
+            for items in attempts:
+                answers |= run_checker(context.sandbox, task, config, items)[0]
         except TaskFormatError as exc:
             return CheckOutcome(findings=[_finding(Severity.ERROR, f"cannot run: {exc}")])
-        return CheckOutcome(findings=_findings(answers))
+        return CheckOutcome(findings=[f for f in (slow,) if f is not None] + _findings(answers))
+
+
+def _timed(
+    task: Task, config: CodeConfig, cases: list[Case], context: AuditContext
+) -> Finding | None:
+    """The checker on the task's own expected outputs: an error if it gives no verdict within
+    the task's limits, a warning if it takes more than half its time limit."""
+    own = [CheckItem(case.id, case.args, case.expected, case.expected) for case in cases]
+    try:
+        _, run = run_checker(context.sandbox, task, config, own)
+    except CheckerError as exc:
+        return _finding(Severity.ERROR, str(exc))
+    limit = task.spec.limits.timeout_s
+    if run is not None and run.wall_s > limit * SLOW_SHARE:
+        return _finding(
+            Severity.WARNING,
+            f"the checker takes {run.wall_s:.1f}s of its {limit:g}s time limit on the task's "
+            "own outputs; on a slower host its verdicts would be errors (make it faster, or "
+            "raise timeout_s)",
+        )
+    return None
 
 
 def _known_bad_items(
     task: Task, config: CodeConfig, cases: list[Case], context: AuditContext
-) -> list[CheckItem]:
-    items = []
+) -> list[list[CheckItem]]:
+    attempts = []
     for label, files in task.known_bad().items():
         outputs = run_cases(
             context.sandbox,
@@ -62,21 +97,27 @@ def _known_bad_items(
             cases=[(case.id, case.args) for case in cases],
             limits=task.spec.limits,
         )
+        items = []
         for case in cases:
             outcome = outputs.outcomes.get(case.id)
             if isinstance(outcome, Returned):
                 items.append(
                     CheckItem(f"{label} {case.id}", case.args, outcome.value, case.expected)
                 )
-    return items
+        attempts.append(items)
+    return attempts
 
 
-def _wrong_type_items(cases: list[Case]) -> list[CheckItem]:
+def _wrong_type_items(cases: list[Case]) -> list[list[CheckItem]]:
     return [
-        CheckItem(f"{type(output).__name__} {output!r} {case.id}", case.args, output, case.expected)
-        for case in cases
+        [
+            CheckItem(
+                f"{type(output).__name__} {output!r} {case.id}", case.args, output, case.expected
+            )
+            for case in cases
+            if type(output) is not type(case.expected)
+        ]
         for output in WRONG_TYPES
-        if type(output) is not type(case.expected)
     ]
 
 

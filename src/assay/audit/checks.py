@@ -1,9 +1,13 @@
-"""The first audit checks: lint, references pass, known-bad solutions fail, empty fails."""
+"""The first audit checks: lint, references pass, known-bad solutions fail, empty fails.
+
+A verdict of ``error`` says nothing about the task (infrastructure failed): these checks keep it
+among their verdicts and make no finding of it; the runner leaves such a task undecided. A task
+the family cannot read raises :class:`assay.errors.InputError` out of the check.
+"""
 
 from __future__ import annotations
 
 from assay.audit.base import AuditContext, CheckOutcome, SolutionVerdict
-from assay.errors import TaskFormatError
 from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 from assay.verdicts import Status, Verdict
@@ -38,11 +42,12 @@ class ReferenceCheck:
     name = "reference"
 
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
-        """Verify each reference; anything but ``pass`` rejects the task."""
+        """Verify each reference; a ``fail`` rejects the task."""
         outcome = CheckOutcome()
         for label, files in task.references().items():
-            verdict = _verify(task, files, context, self.name, outcome)
-            if verdict is not None and verdict.status is not Status.PASS:
+            verdict = context.verify(task, files)
+            outcome.verdicts.append(SolutionVerdict(label, verdict))
+            if verdict.status is Status.FAIL:
                 outcome.findings.append(
                     _finding(
                         self.name,
@@ -50,8 +55,6 @@ class ReferenceCheck:
                         _failed_cases(verdict),
                     )
                 )
-            if verdict is not None:
-                outcome.verdicts.append(SolutionVerdict(label, verdict))
         return outcome
 
 
@@ -64,17 +67,11 @@ class KnownBadCheck:
         """Verify each known-bad solution; a pass means the verifier cannot tell."""
         outcome = CheckOutcome()
         for label, files in task.known_bad().items():
-            verdict = _verify(task, files, context, self.name, outcome)
-            if verdict is None:
-                continue
+            verdict = context.verify(task, files)
             outcome.verdicts.append(SolutionVerdict(label, verdict))
             if verdict.status is Status.PASS:
                 outcome.findings.append(
                     _finding(self.name, f"{label} passes: the verifier does not catch this mistake")
-                )
-            elif verdict.status is Status.ERROR:
-                outcome.findings.append(
-                    _finding(self.name, f"{label} could not be verified: {verdict.summary}")
                 )
         return outcome
 
@@ -86,30 +83,11 @@ class EmptySubmissionCheck:
 
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
         """Verify the family's empty submission."""
-        outcome = CheckOutcome()
-        try:
-            empty = context.family.empty_solution(task)
-        except TaskFormatError as exc:
-            outcome.findings.append(_finding(self.name, f"cannot verify: {exc}"))
-            return outcome
-        verdict = _verify(task, empty, context, self.name, outcome)
-        if verdict is not None:
-            outcome.verdicts.append(SolutionVerdict("empty", verdict))
-            if verdict.status is not Status.FAIL:
-                outcome.findings.append(
-                    _finding(self.name, f"an empty submission gets {verdict.status.value}")
-                )
+        verdict = context.verify(task, context.family.empty_solution(task))
+        outcome = CheckOutcome(verdicts=[SolutionVerdict("empty", verdict)])
+        if verdict.status is Status.PASS:
+            outcome.findings.append(_finding(self.name, "an empty submission passes"))
         return outcome
-
-
-def _verify(
-    task: Task, files: dict[str, bytes], context: AuditContext, check: str, outcome: CheckOutcome
-) -> Verdict | None:
-    try:
-        return context.verify(task, files)
-    except TaskFormatError as exc:
-        outcome.findings.append(_finding(check, f"cannot verify: {exc}"))
-        return None
 
 
 def _failed_cases(verdict: Verdict) -> str:

@@ -29,7 +29,9 @@ class TaskAudit(BaseModel):
     task_id: str = Field(description="Task id, or the directory name if the task did not load.")
     task_version: str = Field(description="Content version audited; empty if it did not load.")
     path: str = Field(description="The task directory.")
-    decision: Decision = Field(description="accepted, quarantined or rejected.")
+    decision: Decision = Field(
+        description="accepted, rejected, or error: the task could not be audited (infrastructure)."
+    )
     findings: tuple[Finding, ...] = Field(default=(), description="What the checks found.")
     solutions: tuple[SolutionResult, ...] = Field(default=(), description="Verdicts on solutions.")
 
@@ -74,21 +76,28 @@ class AuditReport(BaseModel):
 
     @property
     def all_accepted(self) -> bool:
-        """Whether no task was rejected."""
-        return self.count(Decision.REJECTED) == 0
+        """Whether every task was accepted."""
+        return all(t.decision is Decision.ACCEPTED for t in self.tasks)
 
 
-def decide(findings: list[Finding]) -> Decision:
-    """Any error rejects; otherwise the task is accepted."""
+def decide(findings: list[Finding], *, unfinished: bool = False) -> Decision:
+    """Any error found in the task rejects it. Otherwise a task that could not be checked
+    whole (``unfinished``: the sandbox, a verifier or assay failed) is ``error``, which says
+    nothing about the task: audit it again. Otherwise the task is accepted.
+    """
     if any(f.severity is Severity.ERROR for f in findings):
         return Decision.REJECTED
+    if unfinished:
+        return Decision.ERROR
     return Decision.ACCEPTED
 
 
 def summary_line(report: AuditReport) -> str:
     """One line of totals."""
+    errored = report.count(Decision.ERROR)
+    unaudited = f", {errored} could not be audited (error)" if errored else ""
     return (
         f"{len(report.tasks)} tasks: {report.count(Decision.ACCEPTED)} accepted, "
-        f"{report.count(Decision.REJECTED)} rejected; known-bad solutions caught: "
+        f"{report.count(Decision.REJECTED)} rejected{unaudited}; known-bad solutions caught: "
         f"{report.known_bad_caught}/{report.known_bad}"
     )

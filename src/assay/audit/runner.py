@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
@@ -19,7 +20,7 @@ from assay.findings import Decision, Finding, Severity
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.taskset import LoadFailure, TaskSet
-from assay.verdicts import Verdict
+from assay.verdicts import Status, Verdict
 
 if TYPE_CHECKING:
     from assay.store import Store
@@ -55,16 +56,20 @@ def run_audit(
     on_task: Callable[[TaskAudit], None] | None = None,
     on_verdict: VerdictSink | None = None,
 ) -> AuditReport:
-    """Audit every task of ``taskset``; tasks that failed to load are rejected by lint."""
+    """Audit every task of ``taskset``; tasks that failed to load are rejected by lint.
+
+    Nothing one task does ends the audit: a task whose checks could not run (the sandbox, the
+    verifier or assay failed) gets the decision ``error`` and the others go on.
+    """
     started = datetime.now(UTC)
     applied = list(checks) if checks is not None else default_checks()
 
     def audit(task: Task) -> TaskAudit:
+        path = str(taskset.paths.get(task.id, taskset.root))
         try:
-            result = _audit_task(task, taskset, sandbox, applied, on_verdict)
+            result = _audit_task(task, path, sandbox, applied, on_verdict)
         except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
-            path = str(taskset.paths.get(task.id, taskset.root))
-            result = _rejected(task.id, path, _crashed("audit", exc))
+            result = _only(task.id, path, Decision.ERROR, _crashed("audit", exc))
         if on_task is not None:
             on_task(result)
         return result
@@ -114,29 +119,37 @@ def run_audit_into(
 
 def _audit_task(
     task: Task,
-    taskset: TaskSet,
+    path: str,
     sandbox: Sandbox,
     checks: Sequence[AuditCheck],
     on_verdict: VerdictSink | None,
 ) -> TaskAudit:
-    path = str(taskset.paths.get(task.id, taskset.root))
+    """Apply ``checks`` in order. A check that finds the task unreadable (it raises
+    :class:`InputError`) ends the task's audit with that one finding: the later checks need what
+    is malformed. A check that fails for any other reason leaves the task unfinished (``error``)
+    and the rest still run.
+    """
     try:
-        family = family_of(task)
+        family = family_of(task, Path(path))
     except InputError as exc:
-        return _rejected(
-            task.id, path, Finding(check="lint", severity=Severity.ERROR, message=str(exc))
-        )
+        return _only(task.id, path, Decision.REJECTED, _finding("lint", str(exc)))
     context = AuditContext(family=family, sandbox=sandbox)
     findings: list[Finding] = []
+    problems: list[Finding] = []
     verdicts: list[SolutionVerdict] = []
     for check in checks:
         try:
             outcome = check.run(task, context)
+        except InputError as exc:
+            _add_once(findings, _finding(check.name, str(exc.under(task.id, path))))
+            break
         except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
-            findings.append(_crashed(check.name, exc))
+            problems.append(_crashed(check.name, exc))
             continue
-        findings += outcome.findings
+        for finding in outcome.findings:
+            _add_once(findings, _located(finding, task.id, path))
         verdicts += outcome.verdicts
+    problems += [_unverified(v) for v in verdicts if v.verdict.status is Status.ERROR]
     for verdict in verdicts:
         if on_verdict is not None:
             on_verdict(task, verdict)
@@ -144,8 +157,8 @@ def _audit_task(
         task_id=task.id,
         task_version=task.content_version(version_label(family)),
         path=path,
-        decision=decide(findings),
-        findings=tuple(findings),
+        decision=decide(findings, unfinished=bool(problems)),
+        findings=tuple(findings + problems),
         solutions=tuple(
             SolutionResult(
                 solution=v.solution,
@@ -158,23 +171,53 @@ def _audit_task(
     )
 
 
+def _located(finding: Finding, task_id: str, path: str) -> Finding:
+    """``finding`` naming the task's directory where it names a file as ``<task id>/...``."""
+    if not finding.message.startswith(f"{task_id}/"):
+        return finding
+    message = str(Path(path) / finding.message.removeprefix(f"{task_id}/"))
+    return finding.model_copy(update={"message": message})
+
+
+def _add_once(findings: list[Finding], finding: Finding) -> None:
+    """Add ``finding`` unless the same problem is already reported (by lint, say)."""
+    if not any(f.message == finding.message and f.severity is finding.severity for f in findings):
+        findings.append(finding)
+
+
+def _finding(check: str, message: str) -> Finding:
+    return Finding(check=check, severity=Severity.ERROR, message=message)
+
+
 def _crashed(check: str, exc: Exception) -> Finding:
-    """An ``error`` finding for a check (or the family under it) that raised."""
+    """What a check (or the family, the sandbox or assay under it) that raised left undone."""
     return Finding(
         check=check,
         severity=Severity.ERROR,
-        message="raised an exception, so the task could not be judged (a bug in the check, "
-        "the family or the infrastructure)",
+        message="could not run: the sandbox, the verifier or assay failed, not the task "
+        "(audit the task again)",
         evidence=f"{type(exc).__name__}: {exc}"[:2000],
     )
 
 
+def _unverified(verdict: SolutionVerdict) -> Finding:
+    """An ``error`` verdict: infrastructure failed, so the solution's verdict is unknown."""
+    return Finding(
+        check="verify",
+        severity=Severity.ERROR,
+        message=f"{verdict.solution} could not be verified (an infrastructure error, not the "
+        "task's; audit the task again)",
+        evidence=verdict.verdict.summary[:2000],
+    )
+
+
 def _load_failure(failure: LoadFailure) -> TaskAudit:
-    finding = Finding(check="lint", severity=Severity.ERROR, message=str(failure.error))
-    return _rejected(failure.path.name, str(failure.path), finding)
+    finding = _finding("lint", str(failure.error))
+    return _only(failure.path.name, str(failure.path), Decision.REJECTED, finding)
 
 
-def _rejected(task_id: str, path: str, finding: Finding) -> TaskAudit:
+def _only(task_id: str, path: str, decision: Decision, finding: Finding) -> TaskAudit:
+    """The audit of a task that got no further than ``finding``."""
     return TaskAudit(
-        task_id=task_id, task_version="", path=path, decision=Decision.REJECTED, findings=(finding,)
+        task_id=task_id, task_version="", path=path, decision=decision, findings=(finding,)
     )

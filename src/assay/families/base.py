@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
@@ -54,4 +57,66 @@ class Family(Protocol):
 
     def lint(self, task: Task) -> list[Finding]:
         """Family-specific static checks of a task (no sandbox); an empty list when sound."""
+        ...
+
+
+class ToolResult(BaseModel):
+    """What one tool call gave back to the agent: an observation, never an exception."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    output: str = Field(description="The observation shown to the agent, already bounded.")
+    ok: bool = Field(description="False when the call was refused, invalid or its command failed.")
+    submitted: bool = Field(default=False, description="The call submitted the episode's work.")
+    wall_s: float = Field(default=0.0, ge=0, description="Wall time the call took, seconds.")
+    sandbox_cpu_s: float = Field(default=0.0, ge=0, description="CPU time used in sandboxes.")
+
+
+@runtime_checkable
+class Toolset(Protocol):
+    """One episode's tools and the state they act on (for code: the workspace's files).
+
+    The state lives with the toolset and dies with it; a sandbox is lent for each call only.
+    """
+
+    fence: str
+    """Language name of the fenced block that is a single-turn answer (``python``)."""
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The tools in OpenAI function format, in a stable order."""
+        ...
+
+    def call(self, name: str, arguments: Mapping[str, Any], sandbox: Sandbox) -> ToolResult:
+        """Run one tool call. Unknown tools, bad arguments and failing commands come back as a
+        result with ``ok`` false; only the sandbox failing raises :class:`SandboxError`.
+        """
+        ...
+
+    def submission(self) -> Files:
+        """The files to judge: what the agent made, never the sandbox's own state."""
+        ...
+
+    def answer_files(self, code: str) -> Files:
+        """The submission made of a single-turn answer's last fenced block."""
+        ...
+
+    def script(self, files: Files) -> list[tuple[str, dict[str, Any]]]:
+        """The tool calls (name, arguments) that submit ``files`` through the tools."""
+        ...
+
+    def script_answer(self, files: Files) -> str:
+        """A single-turn answer that submits ``files``."""
+        ...
+
+
+@runtime_checkable
+class ToolFamily(Protocol):
+    """A family whose tasks agents can act on: it gives each episode a fresh toolset."""
+
+    name: str
+    """Name used in ``task.toml``."""
+
+    def tools(self, task: Task) -> Toolset:
+        """A fresh toolset over ``task``'s starting files. Raises :class:`TaskFormatError`
+        when the task is too malformed to act on."""
         ...

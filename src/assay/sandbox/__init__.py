@@ -10,12 +10,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.errors import InputError
+from assay.sandbox._pyenv import describe as python_environment
+from assay.sandbox._pyenv import resolve
 from assay.sandbox.bubblewrap import BubblewrapSandbox
 from assay.sandbox.local import LocalSandbox
 from assay.sandbox.pool import PoolSandbox
-from assay.sandbox.protocol import ExecResult, Sandbox
+from assay.sandbox.protocol import PACKAGES_DIR, ExecResult, Sandbox
 
 BACKENDS = ("pool", "bubblewrap")
+
+
+def package_modules(packages: Sequence[str]) -> frozenset[str]:
+    """The top-level modules that the named packages themselves (not their requirements) make
+    importable in a sandbox. Raises :class:`assay.errors.InputError` (field ``packages``) for a
+    name in the standard library or not installed in assay's environment."""
+    return resolve(packages).declared_modules
 
 
 def open_sandbox(
@@ -39,10 +48,13 @@ def open_sandbox(
 
 __all__ = [
     "BACKENDS",
+    "PACKAGES_DIR",
     "BubblewrapSandbox",
     "ExecResult",
     "LocalSandbox",
     "PoolSandbox",
     "Sandbox",
     "open_sandbox",
+    "package_modules",
+    "python_environment",
 ]

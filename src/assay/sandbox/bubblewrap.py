@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._cgroups import JobGroup, open_job_group
 from assay.sandbox._process import Finished, run_limited
+from assay.sandbox._pyenv import hiding_args, resolve
 from assay.sandbox._results import JobEnd, exec_result
 from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
 from assay.sandbox._uids import UidLease, lease
@@ -131,11 +132,13 @@ class BubblewrapSandbox:
         files: Mapping[str, bytes] | None = None,
         limits: Limits | None = None,
         stdin: bytes = b"",
+        packages: Sequence[str] = (),
     ) -> ExecResult:
         """Run ``command`` in a fresh sandbox; see :class:`assay.sandbox.Sandbox`."""
         if not command:
             raise SandboxError("no command to run")
         limits = limits or Limits()
+        package_args = resolve(packages).mount_args()
         group = open_job_group(limits.memory_mb, limits.max_processes)
         with contextlib.ExitStack() as cleanup:
             if group is not None:
@@ -148,7 +151,7 @@ class BubblewrapSandbox:
                 file_args = _file_args(dict(files or {}), passed, cleanup)
                 seccomp = self._seccomp_args(passed, cleanup)
                 argv = [
-                    *self._bwrap_args(limits, status_write),
+                    *self._bwrap_args(limits, status_write, package_args),
                     *file_args,
                     *seccomp,
                     "--",
@@ -229,10 +232,8 @@ class BubblewrapSandbox:
         passed.append(read_end)
         return ["--seccomp", str(read_end)]
 
-    def _bwrap_args(self, limits: Limits, status_fd: int) -> list[str]:
-        if (
-            self._setpriv is not None
-        ):  # no user namespace of bubblewrap's; setpriv drops to the job uid
+    def _bwrap_args(self, limits: Limits, status_fd: int, package_args: list[str]) -> list[str]:
+        if self._setpriv is not None:  # bubblewrap makes no user namespace; setpriv drops uid
             identity = ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             identity = ["--unshare-user", "--uid", "1000", "--gid", "1000", "--cap-drop", "ALL"]
@@ -252,6 +253,7 @@ class BubblewrapSandbox:
             "--setenv", "LANG", "C.UTF-8",
             "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
             *self._system_args,
+            *package_args,
             "--dev", "/dev",
             "--proc", "/proc",
             "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",  # noqa: S108 - see above
@@ -307,14 +309,17 @@ def host_notes(filtered: bool) -> tuple[str, ...]:
 
 
 def system_view(python_prefix: Path) -> list[str]:
-    """Read-only mounts of the system directories, a few /etc files and the Python install."""
+    """Read-only mounts of the system directories, a few /etc files and the Python install,
+    with every site-packages and dist-packages directory in them hidden (see ``_pyenv``)."""
     args = ["--ro-bind", "/usr", "/usr"]
+    mounted = [Path("/usr")]
     for name in _TOP_LEVEL:
         path = Path("/") / name
         if path.is_symlink():
             args += ["--symlink", str(path.readlink()), str(path)]
         elif path.is_dir():
             args += ["--ro-bind", str(path), str(path)]
+            mounted.append(path)
     for name in _ETC_FILES:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     if not python_prefix.is_relative_to("/usr"):
@@ -323,7 +328,8 @@ def system_view(python_prefix: Path) -> list[str]:
         for parent in reversed(python_prefix.parents[:-1]):
             args += ["--perms", "0755", "--dir", str(parent)]
         args += ["--ro-bind", str(python_prefix), str(python_prefix)]
-    return args
+        mounted.append(python_prefix)
+    return args + hiding_args(mounted)
 
 
 def _started(fd: int) -> bool:

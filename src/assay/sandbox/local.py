@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from assay.errors import SandboxError
 from assay.sandbox._process import run_limited
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
@@ -46,8 +47,15 @@ class LocalSandbox:
         files: Mapping[str, bytes] | None = None,
         limits: Limits | None = None,
         stdin: bytes = b"",
+        packages: Sequence[str] = (),
     ) -> ExecResult:
-        """Run ``command`` in a temporary directory; see :class:`assay.sandbox.Sandbox`."""
+        """Run ``command`` in a temporary directory; see :class:`assay.sandbox.Sandbox`.
+
+        It has no mounts to arrange ``packages`` with: naming any raises
+        :class:`assay.errors.SandboxError`.
+        """
+        if packages:
+            raise SandboxError("the local backend cannot expose packages: use pool or bubblewrap")
         limits = limits or Limits()
         workdir = Path(tempfile.mkdtemp(prefix="assay-local-"))
         try:

@@ -10,6 +10,11 @@ itself; a new one costs about 50 ms of CPU) or after anything abnormal. One cap,
 ``max_workers``, bounds the sandboxes alive at once; the pool grows on demand within it and
 shrinks workers idle for longer than ``idle_timeout_s``.
 
+A worker's mounts are fixed when it starts, so each serves one Python environment (the standard
+library, or that and the packages a run names): a job goes to an idle worker of its environment,
+and when none is idle and no slot is free, the longest-idle worker of another one gives up its
+slot.
+
 ``python -I -S -c CODE`` commands take the fast path (the code runs in the forked child, no new
 interpreter); any other command is executed inside the child, under the same isolation.
 """
@@ -29,6 +34,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
+from assay.sandbox._pyenv import STANDARD_LIBRARY, Exposure, resolve
 from assay.sandbox._seccomp import split_program
 from assay.sandbox._uids import POOL_UIDS, UidLease, lease
 from assay.sandbox._userns import SHARED_ID, host_identity
@@ -88,6 +94,7 @@ class PoolSandbox:
         self._busy = 0
         self._free_slots = list(range(self.max_workers))
         self._slots: dict[int, int] = {}
+        self._environments: dict[int, Exposure] = {}
         self._lock = threading.Condition()
         self._closed = False
         self.recycled = 0
@@ -109,11 +116,13 @@ class PoolSandbox:
         files: Mapping[str, bytes] | None = None,
         limits: Limits | None = None,
         stdin: bytes = b"",
+        packages: Sequence[str] = (),
     ) -> ExecResult:
         """Run ``command`` in a fresh job on a warm worker; see :class:`assay.sandbox.Sandbox`."""
         meta = self._meta(command)
+        environment = resolve(packages)
         for _ in range(3):
-            with self._worker() as worker:
+            with self._worker(environment) as worker:
                 try:
                     return worker.run(
                         meta, dict(files or {}), limits or Limits(), stdin, self._notes
@@ -122,12 +131,14 @@ class PoolSandbox:
                     continue  # the job never started; give it to a fresh worker
         raise SandboxError("the pool could not keep a worker alive for three attempts")
 
-    def session(self) -> PoolSession:
+    def session(self, packages: Sequence[str] = ()) -> PoolSession:
         """A sandbox of its own for a multi-turn episode: its ``/workspace`` and ``/tmp`` stay
         from one command to the next until it is closed. It holds one worker (counted against
-        the cap) for its lifetime; an idle session costs that worker's memory and no CPU.
+        the cap) for its lifetime; an idle session costs that worker's memory and no CPU. Its
+        ``packages`` (see :meth:`run`) are fixed when it opens.
         """
-        return PoolSession(self, self._acquire())
+        environment = resolve(packages)
+        return PoolSession(self, self._acquire(environment), environment)
 
     def idle_worker_memory_mb(self) -> float:
         """Average proportional memory (PSS) of an idle worker, all its processes together."""
@@ -179,8 +190,8 @@ class PoolSandbox:
         self.close()
 
     @contextlib.contextmanager
-    def _worker(self) -> Iterator[Worker]:
-        worker = self._acquire()
+    def _worker(self, environment: Exposure = STANDARD_LIBRARY) -> Iterator[Worker]:
+        worker = self._acquire(environment)
         try:
             yield worker
         except WorkerFailedError:
@@ -189,28 +200,28 @@ class PoolSandbox:
         finally:
             self._release(worker)
 
-    def _acquire(self) -> Worker:
+    def _acquire(self, environment: Exposure) -> Worker:
         with self._lock:
             while True:
                 if self._closed:
                     raise SandboxError("the pool is closed")
                 self._shrink()
-                while self._idle:
-                    worker = self._idle.pop()
-                    if worker.alive():
-                        self._busy += 1
-                        return worker
-                    self.recycled += 1
-                    threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
+                idle = self._idle_of(environment)
+                if idle is not None:
+                    self._busy += 1
+                    return idle
                 if self._free_slots:
                     slot = self._free_slots.pop()
                     self._busy += 1
                     break
+                if self._idle:  # all of other environments: the longest idle gives its slot up
+                    worker = self._idle.pop(0)
+                    threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
                 self._lock.wait()
         try:
             worker = Worker(
                 self._bwrap,
-                self._system,
+                [*self._system, *environment.mount_args()],
                 self._python,
                 SHARED_ID if self._uids is None else self._uids.uid(slot),
                 seccomp=self._seccomp,
@@ -224,7 +235,23 @@ class PoolSandbox:
                 self._lock.notify()
             raise
         self._slots[id(worker)] = slot
+        self._environments[id(worker)] = environment
         return worker
+
+    def _idle_of(self, environment: Exposure) -> Worker | None:
+        """The most recently idle live worker of ``environment``, taken from the idle list
+        (called with the lock held); dead ones met on the way are retired."""
+        for index in range(len(self._idle) - 1, -1, -1):
+            worker = self._idle[index]
+            held = self._environments[id(worker)]
+            if held is not environment and held != environment:
+                continue
+            del self._idle[index]
+            if worker.alive():
+                return worker
+            self.recycled += 1
+            threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
+        return None
 
     def _release(self, worker: Worker) -> None:
         retire = not worker.healthy or not worker.alive() or worker.jobs >= self.jobs_per_worker
@@ -245,6 +272,7 @@ class PoolSandbox:
         worker.close()
         with self._lock:
             self._free_slots.append(self._slots.pop(id(worker)))
+            self._environments.pop(id(worker), None)
             self._lock.notify()
 
     def _shrink(self) -> None:
@@ -288,9 +316,10 @@ class PoolSession:
 
     name = "pool-session"
 
-    def __init__(self, pool: PoolSandbox, worker: Worker) -> None:
+    def __init__(self, pool: PoolSandbox, worker: Worker, environment: Exposure) -> None:
         self._pool = pool
         self._worker: Worker | None = worker
+        self._environment = environment
         self._token = secrets.token_hex(8)
         self.commands = 0
 
@@ -311,10 +340,14 @@ class PoolSession:
         files: Mapping[str, bytes] | None = None,
         limits: Limits | None = None,
         stdin: bytes = b"",
+        packages: Sequence[str] = (),
     ) -> ExecResult:
-        """Run ``command`` in the session; ``files`` are added to its ``/workspace`` first."""
+        """Run ``command`` in the session; ``files`` are added to its ``/workspace`` first.
+        ``packages`` must be those the session was opened with (or none named)."""
         if self._worker is None:
             raise SandboxError("the session is closed")
+        if packages and resolve(packages) != self._environment:
+            raise SandboxError("a session's packages are fixed when it opens: open another")
         meta = self._pool._meta(command)
         try:
             result = self._worker.run(

@@ -9,6 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.tasks.spec import Limits
 
+PACKAGES_DIR = "/opt/assay/packages"
+"""Where, inside a sandbox, the packages a run asks for are (read-only). Jobs run
+``python -I -S``, so a harness that wants them puts this directory on ``sys.path`` itself."""
+
 
 class ExecResult(BaseModel):
     """What happened when a command ran in a sandbox. Plain data, safe to store and compare."""
@@ -48,7 +52,8 @@ class Sandbox(Protocol):
 
     A run starts from a fresh private directory holding ``files`` (its working directory and the
     only writable place besides a private ``/tmp``) and ends with everything it started killed and
-    the directory removed.
+    the directory removed. Its Python sees the standard library and, at :data:`PACKAGES_DIR`,
+    the ``packages`` the run names with their runtime requirements: no other site-packages.
     """
 
     name: str
@@ -75,11 +80,16 @@ class Sandbox(Protocol):
         files: Mapping[str, bytes] | None = None,
         limits: Limits | None = None,
         stdin: bytes = b"",
+        packages: Sequence[str] = (),
     ) -> ExecResult:
         """Run ``command`` inside the sandbox and report what happened.
 
+        ``packages`` names installed distributions (or top-level modules they install) to expose
+        read-only at :data:`PACKAGES_DIR`, with their runtime requirements; none by default.
         A command that fails, crashes or exceeds a limit is reported in the result, not raised.
-        Raises :class:`assay.errors.SandboxUnavailableError` when the backend cannot run on this
-        host, and :class:`assay.errors.SandboxError` when the sandbox itself failed to start.
+        Raises :class:`assay.errors.InputError` when a package is not installed in assay's
+        environment, :class:`assay.errors.SandboxUnavailableError` when the backend cannot run
+        on this host, and :class:`assay.errors.SandboxError` when the sandbox itself failed to
+        start.
         """
         ...

@@ -5,13 +5,15 @@ from __future__ import annotations
 import shutil
 import tempfile
 import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 from pydantic import ValidationError
 
-from assay.errors import TaskFormatError
+from assay.errors import InputError, TaskFormatError
 from assay.tasks.model import SOLUTION_LABEL, Files, Task
 from assay.tasks.spec import TaskSpec
 
@@ -20,8 +22,20 @@ PROMPT_MD = "prompt.md"
 
 
 def load_task(directory: Path) -> Task:
-    """Load one task directory; raise :class:`TaskFormatError` naming the file and field."""
+    """Load one task directory; raise :class:`TaskFormatError` naming the file and field (also
+    when a file cannot be read at all)."""
     directory = Path(directory)
+    try:
+        return _load_task(directory)
+    except OSError as exc:
+        raise TaskFormatError(
+            f"cannot be read: {exc.strerror or exc}",
+            path=exc.filename or directory,
+            fix="check the file and its permissions",
+        ) from None
+
+
+def _load_task(directory: Path) -> Task:
     if not directory.is_dir():
         raise TaskFormatError(
             "no such task directory", path=directory, fix="pass a directory holding task.toml"
@@ -44,13 +58,47 @@ def load_task(directory: Path) -> Task:
     )
 
 
-def save_task(task: Task, parent: Path) -> Path:
-    """Write ``task`` as ``parent/<task id>/``, replacing any previous copy atomically."""
-    parent.mkdir(parents=True, exist_ok=True)
+@dataclass(frozen=True)
+class SavedTasks:
+    """What :func:`save_tasks` did."""
+
+    written: int
+    """Task directories written."""
+    unchanged: int
+    """Task directories that were already there, holding the same task, and were left alone."""
+
+
+def save_task(task: Task, parent: Path, *, replace: bool = False) -> Path:
+    """Write ``task`` as ``parent/<task id>/``, atomically, never deleting what assay did not write.
+
+    A directory already there that holds this very task is left as it is. Any other directory
+    there is replaced only when ``replace`` is true and it holds a task and nothing else (what
+    this function writes); otherwise :class:`InputError` names it and nothing is written.
+    """
+    parent = Path(parent)
     target = parent / task.id
+    if target.exists() or target.is_symlink():
+        if _holds(target, task):
+            return target
+        if not replace:
+            raise InputError(
+                "already exists and does not hold this task; nothing was written",
+                path=target,
+                fix="save into another directory, or move it away",
+            )
+        if not _only_a_task(target):
+            raise InputError(
+                "holds files that are not part of a task, so it is not replaced",
+                path=target,
+                fix="move them away, or save into another directory",
+            )
+    parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{task.id}.", dir=parent))
     try:
-        _write_task(task, staging)
+        write_files(staging, task_files(task))
+        parts = ["workspace", "hidden", *(f"solutions/{name}" for name in task.solutions)]
+        for part in parts:  # there even when empty: an empty solution is still a solution
+            (staging / part).mkdir(parents=True, exist_ok=True)
         if target.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{task.id}.old.", dir=parent))
             target.rename(retired / "task")
@@ -62,6 +110,71 @@ def save_task(task: Task, parent: Path) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target
+
+
+def save_tasks(tasks: Sequence[Task], parent: Path) -> SavedTasks:
+    """Save each task as ``parent/<id>/`` (see :func:`save_task`), all or none.
+
+    If any directory there holds something other than its task (another task, an edited copy,
+    unrelated files), nothing is written and :class:`InputError` names it.
+    """
+    parent = Path(parent)
+    clashes = [
+        task
+        for task in tasks
+        if ((parent / task.id).exists() or (parent / task.id).is_symlink())
+        and not _holds(parent / task.id, task)
+    ]
+    if clashes:
+        more = f" (and {len(clashes) - 1} more of the ids)" if len(clashes) > 1 else ""
+        raise InputError(
+            f"already exists and does not hold the task to be saved{more}; nothing was written",
+            path=parent / clashes[0].id,
+            fix="write into an empty directory, or move these directories away",
+        )
+    unchanged = sum((parent / task.id).exists() for task in tasks)
+    for task in tasks:
+        save_task(task, parent)
+    return SavedTasks(written=len(tasks) - unchanged, unchanged=unchanged)
+
+
+def task_files(task: Task) -> Files:
+    """Every file of ``task``'s directory, by relative POSIX path: what :func:`save_task` writes."""
+    files: Files = {
+        TASK_TOML: spec_to_toml(task.spec).encode(),
+        PROMPT_MD: task.prompt.encode(),
+    }
+    files |= {f"workspace/{path}": data for path, data in task.workspace.items()}
+    files |= {f"hidden/{path}": data for path, data in task.hidden.items()}
+    for name, solution in task.solutions.items():
+        files |= {f"solutions/{name}/{path}": data for path, data in solution.items()}
+    return files
+
+
+def _holds(directory: Path, task: Task) -> bool:
+    """Whether ``directory`` (not a link) loads as ``task``."""
+    if directory.is_symlink():
+        return False
+    try:
+        return load_task(directory) == task
+    except (InputError, OSError):
+        return False
+
+
+def _only_a_task(directory: Path) -> bool:
+    """Whether ``directory`` holds a task and no file that is not part of it."""
+    if directory.is_symlink() or not directory.is_dir():
+        return False
+    try:
+        ours = set(task_files(load_task(directory)))
+    except (InputError, OSError):
+        return False
+    for path in directory.rglob("*"):
+        if path.is_dir() and not path.is_symlink():
+            continue
+        if path.relative_to(directory).as_posix() not in ours:
+            return False
+    return True
 
 
 def read_files(root: Path) -> Files:
@@ -102,15 +215,6 @@ def spec_to_toml(spec: TaskSpec) -> str:
     if spec.config:
         data[spec.family] = spec.config
     return tomli_w.dumps(data)
-
-
-def _write_task(task: Task, directory: Path) -> None:
-    (directory / TASK_TOML).write_text(spec_to_toml(task.spec), encoding="utf-8")
-    (directory / PROMPT_MD).write_text(task.prompt, encoding="utf-8")
-    write_files(directory / "workspace", task.workspace)
-    write_files(directory / "hidden", task.hidden)
-    for name, files in task.solutions.items():
-        write_files(directory / "solutions" / name, files)
 
 
 def _read_spec(path: Path) -> TaskSpec:

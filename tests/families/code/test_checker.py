@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.errors import TaskFormatError
+from assay.errors import CheckerError, TaskFormatError
 from assay.families.code import CodeFamily
 from assay.sandbox import Sandbox
 from assay.verdicts import Status
@@ -66,13 +66,29 @@ def test_a_checker_that_returns_a_non_bool_fails_the_case_with_evidence(sandbox:
     assert "the task's checker returned int, not a bool" in verdict.criteria[0].evidence
 
 
-def test_a_checker_that_never_answers_fails_the_case(sandbox: Sandbox) -> None:
-    checker = b"import os\ndef check(args, output, expected):\n    os._exit(3)\n"
-    verdict = _verify(checker, REFERENCE, sandbox)
-    assert verdict.status is Status.FAIL
-    assert "the task's checker gave no verdict (it ended with status 3)" in verdict.summary + str(
-        [c.evidence for c in verdict.criteria]
+def test_a_checker_stopped_by_a_candidates_output_fails_the_case(sandbox: Sandbox) -> None:
+    checker = (
+        b"import os\ndef check(args, output, expected):\n"
+        b"    if output == 'stop':\n        os._exit(3)\n    return output == expected\n"
     )
+    verdict = _verify(checker, b"def median(values):\n    return 'stop'\n", sandbox)
+    assert verdict.status is Status.FAIL
+    assert "the task's checker gave no verdict on this output (it ended with status 3" in (
+        verdict.criteria[0].evidence
+    )
+
+
+def test_a_checker_that_never_answers_even_on_the_expected_outputs_is_an_error(
+    sandbox: Sandbox,
+) -> None:
+    checker = b"import os\ndef check(args, output, expected):\n    os._exit(3)\n"
+    try:
+        verdict = _verify(checker, REFERENCE, sandbox)
+    except CheckerError as exc:  # the family may also record it as an error verdict
+        assert "no verdict on the task's own expected outputs" in str(exc)  # noqa: PT017
+    else:
+        assert verdict.status is Status.ERROR
+        assert "no verdict on the task's own expected outputs" in verdict.summary
 
 
 @pytest.mark.parametrize(

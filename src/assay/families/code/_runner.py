@@ -1,8 +1,9 @@
 """The harness that runs inside the sandbox. Stdlib only; passed to ``python -I -S -c``.
 
-It reads a JSON job from stdin (function, entrypoint, case inputs, a nonce), imports the
-candidate, calls it once per case, in the job's order, and writes one ``<nonce><json>`` line per
-case to the original stdout, each one of:
+It reads a JSON job from stdin (function, entrypoint, case inputs, a nonce, and the directories
+of the packages the task lets the candidate import), imports the candidate, calls it once per
+case, in the job's order, and writes one ``<nonce><json>`` line per case to the original stdout,
+each one of:
 
 - ``{"import_error": text}``: the candidate did not load (the only record then);
 - ``{"id": id, "value": plain}``: the call returned;
@@ -82,6 +83,7 @@ def _main() -> None:
 
     sys.stdout = sys.stderr
     cwd = os.getcwd()
+    sys.path.extend(job.get("path", ()))  # the task's packages; the interpreter adds none (-S)
     sys.path.append(cwd)
     try:
         function = _load(cwd + "/" + job["entrypoint"], job["function"])

@@ -5,9 +5,16 @@ candidate's sandbox. Each verification that needs it runs one more sandbox job h
 checker's file and plain data (arguments, the candidate's outputs, the expected outputs), with
 :mod:`assay.families.code._checker_runner` as the harness. Its records are read as strictly as
 the candidate's. A checker that does not load or defines no ``check`` is the task's fault
-(:class:`TaskFormatError`); a checker that raises, returns something other than a bool or never
-answers on a candidate's output fails that case, with the reason as evidence, since the output
-that upset it came from the candidate (the audit's ``checker-crash`` check finds such checkers).
+(:class:`TaskFormatError`); a checker that raises or returns something other than a bool on a
+candidate's output fails that case, with the reason as evidence, since the output that upset it
+came from the candidate (the audit's ``checker-crash`` check finds such checkers).
+
+A checker whose run ends before it answers (its time, memory or CPU limit, a signal) is asked
+again, about the task's own expected outputs for the same cases, which the candidate has no say
+in. If it answers there, the candidate's outputs stopped it and the unanswered cases fail; if it
+does not, the checker cannot judge the task within its limits whatever the candidate does, and
+:class:`CheckerError` makes the verdict ``error``. So a candidate cannot turn its own fail into
+an error by making the checker slow, and a slow checker is never blamed on a candidate.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files as package_files
 
-from assay.errors import TaskFormatError
+from assay.errors import CheckerError, TaskFormatError
 from assay.families.code.config import CodeConfig
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.sandbox.protocol import ExecResult, Sandbox
@@ -53,6 +60,8 @@ class CheckAnswer:
     """False when the checker raised, returned a non-bool or never answered."""
     returned_non_bool: bool = False
     """The checker returned something other than a bool: always the task's fault."""
+    answered: bool = True
+    """False when the checker's run ended (a limit, a signal) before it answered on this."""
 
 
 def checker_problem(task: Task, config: CodeConfig) -> TaskFormatError | None:
@@ -90,18 +99,41 @@ def run_checker(
     sandbox: Sandbox, task: Task, config: CodeConfig, items: Sequence[CheckItem]
 ) -> tuple[dict[str, CheckAnswer], ExecResult | None]:
     """The checker's answer on each item, and its run; raises :class:`TaskFormatError` when
-    the checker is missing or does not load, :class:`assay.errors.SandboxError` when the
+    the checker is missing or does not load, :class:`CheckerError` when it gives no verdict on
+    the task's own expected outputs either, :class:`assay.errors.SandboxError` when the
     sandbox fails."""
     if config.checker is None or not items:
         return {}, None
     problem = checker_problem(task, config)
     if problem is not None:
         raise problem
-    source = task.hidden[config.checker]
+    where = checker_path(task, config)
+    checker = config.checker
+    answers, result = _check(sandbox, task, checker, items, where)
+    if all(answer.answered for answer in answers.values()):
+        return answers, result
+    # The checker ended without answering. Whose fault is it? Ask it again about the task's own
+    # outputs, where the candidate has no say: answering there means the candidate's outputs
+    # stopped it (those cases fail); not answering there means the task cannot be judged.
+    own = [CheckItem(i.case_id, i.args, i.expected, i.expected) for i in items]
+    calibration, rerun = _check(sandbox, task, checker, own, where)
+    if not all(answer.answered for answer in calibration.values()):
+        raise CheckerError(
+            f"{where}: the checker gives no verdict on the task's own expected outputs either "
+            f"({_ended(rerun)}), so no attempt at this task can be judged within its limits "
+            "(make the checker faster, or raise the task's limits)"
+        )
+    return answers, result
+
+
+def _check(
+    sandbox: Sandbox, task: Task, checker: str, items: Sequence[CheckItem], where: str
+) -> tuple[dict[str, CheckAnswer], ExecResult]:
+    """One sandbox job of the checker ``hidden/<checker>`` over ``items``."""
     nonce = f"@assay-check:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
-        "checker": config.checker,
+        "checker": checker,
         "cases": [
             {"id": i.case_id, "args": i.args, "output": i.output, "expected": i.expected}
             for i in items
@@ -109,11 +141,11 @@ def run_checker(
     }
     result = sandbox.run(
         [sandbox.python, "-I", "-S", "-c", CHECKER_RUNNER],
-        files={config.checker: source},
+        files={checker: task.hidden[checker]},
         limits=task.spec.limits,
         stdin=json.dumps(job).encode(),
     )
-    return _answers(result, nonce, [i.case_id for i in items], checker_path(task, config)), result
+    return _answers(result, nonce, [i.case_id for i in items], where), result
 
 
 def _answers(result: ExecResult, nonce: str, ids: list[str], where: str) -> dict[str, CheckAnswer]:
@@ -134,7 +166,11 @@ def _answers(result: ExecResult, nonce: str, ids: list[str], where: str) -> dict
             break
         answers[ids[index]] = answer
     missing = CheckAnswer(
-        False, f"the task's checker gave no verdict ({_ended(result)})", judged=False
+        False,
+        f"the task's checker gave no verdict on this output ({_ended(result)}; it does on "
+        "the expected outputs)",
+        judged=False,
+        answered=False,
     )
     return {case_id: answers.get(case_id, missing) for case_id in ids}
 

@@ -6,12 +6,13 @@ callers that have always found them in this module.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from assay.errors import TaskFormatError
+from assay.errors import InputError, TaskFormatError
 from assay.families.code.casefile import CASES_FILE, Case, CaseFile, cases_json, hidden_cases
+from assay.sandbox import package_modules
 from assay.tasks.model import Task
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "code_config",
     "hidden_cases",
 ]
+
+PackageName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")]
 
 
 class CodeConfig(BaseModel):
@@ -48,15 +51,28 @@ class CodeConfig(BaseModel):
         description="A checker in hidden/ defining check(args, output, expected) -> bool, for "
         "problems with more than one right answer. Task code: it runs in its own sandbox.",
     )
+    imports: tuple[PackageName, ...] = Field(
+        default=(),
+        description="Packages a candidate may import besides the standard library: top-level "
+        "module or distribution names installed in assay's environment (their runtime "
+        "requirements come along). Empty: the standard library only.",
+    )
 
 
 def code_config(task: Task) -> CodeConfig:
     """The task's ``[code]`` settings; raises :class:`TaskFormatError` naming the field."""
+    where = f"{task.id}/task.toml"
     try:
-        return CodeConfig.model_validate(task.spec.config)
+        config = CodeConfig.model_validate(task.spec.config)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = "code." + ".".join(str(p) for p in first["loc"])
         raise TaskFormatError(
-            first["msg"], path=f"{task.id}/task.toml", field=field, fix="correct the [code] table"
+            first["msg"], path=where, field=field, fix="correct the [code] table"
         ) from None
+    try:
+        package_modules(config.imports)
+    except InputError as exc:
+        fix = f"{exc.fix} from code.imports" if exc.fix else None
+        raise TaskFormatError(exc.problem, path=where, field="code.imports", fix=fix) from None
+    return config

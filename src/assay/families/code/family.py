@@ -16,7 +16,9 @@ from assay.families.code.config import Case, code_config, hidden_cases
 from assay.families.code.judging import judge
 from assay.families.code.lint import lint_code_task
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
+from assay.families.code.tools import CodeTools
 from assay.findings import Finding
+from assay.sandbox import PACKAGES_DIR, python_environment
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
@@ -57,6 +59,10 @@ class CodeFamily:
         """Static checks of the task's code-family parts."""
         return lint_code_task(task)
 
+    def tools(self, task: Task) -> CodeTools:
+        """A fresh workspace over ``task``'s files and the agent's tools on it."""
+        return CodeTools(task)
+
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run ``solution`` on the hidden cases in ``sandbox`` and judge outside it."""
         config = code_config(task)
@@ -64,7 +70,12 @@ class CodeFamily:
         label = version_label(self)
         record = _Recorder(
             task.id,
-            Versions(task=task.content_version(label), family=label, assay=_assay_version()),
+            Versions(
+                task=task.content_version(label),
+                family=label,
+                assay=_assay_version(),
+                python=python_environment(config.imports),
+            ),
         )
         if config.entrypoint not in solution:
             return record(Status.FAIL, f"{config.entrypoint} was not submitted")
@@ -77,6 +88,7 @@ class CodeFamily:
                 entrypoint=config.entrypoint,
                 cases=[(case.id, case.args) for case in cases],
                 limits=task.spec.limits,
+                packages=config.imports,
             )
             checks, checked = run_checker(sandbox, task, config, _check_items(cases, outputs))
         except SandboxError as exc:
@@ -95,20 +107,24 @@ def run_cases(
     entrypoint: str,
     cases: Sequence[tuple[str, list[object]]],
     limits: Limits,
+    packages: Sequence[str] = (),
 ) -> CaseOutputs:
-    """Call ``function`` from ``solution`` on each case's arguments inside ``sandbox``."""
+    """Call ``function`` from ``solution`` on each case's arguments inside ``sandbox``, where
+    it may import the standard library and ``packages`` (a task's ``code.imports``)."""
     nonce = f"@assay:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
         "function": function,
         "entrypoint": entrypoint,
         "cases": [{"id": case_id, "args": args} for case_id, args in cases],
+        "path": [PACKAGES_DIR] if packages else [],
     }
     result = sandbox.run(
         [sandbox.python, "-I", "-S", "-c", RUNNER],
         files={**workspace, **solution},
         limits=limits,
         stdin=json.dumps(job).encode(),
+        packages=packages,
     )
     return decode_outputs(result, nonce, [case_id for case_id, _ in cases])
 

@@ -17,7 +17,21 @@ EVIDENCE_LIMIT = 300
 def judge(
     case: Case, outputs: CaseOutputs, config: CodeConfig, checks: Mapping[str, CheckAnswer]
 ) -> Criterion:
-    """One criterion for one case; ``checks`` holds the task checker's answers, if it has one."""
+    """One criterion for one case; ``checks`` holds the task checker's answers, if it has one.
+
+    Nothing here raises: what the candidate produced is hostile data, so a surprise while
+    judging it fails the case with the surprise as evidence. It never becomes an error, which
+    the candidate could use to escape its fail.
+    """
+    try:
+        return _judge(case, outputs, config, checks)
+    except Exception as exc:  # noqa: BLE001 - the trusted side must not crash on hostile output
+        return _failed(case, f"the output could not be judged: {type(exc).__name__}: {exc}")
+
+
+def _judge(
+    case: Case, outputs: CaseOutputs, config: CodeConfig, checks: Mapping[str, CheckAnswer]
+) -> Criterion:
     outcome = outputs.outcomes.get(case.id)
     usable = outputs.tampered is None and outputs.import_error is None
     if not usable or not isinstance(outcome, Returned | Raised):

@@ -1,12 +1,18 @@
-"""Static checks of a code task: settings, hidden cases, and nothing hidden shown to the agent."""
+"""Static checks of a code task: settings, hidden cases, nothing hidden shown to the agent, and
+a reference that imports only what the task declares."""
 
 from __future__ import annotations
+
+import ast
+import sys
+from pathlib import PurePosixPath
 
 from assay.errors import TaskFormatError
 from assay.families.code.checking import checker_problem
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
 from assay.families.code.raising import promised_exceptions
 from assay.findings import Finding, Severity
+from assay.sandbox import package_modules
 from assay.tasks.model import Task
 
 CHECK = "lint"
@@ -36,6 +42,7 @@ def lint_code_task(task: Task) -> list[Finding]:
     findings += _shown_reference(task, config, visible)
     findings += _copied_hidden(task)
     findings += _unexpected_promises(task, cases)
+    findings += _undeclared_imports(task, config)
     return findings
 
 
@@ -82,6 +89,57 @@ def _unexpected_promises(task: Task, cases: tuple[Case, ...]) -> list[Finding]:
         )
         for name in sorted(promised_exceptions(task.prompt) - expected)
     ]
+
+
+def _undeclared_imports(task: Task, config: CodeConfig) -> list[Finding]:
+    """A reference that imports a package the task does not declare passes nowhere: the sandbox
+    offers the standard library and ``code.imports`` only."""
+    declared = set(config.imports) | package_modules(config.imports)
+    findings = []
+    for name, files in task.references().items():
+        local = {_module_name(path) for path in [*files, *task.workspace]}
+        allowed = declared | local | set(sys.stdlib_module_names) | {"__future__"}
+        for path, data in sorted(files.items()):
+            for module, line in _imported(path, data):
+                if module not in allowed:
+                    findings.append(
+                        _error(
+                            f"solutions/{name}/{path} imports {module!r}, which is neither in the "
+                            "standard library nor in code.imports (declare it there, or use the "
+                            "standard library)",
+                            line,
+                        )
+                    )
+    return findings
+
+
+def _imported(path: str, data: bytes) -> list[tuple[str, str]]:
+    """Top-level modules a Python file imports absolutely, each with its line."""
+    if not path.endswith(".py"):
+        return []
+    try:
+        text = data.decode()
+        tree = ast.parse(text, filename=path)
+    except (SyntaxError, UnicodeDecodeError, ValueError):
+        return []  # a reference that does not compile fails in the audit's own run
+    lines = text.splitlines()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        line = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else ""
+        found += [(name.partition(".")[0], line) for name in names]
+    return found
+
+
+def _module_name(path: str) -> str:
+    """The top-level module a file of the solution or workspace provides."""
+    top = PurePosixPath(path).parts[0]
+    return top.removesuffix(".py")
 
 
 def _copied_hidden(task: Task) -> list[Finding]:

@@ -1,0 +1,185 @@
+"""``run_episode``: drive a policy through an episode and keep every step of it.
+
+Waiting for the model holds no sandbox and no thread: the loop is a coroutine, and a thread is
+taken only while a tool call or the verification runs in the sandbox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from datetime import UTC, datetime
+
+from assay.episodes.episode import Episode, Judged, Observation
+from assay.episodes.prompts import PROMPT_VERSION, tools_version
+from assay.episodes.records import (
+    Budget,
+    Cost,
+    EndReason,
+    Mode,
+    Step,
+    ToolStep,
+    Trajectory,
+    as_text_files,
+    schema_names,
+)
+from assay.errors import PolicyError, SandboxError
+from assay.policies.base import Policy, PolicyRequest, PolicyTurn
+from assay.policies.messages import Message, ToolCall
+from assay.policies.prices import PriceTable
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Task
+from assay.verdicts import Status
+
+
+async def run_episode(
+    task: Task,
+    policy: Policy,
+    sandbox: Sandbox,
+    *,
+    mode: Mode = "tools",
+    budget: Budget | None = None,
+    prices: PriceTable | None = None,
+) -> Trajectory:
+    """One attempt by ``policy`` at ``task``, judged, as a :class:`Trajectory`.
+
+    Infrastructure failures (the model endpoint after its retries, a sandbox that cannot run)
+    end the episode with an ``error`` verdict; whatever the policy does ends in pass or fail.
+    Raises :class:`assay.errors.InputError` when the task or the policy cannot form an episode
+    at all (a family without tools, a ``bad:LABEL`` the task lacks).
+    """
+    started_at = datetime.now(UTC)
+    episode = Episode(task, sandbox, mode=mode, budget=budget)
+    observation = episode.reset()
+    messages = list(observation.messages)
+    run = _Run(episode)
+    try:
+        await run.drive(policy, messages, observation.tools)
+    except (PolicyError, SandboxError) as exc:
+        run.end(str(exc), episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)))
+    if run.judged is None:
+        await run.judge()
+    return run.trajectory(policy, observation, started_at=started_at, prices=prices)
+
+
+class _Run:
+    """The state of one drive through an episode."""
+
+    def __init__(self, episode: Episode) -> None:
+        self.episode = episode
+        self.steps: list[Step] = []
+        self.final: Message | None = None
+        self.detail = ""
+        self.judged: Judged | None = None
+        self.model_s = 0.0
+
+    def end(self, detail: str, judged: Judged) -> None:
+        self.detail, self.judged = detail, judged
+
+    async def drive(
+        self, policy: Policy, messages: list[Message], tools: list[dict[str, object]]
+    ) -> None:
+        episode = self.episode
+        while True:
+            spent = episode.exhausted()
+            if spent:
+                self.end(spent, episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
+                return
+            request = PolicyRequest(messages=tuple(messages), tools=tools, task=episode.task)
+            turn = await policy.act(request)
+            episode.record_turn(turn.usage)
+            self.model_s += turn.latency_s
+            messages.append(turn.message)
+            self.final = turn.message
+            if turn.failure is not None:
+                self.steps.append(self._step(turn, (), 0.0))
+                summary = f"the policy failed: {turn.failure}"
+                failed = episode.unjudged(EndReason.POLICY_FAILED, Status.FAIL, summary)
+                self.end(turn.failure, failed)
+                return
+            calls = turn.message.tool_calls if episode.mode == "tools" else ()
+            tool_steps, tools_s = await self._run_calls(calls, messages)
+            self.steps.append(self._step(turn, tool_steps, tools_s))
+            if episode.submitted or not calls:
+                return
+
+    async def _run_calls(
+        self, calls: tuple[ToolCall, ...], messages: list[Message]
+    ) -> tuple[tuple[ToolStep, ...], float]:
+        started = time.monotonic()
+        done: list[ToolStep] = []
+        for call in calls:
+            result = await asyncio.to_thread(self.episode.step, call)
+            done.append(ToolStep(call=call, result=result))
+            messages.append(Message(role="tool", tool_call_id=call.id, content=result.output))
+            if self.episode.submitted:
+                break
+        return tuple(done), time.monotonic() - started
+
+    def _step(self, turn: PolicyTurn, tools: tuple[ToolStep, ...], tools_s: float) -> Step:
+        return Step(
+            index=len(self.steps),
+            message=turn.message,
+            tools=tools,
+            usage=turn.usage,
+            model_s=turn.latency_s,
+            tools_s=tools_s,
+            retries=turn.retries,
+            failure=turn.failure,
+        )
+
+    async def judge(self) -> None:
+        try:
+            self.judged = await asyncio.to_thread(self.episode.judge, self.final)
+        except SandboxError as exc:
+            self.end(
+                str(exc), self.episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
+            )
+
+    def trajectory(
+        self,
+        policy: Policy,
+        observation: Observation,
+        *,
+        started_at: datetime,
+        prices: PriceTable | None,
+    ) -> Trajectory:
+        episode = self.episode
+        judged = self.judged or episode.unjudged(
+            EndReason.INFRASTRUCTURE, Status.ERROR, "the episode was never judged"
+        )
+        identity = policy.identity().model_copy(
+            update={
+                "prompt_version": PROMPT_VERSION,
+                "tools_version": tools_version(observation.tools),
+            }
+        )
+        usd = (prices or PriceTable()).cost((identity.served_model, identity.model), episode.usage)
+        cost = Cost(
+            input_tokens=episode.usage.input_tokens,
+            output_tokens=episode.usage.output_tokens,
+            usd=usd,
+            sandbox_cpu_s=episode.sandbox_cpu_s + judged.verdict.timings.sandbox_cpu_s,
+            wall_s=episode.wall_s,
+            model_s=self.model_s,
+        )
+        return Trajectory(
+            episode_id=uuid.uuid4().hex,
+            task_id=episode.task.id,
+            task_version=episode.task.content_version(episode.label),
+            family=episode.label,
+            mode=episode.mode,
+            policy=identity,
+            prompt=observation.messages,
+            tool_names=schema_names(observation.tools),
+            budget=episode.budget,
+            steps=tuple(self.steps),
+            failed_tool_calls=episode.failed_calls,
+            end=judged.end,
+            end_detail=self.detail,
+            submission=as_text_files(judged.submission),
+            verdict=judged.verdict,
+            cost=cost,
+            started_at=started_at,
+        )

@@ -1,0 +1,63 @@
+"""The prompt templates of episodes, and the versions that name them on every trajectory."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from assay.policies.messages import Message
+from assay.tasks.model import Task
+
+TOOLS_SYSTEM = (
+    "You are solving a programming task in a workspace of files. Use the tools to write files, "
+    "run commands and read their output. When your solution is complete, call submit: the "
+    "workspace's files at that moment are your answer."
+)
+SINGLE_SYSTEM = (
+    "You are solving a programming task. Answer with the complete solution in one fenced "
+    "```{fence} code block; the last such block in your answer is what will be judged."
+)
+PROMPT_VERSION = hashlib.sha256(f"{TOOLS_SYSTEM}\0{SINGLE_SYSTEM}".encode()).hexdigest()[:12]
+"""Changes whenever a template changes."""
+
+
+def prompt_messages(task: Task, *, single: bool, fence: str) -> tuple[Message, ...]:
+    """The system prompt and the task's prompt, with the workspace's files named in tools mode."""
+    if single:
+        return (
+            Message(role="system", content=SINGLE_SYSTEM.format(fence=fence)),
+            Message(role="user", content=task.prompt),
+        )
+    prompt = task.prompt
+    if task.workspace:
+        prompt += "\n\nThe workspace holds: " + ", ".join(sorted(task.workspace))
+    return Message(role="system", content=TOOLS_SYSTEM), Message(role="user", content=prompt)
+
+
+def tools_version(schemas: Sequence[dict[str, Any]]) -> str:
+    """A short hash of the tool schemas offered."""
+    text = json.dumps(list(schemas), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def last_fenced_block(text: str | None, fence: str) -> str | None:
+    """The body of the last closed ```FENCE block in ``text``, or None when there is none.
+
+    Read line by line, in linear time whatever the text holds.
+    """
+    if not text:
+        return None
+    last: str | None = None
+    body: list[str] | None = None
+    for line in text.splitlines():
+        marker = line.strip()
+        if body is None:
+            if marker.startswith("```") and marker[3:].strip().lower() == fence.lower():
+                body = []
+        elif marker == "```":
+            last, body = "\n".join(body) + "\n", None
+        else:
+            body.append(line)
+    return last

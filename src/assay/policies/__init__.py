@@ -1,0 +1,31 @@
+"""Policies: what acts in an episode.
+
+A policy is given the conversation so far and the tool schemas and returns the next assistant
+message with its tool calls and token usage (:class:`Policy`). Built in: ``openai:MODEL`` for any
+OpenAI-compatible chat-completions endpoint, and the scripted ``reference``, ``bad:LABEL`` and
+``empty``, which submit a task's own solutions through the same tools an agent uses.
+"""
+
+from assay.policies.base import Policy, PolicyIdentity, PolicyRequest, PolicyTurn, Sampling
+from assay.policies.messages import Message, ToolCall, Usage
+from assay.policies.openai_chat import OpenAIPolicy
+from assay.policies.prices import Price, PriceTable
+from assay.policies.scripted import ScriptedPolicy
+from assay.policies.spec import SPECS, parse_policy
+
+__all__ = [
+    "SPECS",
+    "Message",
+    "OpenAIPolicy",
+    "Policy",
+    "PolicyIdentity",
+    "PolicyRequest",
+    "PolicyTurn",
+    "Price",
+    "PriceTable",
+    "Sampling",
+    "ScriptedPolicy",
+    "ToolCall",
+    "Usage",
+    "parse_policy",
+]

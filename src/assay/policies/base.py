@@ -1,0 +1,93 @@
+"""The policy extension point: given the conversation and the tools, the next assistant message."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.policies.messages import Message, Usage
+from assay.tasks.model import Task
+
+
+@dataclass(frozen=True)
+class PolicyRequest:
+    """What a policy is asked: the conversation so far, the tools, and the task (which scripted
+    policies read their solutions from; model policies see only the messages)."""
+
+    messages: Sequence[Message]
+    """The conversation so far, system prompt first."""
+    tools: Sequence[dict[str, Any]]
+    """Tool schemas in OpenAI function format; empty in single-turn mode."""
+    task: Task
+    """The task of the episode."""
+
+
+class PolicyTurn(BaseModel):
+    """A policy's answer: the assistant message, or the reason the policy failed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    message: Message = Field(description="The assistant message, with any tool calls.")
+    usage: Usage = Field(default_factory=Usage, description="Tokens this turn used.")
+    served_model: str | None = Field(
+        default=None, description="The model name the server reported; None for scripted ones."
+    )
+    latency_s: float = Field(default=0.0, ge=0, description="Wall time of the answer, retries too.")
+    retries: int = Field(default=0, ge=0, description="Requests retried before this answer.")
+    failure: str | None = Field(
+        default=None,
+        description="Set when the model itself failed (refusal, overlong context, empty answer): "
+        "the episode ends as fail.",
+    )
+
+
+class Sampling(BaseModel):
+    """Sampling parameters sent with every request; None leaves the server's default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    temperature: float | None = Field(default=None, ge=0, le=2, description="Temperature.")
+    top_p: float | None = Field(default=None, gt=0, le=1, description="Nucleus sampling mass.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Most tokens per answer.")
+    seed: int | None = Field(default=None, description="Sampling seed, where the server obeys it.")
+
+
+class PolicyIdentity(BaseModel):
+    """Enough about a policy to say what produced a trajectory, and to run it again."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    spec: str = Field(description="The spec it was made from: openai:MODEL, reference, bad:LABEL.")
+    kind: str = Field(description="openai, reference, bad or empty.")
+    model: str | None = Field(default=None, description="The model asked for, for model policies.")
+    served_model: str | None = Field(
+        default=None, description="The model name the server reported in its answers."
+    )
+    base_url: str | None = Field(default=None, description="The endpoint, for model policies.")
+    sampling: Sampling = Field(default_factory=Sampling, description="Sampling parameters, seed.")
+    prompt_version: str = Field(default="", description="Version of the prompt template used.")
+    tools_version: str = Field(default="", description="Version of the tool schemas offered.")
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """What acts in an episode. Built in: ``openai:MODEL``, ``reference``, ``bad:LABEL``,
+    ``empty`` (see :func:`assay.policies.parse_policy`)."""
+
+    spec: str
+    """The spec this policy was made from."""
+
+    def identity(self) -> PolicyIdentity:
+        """Who this policy is, as far as known now (the served model once it has answered)."""
+        ...
+
+    async def act(self, request: PolicyRequest) -> PolicyTurn:
+        """The next assistant message. Whatever the model does wrong is returned as a turn with
+        ``failure`` set. Raises :class:`assay.errors.PolicyError` when the endpoint failed after
+        its retries (infrastructure), :class:`assay.errors.PolicySpecError` when the policy
+        cannot act on this task at all (a ``bad:LABEL`` the task lacks).
+        """
+        ...

@@ -1,0 +1,275 @@
+"""``openai:MODEL``: a model behind any OpenAI-compatible chat-completions endpoint.
+
+vLLM, SGLang, llama.cpp's server, Ollama and hosted APIs all speak it. Outcomes are split the way
+scoring needs them: transport failures, 5xx, 408/409/429 and timeouts are retried with backoff and,
+once the retries are spent, raised as :class:`PolicyError` (infrastructure: the episode is an
+``error``, never scored). What the model itself does (a refusal, a context too long for it, an
+empty answer) comes back as a turn with ``failure`` set, and the episode ends as ``fail``: a policy
+must not be able to turn its failures into errors and so raise its pass rate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import time
+from typing import Any
+
+import openai
+
+from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
+from assay.policies.base import PolicyIdentity, PolicyRequest, PolicyTurn, Sampling
+from assay.policies.messages import Message, ToolCall, Usage
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+RETRIED_STATUS = frozenset({408, 409, 429})
+REFUSED_STATUS = frozenset({400, 413, 422})
+"""Statuses that mean the conversation itself was refused (too long, malformed): the policy's."""
+MAX_TEXT_CHARS = 200_000
+MAX_TOOL_CALLS = 64
+
+
+class OpenAIPolicy:
+    """Asks an OpenAI-compatible endpoint for each turn, at most ``concurrency`` at a time."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        sampling: Sampling | None = None,
+        concurrency: int = 16,
+        retries: int = 4,
+        backoff_s: float = 0.5,
+        max_backoff_s: float = 30.0,
+        timeout_s: float = 120.0,
+    ) -> None:
+        if not model:
+            raise PolicySpecError("openai needs a model name", field="policy", fix="openai:MODEL")
+        if concurrency < 1 or retries < 0 or timeout_s <= 0:
+            raise PolicySpecError(
+                "concurrency must be at least 1, retries at least 0, the timeout positive",
+                field="policy",
+            )
+        self.model = model
+        self.spec = f"openai:{model}"
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self.sampling = sampling or Sampling()
+        self.concurrency = concurrency
+        self.retries = retries
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.timeout_s = timeout_s
+        self._served: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._client: openai.AsyncOpenAI | None = None
+        self._slots: asyncio.Semaphore | None = None
+
+    def identity(self) -> PolicyIdentity:
+        """The model asked for and, once it answered, the model the server named."""
+        return PolicyIdentity(
+            spec=self.spec,
+            kind="openai",
+            model=self.model,
+            served_model=self._served,
+            base_url=self.base_url,
+            sampling=self.sampling,
+        )
+
+    async def act(self, request: PolicyRequest) -> PolicyTurn:
+        """One chat completion, retried on infrastructure failures; see the module docstring."""
+        started = time.monotonic()
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [message.to_openai() for message in request.messages],
+            **self.sampling.model_dump(exclude_none=True),
+        }
+        if request.tools:
+            body["tools"] = list(request.tools)
+        retries = 0
+        client, slots = self._state()
+        while True:
+            try:
+                async with slots:
+                    response = await client.chat.completions.create(**body, timeout=self.timeout_s)
+                break
+            except openai.APIStatusError as exc:
+                if exc.status_code in REFUSED_STATUS:
+                    return self._refused(exc, started, retries)
+                if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
+                    raise PolicyError(_status_line(exc, self.base_url)) from None
+                failure: Exception = exc
+            except (openai.APIConnectionError, openai.APIResponseValidationError) as exc:
+                failure = exc
+            except ValueError as exc:  # a body that is not JSON
+                failure = exc
+            if retries >= self.retries:
+                raise _exhausted(failure, self.base_url, retries) from None
+            await asyncio.sleep(self._delay(retries, failure))
+            retries += 1
+        return self._turn(response, started, retries)
+
+    async def check(self) -> list[str]:
+        """The models the endpoint serves. Raises :class:`ModelUnreachableError` when nothing
+        answers there, :class:`PolicySpecError` when it does not serve this policy's model."""
+        try:
+            page = await self._state()[0].models.list(timeout=min(self.timeout_s, 30.0))
+        except openai.APIConnectionError as exc:
+            raise _exhausted(exc, self.base_url, 0) from None
+        except openai.APIStatusError as exc:
+            raise PolicyError(_status_line(exc, self.base_url)) from None
+        served = [model.id for model in page.data]
+        if served and self.model not in served:
+            raise PolicySpecError(
+                f"{self.base_url} does not serve {self.model!r}",
+                field="policy",
+                fix=f"it serves: {', '.join(served[:10])}",
+            )
+        return served
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running event loop, if one was opened."""
+        if self._client is not None:
+            await self._client.close()
+        self._client = self._slots = self._loop = None
+
+    def _state(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        """The client and the concurrency slots of the running event loop."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._client is None or self._slots is None:
+            self._loop = loop
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=self._api_key, max_retries=0
+            )
+            self._slots = asyncio.Semaphore(self.concurrency)
+        return self._client, self._slots
+
+    def _delay(self, attempt: int, failure: Exception) -> float:
+        """Exponential backoff with jitter; a 429's Retry-After is obeyed up to the cap."""
+        delay: float = min(self.max_backoff_s, self.backoff_s * 2**attempt) * random.uniform(
+            0.5, 1.0
+        )
+        if isinstance(failure, openai.APIStatusError):
+            asked = failure.response.headers.get("retry-after", "")
+            with contextlib.suppress(ValueError):
+                delay = max(delay, min(self.max_backoff_s, float(asked)))
+        return delay
+
+    def _refused(self, exc: openai.APIStatusError, started: float, retries: int) -> PolicyTurn:
+        return PolicyTurn(
+            message=Message(role="assistant", content=None),
+            latency_s=time.monotonic() - started,
+            retries=retries,
+            failure=f"the endpoint refused the conversation ({exc.status_code}): "
+            f"{_error_text(exc)}",
+        )
+
+    def _turn(self, response: Any, started: float, retries: int) -> PolicyTurn:
+        """The assistant message of ``response``, read defensively: servers differ."""
+        self._served = _text(getattr(response, "model", None), 200) or self._served
+        usage = getattr(response, "usage", None)
+        tokens = Usage(
+            input_tokens=max(0, _int(getattr(usage, "prompt_tokens", 0))),
+            output_tokens=max(0, _int(getattr(usage, "completion_tokens", 0))),
+        )
+        message, failure = _message(response)
+        return PolicyTurn(
+            message=message,
+            usage=tokens,
+            served_model=self._served,
+            latency_s=time.monotonic() - started,
+            retries=retries,
+            failure=failure,
+        )
+
+
+def _message(response: Any) -> tuple[Message, str | None]:
+    choices = getattr(response, "choices", None) or []
+    if not choices:
+        return Message(role="assistant"), "the model gave no answer"
+    raw = getattr(choices[0], "message", None)
+    content = _text(getattr(raw, "content", None), MAX_TEXT_CHARS)
+    refusal = _text(getattr(raw, "refusal", None), 2000)
+    calls = tuple(
+        _tool_call(call, index)
+        for index, call in enumerate((getattr(raw, "tool_calls", None) or [])[:MAX_TOOL_CALLS])
+    )
+    message = Message(role="assistant", content=content, tool_calls=calls)
+    if refusal:
+        return message, f"the model refused: {_brief(refusal)}"
+    if not calls and not (content or "").strip():
+        return message, "the model gave an empty answer"
+    return message, None
+
+
+def _tool_call(call: Any, index: int) -> ToolCall:
+    """A tool call as sent; malformed parts become text the tool will refuse, never a crash."""
+    function = getattr(call, "function", None)
+    arguments = getattr(function, "arguments", None)
+    return ToolCall(
+        id=_text(getattr(call, "id", None), 200) or f"call-{index}",
+        name=_text(getattr(function, "name", None), 200) or "",
+        arguments=_arguments_text(arguments),
+    )
+
+
+def _arguments_text(arguments: object) -> str:
+    """Arguments as JSON text: servers that send an object get it encoded; anything else is
+    kept as text the tool will refuse."""
+    if isinstance(arguments, str):
+        return arguments[:MAX_TEXT_CHARS]
+    if isinstance(arguments, dict):
+        try:
+            return json.dumps(arguments)[:MAX_TEXT_CHARS]
+        except (TypeError, ValueError):
+            pass
+    return repr(arguments)[:2000]
+
+
+def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
+    tries = f"after {retries + 1} attempts" if retries else "on the first attempt"
+    if isinstance(failure, openai.APIConnectionError) and not isinstance(
+        failure, openai.APITimeoutError
+    ):
+        return ModelUnreachableError(
+            f"cannot reach the model endpoint at {base_url} {tries} "
+            "(start the server, or set --base-url / OPENAI_BASE_URL)"
+        )
+    if isinstance(failure, openai.APITimeoutError):
+        return PolicyError(f"the model endpoint at {base_url} timed out {tries}")
+    if isinstance(failure, openai.APIStatusError):
+        return PolicyError(f"{_status_line(failure, base_url)} {tries}")
+    return PolicyError(
+        f"the model endpoint at {base_url} sent an answer that is not a chat completion {tries}"
+    )
+
+
+def _status_line(exc: openai.APIError, base_url: str) -> str:
+    status = getattr(exc, "status_code", "?")
+    return f"the model endpoint at {base_url} answered {status}: {_error_text(exc)}"
+
+
+def _error_text(exc: openai.APIError) -> str:
+    """The server's own error message, without the client's "Error code: N - " wrapping."""
+    body = exc.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return _brief(body["message"])
+    return _brief(exc.message)
+
+
+def _brief(text: str) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= 300 else f"{line[:300]}..."
+
+
+def _text(value: object, limit: int) -> str | None:
+    return value[:limit] if isinstance(value, str) else None
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0

@@ -1,0 +1,66 @@
+"""Token prices per model, set by the user, and the cost of an episode's tokens."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.errors import InputError
+from assay.policies.messages import Usage
+
+
+class Price(BaseModel):
+    """What one model's tokens cost, in US dollars per million tokens."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_mtok: float = Field(ge=0, description="Dollars per million prompt tokens.")
+    output_per_mtok: float = Field(ge=0, description="Dollars per million completion tokens.")
+
+
+class PriceTable(BaseModel):
+    """Prices by model name. Empty by default: prices change, so assay ships none."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prices: dict[str, Price] = Field(default_factory=dict, description="Price by model name.")
+
+    def cost(self, models: tuple[str | None, ...], usage: Usage) -> float | None:
+        """Dollars for ``usage`` at the first of ``models`` with a price; 0 when no tokens were
+        used; None when none of them has a price."""
+        if usage.total == 0:
+            return 0.0
+        for model in models:
+            price = self.prices.get(model) if model else None
+            if price is not None:
+                return (
+                    usage.input_tokens * price.input_per_mtok
+                    + usage.output_tokens * price.output_per_mtok
+                ) / 1_000_000
+        return None
+
+    @classmethod
+    def from_file(cls, path: Path | str) -> PriceTable:
+        """Read a table from TOML or JSON: ``{"model": {"input_per_mtok": 0.5, ...}}``.
+
+        Raises :class:`InputError` naming the file and the field that is wrong.
+        """
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+            data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        except OSError as exc:
+            raise InputError(f"cannot read it: {exc.strerror}", path=path) from None
+        except (ValueError, tomllib.TOMLDecodeError) as exc:
+            raise InputError(f"not valid {path.suffix[1:] or 'TOML'}: {exc}", path=path) from None
+        try:
+            return cls(prices=data)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(part) for part in error["loc"][1:])
+            raise InputError(
+                error["msg"], path=path, field=field, fix="give input_per_mtok and output_per_mtok"
+            ) from None

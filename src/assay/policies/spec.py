@@ -1,0 +1,57 @@
+"""Policy specs: ``openai:MODEL``, ``reference``, ``bad:LABEL``, ``empty``, parsed to policies."""
+
+from __future__ import annotations
+
+import re
+
+from assay.errors import PolicySpecError
+from assay.policies.base import Policy, Sampling
+from assay.policies.openai_chat import OpenAIPolicy
+from assay.policies.scripted import ScriptedPolicy
+
+SPECS = "openai:MODEL, reference, bad:LABEL, empty"
+_LABEL = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+
+
+def parse_policy(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    sampling: Sampling | None = None,
+    concurrency: int = 16,
+    retries: int = 4,
+    timeout_s: float = 120.0,
+) -> Policy:
+    """The policy ``spec`` names; the keyword arguments apply to model policies only.
+
+    Raises :class:`PolicySpecError` with one line saying what is wrong and the forms accepted.
+    """
+    kind, colon, argument = spec.strip().partition(":")
+    if kind == "openai":
+        if not argument.strip():
+            raise PolicySpecError(
+                "openai needs a model name", field="policy", fix="write openai:MODEL"
+            )
+        return OpenAIPolicy(
+            argument.strip(),
+            base_url=base_url,
+            sampling=sampling,
+            concurrency=concurrency,
+            retries=retries,
+            timeout_s=timeout_s,
+        )
+    if kind == "bad":
+        label = argument.strip().removeprefix("bad-")
+        if not _LABEL.match(label):
+            raise PolicySpecError(
+                f"{spec!r} needs the label of a known-bad solution",
+                field="policy",
+                fix="write bad:LABEL, e.g. bad:off-by-one",
+            )
+        return ScriptedPolicy("bad", label)
+    if kind in ("reference", "empty"):
+        if colon:
+            raise PolicySpecError(f"{kind} takes no argument", field="policy", fix=f"write {kind}")
+        return ScriptedPolicy("reference" if kind == "reference" else "empty")
+    shown = spec if len(spec) <= 60 else f"{spec[:60]}..."
+    raise PolicySpecError(f"unknown policy {shown!r}", field="policy", fix=f"use one of: {SPECS}")

@@ -1,0 +1,173 @@
+"""A real OpenAI-compatible HTTP server on loopback, scripted per test.
+
+It serves ``/v1/chat/completions`` and ``/v1/models`` with the standard library's HTTP server, so
+the policy under test talks HTTP through the ``openai`` package exactly as it would to vLLM. Each
+chat request takes the next scripted action; when the script runs out, the last action repeats.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A completion: text and/or tool calls (name, raw argument text)."""
+
+    content: str | None = None
+    tool_calls: tuple[tuple[str, str], ...] = ()
+    model: str = "served-model-v1"
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+    delay_s: float = 0.0
+    refusal: str | None = None
+
+
+@dataclass(frozen=True)
+class Status:
+    """An HTTP error status with an OpenAI-style error body."""
+
+    code: int
+    message: str = "scripted failure"
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A 200 answer with this body, verbatim (for malformed answers)."""
+
+    body: bytes
+
+
+Action = Reply | Status | Raw
+
+
+def call(name: str, **arguments: object) -> tuple[str, str]:
+    """A well-formed tool call for a Reply."""
+    return (name, json.dumps(arguments))
+
+
+@dataclass
+class ModelServer:
+    """The server's script and what it was asked."""
+
+    base_url: str
+    models: list[str] = field(default_factory=lambda: ["served-model-v1"])
+    script: list[Action] = field(default_factory=list)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def play(self, *actions: Action) -> None:
+        """Answer the next chat requests with ``actions``, in order."""
+        with self._lock:
+            self.script = list(actions)
+            self.requests.clear()
+
+    def next_action(self, body: dict[str, Any]) -> Action:
+        with self._lock:
+            self.requests.append(body)
+            if not self.script:
+                return Status(500, "the test gave no script")
+            return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+
+
+def _completion(reply: Reply) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.refusal is not None:
+        message["refusal"] = reply.refusal
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{i}", "type": "function", "function": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(reply.tool_calls)
+        ]
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": reply.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+    }
+
+
+def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_: object) -> None:
+            """Quiet."""
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") != "/v1/models":
+                self._send(404, {"error": {"message": "not found"}})
+                return
+            data = [{"id": m, "object": "model", "owned_by": "test"} for m in server.models]
+            self._send(200, {"object": "list", "data": data})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length", "0"))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            if self.path.rstrip("/") != "/v1/chat/completions":
+                self._send(404, {"error": {"message": "not found"}})
+                return
+            action = server.next_action(body)
+            if isinstance(action, Status):
+                error = {"error": {"message": action.message, "type": "test", "code": None}}
+                self._send(action.code, error, action.headers)
+            elif isinstance(action, Raw):
+                self._send_bytes(200, action.body)
+            else:
+                time.sleep(action.delay_s)
+                self._send(200, _completion(action))
+
+        def _send(self, code: int, data: object, headers: tuple[tuple[str, str], ...] = ()) -> None:
+            self._send_bytes(code, json.dumps(data).encode(), headers)
+
+        def _send_bytes(
+            self, code: int, payload: bytes, headers: tuple[tuple[str, str], ...] = ()
+        ) -> None:
+            try:
+                self.send_response(code)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                for name, value in headers:
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (a timeout under test)
+
+    return Handler
+
+
+def serve() -> Iterator[ModelServer]:
+    """Start a server on a free loopback port; stop it when the generator is closed."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ModelServer(base_url="")))
+    host, port = httpd.server_address[:2]
+    state = ModelServer(base_url=f"http://{host!s}:{port}/v1")
+    httpd.RequestHandlerClass = _handler(state)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()

@@ -1,0 +1,48 @@
+"""The price table: cost per episode from token usage, read from a user's file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.errors import InputError
+from assay.policies import Price, PriceTable, Usage
+
+
+def test_cost_uses_the_first_model_with_a_price() -> None:
+    table = PriceTable(prices={"m": Price(input_per_mtok=2.0, output_per_mtok=8.0)})
+    usage = Usage(input_tokens=1_000_000, output_tokens=500_000)
+    assert table.cost(("served-name", "m"), usage) == pytest.approx(6.0)
+    assert table.cost(("unknown", None), usage) is None
+    assert table.cost(("unknown",), Usage()) == 0.0
+
+
+def test_tables_are_read_from_toml_and_json(tmp_path: Path) -> None:
+    toml = tmp_path / "prices.toml"
+    toml.write_text("[m]\ninput_per_mtok = 1.5\noutput_per_mtok = 3\n")
+    assert PriceTable.from_file(toml).prices["m"].output_per_mtok == 3
+    json_file = tmp_path / "prices.json"
+    json_file.write_text('{"m": {"input_per_mtok": 1, "output_per_mtok": 2}}')
+    assert PriceTable.from_file(json_file).prices["m"].input_per_mtok == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[m]\ninput_per_mtok = -1\noutput_per_mtok = 1\n",
+            "m.input_per_mtok: Input should be greater than or equal to 0",
+        ),
+        ("[m]\ninput_per_mtok = 1\n", "m.output_per_mtok: Field required"),
+        ("m = [", "not valid toml"),
+    ],
+)
+def test_a_bad_table_names_the_file_and_field(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "prices.toml"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        PriceTable.from_file(path)
+    assert str(caught.value).startswith(f"{path}: {message}")
+    with pytest.raises(InputError, match="cannot read it"):
+        PriceTable.from_file(tmp_path / "missing.toml")
