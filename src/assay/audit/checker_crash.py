@@ -96,6 +96,7 @@ def _known_bad_items(
             entrypoint=config.entrypoint,
             cases=[(case.id, case.args) for case in cases],
             limits=task.spec.limits,
+            packages=config.imports,
         )
         items = []
         for case in cases:

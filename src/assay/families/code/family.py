@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from assay.errors import SandboxError, SolutionFormatError
+from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
 from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
 from assay.families.code.config import Case, code_config, hidden_cases
@@ -93,6 +93,8 @@ class CodeFamily:
             checks, checked = run_checker(sandbox, task, config, _check_items(cases, outputs))
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
+        except VerifierError as exc:  # the task's checker cannot judge within its limits
+            return record(Status.ERROR, f"verifier error: {exc}")
         criteria = tuple(judge(case, outputs, config, checks) for case in cases)
         status = Status.PASS if all(c.passed for c in criteria) else Status.FAIL
         return record(status, _summary(criteria, outputs), criteria, outputs.result, checked)
