@@ -75,12 +75,11 @@ def test_a_checker_that_cannot_judge_the_tasks_own_outputs_is_an_error(
 ) -> None:
     _task_with(HANGS_ALWAYS, tmp_path)
     for attempt in ("strings.py", "reference.py"):
-        result = invoke("verify", "tasks/checked", "--solution", attempt)
+        result = invoke("verify", "tasks/checked", "--solution", attempt, "--json")
         assert result.exit_code == 3, result.output
-        assert result.stderr.count("\n") == 1, result.stderr
-        assert "checker.py: the checker gives no verdict on the task's own expected" in (
-            result.stderr
-        )
+        verdict = json.loads(result.stdout)  # recorded as an error verdict, not a traceback
+        assert verdict["status"] == "error"
+        assert "the checker gives no verdict on the task's own expected" in verdict["summary"]
 
 
 def test_the_audit_rejects_a_checker_that_cannot_judge_the_tasks_own_outputs(
