@@ -23,13 +23,23 @@ def test_specs_name_their_policies() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("", "policy: unknown policy '' (use one of: openai:MODEL, reference, bad:LABEL, empty)"),
+        (
+            "",
+            "policy: unknown policy '' (use one of: openai:MODEL, reference, bad:LABEL, empty, "
+            "replay:RUN)",
+        ),
         (
             "gpt-4",
             "policy: unknown policy 'gpt-4' (use one of: openai:MODEL, reference, "
-            "bad:LABEL, empty)",
+            "bad:LABEL, empty, replay:RUN)",
         ),
         ("openai:", "policy: openai needs a model name (write openai:MODEL)"),
+        ("replay:", "policy: 'replay:' needs the name of a run (write replay:RUN)"),
+        (
+            "replay:old",
+            "policy: replay:RUN reads a run from a results store, and none was given (run it "
+            "through `assay run`, which opens the store)",
+        ),
         ("openai:  ", "policy: openai needs a model name (write openai:MODEL)"),
         (
             "bad:",

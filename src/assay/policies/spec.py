@@ -1,15 +1,18 @@
-"""Policy specs: ``openai:MODEL``, ``reference``, ``bad:LABEL``, ``empty``, parsed to policies."""
+"""Policy specs: ``openai:MODEL``, ``reference``, ``bad:LABEL``, ``empty``, ``replay:RUN``, parsed
+to policies."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 
 from assay.errors import PolicySpecError
 from assay.policies.base import Policy, Sampling
 from assay.policies.openai_chat import OpenAIPolicy
+from assay.policies.replay import Recorded, ReplayPolicy
 from assay.policies.scripted import ScriptedPolicy
 
-SPECS = "openai:MODEL, reference, bad:LABEL, empty"
+SPECS = "openai:MODEL, reference, bad:LABEL, empty, replay:RUN"
 _LABEL = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -21,8 +24,10 @@ def parse_policy(
     concurrency: int = 16,
     retries: int = 4,
     timeout_s: float = 120.0,
+    recorded: Callable[[str], Mapping[tuple[str, int], Recorded]] | None = None,
 ) -> Policy:
-    """The policy ``spec`` names; the keyword arguments apply to model policies only.
+    """The policy ``spec`` names; the keyword arguments apply to model policies only, but for
+    ``recorded``, which reads a run's recorded episodes for ``replay:RUN`` (a store gives it).
 
     Raises :class:`PolicySpecError` with one line saying what is wrong and the forms accepted.
     """
@@ -49,9 +54,27 @@ def parse_policy(
                 fix="write bad:LABEL, e.g. bad:off-by-one",
             )
         return ScriptedPolicy("bad", label)
+    if kind == "replay":
+        return _replay(spec, argument.strip(), recorded)
     if kind in ("reference", "empty"):
         if colon:
             raise PolicySpecError(f"{kind} takes no argument", field="policy", fix=f"write {kind}")
         return ScriptedPolicy("reference" if kind == "reference" else "empty")
     shown = spec if len(spec) <= 60 else f"{spec[:60]}..."
     raise PolicySpecError(f"unknown policy {shown!r}", field="policy", fix=f"use one of: {SPECS}")
+
+
+def _replay(
+    spec: str, run: str, recorded: Callable[[str], Mapping[tuple[str, int], Recorded]] | None
+) -> ReplayPolicy:
+    if not run:
+        raise PolicySpecError(
+            f"{spec!r} needs the name of a run", field="policy", fix="write replay:RUN"
+        )
+    if recorded is None:
+        raise PolicySpecError(
+            "replay:RUN reads a run from a results store, and none was given",
+            field="policy",
+            fix="run it through `assay run`, which opens the store",
+        )
+    return ReplayPolicy(run, recorded(run))

@@ -1,5 +1,60 @@
-"""The results store: audit runs and verdicts, with the versions they were produced with."""
+"""The results store: runs (audit and rollout, one namespace of names), verdicts, the durable
+job queue and trajectories, with the versions they were produced with.
 
-from assay.store.sqlite import Store, StoredRun, StoredVerdict
+Open it with :func:`open_store`; the command line never goes around it.
+"""
 
-__all__ = ["Store", "StoredRun", "StoredVerdict"]
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.errors import InputError
+from assay.store.records import (
+    EpisodeTotals,
+    Finished,
+    Job,
+    JobCounts,
+    NewJob,
+    RunKind,
+    RunRecord,
+    StoredEpisode,
+    StoredRun,
+    StoredVerdict,
+)
+from assay.store.sqlite import SCHEMA_VERSION, Store, StoreBusyError
+
+
+def open_store(location: Path | str, *, timeout_s: float = 30.0) -> Store:
+    """The store at ``location``: a SQLite file path or ``sqlite:///PATH``.
+
+    Raises :class:`assay.errors.InputError` for a URL of a backend this assay lacks and
+    :class:`assay.errors.StoreError` when the file cannot be opened.
+    """
+    text = str(location)
+    if text.startswith("sqlite:///"):
+        return Store(Path(text.removeprefix("sqlite:///")), timeout_s=timeout_s)
+    if "://" in text:
+        raise InputError(
+            f"no store backend for {text.split('://', 1)[0]!r} URLs yet",
+            field="db",
+            fix="give a SQLite file path",
+        )
+    return Store(Path(text), timeout_s=timeout_s)
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "EpisodeTotals",
+    "Finished",
+    "Job",
+    "JobCounts",
+    "NewJob",
+    "RunKind",
+    "RunRecord",
+    "Store",
+    "StoreBusyError",
+    "StoredEpisode",
+    "StoredRun",
+    "StoredVerdict",
+    "open_store",
+]

@@ -1,103 +1,65 @@
-"""The results store on SQLite: audit runs, per-task audits and verdicts, with versions."""
+"""The results store on SQLite: runs of both kinds, verdicts, the job queue and trajectories.
+
+One file, opened in WAL mode so that several runner processes can share it; every write is one
+transaction (``BEGIN IMMEDIATE``, so a writer waits for the lock instead of failing late). A
+write that still finds the database locked after ``timeout_s`` raises :class:`StoreBusyError`,
+which callers that can wait (the runner) retry.
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Any
 
 from assay.audit.report import AuditReport
+from assay.episodes.records import Trajectory
 from assay.errors import StoreError
+from assay.store import _jobs
+from assay.store._schema import SCHEMA_VERSION, migrate
+from assay.store.records import (
+    EpisodeTotals,
+    Finished,
+    Job,
+    JobCounts,
+    NewJob,
+    RunKind,
+    RunRecord,
+    StoredEpisode,
+    StoredRun,
+    StoredVerdict,
+)
 from assay.verdicts import Verdict
 
-SCHEMA_VERSION = 1
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS audit_runs (
-    run_id TEXT PRIMARY KEY,
-    root TEXT NOT NULL,
-    started_at TEXT NOT NULL,
-    finished_at TEXT NOT NULL,
-    checks TEXT NOT NULL,
-    tasks INTEGER NOT NULL,
-    accepted INTEGER NOT NULL,
-    rejected INTEGER NOT NULL,
-    known_bad INTEGER NOT NULL,
-    known_bad_caught INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS task_audits (
-    run_id TEXT NOT NULL REFERENCES audit_runs(run_id),
-    task_id TEXT NOT NULL,
-    task_version TEXT NOT NULL,
-    path TEXT NOT NULL,
-    decision TEXT NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (run_id, task_id)
-);
-CREATE TABLE IF NOT EXISTS verdicts (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    run_id TEXT,
-    task_id TEXT NOT NULL,
-    task_version TEXT NOT NULL,
-    family_version TEXT NOT NULL,
-    assay_version TEXT NOT NULL,
-    solution TEXT NOT NULL,
-    status TEXT NOT NULL,
-    score REAL NOT NULL,
-    created_at TEXT NOT NULL,
-    record TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS verdicts_by_task ON verdicts(task_id, task_version);
-"""
-INSERT_VERDICT = (
-    "INSERT INTO verdicts (run_id, task_id, task_version, family_version, assay_version, "
-    "solution, status, score, created_at, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
+__all__ = ["SCHEMA_VERSION", "Store", "StoreBusyError"]
 
 
-class StoredVerdict(BaseModel):
-    """A verdict as kept in the store, with what it judged."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: int = Field(description="Row id.")
-    run_id: str | None = Field(description="The audit run that produced it, if any.")
-    solution: str = Field(description="Which solution was judged (label or path).")
-    verdict: Verdict = Field(description="The verdict itself.")
-
-
-class StoredRun(BaseModel):
-    """The totals of one audit run as kept in the store."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    run_id: str = Field(description="Unique id of the audit run.")
-    root: str = Field(description="The directory audited.")
-    started_at: datetime = Field(description="When the run started (UTC).")
-    finished_at: datetime = Field(description="When the run finished (UTC).")
-    checks: tuple[str, ...] = Field(description="Names of the checks applied.")
-    tasks: int = Field(description="Tasks audited.")
-    accepted: int = Field(description="Tasks accepted.")
-    rejected: int = Field(description="Tasks rejected.")
-    known_bad: int = Field(description="Known-bad solutions across the set.")
-    known_bad_caught: int = Field(description="Known-bad solutions that failed, as they must.")
+class StoreBusyError(StoreError):
+    """The database stayed locked by another writer for longer than the store waits."""
 
 
 class Store:
-    """Results database. Opening creates the file and its tables if they do not exist."""
+    """Results database. Opening creates the file and its tables, or migrates an older file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, timeout_s: float = 30.0) -> None:
         self.path = Path(path)
+        self._lock = threading.RLock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False)
+            self._db = sqlite3.connect(
+                self.path, timeout=timeout_s, isolation_level=None, check_same_thread=False
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
-            self._migrate()
+            migrate(self._db, str(self.path))
+        except ValueError as exc:
+            raise StoreError(str(exc)) from None
         except (sqlite3.Error, OSError) as exc:
             raise StoreError(
                 f"{self.path}: cannot open the results database: {exc} "
@@ -106,7 +68,8 @@ class Store:
 
     def close(self) -> None:
         """Close the connection."""
-        self._db.close()
+        with self._lock:
+            self._db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -114,15 +77,28 @@ class Store:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    # verdicts and audits
+
     def add_verdict(self, verdict: Verdict, *, solution: str, run_id: str | None = None) -> int:
         """Keep one verdict; returns its row id."""
         with self._write() as db:
-            cursor = db.execute(INSERT_VERDICT, _verdict_row(verdict, solution, run_id))
+            cursor = db.execute(_jobs.INSERT_VERDICT, _verdict_row(verdict, solution, run_id))
             return int(cursor.lastrowid or 0)
 
     def add_audit(self, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:
         """Keep an audit run, its per-task results and the verdicts behind them, atomically."""
         with self._write() as db:
+            self._claim_name(db, report.run_id, "audit")
+            db.execute(
+                "INSERT INTO runs (name, kind, created_at, finished_at, spec) "
+                "VALUES (?, 'audit', ?, ?, ?)",
+                (
+                    report.run_id,
+                    report.started_at.isoformat(),
+                    report.finished_at.isoformat(),
+                    json.dumps({"root": report.root}),
+                ),
+            )
             db.execute(
                 "INSERT INTO audit_runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -138,9 +114,9 @@ class Store:
                     report.known_bad_caught,
                 ),
             )
-            db.executemany(
-                "INSERT INTO task_audits VALUES (?, ?, ?, ?, ?, ?)",
-                [
+            for t in report.tasks:
+                db.execute(
+                    "INSERT INTO task_audits VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         report.run_id,
                         t.task_id,
@@ -148,21 +124,16 @@ class Store:
                         t.path,
                         t.decision.value,
                         t.model_dump_json(),
-                    )
-                    for t in report.tasks
-                ],
-            )
-            db.executemany(
-                INSERT_VERDICT,
-                [_verdict_row(verdict, label, report.run_id) for label, verdict in verdicts],
-            )
+                    ),
+                )
+            for label, verdict in verdicts:
+                db.execute(_jobs.INSERT_VERDICT, _verdict_row(verdict, label, report.run_id))
 
     def audit_runs(self) -> list[StoredRun]:
         """Every audit run, newest first, with its totals."""
-        cursor = self._db.execute("SELECT * FROM audit_runs ORDER BY started_at DESC")
-        names = [column[0] for column in cursor.description]
+        rows, names = self._select("SELECT * FROM audit_runs ORDER BY started_at DESC")
         runs = []
-        for row in cursor.fetchall():
+        for row in rows:
             fields = dict(zip(names, row, strict=True))
             fields["checks"] = json.loads(fields["checks"])
             runs.append(StoredRun.model_validate(fields))
@@ -171,8 +142,8 @@ class Store:
     def verdicts(
         self, *, task_id: str | None = None, run_id: str | None = None
     ) -> list[StoredVerdict]:
-        """Stored verdicts, oldest first, optionally for one task or one audit run."""
-        query = "SELECT id, run_id, solution, record FROM verdicts WHERE 1=1"
+        """Stored verdicts, oldest first, optionally for one task or one run."""
+        query = "SELECT id, run_id, solution, sample, record FROM verdicts WHERE 1=1"
         params: list[str] = []
         if task_id is not None:
             query += " AND task_id = ?"
@@ -180,34 +151,196 @@ class Store:
         if run_id is not None:
             query += " AND run_id = ?"
             params.append(run_id)
-        rows = self._db.execute(query + " ORDER BY id", params).fetchall()
+        rows, _ = self._select(query + " ORDER BY id", params)
         return [
             StoredVerdict(
                 id=row[0],
                 run_id=row[1],
                 solution=row[2],
-                verdict=Verdict.model_validate_json(row[3]),
+                sample=row[3],
+                verdict=Verdict.model_validate_json(row[4]),
             )
             for row in rows
         ]
 
+    # runs of both kinds
+
+    def runs(self) -> list[RunRecord]:
+        """Every run, audit and rollout, newest first."""
+        rows, _ = self._select(
+            "SELECT name, kind, created_at, finished_at, spec FROM runs ORDER BY created_at DESC"
+        )
+        return [_run_record(row) for row in rows]
+
+    def run(self, name: str) -> RunRecord | None:
+        """The run called ``name``, of either kind, or None."""
+        rows, _ = self._select(
+            "SELECT name, kind, created_at, finished_at, spec FROM runs WHERE name = ?", (name,)
+        )
+        return _run_record(rows[0]) if rows else None
+
+    def create_rollout(self, name: str, spec: dict[str, Any], jobs: Sequence[NewJob]) -> None:
+        """Start rollout run ``name`` with its jobs queued, atomically. Raises
+        :class:`StoreError` when the name is taken (check with :meth:`run` first)."""
+        with self._write() as db:
+            self._claim_name(db, name, "rollout")
+            db.execute(
+                "INSERT INTO runs (name, kind, created_at, finished_at, spec) "
+                "VALUES (?, 'rollout', ?, NULL, ?)",
+                (name, datetime.now(UTC).isoformat(), json.dumps(spec, sort_keys=True)),
+            )
+            _jobs.add_jobs(db, name, jobs)
+
+    def mark_finished(self, name: str) -> None:
+        """Note that run ``name`` finished now."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE runs SET finished_at = ? WHERE name = ?",
+                (datetime.now(UTC).isoformat(), name),
+            )
+
+    # the job queue (see assay.store._jobs)
+
+    def claim_jobs(
+        self, run: str, *, owner: str, token: str, limit: int, lease_s: float, now: float
+    ) -> list[Job]:
+        """Take up to ``limit`` free jobs of ``run`` under a lease of ``lease_s`` seconds."""
+        with self._write() as db:
+            return _jobs.claim(
+                db, run, owner=owner, token=token, limit=limit, lease_s=lease_s, now=now
+            )
+
+    def renew_leases(self, owner: str, *, lease_s: float, now: float) -> int:
+        """Extend every lease ``owner`` holds; returns how many."""
+        with self._write() as db:
+            return _jobs.renew(db, owner, lease_s=lease_s, now=now)
+
+    def release_jobs(self, run: str, owner: str) -> int:
+        """Give back, unfinished and without an attempt counted, the jobs of ``run`` that
+        ``owner`` holds (a runner that stops, or one known to be dead)."""
+        with self._write() as db:
+            return _jobs.release(db, run, owner)
+
+    def lease_owners(self, run: str) -> list[str]:
+        """Owners holding leases in ``run`` now."""
+        with self._lock:
+            return _jobs.lease_owners(self._db, run)
+
+    def finish_jobs(self, finished: Sequence[Finished]) -> list[bool]:
+        """Keep each episode and mark its job done, in one transaction; for each, whether it
+        was kept (False: the claim had been lost, and nothing of it is kept)."""
+        created_at = datetime.now(UTC).isoformat()
+        with self._write() as db:
+            return [_jobs.finish(db, item, created_at=created_at) for item in finished]
+
+    def retry_later(self, job: Job, *, error: str, not_before: float) -> bool:
+        """Queue a job that ended in error again, not before ``not_before``."""
+        with self._write() as db:
+            return _jobs.retry_later(db, job, error=error, not_before=not_before)
+
+    def reopen_errors(self, run: str) -> int:
+        """Queue again the jobs of ``run`` that ended in error, with fresh attempts."""
+        with self._write() as db:
+            return _jobs.reopen_errors(db, run)
+
+    def job_counts(self, run: str, *, now: float) -> JobCounts:
+        """Where the jobs of ``run`` are."""
+        with self._lock:
+            return _jobs.counts(self._db, run, now=now)
+
+    # episodes
+
+    def episodes(
+        self, run: str, *, task_id: str | None = None, sample: int | None = None
+    ) -> list[StoredEpisode]:
+        """The finished episodes of ``run`` in task and sample order, optionally one task's."""
+        query = "SELECT sample, record FROM trajectories WHERE run_name = ?"
+        params: list[object] = [run]
+        if task_id is not None:
+            query += " AND task_id = ?"
+            params.append(task_id)
+        if sample is not None:
+            query += " AND sample = ?"
+            params.append(sample)
+        rows, _ = self._select(query + " ORDER BY task_id, sample", params)
+        return [
+            StoredEpisode(
+                run_name=run, sample=row[0], trajectory=Trajectory.model_validate_json(row[1])
+            )
+            for row in rows
+        ]
+
+    def episode_totals(self, run: str) -> EpisodeTotals:
+        """Sums over the finished episodes of ``run``."""
+        rows, _ = self._select(
+            "SELECT status, COUNT(*), SUM(input_tokens), SUM(output_tokens), SUM(usd), "
+            "COUNT(usd), SUM(sandbox_cpu_s), SUM(wall_s) FROM trajectories WHERE run_name = ? "
+            "GROUP BY status",
+            (run,),
+        )
+        by_status = {row[0]: row for row in rows}
+        episodes = sum(row[1] for row in rows)
+        priced = sum(row[5] for row in rows)
+        return EpisodeTotals(
+            episodes=episodes,
+            passed=by_status["pass"][1] if "pass" in by_status else 0,
+            failed=by_status["fail"][1] if "fail" in by_status else 0,
+            errors=by_status["error"][1] if "error" in by_status else 0,
+            input_tokens=sum(row[2] or 0 for row in rows),
+            output_tokens=sum(row[3] or 0 for row in rows),
+            usd=sum(row[4] or 0.0 for row in rows) if priced == episodes else None,
+            sandbox_cpu_s=sum(row[6] or 0.0 for row in rows),
+            wall_s=sum(row[7] or 0.0 for row in rows),
+        )
+
+    # machinery
+
+    def _select(self, query: str, params: Sequence[object] = ()) -> tuple[list[Any], list[str]]:
+        try:
+            with self._lock:
+                cursor = self._db.execute(query, params)
+                names = [column[0] for column in cursor.description or ()]
+                return cursor.fetchall(), names
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: read failed: {exc}") from None
+
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        try:
-            with self._db:
+        """One write transaction; rolled back whole when anything in it raises."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _busy_or_failed(self.path, exc) from None
+            try:
                 yield self._db
-        except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: write failed: {exc}") from None
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise _busy_or_failed(self.path, exc) from None
+                raise
 
-    def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
+    def _claim_name(self, db: sqlite3.Connection, name: str, kind: RunKind) -> None:
+        row = db.execute("SELECT kind FROM runs WHERE name = ?", (name,)).fetchone()
+        if row is not None:
             raise StoreError(
-                f"{self.path}: written by a newer assay (schema {version}); upgrade assay"
+                f"{self.path}: a {row[0]} run is already called {name!r}; "
+                f"a {kind} run needs another name"
             )
-        with self._db:
-            self._db.executescript(SCHEMA)
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _busy_or_failed(path: Path, exc: sqlite3.Error) -> StoreError:
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+        return StoreBusyError(f"{path}: the database is locked by another writer ({text})")
+    return StoreError(f"{path}: write failed: {text}")
+
+
+def _run_record(row: Sequence[Any]) -> RunRecord:
+    return RunRecord(
+        name=row[0], kind=row[1], created_at=row[2], finished_at=row[3], spec=json.loads(row[4])
+    )
 
 
 def _verdict_row(verdict: Verdict, solution: str, run_id: str | None) -> tuple[object, ...]:
@@ -222,4 +355,5 @@ def _verdict_row(verdict: Verdict, solution: str, run_id: str | None) -> tuple[o
         verdict.score,
         verdict.created_at.isoformat(),
         verdict.model_dump_json(),
+        None,
     )

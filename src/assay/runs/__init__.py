@@ -1,0 +1,27 @@
+"""Durable runs: every episode of a run is a job in the store that runs to completion at most
+once, so that a run survives crashes, is resumed by its name, and can be shared by several
+runner processes.
+
+:func:`start_run` creates or resumes a run (:class:`RunSpec` is what it is asked to do);
+:func:`run_rollouts` (or a :class:`Runner` on a running event loop) runs its jobs;
+:func:`open_policy` parses a policy spec with the store at hand (``replay:RUN``).
+"""
+
+from assay.runs.plan import RunSpec, Started, differences, start_run
+from assay.runs.policies import check_policy, open_policy, recorded_episodes
+from assay.runs.runner import Outcome, Runner, RunnerOptions, SampledPolicy, run_rollouts
+
+__all__ = [
+    "Outcome",
+    "RunSpec",
+    "Runner",
+    "RunnerOptions",
+    "SampledPolicy",
+    "Started",
+    "check_policy",
+    "differences",
+    "open_policy",
+    "recorded_episodes",
+    "run_rollouts",
+    "start_run",
+]

@@ -1,0 +1,46 @@
+"""Who holds a lease: ``host:pid:nonce``, and whether that holder is known to be gone.
+
+A lease ends when it expires, wherever its holder ran. A holder on this host whose process no
+longer exists is known to be gone at once, so a run resumed after a SIGKILL need not wait for
+the leases of the killed runner to expire. A holder on another host, or a process id that was
+reused, is never taken for dead: its leases simply run out.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from pathlib import Path
+
+
+def new_owner() -> str:
+    """A fresh owner id for this process."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def known_dead(owner: str) -> bool:
+    """Whether ``owner`` ran on this host in a process that no longer exists."""
+    host, _, rest = owner.partition(":")
+    pid_text, _, _ = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False  # this process: its runners give their leases back when they stop
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    """A killed child not yet reaped by its parent still has a pid; it holds nothing."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+        return stat.rsplit(")", 1)[-1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False

@@ -1,0 +1,168 @@
+"""What a rollout run is asked to do, and starting or resuming one by its name.
+
+A run's identity is its tasks (each id at its content version), its policy (spec and sampling),
+k and its mode. Resuming a run by name with any of these different is refused with one line
+saying what differs: a run's episodes must all answer the same question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.episodes.records import Mode
+from assay.errors import InputError, StoreError
+from assay.families import family_of, version_label
+from assay.policies.base import Sampling
+from assay.store import NewJob, Store
+from assay.tasks.model import Task
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+class RunSpec(BaseModel):
+    """A rollout run's identity, kept with the run."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tasks: dict[str, str] = Field(description="Task id to its content version.")
+    root: str = Field(description="Where the tasks were loaded from (not compared on resume).")
+    policy: str = Field(description="The policy spec.")
+    sampling: Sampling = Field(default_factory=Sampling, description="Sampling parameters.")
+    k: int = Field(ge=1, description="Episodes per task.")
+    mode: Mode = Field(description="tools or single.")
+
+    @classmethod
+    def of(
+        cls,
+        tasks: Sequence[Task],
+        *,
+        root: str,
+        policy: str,
+        k: int,
+        mode: Mode,
+        sampling: Sampling | None = None,
+    ) -> RunSpec:
+        """The spec of running ``tasks`` with ``policy``, ``k`` times each, in ``mode``."""
+        versions = {task.id: task.content_version(version_label(family_of(task))) for task in tasks}
+        return cls(
+            tasks=versions,
+            root=root,
+            policy=policy,
+            sampling=sampling or Sampling(),
+            k=k,
+            mode=mode,
+        )
+
+    def jobs(self) -> list[NewJob]:
+        """One job an episode: every task at sample 0, then every task at sample 1, and so on,
+        so that an unfinished run has covered the tasks evenly."""
+        return [
+            NewJob(
+                task_id=task,
+                task_version=version,
+                sample=sample,
+                policy=self.policy,
+                mode=self.mode,
+            )
+            for sample in range(self.k)
+            for task, version in sorted(self.tasks.items())
+        ]
+
+
+@dataclass(frozen=True)
+class Started:
+    """The run as it starts: new, or resumed with what it already holds."""
+
+    name: str
+    spec: RunSpec
+    state: Literal["new", "resumed"]
+    reopened: int = 0
+    """Episodes that had ended in error and are queued again (on a resume)."""
+
+
+def start_run(store: Store, name: str, spec: RunSpec) -> Started:
+    """Create rollout run ``name`` with its jobs, or resume it when it exists with this spec.
+
+    On a resume, the episodes that ended in error are queued again; finished ones are kept.
+    Raises :class:`InputError` for a bad name, a name an audit run has, or a spec that differs
+    from the run's (the message says what differs).
+    """
+    if not NAME.match(name):
+        raise InputError(
+            f"{name!r} is not a run name",
+            field="run",
+            fix="use letters, digits, '.', '_' and '-', at most 100",
+        )
+    existing = store.run(name)
+    if existing is None:
+        try:
+            store.create_rollout(name, spec.model_dump(mode="json"), spec.jobs())
+        except StoreError:
+            if store.run(name) is None:
+                raise
+            return start_run(store, name, spec)  # another runner created it just now
+        return Started(name=name, spec=spec, state="new")
+    if existing.kind != "rollout":
+        raise InputError(
+            f"{name!r} is the name of an {existing.kind} run", field="run", fix="pick another name"
+        )
+    try:
+        kept = RunSpec.model_validate(existing.spec)
+    except ValidationError:
+        raise InputError(
+            f"run {name!r} was written by another assay and cannot be resumed",
+            field="run",
+            fix="pick another name",
+        ) from None
+    differs = differences(kept, spec)
+    if differs:
+        raise InputError(
+            f"run {name!r} was started with {differs}",
+            field="run",
+            fix="resume it with the same tasks, policy, k and mode, or pick another --run name",
+        )
+    return Started(name=name, spec=kept, state="resumed", reopened=store.reopen_errors(name))
+
+
+def differences(kept: RunSpec, asked: RunSpec) -> str:
+    """What differs between a run's spec and the one asked for, in words; empty when none."""
+    parts = []
+    if kept.policy != asked.policy:
+        parts.append(f"policy {kept.policy}, not {asked.policy}")
+    if kept.sampling != asked.sampling:
+        parts.append(f"sampling {_sampling(kept.sampling)}, not {_sampling(asked.sampling)}")
+    if kept.k != asked.k:
+        parts.append(f"k {kept.k}, not {asked.k}")
+    if kept.mode != asked.mode:
+        parts.append(f"mode {kept.mode}, not {asked.mode}")
+    if kept.tasks != asked.tasks:
+        parts.append(_task_difference(kept.tasks, asked.tasks))
+    return "; ".join(parts)
+
+
+def _task_difference(kept: dict[str, str], asked: dict[str, str]) -> str:
+    missing = sorted(set(kept) - set(asked))
+    added = sorted(set(asked) - set(kept))
+    changed = sorted(t for t in set(kept) & set(asked) if kept[t] != asked[t])
+    words = []
+    for count, what, examples in (
+        (len(missing), "not given now", missing),
+        (len(added), "not in the run", added),
+        (len(changed), "changed since", changed),
+    ):
+        if count:
+            words.append(
+                f"{count} {'task' if count == 1 else 'tasks'} {what} ({examples[0]}"
+                f"{', ...' if count > 1 else ''})"
+            )
+    return "other tasks: " + ", ".join(words)
+
+
+def _sampling(sampling: Sampling) -> str:
+    set_ = sampling.model_dump(exclude_none=True)
+    return ", ".join(f"{key}={value}" for key, value in set_.items()) or "defaults"

@@ -1,0 +1,79 @@
+"""Policies for a run: parsed with access to the store (``replay:RUN``), checked against the
+run's tasks before any episode starts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from assay.episodes.records import EndReason
+from assay.errors import InputError, PolicySpecError
+from assay.policies import parse_policy
+from assay.policies.base import Policy, PolicyTurn, Sampling
+from assay.policies.replay import Recorded, ReplayPolicy
+from assay.policies.scripted import ScriptedPolicy
+from assay.store import Store
+from assay.tasks.model import Task
+
+
+def open_policy(
+    spec: str,
+    store: Store,
+    *,
+    base_url: str | None = None,
+    sampling: Sampling | None = None,
+    max_requests: int = 16,
+) -> Policy:
+    """The policy ``spec`` names; ``replay:RUN`` reads run ``RUN`` from ``store``."""
+    return parse_policy(
+        spec,
+        base_url=base_url,
+        sampling=sampling,
+        concurrency=max_requests,
+        recorded=lambda run: recorded_episodes(store, run),
+    )
+
+
+def recorded_episodes(store: Store, run: str) -> dict[tuple[str, int], Recorded]:
+    """The episodes of rollout run ``run`` as a replay needs them, by task id and sample.
+
+    Raises :class:`PolicySpecError` when there is no such rollout run.
+    """
+    record = store.run(run)
+    if record is None or record.kind != "rollout":
+        known = ", ".join(r.name for r in store.runs() if r.kind == "rollout")[:300] or "none"
+        raise PolicySpecError(
+            f"no rollout run {run!r} to replay", field="policy", fix=f"rollout runs: {known}"
+        )
+    return {
+        (stored.trajectory.task_id, stored.sample): Recorded(
+            turns=tuple(
+                PolicyTurn(message=step.message, failure=step.failure)
+                for step in stored.trajectory.steps
+            ),
+            infrastructure_error=stored.trajectory.end is EndReason.INFRASTRUCTURE,
+        )
+        for stored in store.episodes(run)
+    }
+
+
+def check_policy(policy: Policy, tasks: Sequence[Task], k: int) -> None:
+    """Refuse, before any episode, a policy that cannot act on every episode of the run: a
+    ``bad:LABEL`` some task lacks, a replay of a run without some task or sample."""
+    if isinstance(policy, ScriptedPolicy) and policy.kind == "bad":
+        for task in tasks:
+            if f"bad-{policy.label}" not in task.solutions:
+                known = ", ".join(f"bad:{n.removeprefix('bad-')}" for n in task.known_bad())
+                raise InputError(
+                    f"task {task.id} has no known-bad solution bad-{policy.label}",
+                    field="policy",
+                    fix=f"its known-bad policies are: {known or 'none'}",
+                )
+    if isinstance(policy, ReplayPolicy):
+        for task in tasks:
+            for sample in range(k):
+                if not policy.has(task.id, sample):
+                    raise InputError(
+                        f"run {policy.run!r} has no episode of task {task.id} sample {sample}",
+                        field="policy",
+                        fix="replay a run over the same tasks with at least this k",
+                    )

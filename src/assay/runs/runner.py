@@ -1,0 +1,335 @@
+"""The runner: takes a run's jobs from the store and runs their episodes, within two caps.
+
+Episodes are asyncio tasks, at most ``max_sandboxes + max_requests`` at once: enough to keep
+every sandbox and every model request busy, while an episode waiting for its model holds no
+thread and no sandbox. Tool calls and verifications run on a thread pool of ``max_sandboxes``
+threads (the sandbox cap; the pool sandbox is opened with as many workers); model requests are
+capped by the policy's own semaphore (``max_requests``). Store calls run on one thread of their
+own, so a store that is locked for a while delays writes without stopping episodes.
+
+Each job is claimed under a lease that a heartbeat renews. An episode that ends in ``error``
+(infrastructure) is queued again with backoff until ``max_attempts``; then its error verdict is
+kept, counted apart and never scored. A ``fail`` is never retried. A finished episode's verdict
+and trajectory are written in the transaction that marks its job done, and only if this runner's
+claim still holds the job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol, TypeVar, cast, runtime_checkable
+
+from assay.episodes import Budget, run_episode
+from assay.episodes.records import Mode
+from assay.errors import StoreError
+from assay.policies.base import Policy
+from assay.policies.openai_chat import OpenAIPolicy
+from assay.policies.prices import PriceTable
+from assay.runs._owners import known_dead, new_owner
+from assay.sandbox.protocol import Sandbox
+from assay.store import Finished, Job, JobCounts, Store, StoreBusyError
+from assay.tasks.model import Task
+from assay.verdicts import Status
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class RunnerOptions:
+    """Caps, retries, leases and the episodes' budget and prices."""
+
+    max_sandboxes: int = 4
+    """Tool calls and verifications at once (threads; the pool sandbox's workers)."""
+    max_requests: int = 16
+    """Model requests at once (the model policy's concurrency)."""
+    max_attempts: int = 3
+    """Attempts of an episode that keeps ending in error, before its error is kept."""
+    backoff_s: float = 2.0
+    """Wait before the first retry; doubled each further attempt."""
+    max_backoff_s: float = 60.0
+    """The longest wait before a retry."""
+    lease_s: float = 60.0
+    """How long a claim holds a job without a heartbeat (renewed every third of it)."""
+    poll_s: float = 0.5
+    """How often to look again while the run's other jobs are held by other runners."""
+    store_patience_s: float = 600.0
+    """How long a store locked by another writer is waited for before the run gives up."""
+    budget: Budget | None = None
+    """Each episode's budget; None for the default."""
+    prices: PriceTable | None = None
+    """Token prices for the episodes' cost."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one attempt at a job, as it happened."""
+
+    task_id: str
+    sample: int
+    status: Status | None
+    """The verdict's status when the episode was kept; None when it is queued for a retry."""
+    detail: str = ""
+    """The error, for an attempt that ended in one."""
+    kept: bool = True
+    """False when another runner had taken the job over (its lease had expired)."""
+
+
+@runtime_checkable
+class SampledPolicy(Protocol):
+    """A policy whose episodes depend on the sample index (``replay:RUN``)."""
+
+    def for_sample(self, sample: int) -> Policy:
+        """The policy of the episodes of sample index ``sample``."""
+        ...
+
+
+def run_rollouts(
+    store: Store,
+    run: str,
+    *,
+    tasks: Mapping[str, Task],
+    policy: Policy,
+    sandbox: Sandbox,
+    options: RunnerOptions | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+) -> JobCounts:
+    """Run the jobs of ``run`` until none is left (:class:`Runner` on an event loop of its own,
+    with a thread pool of ``max_sandboxes`` threads). A model policy's endpoint is checked once
+    first: :class:`assay.errors.ModelUnreachableError` when nothing answers there."""
+    options = options or RunnerOptions()
+
+    async def main() -> JobCounts:
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(options.max_sandboxes, thread_name_prefix="assay-sandbox")
+        )
+        try:
+            if isinstance(policy, OpenAIPolicy):
+                await policy.check()
+            runner = Runner(
+                store,
+                run,
+                tasks=tasks,
+                policy=policy,
+                sandbox=sandbox,
+                options=options,
+                on_outcome=on_outcome,
+            )
+            return await runner.run()
+        finally:
+            if isinstance(policy, OpenAIPolicy):
+                await policy.aclose()
+
+    return asyncio.run(main())
+
+
+class Runner:
+    """Runs the jobs of one run from one store; several runners may share the run."""
+
+    def __init__(
+        self,
+        store: Store,
+        run: str,
+        *,
+        tasks: Mapping[str, Task],
+        policy: Policy,
+        sandbox: Sandbox,
+        options: RunnerOptions | None = None,
+        on_outcome: Callable[[Outcome], None] | None = None,
+    ) -> None:
+        self.store = store
+        self.run_name = run
+        self.tasks = tasks
+        self.policy = policy
+        self.sandbox = sandbox
+        self.options = options or RunnerOptions()
+        self.on_outcome = on_outcome
+        self.owner = new_owner()
+        self._io = ThreadPoolExecutor(1, thread_name_prefix="assay-store")
+        self._writes: asyncio.Queue[tuple[Finished, asyncio.Future[bool]] | None] | None = None
+        self._policies: dict[int, Policy] = {}
+
+    async def run(self) -> JobCounts:
+        """Run jobs until every job of the run is done; returns where the jobs are.
+
+        Cancelling it (Ctrl-C) stops the episodes under way, keeps every episode that had
+        ended, and gives the unfinished jobs back to the queue. Raises what an episode raises
+        on bad input (:class:`assay.errors.InputError`), and :class:`StoreError` when the
+        store cannot be written.
+        """
+        self._writes = asyncio.Queue()
+        writer = asyncio.create_task(self._writer())
+        heartbeat = asyncio.create_task(self._heartbeat())
+        active: dict[asyncio.Task[None], Job] = {}
+        try:
+            await self._reclaim_dead()
+            return await self._loop(active)
+        finally:
+            await self._stop(active, writer, heartbeat)
+
+    async def _loop(self, active: dict[asyncio.Task[None], Job]) -> JobCounts:
+        options = self.options
+        slots = options.max_sandboxes + options.max_requests
+        batch = max(1, slots // 4)
+        while True:
+            room = slots - len(active)
+            if room >= batch or not active:
+                for job in await self._call(
+                    self.store.claim_jobs,
+                    self.run_name,
+                    owner=self.owner,
+                    token=uuid.uuid4().hex,
+                    limit=room,
+                    lease_s=options.lease_s,
+                    now=time.time(),
+                ):
+                    active[asyncio.create_task(self._episode(job))] = job
+            if not active:
+                counts = await self._call(self.store.job_counts, self.run_name, now=time.time())
+                if counts.unfinished == 0:
+                    return counts
+                await self._reclaim_dead()
+                await asyncio.sleep(options.poll_s)
+                continue
+            done, _ = await asyncio.wait(
+                active, timeout=options.poll_s, return_when=asyncio.FIRST_COMPLETED
+            )
+            for task in done:
+                del active[task]
+                task.result()  # bad input and store failures end the run
+
+    async def _episode(self, job: Job) -> None:
+        options = self.options
+        trajectory = await run_episode(
+            self.tasks[job.task_id],
+            self._policy_for(job.sample),
+            self.sandbox,
+            mode=cast(Mode, job.mode),
+            budget=options.budget,
+            prices=options.prices,
+        )
+        status = trajectory.verdict.status
+        error = None
+        if status is Status.ERROR:
+            error = trajectory.end_detail or trajectory.verdict.summary
+            if job.attempts + 1 < options.max_attempts:
+                delay = min(options.max_backoff_s, options.backoff_s * 2**job.attempts)
+                await self._call(
+                    self.store.retry_later, job, error=error, not_before=time.time() + delay
+                )
+                self._emit(Outcome(job.task_id, job.sample, None, error))
+                return
+        kept = await self._keep(Finished(job=job, trajectory=trajectory, error=error))
+        self._emit(Outcome(job.task_id, job.sample, status, error or "", kept))
+
+    async def _keep(self, finished: Finished) -> bool:
+        """Hand an episode to the writer and wait until it is committed."""
+        assert self._writes is not None  # noqa: S101 - set by run() before any episode starts
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        await self._writes.put((finished, future))
+        return await future
+
+    async def _writer(self) -> None:
+        """Commit finished episodes; those that end while a commit runs share the next one."""
+        assert self._writes is not None  # noqa: S101 - set by run() before the writer starts
+        while True:
+            item = await self._writes.get()
+            batch = [] if item is None else [item]
+            stop = item is None
+            while not self._writes.empty():
+                more = self._writes.get_nowait()
+                stop = stop or more is None
+                if more is not None:
+                    batch.append(more)
+            if batch:
+                await self._commit(batch)
+            if stop:
+                return
+
+    async def _commit(self, batch: list[tuple[Finished, asyncio.Future[bool]]]) -> None:
+        try:
+            kept = await self._call(self.store.finish_jobs, [finished for finished, _ in batch])
+        except StoreError as exc:
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for (_, future), was_kept in zip(batch, kept, strict=True):
+            if not future.done():
+                future.set_result(was_kept)
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.options.lease_s / 3)
+            with contextlib.suppress(StoreError):
+                await self._call(
+                    self.store.renew_leases,
+                    self.owner,
+                    lease_s=self.options.lease_s,
+                    now=time.time(),
+                    patience_s=0.0,
+                )
+
+    async def _reclaim_dead(self) -> None:
+        """Give back at once the jobs held by runners on this host that no longer exist."""
+        for owner in await self._call(self.store.lease_owners, self.run_name):
+            if known_dead(owner):
+                await self._call(self.store.release_jobs, self.run_name, owner)
+
+    async def _stop(
+        self,
+        active: dict[asyncio.Task[None], Job],
+        writer: asyncio.Task[None],
+        heartbeat: asyncio.Task[None],
+    ) -> None:
+        """Stop the episodes under way, commit those that ended, give the rest back."""
+        for task in active:
+            task.cancel()
+        await asyncio.gather(*active, return_exceptions=True)
+        assert self._writes is not None  # noqa: S101 - set by run()
+        await self._writes.put(None)
+        await asyncio.gather(writer, return_exceptions=True)
+        heartbeat.cancel()
+        await asyncio.gather(heartbeat, return_exceptions=True)
+        with contextlib.suppress(StoreError):
+            await self._call(self.store.release_jobs, self.run_name, self.owner)
+        self._io.shutdown(wait=True)
+
+    async def _call(
+        self,
+        function: Callable[..., T],
+        *args: object,
+        patience_s: float | None = None,
+        **kwargs: object,
+    ) -> T:
+        """``function`` on the store's thread; a locked store is waited for, with backoff,
+        for up to ``patience_s`` (the options' ``store_patience_s`` by default)."""
+        loop = asyncio.get_running_loop()
+        patience = self.options.store_patience_s if patience_s is None else patience_s
+        deadline = time.monotonic() + patience
+        delay = 0.05
+        while True:
+            try:
+                return await loop.run_in_executor(self._io, partial(function, *args, **kwargs))
+            except StoreBusyError:
+                if time.monotonic() + delay > deadline:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(2.0, delay * 2)
+
+    def _policy_for(self, sample: int) -> Policy:
+        if not isinstance(self.policy, SampledPolicy):
+            return self.policy
+        if sample not in self._policies:
+            self._policies[sample] = self.policy.for_sample(sample)
+        return self._policies[sample]
+
+    def _emit(self, outcome: Outcome) -> None:
+        if self.on_outcome is not None:
+            self.on_outcome(outcome)

@@ -1,0 +1,233 @@
+"""The durable job queue's statements, written for any SQL database with transactions.
+
+No statement relies on how SQLite locks: a job is claimed by a conditional ``UPDATE`` whose
+``WHERE`` says the job is still free (pending, or its lease expired) and that re-checks it
+row by row, so two runners that race for a job cannot both get it, on SQLite or on PostgreSQL
+(where the ``UPDATE`` waits for the row and re-evaluates its condition). Each claim carries a
+fresh token; a job is marked done only by the claim that holds it, in the same transaction that
+keeps its verdict and trajectory, so an episode is counted at most once whatever happens to the
+runners. Times are seconds since the epoch, passed in by the caller.
+
+Each function takes a DB-API cursor or connection inside a transaction the caller opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from assay.store.records import Finished, Job, JobCounts, NewJob
+
+JOB_COLUMNS = (
+    "job_id",
+    "run_name",
+    "task_id",
+    "task_version",
+    "sample",
+    "policy",
+    "mode",
+    "attempts",
+    "lease_token",
+)
+CLAIM = (
+    "UPDATE jobs SET state = 'running', lease_owner = ?, lease_token = ?, lease_expires = ?, "
+    "claims = claims + 1 WHERE run_name = ? AND state <> 'done' AND not_before <= ? "
+    "AND (state = 'pending' OR lease_expires < ?) AND job_id IN (SELECT job_id FROM jobs "
+    "WHERE run_name = ? AND state <> 'done' AND not_before <= ? "
+    "AND (state = 'pending' OR lease_expires < ?) ORDER BY job_id LIMIT ?)"
+)
+"""A job is free when it is not done, not waiting for a retry, and pending or its lease has
+expired; the ``UPDATE`` checks the condition again on each row it changes."""
+CLAIMED = (
+    "SELECT job_id, run_name, task_id, task_version, sample, policy, mode, attempts, "
+    "lease_token FROM jobs WHERE lease_token = ? ORDER BY job_id"
+)
+INSERT_VERDICT = (
+    "INSERT INTO verdicts (run_id, task_id, task_version, family_version, assay_version, "
+    "solution, status, score, created_at, record, sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class Cursor(Protocol):
+    """The part of a DB-API cursor used here."""
+
+    rowcount: int
+
+    def fetchall(self) -> list[Any]:
+        """Every row."""
+        ...
+
+
+class Database(Protocol):
+    """The part of a DB-API connection used here."""
+
+    def execute(self, sql: str, parameters: Sequence[Any] = ..., /) -> Any:
+        """Run one statement."""
+        ...
+
+
+def add_jobs(db: Database, run: str, jobs: Sequence[NewJob]) -> None:
+    """Queue ``jobs`` for ``run``, in order."""
+    for job in jobs:
+        db.execute(
+            "INSERT INTO jobs (run_name, task_id, task_version, sample, policy, mode, state) "
+            "VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+            (run, job.task_id, job.task_version, job.sample, job.policy, job.mode),
+        )
+
+
+def claim(
+    db: Database, run: str, *, owner: str, token: str, limit: int, lease_s: float, now: float
+) -> list[Job]:
+    """Take up to ``limit`` free jobs of ``run`` under a lease that ends ``lease_s`` from now."""
+    db.execute(CLAIM, (owner, token, now + lease_s, run, now, now, run, now, now, limit))
+    rows = db.execute(CLAIMED, (token,)).fetchall()
+    return [Job.model_validate(dict(zip(JOB_COLUMNS, row, strict=True))) for row in rows]
+
+
+def renew(db: Database, owner: str, *, lease_s: float, now: float) -> int:
+    """Extend every lease ``owner`` holds; returns how many."""
+    cursor = db.execute(
+        "UPDATE jobs SET lease_expires = ? WHERE lease_owner = ? AND state = 'running'",
+        (now + lease_s, owner),
+    )
+    return int(cursor.rowcount)
+
+
+def release(db: Database, run: str, owner: str) -> int:
+    """Give back the jobs of ``run`` that ``owner`` holds, without counting an attempt."""
+    cursor = db.execute(
+        "UPDATE jobs SET state = 'pending', lease_owner = NULL, lease_token = NULL, "
+        "lease_expires = NULL WHERE state = 'running' AND run_name = ? AND lease_owner = ?",
+        (run, owner),
+    )
+    return int(cursor.rowcount)
+
+
+def lease_owners(db: Database, run: str) -> list[str]:
+    """Owners holding leases in ``run`` now."""
+    rows = db.execute(
+        "SELECT DISTINCT lease_owner FROM jobs WHERE run_name = ? AND state = 'running'", (run,)
+    ).fetchall()
+    return [str(row[0]) for row in rows if row[0] is not None]
+
+
+def retry_later(db: Database, job: Job, *, error: str, not_before: float) -> bool:
+    """Put a job that ended in error back in the queue, not before ``not_before``; False when
+    the claim no longer holds it."""
+    cursor = db.execute(
+        "UPDATE jobs SET state = 'pending', lease_owner = NULL, lease_token = NULL, "
+        "lease_expires = NULL, attempts = attempts + 1, not_before = ?, last_error = ? "
+        "WHERE job_id = ? AND lease_token = ? AND state = 'running'",
+        (not_before, error[:2000], job.job_id, job.lease_token),
+    )
+    return int(cursor.rowcount) == 1
+
+
+def finish(db: Database, finished: Finished, *, created_at: str) -> bool:
+    """Mark the job done and keep its verdict and trajectory; False (and nothing kept) when the
+    claim no longer holds it, because its lease expired and another runner took it."""
+    job, trajectory = finished.job, finished.trajectory
+    verdict = trajectory.verdict
+    cursor = db.execute(
+        "UPDATE jobs SET state = 'done', status = ?, lease_owner = NULL, lease_token = NULL, "
+        "lease_expires = NULL, attempts = attempts + ?, last_error = COALESCE(?, last_error) "
+        "WHERE job_id = ? AND lease_token = ? AND state = 'running'",
+        (
+            verdict.status.value,
+            0 if finished.error is None else 1,
+            finished.error,
+            job.job_id,
+            job.lease_token,
+        ),
+    )
+    if int(cursor.rowcount) != 1:
+        return False
+    db.execute(
+        INSERT_VERDICT,
+        (
+            job.run_name,
+            verdict.task_id,
+            verdict.versions.task,
+            verdict.versions.family,
+            verdict.versions.assay,
+            job.policy,
+            verdict.status.value,
+            verdict.score,
+            verdict.created_at.isoformat(),
+            verdict.model_dump_json(),
+            job.sample,
+        ),
+    )
+    [(verdict_id,)] = db.execute(
+        "SELECT id FROM verdicts WHERE run_id = ? AND task_id = ? AND sample = ?",
+        (job.run_name, job.task_id, job.sample),
+    ).fetchall()
+    cost = trajectory.cost
+    db.execute(
+        "INSERT INTO trajectories (run_name, task_id, sample, episode_id, verdict_id, status, "
+        "input_tokens, output_tokens, usd, sandbox_cpu_s, wall_s, record) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            job.run_name,
+            job.task_id,
+            job.sample,
+            trajectory.episode_id,
+            verdict_id,
+            verdict.status.value,
+            cost.input_tokens,
+            cost.output_tokens,
+            cost.usd,
+            cost.sandbox_cpu_s,
+            cost.wall_s,
+            trajectory.model_dump_json(),
+        ),
+    )
+    return True
+
+
+def reopen_errors(db: Database, run: str) -> int:
+    """Queue again, with fresh attempts, the jobs of ``run`` that ended in error; their error
+    verdicts and trajectories are removed (the last error stays on the job)."""
+    db.execute(
+        "DELETE FROM trajectories WHERE run_name = ? AND status = 'error'",
+        (run,),
+    )
+    db.execute(
+        "DELETE FROM verdicts WHERE run_id = ? AND sample IS NOT NULL AND status = 'error'",
+        (run,),
+    )
+    cursor = db.execute(
+        "UPDATE jobs SET state = 'pending', status = NULL, attempts = 0, not_before = 0 "
+        "WHERE run_name = ? AND state = 'done' AND status = 'error'",
+        (run,),
+    )
+    return int(cursor.rowcount)
+
+
+def counts(db: Database, run: str, *, now: float) -> JobCounts:
+    """Where the jobs of ``run`` are."""
+    rows = db.execute(
+        "SELECT state, status, not_before > ?, COUNT(*) FROM jobs WHERE run_name = ? "
+        "GROUP BY state, status, not_before > ?",
+        (now, run, now),
+    ).fetchall()
+    tally = dict.fromkeys(("total", "done", "pass", "fail", "error", "running", "waiting"), 0)
+    for state, status, waiting, number in rows:
+        tally["total"] += number
+        if state == "done":
+            tally["done"] += number
+            tally[str(status)] += number
+        elif state == "running":
+            tally["running"] += number
+        elif waiting:
+            tally["waiting"] += number
+    return JobCounts(
+        total=tally["total"],
+        done=tally["done"],
+        passed=tally["pass"],
+        failed=tally["fail"],
+        errors=tally["error"],
+        leased=tally["running"],
+        retrying=tally["waiting"],
+    )

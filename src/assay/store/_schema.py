@@ -1,0 +1,147 @@
+"""The store's tables, and the migrations that bring an older store file up to them in place.
+
+The SQL is kept to what SQLite and PostgreSQL both read (no SQLite-only types or conflict
+clauses); only the version bookkeeping (``PRAGMA user_version``) is SQLite's own.
+
+Schema history:
+
+1. audit runs, per-task audits, verdicts.
+2. one namespace of run names with a kind (``runs``: audit or rollout), the durable job queue
+   (``jobs``), trajectories, and the sample index on verdicts.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 2
+
+SCHEMA_1 = """
+CREATE TABLE IF NOT EXISTS audit_runs (
+    run_id TEXT PRIMARY KEY,
+    root TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    finished_at TEXT NOT NULL,
+    checks TEXT NOT NULL,
+    tasks INTEGER NOT NULL,
+    accepted INTEGER NOT NULL,
+    rejected INTEGER NOT NULL,
+    known_bad INTEGER NOT NULL,
+    known_bad_caught INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS task_audits (
+    run_id TEXT NOT NULL REFERENCES audit_runs(run_id),
+    task_id TEXT NOT NULL,
+    task_version TEXT NOT NULL,
+    path TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (run_id, task_id)
+);
+CREATE TABLE IF NOT EXISTS verdicts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT,
+    task_id TEXT NOT NULL,
+    task_version TEXT NOT NULL,
+    family_version TEXT NOT NULL,
+    assay_version TEXT NOT NULL,
+    solution TEXT NOT NULL,
+    status TEXT NOT NULL,
+    score REAL NOT NULL,
+    created_at TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS verdicts_by_task ON verdicts(task_id, task_version);
+"""
+
+TO_2 = (
+    "ALTER TABLE verdicts ADD COLUMN sample INTEGER",
+    """CREATE TABLE runs (
+        name TEXT PRIMARY KEY,
+        kind TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        finished_at TEXT,
+        spec TEXT NOT NULL
+    )""",
+    """INSERT INTO runs (name, kind, created_at, finished_at, spec)
+        SELECT run_id, 'audit', started_at, finished_at, '{}' FROM audit_runs""",
+    """CREATE TABLE jobs (
+        job_id INTEGER PRIMARY KEY,
+        run_name TEXT NOT NULL REFERENCES runs(name),
+        task_id TEXT NOT NULL,
+        task_version TEXT NOT NULL,
+        sample INTEGER NOT NULL,
+        policy TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        claims INTEGER NOT NULL DEFAULT 0,
+        lease_owner TEXT,
+        lease_token TEXT,
+        lease_expires REAL,
+        not_before REAL NOT NULL DEFAULT 0,
+        last_error TEXT,
+        UNIQUE (run_name, task_id, sample)
+    )""",
+    "CREATE INDEX jobs_by_state ON jobs(run_name, state)",
+    "CREATE INDEX jobs_by_token ON jobs(lease_token)",
+    """CREATE TABLE trajectories (
+        id INTEGER PRIMARY KEY,
+        run_name TEXT NOT NULL REFERENCES runs(name),
+        task_id TEXT NOT NULL,
+        sample INTEGER NOT NULL,
+        episode_id TEXT NOT NULL UNIQUE,
+        verdict_id INTEGER NOT NULL REFERENCES verdicts(id),
+        status TEXT NOT NULL,
+        input_tokens INTEGER NOT NULL,
+        output_tokens INTEGER NOT NULL,
+        usd REAL,
+        sandbox_cpu_s REAL NOT NULL,
+        wall_s REAL NOT NULL,
+        record TEXT NOT NULL,
+        UNIQUE (run_name, task_id, sample)
+    )""",
+    """CREATE UNIQUE INDEX verdicts_once_a_sample ON verdicts(run_id, task_id, sample)
+        WHERE sample IS NOT NULL""",
+)
+"""Schema 1 to 2: every statement runs in one transaction, so a failed migration changes
+nothing."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: TO_2}
+"""From each version, the statements that lead to the next one."""
+
+
+def migrate(db: sqlite3.Connection, path: str) -> None:
+    """Bring ``db`` (in autocommit mode) to :data:`SCHEMA_VERSION`, in one transaction.
+
+    A new file gets schema 1 and then every migration, so that new and migrated stores are
+    built by the same statements. Raises :class:`sqlite3.Error` when a statement fails and
+    :class:`ValueError` for a store written by a newer assay.
+    """
+    if _version(db, path) == SCHEMA_VERSION:
+        return
+    db.execute("BEGIN IMMEDIATE")  # and read again: another process may have migrated it
+    try:
+        version = _version(db, path)
+        if version == 0:
+            for statement in SCHEMA_1.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            version = 1
+        while version < SCHEMA_VERSION:
+            for statement in MIGRATIONS[version]:
+                db.execute(statement)
+            version += 1
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _version(db: sqlite3.Connection, path: str) -> int:
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise ValueError(f"{path}: written by a newer assay (schema {version}); upgrade assay")
+    return version
