@@ -1,11 +1,19 @@
-"""The verdict on one attempt: pass, fail or error, with per-criterion evidence."""
+"""The verdict on one attempt: pass, fail or error, a score, and per-criterion evidence.
+
+``status`` is correctness: the family's own checks (for code, the hidden cases). ``score`` is the
+weighted criteria: without a rubric the weighted share of the checks met; with one (see
+:mod:`assay.families.code.rubric`) the weighted mean of the rubric's criteria, correctness among
+them. A criterion that could not be judged (a judge that cannot be reached) is ``error``: it leaves
+``status`` alone, and the verdict gets no score (``score_error``), never a made-up one.
+"""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Status(StrEnum):
@@ -16,8 +24,28 @@ class Status(StrEnum):
     ERROR = "error"
 
 
+class JudgeRecord(BaseModel):
+    """What a model judge was asked and what it answered, kept as evidence on its criterion."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str = Field(description="The model asked for.")
+    served_model: str | None = Field(default=None, description="The model the server named.")
+    base_url: str = Field(description="The endpoint the judge was asked at.")
+    prompt_version: str = Field(description="Version of assay's judge prompt template.")
+    prompt: str = Field(description="The messages sent, as text (the submission capped).")
+    answer: str | None = Field(
+        default=None, description="The judge's raw answer, capped; None when none came back."
+    )
+    score: float | None = Field(
+        default=None, ge=0, le=1, description="The parsed score in [0, 1]; None if unparseable."
+    )
+    retries: int = Field(default=0, ge=0, description="Requests retried before the answer.")
+    note: str = Field(default="", description="What happened: unreachable, unparseable, ...")
+
+
 class Criterion(BaseModel):
-    """One thing the verifier checked, such as one hidden test case."""
+    """One thing the verifier checked, such as one hidden test case or one rubric criterion."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -25,6 +53,43 @@ class Criterion(BaseModel):
     passed: bool = Field(description="Whether the attempt met this criterion.")
     weight: float = Field(default=1.0, ge=0, description="Relative weight in the score.")
     evidence: str = Field(default="", description="What was seen: a difference, an error, a note.")
+    part: Literal["check", "rubric"] = Field(
+        default="check",
+        description="check: one of the family's correctness checks, which decide the status; "
+        "rubric: a criterion of the task's rubric, which counts in the score only.",
+    )
+    kind: str = Field(
+        default="case", description="What judged it: case, correctness, runtime, style, judge."
+    )
+    score: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Graded result in [0, 1] for criteria judged on a scale; None: 1 if "
+        "passed, else 0.",
+    )
+    error: str | None = Field(
+        default=None,
+        description="Set when the criterion could not be judged (infrastructure, such as a judge "
+        "that cannot be reached): neither pass nor fail, and the verdict gets no score.",
+    )
+    judge: JudgeRecord | None = Field(
+        default=None, description="For a model judge: its prompt, model, raw answer and score."
+    )
+
+    @property
+    def status(self) -> Status:
+        """pass, fail, or error when it could not be judged."""
+        if self.error is not None:
+            return Status.ERROR
+        return Status.PASS if self.passed else Status.FAIL
+
+    @property
+    def value(self) -> float:
+        """What it adds to the score before weighting: its graded score, else 1 or 0."""
+        if self.score is not None:
+            return self.score
+        return 1.0 if self.passed else 0.0
 
 
 class PythonEnvironment(BaseModel):
@@ -41,6 +106,18 @@ class PythonEnvironment(BaseModel):
     )
 
 
+class JudgeVersion(BaseModel):
+    """Which model judged a rubric criterion, and with which prompt template."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    criterion: str = Field(description="The rubric criterion it judged.")
+    model: str = Field(description="The model asked for.")
+    served_model: str | None = Field(default=None, description="The model the server named.")
+    base_url: str = Field(description="The endpoint.")
+    prompt_version: str = Field(description="Version of assay's judge prompt template.")
+
+
 class Versions(BaseModel):
     """The content versions a verdict was produced with, enough to reproduce it."""
 
@@ -53,6 +130,14 @@ class Versions(BaseModel):
         default=None,
         description="The sandbox's Python environment the attempt ran in; None in verdicts "
         "made before it was recorded.",
+    )
+    rubric: str | None = Field(
+        default=None,
+        description="The rubric the score was made with: 'rubric@<code version>:<hash of "
+        "hidden/rubric.toml>'; None without a rubric.",
+    )
+    judges: tuple[JudgeVersion, ...] = Field(
+        default=(), description="The model judges asked, one per judge criterion judged."
     )
 
 
@@ -72,8 +157,22 @@ class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     task_id: str = Field(description="Id of the task attempted.")
-    status: Status = Field(description="pass, fail, or error (infrastructure; never scored).")
-    score: float = Field(ge=0, le=1, description="Weighted share of criteria passed; 0 on error.")
+    status: Status = Field(
+        description="pass or fail on correctness (the family's own checks), or error "
+        "(infrastructure; never scored)."
+    )
+    score: float = Field(
+        ge=0,
+        le=1,
+        description="The weighted criteria in [0, 1] (see the module docstring); 0, and no "
+        "reward, when the status is error or score_error is set. Verdicts stored without it "
+        "get it from their criteria.",
+    )
+    score_error: str | None = Field(
+        default=None,
+        description="Why there is no score although the status stands: a criterion could not "
+        "be judged (a judge unreachable after its retries). Retry it like an error.",
+    )
     criteria: tuple[Criterion, ...] = Field(default=(), description="Per-criterion results.")
     summary: str = Field(default="", description="One line a person can read.")
     logs: str = Field(default="", description="Captured sandbox output, truncated.")
@@ -83,15 +182,45 @@ class Verdict(BaseModel):
         default_factory=lambda: datetime.now(UTC), description="When the verdict was made (UTC)."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _score_of_old_records(cls, data: Any) -> Any:
+        """A record stored before verdicts carried a score gets the one its criteria give."""
+        if not isinstance(data, dict) or "score" in data:
+            return data
+        if data.get("status") == Status.ERROR.value:
+            return {**data, "score": 0.0}
+        criteria = tuple(Criterion.model_validate(c) for c in data.get("criteria") or ())
+        return {**data, "score": verdict_score(criteria)}
+
     @property
     def passed(self) -> bool:
         """Whether the attempt passed."""
         return self.status is Status.PASS
 
+    @property
+    def scored(self) -> bool:
+        """Whether ``score`` means something: not an error, and every criterion was judged."""
+        return self.status is not Status.ERROR and self.score_error is None
+
 
 def score_of(criteria: tuple[Criterion, ...]) -> float:
-    """The weighted share of criteria passed; 0 when there are none."""
+    """The weighted mean of the criteria's values; 0 when there are none or no weight."""
     total = sum(c.weight for c in criteria)
     if total == 0:
         return 0.0
-    return sum(c.weight for c in criteria if c.passed) / total
+    return min(1.0, max(0.0, sum(c.weight * c.value for c in criteria) / total))
+
+
+def verdict_score(criteria: tuple[Criterion, ...]) -> float:
+    """A verdict's score from its criteria: the rubric's when it has one, else the checks'."""
+    rubric = tuple(c for c in criteria if c.part == "rubric")
+    return score_of(rubric or criteria)
+
+
+def unscored_reason(criteria: tuple[Criterion, ...]) -> str | None:
+    """Why criteria give no score: the first that could not be judged, or None."""
+    for criterion in criteria:
+        if criterion.error is not None:
+            return f"{criterion.name}: {criterion.error}"
+    return None

@@ -38,7 +38,7 @@ def _case(**fields: object) -> dict[str, object]:
         (
             {"cases": [_case(expected=1, answer=2)]},
             "median-1/hidden/cases.json: cases[0].answer: unknown field "
-            "(remove it (a case has id, args and expected or raises))",
+            "(remove it (a case has id, args, expected or raises, weight))",
         ),
         (
             {"format": 2, "cases": [_case(raises="OopsError")]},
@@ -50,8 +50,8 @@ def _case(**fields: object) -> dict[str, object]:
             'median-1/hidden/cases.json: (top level): raises needs "format": 2 (correct the value)',
         ),
         (
-            {"format": 3, "cases": []},
-            "median-1/hidden/cases.json: format: format 3 is newer than this assay reads (2) "
+            {"format": 4, "cases": []},
+            "median-1/hidden/cases.json: format: format 4 is newer than this assay reads (3) "
             "(upgrade assay)",
         ),
         (

@@ -4,7 +4,9 @@ The file carries a format number so that it can grow without breaking the files 
 
 - format 1 (a file without ``"format"``): each case has ``id``, ``args`` and ``expected``;
 - format 2: a case has either ``expected`` or ``raises``, the name of a builtin exception type
-  the call must raise (see :mod:`assay.families.code.raising`).
+  the call must raise (see :mod:`assay.families.code.raising`);
+- format 3: a case may have a ``weight`` (default 1), its share of the score: edge cases can
+  count for more than common ones. It changes the score only, never the status.
 
 A file of a newer format than this code reads is refused by name, never read half-way. Values are
 plain JSON data within the bounds of :mod:`assay.families.code.records`.
@@ -25,8 +27,8 @@ from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.tasks.model import Task
 
 CASES_FILE = "cases.json"
-FORMAT = 2
-"""The format this code writes, and the newest it reads."""
+FORMAT = 3
+"""The newest format this code reads; it writes the oldest (from 2) that holds the cases."""
 MAX_FILE_CHARS = 64_000_000
 """Largest case file read, in characters."""
 _FILE_DEPTH = MAX_DEPTH + 4  # the file's own object, the cases list, a case and its args
@@ -48,6 +50,13 @@ class Case(BaseModel):
         "counts), in place of expected.",
     )
 
+    weight: float = Field(
+        default=1.0,
+        gt=0,
+        le=1000,
+        description="Format 3: the case's weight in the score (default 1); status ignores it.",
+    )
+
     @field_validator("raises")
     @classmethod
     def _builtin(cls, name: str | None) -> str | None:
@@ -65,10 +74,23 @@ class Case(BaseModel):
         return self
 
     def as_json(self) -> dict[str, object]:
-        """The case as written in the file: ``expected`` or ``raises``, never both."""
+        """The case as written in the file: ``expected`` or ``raises``, never both; ``weight``
+        only when it is not 1."""
+        data: dict[str, object] = {"id": self.id, "args": self.args}
         if self.raises is not None:
-            return {"id": self.id, "args": self.args, "raises": self.raises}
-        return {"id": self.id, "args": self.args, "expected": self.expected}
+            data["raises"] = self.raises
+        else:
+            data["expected"] = self.expected
+        if self.weight != 1:
+            data["weight"] = self.weight
+        return data
+
+    @property
+    def needs_format(self) -> int:
+        """The oldest format that holds this case."""
+        if self.weight != 1:
+            return 3
+        return 2 if self.raises is not None else 1
 
 
 class CaseFile(BaseModel):
@@ -83,6 +105,8 @@ class CaseFile(BaseModel):
     def _format_holds_the_cases(self) -> CaseFile:
         if self.format < 2 and any(case.raises is not None for case in self.cases):
             raise ValueError('raises needs "format": 2')
+        if self.format < 3 and any(case.weight != 1 for case in self.cases):
+            raise ValueError('weight needs "format": 3')
         return self
 
 
@@ -139,14 +163,19 @@ def _case_error(where: str, error: ErrorDetails) -> TaskFormatError:
     if kind == "missing":
         problem, fix = "required field is missing", "add it"
     elif kind == "extra_forbidden":
-        problem, fix = "unknown field", "remove it (a case has id, args and expected or raises)"
+        problem, fix = (
+            "unknown field",
+            "remove it (a case has id, args, expected or raises, weight)",
+        )
     else:
         problem, fix = error["msg"].removeprefix("Value error, "), "correct the value"
     return TaskFormatError(problem, path=where, field=field or "(top level)", fix=fix)
 
 
 def cases_json(cases: list[Case]) -> bytes:
-    """The bytes of ``hidden/cases.json`` for ``cases``, in the newest format."""
-    CaseFile(format=FORMAT, cases=tuple(cases))  # the same checks as reading it back
-    payload = {"format": FORMAT, "cases": [case.as_json() for case in cases]}
+    """The bytes of ``hidden/cases.json`` for ``cases``, in the oldest format from 2 that holds
+    them: files of cases without weights stay byte for byte what earlier versions wrote."""
+    written = max([2, *(case.needs_format for case in cases)])
+    CaseFile(format=written, cases=tuple(cases))  # the same checks as reading it back
+    payload = {"format": written, "cases": [case.as_json() for case in cases]}
     return (json.dumps(payload, indent=1, ensure_ascii=False) + "\n").encode()

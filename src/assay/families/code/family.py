@@ -16,6 +16,8 @@ from assay.families.code.config import Case, code_config, hidden_cases
 from assay.families.code.judging import judge
 from assay.families.code.lint import lint_code_task
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
+from assay.families.code.rewards import Scored, Submission, score_rubric
+from assay.families.code.rubric import task_rubric
 from assay.families.code.tools import CodeTools
 from assay.findings import Finding
 from assay.sandbox import PACKAGES_DIR, python_environment
@@ -23,7 +25,15 @@ from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
 from assay.tasks.taskdir import read_files
-from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_of
+from assay.verdicts import (
+    Criterion,
+    Status,
+    Timings,
+    Verdict,
+    Versions,
+    unscored_reason,
+    verdict_score,
+)
 
 RUNNER = package_files("assay.families.code").joinpath("_runner.py").read_text(encoding="utf-8")
 VERSION = "2"
@@ -67,6 +77,7 @@ class CodeFamily:
         """Run ``solution`` on the hidden cases in ``sandbox`` and judge outside it."""
         config = code_config(task)
         cases = hidden_cases(task)
+        rubric = task_rubric(task)
         label = version_label(self)
         record = _Recorder(
             task.id,
@@ -75,21 +86,26 @@ class CodeFamily:
                 family=label,
                 assay=_assay_version(),
                 python=python_environment(config.imports),
+                rubric=rubric[1] if rubric else None,
             ),
         )
         if config.entrypoint not in solution:
             return record(Status.FAIL, f"{config.entrypoint} was not submitted")
-        try:
-            outputs = run_cases(
+
+        def run(files: Files) -> CaseOutputs:
+            return run_cases(
                 sandbox,
                 workspace=task.workspace,
-                solution=solution,
+                solution=files,
                 function=config.function,
                 entrypoint=config.entrypoint,
                 cases=[(case.id, case.args) for case in cases],
                 limits=task.spec.limits,
                 packages=config.imports,
             )
+
+        try:
+            outputs = run(solution)
             checks, checked = run_checker(sandbox, task, config, _check_items(cases, outputs))
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
@@ -97,7 +113,15 @@ class CodeFamily:
             return record(Status.ERROR, f"verifier error: {exc}")
         criteria = tuple(judge(case, outputs, config, checks) for case in cases)
         status = Status.PASS if all(c.passed for c in criteria) else Status.FAIL
-        return record(status, _summary(criteria, outputs), criteria, outputs.result, checked)
+        summary = _summary(criteria, outputs)
+        if rubric is None:
+            return record(status, summary, criteria, outputs.result, checked)
+        submission = Submission(task, solution, config.entrypoint, self.empty_solution(task))
+        scored = score_rubric(rubric[0], submission, criteria, run)
+        record.versions = record.versions.model_copy(update={"judges": scored.judges})
+        return record(
+            status, summary, criteria + scored.criteria, outputs.result, checked, scored=scored
+        )
 
 
 def run_cases(
@@ -170,12 +194,19 @@ class _Recorder:
         criteria: tuple[Criterion, ...] = (),
         result: ExecResult | None = None,
         checked: ExecResult | None = None,
+        *,
+        scored: Scored | None = None,
     ) -> Verdict:
         runs = [run for run in (result, checked) if run is not None]
+        runs += scored.runs if scored else ()
+        unscored = None if status is Status.ERROR else unscored_reason(criteria)
+        if unscored is not None:
+            summary = f"{summary}; no score: {unscored}"
         return Verdict(
             task_id=self.task_id,
             status=status,
-            score=0.0 if status is Status.ERROR else score_of(criteria),
+            score=0.0 if status is Status.ERROR or unscored else verdict_score(criteria),
+            score_error=unscored,
             criteria=criteria,
             summary=summary,
             logs=result.stderr[-4000:] if result else "",

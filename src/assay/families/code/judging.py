@@ -81,7 +81,9 @@ def _judge_raised(case: Case, expected: str, outcome: Returned | Raised) -> Crit
 
 
 def _criterion(case: Case, passed: bool, evidence: str) -> Criterion:
-    return Criterion(name=case.id, passed=passed, evidence=evidence[:EVIDENCE_LIMIT])
+    return Criterion(
+        name=case.id, passed=passed, weight=case.weight, evidence=evidence[:EVIDENCE_LIMIT]
+    )
 
 
 def _failed(case: Case, evidence: str) -> Criterion:

@@ -11,6 +11,7 @@ from assay.errors import TaskFormatError
 from assay.families.code.checking import checker_problem
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
 from assay.families.code.raising import promised_exceptions
+from assay.families.code.rubric import task_rubric
 from assay.findings import Finding, Severity
 from assay.sandbox import package_modules
 from assay.tasks.model import Task
@@ -24,6 +25,7 @@ def lint_code_task(task: Task) -> list[Finding]:
     try:
         config = code_config(task)
         cases = hidden_cases(task)
+        task_rubric(task)
     except TaskFormatError as exc:
         return [_error(str(exc))]
     findings: list[Finding] = []

@@ -1,0 +1,306 @@
+"""Rewards beyond correct or not: a code task's rubric criteria, scored after its hidden cases.
+
+- ``correctness``: the weighted share of hidden cases passed (case weights from the case file);
+- ``runtime``: the submission's CPU time on the hidden cases against the reference's, see
+  :func:`runtime_criterion`;
+- ``style``: ruff's findings on the submitted entrypoint, see :func:`style_criterion`;
+- ``judge``: a model's answer to a question about the submission (:mod:`assay.judges`).
+
+The criteria besides correctness count only for a submission that passes the hidden cases: a
+function that does nothing is the fastest and tidiest of all, and must not be paid for it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sysconfig
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.errors import SandboxError
+from assay.families.code.outputs import CaseOutputs
+from assay.families.code.rubric import (
+    CORRECTNESS,
+    JudgeCriterion,
+    Rubric,
+    RuntimeCriterion,
+    StyleCriterion,
+)
+from assay.judges.model import ModelJudge, judge_criterion
+from assay.sandbox.protocol import ExecResult
+from assay.tasks.model import Files, Task
+from assay.verdicts import Criterion, JudgeVersion, score_of
+
+MAX_STYLE_SOURCE = 200_000
+"""Longest entrypoint ruff is run on, in characters; a longer one scores 0 on style."""
+STYLE_TIMEOUT_S = 10.0
+EVIDENCE_LIMIT = 300
+NOT_JUDGED = "not judged: the submission fails the hidden cases"
+
+RunCases = Callable[[Files], CaseOutputs]
+"""Runs a solution on the hidden cases in a fresh sandbox job."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """The rubric's criteria on one submission, and what it took to score them."""
+
+    criteria: tuple[Criterion, ...]
+    """Correctness first, then the rubric's criteria in its order."""
+    runs: tuple[ExecResult, ...]
+    """The sandbox jobs run for them (timing runs)."""
+    judges: tuple[JudgeVersion, ...]
+    """The judges asked."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """What the criteria look at."""
+
+    task: Task
+    files: Files
+    """The submitted files."""
+    entrypoint: str
+    """The file that defines the function."""
+    empty: Files
+    """The family's do-nothing solution: the harness's own cost, taken off timings."""
+
+
+def score_rubric(
+    rubric: Rubric, submission: Submission, checks: tuple[Criterion, ...], run: RunCases
+) -> Scored:
+    """Every criterion of ``rubric`` on ``submission``, whose hidden cases gave ``checks``."""
+    passed = all(c.passed for c in checks)
+    correctness = Criterion(
+        name=CORRECTNESS,
+        passed=passed,
+        weight=rubric.correctness.weight,
+        evidence=f"{sum(c.passed for c in checks)}/{len(checks)} cases passed (weighted "
+        f"{score_of(checks):.2f})",
+        part="rubric",
+        kind="correctness",
+        score=score_of(checks),
+    )
+    criteria, runs, judges = [correctness], [], []
+    for spec in rubric.criteria:
+        if not passed:
+            criteria.append(_rubric(spec.name, spec.weight, spec.kind, False, 0.0, NOT_JUDGED))
+        elif isinstance(spec, RuntimeCriterion):
+            criterion, timed = runtime_criterion(spec, submission, run)
+            criteria.append(criterion)
+            runs += timed
+        elif isinstance(spec, StyleCriterion):
+            criteria.append(style_criterion(spec, submission.files[submission.entrypoint]))
+        else:
+            judge = ModelJudge(spec)
+            criterion = _judged(spec, judge, submission)
+            criteria.append(criterion)
+            served = criterion.judge.served_model if criterion.judge else None
+            judges.append(judge.version(spec.name, served))
+    return Scored(tuple(criteria), tuple(runs), tuple(judges))
+
+
+def _judged(spec: JudgeCriterion, judge: ModelJudge, submission: Submission) -> Criterion:
+    reference = submission.task.solutions.get("reference", {}).get(submission.entrypoint)
+    return judge_criterion(
+        judge,
+        submission.task,
+        _text(submission.files[submission.entrypoint]),
+        None if reference is None else _text(reference),
+        name=spec.name,
+        weight=spec.weight,
+    )
+
+
+def runtime_criterion(
+    spec: RuntimeCriterion, submission: Submission, run: RunCases
+) -> tuple[Criterion, list[ExecResult]]:
+    """The submission's CPU time on the hidden cases against the reference's.
+
+    Each measurement is one fresh sandbox job that loads a solution and calls it once on every
+    hidden case, timed by the sandbox (CPU time of all the job's processes), which nothing in
+    the job can forge: no clock the candidate could patch, no record it could print. The
+    submission, the reference and the do-nothing stub each run ``rounds`` times, interleaved
+    (the order rotates each round), and the best of each is kept. The stub's best is the cost
+    of starting the job and the harness, taken off the other two. Each solution runs in its own
+    job, never beside the other, so a candidate cannot slow the reference down (or leave work
+    behind for it), and a fresh process each time leaves nothing to memoise across repetitions.
+    """
+    reference = submission.task.solutions["reference"]
+    contenders = {
+        "stub": submission.empty,
+        "reference": reference,
+        "submission": submission.files,
+    }
+    best = dict.fromkeys(contenders, math.inf)
+    runs: list[ExecResult] = []
+    order = list(contenders)
+    for round_ in range(spec.rounds):
+        shift = round_ % len(order)
+        for label in order[shift:] + order[:shift]:
+            try:
+                outputs = run(contenders[label])
+            except SandboxError as exc:  # infrastructure: the status stands, the score cannot
+                error = f"the sandbox failed while timing: {exc}"
+                return _rubric(spec.name, spec.weight, "runtime", False, None, error, error), runs
+            runs.append(outputs.result)
+            problem = _incomplete(outputs)
+            if problem is not None and label == "submission":
+                evidence = f"the timing run of the submission did not complete: {problem}"
+                return _rubric(spec.name, spec.weight, "runtime", False, 0.0, evidence), runs
+            if problem is not None:
+                error = f"the timing run of the task's {label} did not complete: {problem}"
+                return _rubric(spec.name, spec.weight, "runtime", False, None, error, error), runs
+            best[label] = min(best[label], outputs.result.cpu_s)
+    floor = spec.floor_ms / 1000
+    mine = max(best["submission"] - best["stub"], 0.0)
+    theirs = max(best["reference"] - best["stub"], 0.0)
+    ratio = max(mine, floor) / max(theirs, floor)
+    score = runtime_score(ratio, spec.max_ratio)
+    evidence = (
+        f"CPU {mine * 1000:.1f} ms on the cases against the reference's {theirs * 1000:.1f} ms: "
+        f"ratio {ratio:.2f} (best of {spec.rounds}; the harness's {best['stub'] * 1000:.1f} ms "
+        f"taken off; below {spec.floor_ms:g} ms counts as {spec.floor_ms:g} ms)"
+    )
+    passed = score >= spec.pass_at
+    return _rubric(spec.name, spec.weight, "runtime", passed, score, evidence), runs
+
+
+def runtime_score(ratio: float, max_ratio: float) -> float:
+    """1 at or below the reference's time, 0 at ``max_ratio`` times it or more, and between
+    falling with the logarithm of the ratio (twice as slow costs as much at any speed)."""
+    if ratio <= 1:
+        return 1.0
+    if ratio >= max_ratio:
+        return 0.0
+    return 1.0 - math.log(ratio) / math.log(max_ratio)
+
+
+def _incomplete(outputs: CaseOutputs) -> str | None:
+    if outputs.tampered is not None:
+        return f"its records were tampered with: {outputs.tampered}"
+    if outputs.import_error is not None:
+        return f"it did not load: {outputs.import_error}"
+    if not outputs.result.ok:
+        return outputs.missing_reason()
+    return None
+
+
+@dataclass(frozen=True)
+class StyleReport:
+    """What ruff said about a source."""
+
+    findings: tuple[str, ...]
+    """One ``line:column code message`` per finding, in ruff's order."""
+    problem: str | None = None
+    """Why ruff gave no report on the source (it is too long, ruff timed out or failed)."""
+
+
+def style_criterion(spec: StyleCriterion, source: bytes) -> Criterion:
+    """ruff on the submitted source: 1 with no finding, 0 with ``max_findings`` or more.
+
+    ruff runs in this process's environment, outside the sandbox: it parses the text and never
+    runs it. It gets the text on stdin, in an empty directory, with ``--isolated`` (no
+    configuration file is read), no cache, and a time limit. A source it cannot report on
+    (too long, or one that makes it time out or fail) scores 0: the text is the candidate's.
+    """
+    try:
+        report = ruff_report(_text(source), spec.select, spec.line_length)
+    except FileNotFoundError as exc:
+        return _rubric(spec.name, spec.weight, "style", False, None, str(exc), str(exc))
+    if report.problem is not None:
+        evidence = f"no style report: {report.problem}"
+        return _rubric(spec.name, spec.weight, "style", False, 0.0, evidence)
+    count = len(report.findings)
+    score = max(0.0, 1.0 - count / spec.max_findings)
+    evidence = f"{count} ruff finding(s)" + (": " + "; ".join(report.findings[:5]) if count else "")
+    return _rubric(spec.name, spec.weight, "style", score >= spec.pass_at, score, evidence)
+
+
+def ruff_report(source: str, select: tuple[str, ...], line_length: int) -> StyleReport:
+    """ruff's findings on ``source`` as ``solution.py``; raises :class:`FileNotFoundError` when
+    ruff is not installed (assay depends on it)."""
+    if len(source) > MAX_STYLE_SOURCE:
+        return StyleReport((), f"the source is longer than {MAX_STYLE_SOURCE} characters")
+    command = [
+        _ruff(),
+        "check",
+        "--isolated",
+        "--no-cache",
+        "--quiet",
+        "--output-format=json",
+        f"--select={','.join(select)}",
+        f"--line-length={line_length}",
+        "--stdin-filename=solution.py",
+        "-",
+    ]
+    with tempfile.TemporaryDirectory(prefix="assay-style-") as empty:
+        try:
+            done = subprocess.run(
+                command,
+                input=source.encode("utf-8", errors="replace"),
+                capture_output=True,
+                timeout=STYLE_TIMEOUT_S,
+                cwd=empty,
+                env={"PATH": "/usr/bin:/bin", "HOME": empty},
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return StyleReport((), f"ruff took longer than {STYLE_TIMEOUT_S:g} s")
+    try:
+        found = json.loads(done.stdout) if done.returncode in (0, 1) else None
+    except ValueError:
+        found = None
+    if not isinstance(found, list):
+        tail = done.stderr.decode(errors="replace").strip()[-200:]
+        return StyleReport((), f"ruff failed (exit {done.returncode}): {tail}")
+    return StyleReport(tuple(_finding(item) for item in found))
+
+
+def _finding(item: object) -> str:
+    if not isinstance(item, dict):
+        return "?"
+    where = item.get("location") or {}
+    row = where.get("row", "?") if isinstance(where, dict) else "?"
+    code = item.get("code") or "syntax"
+    return f"{row}: {code} {str(item.get('message', ''))[:120]}"
+
+
+def _ruff() -> str:
+    beside = Path(sysconfig.get_path("scripts")) / "ruff"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("ruff")
+    if found is None:
+        raise FileNotFoundError("ruff is not installed (assay depends on it: reinstall assay)")
+    return found
+
+
+def _rubric(  # noqa: PLR0917 - one call per outcome, each reads as a row
+    name: str,
+    weight: float,
+    kind: str,
+    passed: bool,
+    score: float | None,
+    evidence: str,
+    error: str | None = None,
+) -> Criterion:
+    return Criterion(
+        name=name,
+        passed=passed,
+        weight=weight,
+        evidence=evidence[:EVIDENCE_LIMIT],
+        part="rubric",
+        kind=kind,
+        score=score,
+        error=error[:EVIDENCE_LIMIT] if error else None,
+    )
+
+
+def _text(source: bytes) -> str:
+    return source.decode("utf-8", errors="replace")
