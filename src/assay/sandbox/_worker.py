@@ -78,7 +78,6 @@ class Worker:
         self.idle_since = time.monotonic()
         self._session: str | None = None
         self.groups = WorkerGroups.open()
-        self.group = self.groups.job if self.groups else None
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock = host_end
         inherited, job_cgroup = self.groups.descriptors() if self.groups else ([], {})
@@ -174,7 +173,7 @@ class Worker:
         pipes = [os.pipe() for _ in range(4)]
         (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
         header = {
-            "address_space": address_space_bytes(limits.memory_mb, grouped=self.group is not None),
+            "address_space": address_space_bytes(limits.memory_mb, grouped=self.groups is not None),
             "limits": _plain_limits(limits),
             "disk_mb": limits.memory_mb,
             "max_files": limits.max_files,
@@ -202,8 +201,8 @@ class Worker:
         )
         reply = exchange.run(limits.timeout_s + REPLY_GRACE_S)
         oom: bool | None = None
-        if self.group is not None:
-            kills = self.group.oom_kills()
+        if self.groups is not None:
+            kills = self.groups.job.oom_kills()
             oom, self._oom_kills = kills > self._oom_kills, kills
         self.healthy = bool(reply.get("clean")) and self.alive()
         self.idle_since = time.monotonic()
@@ -211,7 +210,7 @@ class Worker:
 
     def peak_memory_mb(self) -> float | None:
         """Peak memory of the last job, all its processes together."""
-        return self.group.peak_memory_mb() if self.group else None
+        return self.groups.job.peak_memory_mb() if self.groups else None
 
     def close(self) -> None:
         """Stop the worker and everything in it."""

@@ -56,17 +56,24 @@ print(json.dumps(seen, sort_keys=True))
 """
 
 
-def test_network_state_is_not_carried_to_the_next_job(backend: Sandbox) -> None:
-    """TIME_WAIT entries in /proc/net/tcp and loopback packet counters once carried a job's
-    numbers to the next job on the same pool worker."""
+def what_later_jobs_see(backend: Sandbox, plant: str, look: str) -> list[str]:
+    """For each of :data:`NUMBERS`: a job plants it (``plant`` formatted with ``n``), then the
+    next job runs ``look``; what each look printed. All the same: nothing was carried."""
     seen = []
     for number in NUMBERS:
-        planted = py(backend, TIME_WAIT_PLANT.format(n=number))
+        planted = py(backend, plant.format(n=number))
         assert planted.ok, planted
-        looked = py(backend, NETWORK_LOOK)
+        looked = py(backend, look)
         assert looked.ok, looked
         seen.append(looked.stdout)
     assert len(set(seen)) == 1, seen
+    return seen
+
+
+def test_network_state_is_not_carried_to_the_next_job(backend: Sandbox) -> None:
+    """TIME_WAIT entries in /proc/net/tcp and loopback packet counters once carried a job's
+    numbers to the next job on the same pool worker."""
+    seen = what_later_jobs_see(backend, TIME_WAIT_PLANT, NETWORK_LOOK)
     fresh = json.loads(seen[0])
     assert fresh["tcp"] == 0
     assert fresh["dev"] == [["0", "0"]]  # loopback: no byte, no packet received
@@ -95,13 +102,7 @@ print(os.getpid(), pid)
 def test_the_pid_counter_carries_nothing(backend: Sandbox) -> None:
     """A job that forks N times moved a shared PID counter by N; the next job's process ids
     then gave N away."""
-    seen = []
-    for number in NUMBERS:
-        assert py(backend, PID_PLANT.format(n=number)).ok
-        looked = py(backend, PID_LOOK)
-        assert looked.ok, looked
-        seen.append(looked.stdout)
-    assert len(set(seen)) == 1, seen
+    what_later_jobs_see(backend, PID_PLANT, PID_LOOK)
 
 
 COUNTERS_PLANT = """
@@ -137,13 +138,7 @@ print(json.dumps(seen, sort_keys=True))
 def test_counters_of_the_processes_around_a_job_carry_nothing(backend: Sandbox) -> None:
     """A pool worker reaps each job: its CPU time of reaped children and its context switches
     grew with what the job did, and the next job could read them in /proc."""
-    seen = []
-    for number in NUMBERS:
-        assert py(backend, COUNTERS_PLANT.format(n=number)).ok
-        looked = py(backend, COUNTERS_LOOK)
-        assert looked.ok, looked
-        seen.append(looked.stdout)
-    assert len(set(seen)) == 1, seen
+    what_later_jobs_see(backend, COUNTERS_PLANT, COUNTERS_LOOK)
 
 
 def test_a_job_sees_no_process_older_than_itself(backend: Sandbox) -> None:
