@@ -1,5 +1,5 @@
-"""The ``assay`` command: thin commands over the library. Exit codes: 0 ok or pass, 1 fail or
-rejected, 2 bad input, 3 infrastructure or internal error, 130 interrupted.
+"""The ``assay`` command: thin commands over the library. Exit codes: 0 ok or pass (or a run
+finished), 1 fail or rejected, 2 bad input, 3 infrastructure or internal error, 130 interrupted.
 
 Whatever escapes a command ends as one line on stderr and one of these codes, never a traceback.
 The library is imported inside the commands that use it, so that ``assay --help`` starts fast.
@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from assay.errors import AssayError, InputError
-from assay.settings import DB, SANDBOX, WORKERS, Setting
+from assay.settings import DB, MAX_REQUESTS, MAX_SANDBOXES, SANDBOX, WORKERS, Setting
 
 if TYPE_CHECKING:
     from assay.audit import AuditReport
+    from assay.policies import Policy
+    from assay.runs import RunnerOptions, RunSpec
     from assay.sandbox import Sandbox
     from assay.store import Store
+    from assay.tasks import Task, TaskSet
     from assay.verdicts import Verdict
 
 EXIT_FAIL, EXIT_INPUT, EXIT_INFRA, EXIT_INTERRUPTED = 1, 2, 3, 130
@@ -338,42 +341,303 @@ def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 def runs(as_json: bool, db: Path) -> None:
-    """List the audit runs kept in the results database, newest first.
+    """List the runs kept in the results database, audits and rollouts, newest first.
 
     \b
     Example:
       assay runs --db assay.db
     """
+    from assay.runs import list_runs  # noqa: PLC0415
+
     with _existing_store(db) as store:
-        kept = store.audit_runs()
+        kept = list_runs(store)
     if as_json:
-        click.echo(json.dumps([run.model_dump(mode="json") for run in kept], indent=2))
+        click.echo(json.dumps([row.flat() for row in kept], indent=2))
         return
-    from assay._render import console, runs_table  # noqa: PLC0415
+    from assay._render import console  # noqa: PLC0415
+    from assay._render_runs import runs_table  # noqa: PLC0415
 
     console().print(runs_table(kept, db))
 
 
 @cli.command()
 @click.option("--task", "task_id", help="Only verdicts on this task id.")
-@click.option("--run", "run_id", help="Only verdicts of this audit run.")
+@click.option("--run", "run_id", help="Only verdicts of this run (audit or rollout).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -> None:
-    """List kept verdicts with the versions that produced them, oldest first.
+    """List kept verdicts with the versions that produced them, oldest first. With --json,
+    each item has task_id, sample, status and score (null for an error) at the top level.
 
     \b
     Example:
-      assay verdicts --task code-parse-duration-8bbedbf0
+      assay verdicts --run nightly --json
     """
+    from assay.runs import verdict_items  # noqa: PLC0415
+
     with _existing_store(db) as store:
         kept = store.verdicts(task_id=task_id, run_id=run_id)
     if as_json:
-        click.echo(json.dumps([k.model_dump(mode="json") for k in kept], indent=2))
+        click.echo(json.dumps(verdict_items(kept), indent=2))
         return
     from assay._render import console, verdicts_table  # noqa: PLC0415
 
     console().print(verdicts_table(kept, db))
+
+
+@cli.command("run")
+@click.argument("tasks_dir", type=click.Path(path_type=Path))
+@click.option(
+    "--policy",
+    "policy_spec",
+    required=True,
+    help="openai:MODEL, reference, bad:LABEL, empty or replay:RUN.",
+)
+@click.option(
+    "--k", type=click.IntRange(1, 100000), default=1, show_default=True, help="Episodes per task."
+)
+@click.option(
+    "--run",
+    "run_name",
+    help="Name of the run; the same name resumes it. Default: a new name, printed.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["tools", "single"]),
+    default="tools",
+    show_default=True,
+    help="tools: act through tools; single: one answer, one block.",
+)
+@click.option(
+    "--base-url",
+    envvar="OPENAI_BASE_URL",
+    show_envvar=True,
+    help="OpenAI-compatible endpoint of a model policy (vLLM, Ollama, ...).",
+)
+@click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature.")
+@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), help="Nucleus mass.")
+@click.option("--max-tokens", type=click.IntRange(1), help="Most tokens per answer.")
+@click.option("--seed", type=int, help="Sampling seed, sent with every request.")
+@click.option(
+    "--max-turns",
+    type=click.IntRange(1, 1000),
+    default=20,
+    show_default=True,
+    help="Policy turns per episode.",
+)
+@click.option(
+    "--prices",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Price table (TOML or JSON) for the cost of tokens.",
+)
+@setting_option(MAX_SANDBOXES, type=click.IntRange(1, 256))
+@setting_option(MAX_REQUESTS, type=click.IntRange(1, 4096))
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def run_command(
+    tasks_dir: Path,
+    *,
+    policy_spec: str,
+    k: int,
+    run_name: str | None,
+    mode: str,
+    base_url: str | None,
+    temperature: float | None,
+    top_p: float | None,
+    max_tokens: int | None,
+    seed: int | None,
+    max_turns: int,
+    prices: Path | None,
+    max_sandboxes: int,
+    max_requests: int,
+    db: Path,
+    sandbox: str,
+) -> None:
+    """Run every task k times with a policy, each episode kept as it ends. Resumable: the same
+    command with the same --run continues after a crash or Ctrl-C. Exit 0 when the run
+    finished (whatever the pass rate), 2 on bad input, 3 when the infrastructure failed
+    (episodes that ended in error: run it again to retry them), 130 when interrupted.
+
+    \b
+    Example:
+      assay run tasks/ --policy reference --k 2 --run smoke
+      assay run tasks/ --policy openai:Qwen/Qwen3-8B --base-url http://localhost:8000/v1 \\
+          --k 8 --mode single --temperature 0.6 --run qwen-k8
+    """
+    from assay.episodes import Budget  # noqa: PLC0415
+    from assay.policies import PriceTable, Sampling  # noqa: PLC0415
+    from assay.runs import RunnerOptions, RunSpec, check_policy, open_policy  # noqa: PLC0415
+    from assay.tasks import TaskSet  # noqa: PLC0415
+
+    taskset = _complete_taskset(TaskSet.load(tasks_dir))
+    sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
+    options = RunnerOptions(
+        max_sandboxes=max_sandboxes,
+        max_requests=max_requests,
+        budget=Budget(max_turns=max_turns),
+        prices=PriceTable.from_file(prices) if prices is not None else None,
+    )
+    with _store(db) as store:
+        policy = open_policy(
+            policy_spec, store, base_url=base_url, sampling=sampling, max_requests=max_requests
+        )
+        check_policy(policy, taskset.tasks, k)
+        spec = RunSpec.of(
+            taskset.tasks,
+            root=str(taskset.root.resolve()),
+            policy=policy.spec,
+            k=k,
+            mode="single" if mode == "single" else "tools",
+            sampling=sampling,
+        )
+        tasks = {task.id: task for task in taskset.tasks}
+        _run_to_the_end(
+            store,
+            run_name or _new_run_name(),
+            spec=spec,
+            tasks=tasks,
+            policy=policy,
+            options=options,
+            backend=sandbox,
+        )
+
+
+@cli.command()
+@click.argument("run_name")
+@click.argument("task_id", required=False)
+@click.option("--sample", type=click.IntRange(0), help="Only this sample index.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole records as JSON.")
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def show(run_name: str, task_id: str | None, sample: int | None, as_json: bool, db: Path) -> None:
+    """Print the trajectories of a rollout run (or of one task in it) as readable text.
+
+    \b
+    Example:
+      assay show smoke code-parse-duration-8bbedbf0 --sample 0
+    """
+    from assay.runs import rollout_episodes  # noqa: PLC0415
+
+    with _existing_store(db) as store:
+        episodes = rollout_episodes(store, run_name, task_id=task_id, sample=sample)
+    from assay._render import console  # noqa: PLC0415
+    from assay._render_runs import episode_text, episodes_json  # noqa: PLC0415
+
+    if as_json:
+        click.echo(episodes_json(episodes))
+        return
+    out = console()
+    for index, episode in enumerate(episodes):
+        if index:
+            out.rule()
+        out.print(episode_text(episode))
+
+
+@cli.command()
+@click.argument("run_name")
+@click.option(
+    "--jsonl",
+    "jsonl_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="File to write, one trajectory a line.",
+)
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def export(run_name: str, jsonl_path: Path, db: Path) -> None:
+    """Write the trajectories of a rollout run as JSONL, one whole record a line.
+
+    \b
+    Example:
+      assay export smoke --jsonl smoke.jsonl
+    """
+    from assay._output import require_writable_file  # noqa: PLC0415
+    from assay.episodes import write_jsonl  # noqa: PLC0415
+    from assay.runs import rollout_episodes  # noqa: PLC0415
+
+    require_writable_file(jsonl_path)
+    with _existing_store(db) as store:
+        episodes = rollout_episodes(store, run_name)
+    try:
+        write_jsonl((episode.trajectory for episode in episodes), jsonl_path)
+    except OSError as exc:
+        raise InputError(f"cannot write it: {exc.strerror or exc}", path=jsonl_path) from None
+    click.echo(f"wrote {len(episodes)} trajectories to {jsonl_path}")
+
+
+def _complete_taskset(taskset: TaskSet) -> TaskSet:
+    """A task set without broken tasks: a run over part of what was asked is refused."""
+    if taskset.failures:
+        failure = taskset.failures[0]
+        more = len(taskset.failures) - 1
+        suffix = f" (and {more} more broken tasks)" if more else ""
+        raise InputError(f"{failure.error}{suffix}")
+    return taskset
+
+
+def _new_run_name() -> str:
+    import uuid  # noqa: PLC0415
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    return f"run-{datetime.now(UTC):%Y%m%d-%H%M%S}-{uuid.uuid4().hex[:4]}"
+
+
+def _run_to_the_end(
+    store: Store,
+    name: str,
+    *,
+    spec: RunSpec,
+    tasks: dict[str, Task],
+    policy: Policy,
+    options: RunnerOptions,
+    backend: str,
+) -> NoReturn:
+    """Start or resume run ``name``, run it, print the summary and exit with the run's code."""
+    import time  # noqa: PLC0415
+
+    from assay._render import console  # noqa: PLC0415
+    from assay._render_runs import run_progress, summary_table  # noqa: PLC0415
+    from assay.runs import run_rollouts, start_run  # noqa: PLC0415
+
+    started = start_run(store, name, spec)
+    counts = store.job_counts(name, now=time.time())
+    if started.state == "new":
+        click.echo(
+            f"run {name}: {counts.total} episodes ({len(spec.tasks)} tasks x {spec.k})", err=True
+        )
+    else:
+        reopened = (
+            f", {started.reopened} that ended in error queued again" if started.reopened else ""
+        )
+        click.echo(
+            f"resuming run {name}: {counts.done} of {counts.total} episodes kept{reopened}",
+            err=True,
+        )
+    try:
+        with _sandbox(backend, options.max_sandboxes) as box, run_progress(counts) as progress:
+            counts = run_rollouts(
+                store,
+                name,
+                tasks=tasks,
+                policy=policy,
+                sandbox=box,
+                options=options,
+                on_outcome=progress,
+            )
+    except KeyboardInterrupt:
+        done = store.job_counts(name, now=time.time())
+        _exit(
+            f"interrupted; {done.done} of {done.total} episodes are kept in {store.path}; "
+            f"run the same command with --run {name} to continue",
+            EXIT_INTERRUPTED,
+        )
+    store.mark_finished(name)
+    console().print(summary_table(name, store.episode_totals(name), counts))
+    if counts.errors:
+        _exit(
+            f"{counts.errors} episodes ended in error (infrastructure, not scored); run the same "
+            f"command with --run {name} to retry them",
+            EXIT_INFRA,
+        )
+    sys.exit(0)
 
 
 @contextmanager

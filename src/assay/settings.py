@@ -31,7 +31,9 @@ class Setting:
         return os.environ.get(self.env, self.default)
 
 
-DB = Setting("db", "assay.db", "SQLite file that keeps audit runs and verdicts.")
+DB = Setting(
+    "db", "assay.db", "SQLite file that keeps runs, verdicts, the job queue and trajectories."
+)
 WORKERS = Setting(
     "workers",
     str(2 * (os.cpu_count() or 1)),
@@ -45,4 +47,16 @@ SANDBOX = Setting(
     "Sandbox backend: pool (warm isolated workers) or bubblewrap (a fresh sandbox per command).",
 )
 
-SETTINGS = (DB, WORKERS, SANDBOX)
+MAX_SANDBOXES = Setting(
+    "max_sandboxes",
+    str(2 * (os.cpu_count() or 1)),
+    "Episodes' tool calls and verifications to run at once in `assay run` (sandbox workers).",
+)
+MAX_REQUESTS = Setting(
+    "max_requests",
+    "32",
+    "Model requests in flight at once in `assay run`; episodes waiting for the model hold no "
+    "sandbox.",
+)
+
+SETTINGS = (DB, WORKERS, SANDBOX, MAX_SANDBOXES, MAX_REQUESTS)

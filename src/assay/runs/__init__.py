@@ -7,12 +7,14 @@ runner processes.
 :func:`open_policy` parses a policy spec with the store at hand (``replay:RUN``).
 """
 
+from assay.runs.listing import RunRow, list_runs, rollout_episodes, verdict_items
 from assay.runs.plan import RunSpec, Started, differences, start_run
 from assay.runs.policies import check_policy, open_policy, recorded_episodes
 from assay.runs.runner import Outcome, Runner, RunnerOptions, SampledPolicy, run_rollouts
 
 __all__ = [
     "Outcome",
+    "RunRow",
     "RunSpec",
     "Runner",
     "RunnerOptions",
@@ -20,8 +22,11 @@ __all__ = [
     "Started",
     "check_policy",
     "differences",
+    "list_runs",
     "open_policy",
     "recorded_episodes",
+    "rollout_episodes",
     "run_rollouts",
     "start_run",
+    "verdict_items",
 ]

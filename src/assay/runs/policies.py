@@ -3,12 +3,14 @@ run's tasks before any episode starts."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 from assay.episodes.records import EndReason
 from assay.errors import InputError, PolicySpecError
 from assay.policies import parse_policy
 from assay.policies.base import Policy, PolicyTurn, Sampling
+from assay.policies.openai_chat import OpenAIPolicy
 from assay.policies.replay import Recorded, ReplayPolicy
 from assay.policies.scripted import ScriptedPolicy
 from assay.store import Store
@@ -58,7 +60,11 @@ def recorded_episodes(store: Store, run: str) -> dict[tuple[str, int], Recorded]
 
 def check_policy(policy: Policy, tasks: Sequence[Task], k: int) -> None:
     """Refuse, before any episode, a policy that cannot act on every episode of the run: a
-    ``bad:LABEL`` some task lacks, a replay of a run without some task or sample."""
+    ``bad:LABEL`` some task lacks, a replay of a run without some task or sample, a model
+    endpoint that cannot be reached (:class:`assay.errors.ModelUnreachableError`) or does not
+    serve the model (:class:`PolicySpecError`)."""
+    if isinstance(policy, OpenAIPolicy):
+        asyncio.run(_ping(policy))
     if isinstance(policy, ScriptedPolicy) and policy.kind == "bad":
         for task in tasks:
             if f"bad-{policy.label}" not in task.solutions:
@@ -77,3 +83,10 @@ def check_policy(policy: Policy, tasks: Sequence[Task], k: int) -> None:
                         field="policy",
                         fix="replay a run over the same tasks with at least this k",
                     )
+
+
+async def _ping(policy: OpenAIPolicy) -> None:
+    try:
+        await policy.check()
+    finally:
+        await policy.aclose()
