@@ -96,8 +96,11 @@ def summary_line(report: AuditReport) -> str:
     """One line of totals."""
     errored = report.count(Decision.ERROR)
     unaudited = f", {errored} could not be audited (error)" if errored else ""
+    held = report.count(Decision.QUARANTINED)
+    quarantined = f", {held} quarantined for review" if held else ""
     return (
         f"{len(report.tasks)} tasks: {report.count(Decision.ACCEPTED)} accepted, "
-        f"{report.count(Decision.REJECTED)} rejected{unaudited}; known-bad solutions caught: "
+        f"{report.count(Decision.REJECTED)} rejected{quarantined}{unaudited}; "
+        "known-bad solutions caught: "
         f"{report.known_bad_caught}/{report.known_bad}"
     )

@@ -1,0 +1,73 @@
+"""A stored pass-rate profile in the audit: 0% quarantines, 100% notes, another version nothing."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from assay.audit.profile import apply_profile
+from assay.audit.report import AuditReport, TaskAudit, summary_line
+from assay.findings import Decision, Severity
+from assay.profiles import Profile, Sample, build_profile
+
+
+def _report(*decisions: tuple[str, Decision]) -> AuditReport:
+    now = datetime.now(UTC)
+    tasks = tuple(
+        TaskAudit(task_id=task, task_version=f"v-{task}", path=f"tasks/{task}", decision=decision)
+        for task, decision in decisions
+    )
+    return AuditReport(
+        run_id="a1", root="tasks", started_at=now, finished_at=now, checks=("lint",), tasks=tasks
+    )
+
+
+def _profile(**statuses: str) -> Profile:
+    samples = [
+        Sample(task.replace("_", "-"), i, {"p": "pass", "f": "fail", "e": "error"}[s])
+        for task, row in statuses.items()
+        for i, s in enumerate(row)
+    ]
+    return build_profile("p1", 4, samples)
+
+
+def test_a_task_no_sample_solved_is_quarantined_not_accepted() -> None:
+    report = _report(
+        ("never", Decision.ACCEPTED),
+        ("always", Decision.ACCEPTED),
+        ("sometimes", Decision.ACCEPTED),
+        ("broken", Decision.REJECTED),
+    )
+    profile = _profile(never="ffef", always="pppp", sometimes="pfpf", broken="ffff")
+    versions = {task.task_id: task.task_version for task in report.tasks}
+    held = apply_profile(report, profile, versions)
+    decisions = {task.task_id: task.decision for task in held.tasks}
+    assert decisions == {
+        "never": Decision.QUARANTINED,
+        "always": Decision.ACCEPTED,
+        "sometimes": Decision.ACCEPTED,
+        "broken": Decision.REJECTED,  # a rejected task stays rejected
+    }
+    never = next(t for t in held.tasks if t.task_id == "never")
+    (finding,) = never.findings
+    assert finding.severity is Severity.WARNING
+    assert "no sample passed (run p1, k=4)" in finding.message
+    assert finding.evidence == "0 of 3 scored samples passed (1 errors left out)"
+    always = next(t for t in held.tasks if t.task_id == "always")
+    assert "too easy" in always.findings[0].message
+    assert not held.all_accepted
+    assert "1 quarantined for review" in summary_line(held)
+    assert held.checks == ("lint", "profile")
+
+
+def test_a_profile_of_another_version_quarantines_nothing() -> None:
+    report = _report(("never", Decision.ACCEPTED))
+    held = apply_profile(report, _profile(never="ffff"), {"never": "v-older"})
+    (task,) = held.tasks
+    assert task.decision is Decision.ACCEPTED
+    assert "another version" in task.findings[0].message
+
+
+def test_tasks_the_profile_does_not_cover_are_left_alone() -> None:
+    report = _report(("unprofiled", Decision.ACCEPTED))
+    held = apply_profile(report, _profile(other="ffff"), {"other": "v-other"})
+    assert held.tasks == report.tasks
