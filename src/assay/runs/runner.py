@@ -101,8 +101,8 @@ def run_rollouts(
     on_outcome: Callable[[Outcome], None] | None = None,
 ) -> JobCounts:
     """Run the jobs of ``run`` until none is left (:class:`Runner` on an event loop of its own,
-    with a thread pool of ``max_sandboxes`` threads). A model policy's endpoint is checked once
-    first: :class:`assay.errors.ModelUnreachableError` when nothing answers there."""
+    with a thread pool of ``max_sandboxes`` threads); a model policy's client is closed at the
+    end. Check the policy first with :func:`assay.runs.check_policy`."""
     options = options or RunnerOptions()
 
     async def main() -> JobCounts:
@@ -110,8 +110,6 @@ def run_rollouts(
             ThreadPoolExecutor(options.max_sandboxes, thread_name_prefix="assay-sandbox")
         )
         try:
-            if isinstance(policy, OpenAIPolicy):
-                await policy.check()
             runner = Runner(
                 store,
                 run,
@@ -184,7 +182,7 @@ class Runner:
                     self.store.claim_jobs,
                     self.run_name,
                     owner=self.owner,
-                    token=uuid.uuid4().hex,
+                    claim_id=uuid.uuid4().hex,
                     limit=room,
                     lease_s=options.lease_s,
                     now=time.time(),

@@ -77,11 +77,11 @@ def add_jobs(db: Database, run: str, jobs: Sequence[NewJob]) -> None:
 
 
 def claim(
-    db: Database, run: str, *, owner: str, token: str, limit: int, lease_s: float, now: float
+    db: Database, run: str, *, owner: str, claim_id: str, limit: int, lease_s: float, now: float
 ) -> list[Job]:
     """Take up to ``limit`` free jobs of ``run`` under a lease that ends ``lease_s`` from now."""
-    db.execute(CLAIM, (owner, token, now + lease_s, run, now, now, run, now, now, limit))
-    rows = db.execute(CLAIMED, (token,)).fetchall()
+    db.execute(CLAIM, (owner, claim_id, now + lease_s, run, now, now, run, now, now, limit))
+    rows = db.execute(CLAIMED, (claim_id,)).fetchall()
     return [Job.model_validate(dict(zip(JOB_COLUMNS, row, strict=True))) for row in rows]
 
 

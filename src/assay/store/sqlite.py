@@ -202,12 +202,12 @@ class Store:
     # the job queue (see assay.store._jobs)
 
     def claim_jobs(
-        self, run: str, *, owner: str, token: str, limit: int, lease_s: float, now: float
+        self, run: str, *, owner: str, claim_id: str, limit: int, lease_s: float, now: float
     ) -> list[Job]:
         """Take up to ``limit`` free jobs of ``run`` under a lease of ``lease_s`` seconds."""
         with self._write() as db:
             return _jobs.claim(
-                db, run, owner=owner, token=token, limit=limit, lease_s=lease_s, now=now
+                db, run, owner=owner, claim_id=claim_id, limit=limit, lease_s=lease_s, now=now
             )
 
     def renew_leases(self, owner: str, *, lease_s: float, now: float) -> int:

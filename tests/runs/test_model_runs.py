@@ -1,0 +1,93 @@
+"""Runs against a real OpenAI-compatible server on loopback: a server that fails, hangs or sends
+malformed tool calls is recovered or reported, and never becomes a score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.policies import OpenAIPolicy
+from assay.runs import RunnerOptions, verdict_items
+from assay.sandbox import PoolSandbox
+from assay.store import Store
+from assay.verdicts import Status
+from tests.conftest import REFERENCE
+from tests.policies.server import ModelServer, Reply, call
+from tests.policies.server import Status as HTTPStatus
+from tests.runs.conftest import assert_each_episode_kept_once, median_tasks, run_tasks
+
+ONE_TRY = RunnerOptions(max_sandboxes=2, max_requests=4, max_attempts=2, backoff_s=0.01)
+ANSWER = Reply(content=f"Here:\n```python\n{REFERENCE.decode()}```\n")
+WRITE = Reply(tool_calls=(call("write_file", path="solution.py", content=REFERENCE.decode()),))
+SUBMIT = Reply(tool_calls=(call("submit"),))
+
+
+def model(server: ModelServer, **options: object) -> OpenAIPolicy:
+    policy = OpenAIPolicy("test-model", base_url=server.base_url, retries=1, **options)  # type: ignore[arg-type]
+    policy.backoff_s = 0.01
+    return policy
+
+
+def test_single_turn_answers_are_judged_and_tokens_counted(
+    tmp_path: Path, model_server: ModelServer, pool: PoolSandbox
+) -> None:
+    model_server.play(ANSWER)
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        counts, _ = run_tasks(
+            store, "r", median_tasks(2), model(model_server), pool, k=2, mode="single"
+        )
+        totals = store.episode_totals("r")
+    assert counts.passed == 4
+    assert (totals.input_tokens, totals.output_tokens) == (400, 80)
+    assert_each_episode_kept_once(db, "r", 4)
+
+
+def test_a_server_answering_500_gives_errors_kept_apart_never_scores(
+    tmp_path: Path, model_server: ModelServer, pool: PoolSandbox
+) -> None:
+    model_server.play(HTTPStatus(500, "engine down"))
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        counts, outcomes = run_tasks(
+            store, "r", median_tasks(1), model(model_server), pool, k=2, options=ONE_TRY
+        )
+        items = verdict_items(store.verdicts(run_id="r"))
+        totals = store.episode_totals("r")
+    assert (counts.errors, counts.passed, counts.failed) == (2, 0, 0)
+    assert [o.status for o in outcomes].count(None) == 2  # each retried once
+    assert {(i["status"], i["score"]) for i in items} == {("error", None)}
+    assert totals.pass_rate is None
+    assert "answered 500: engine down" in items[0]["verdict"]["summary"]
+    assert_each_episode_kept_once(db, "r", 2)
+
+
+def test_a_hanging_server_times_out_into_errors(
+    tmp_path: Path, model_server: ModelServer, pool: PoolSandbox
+) -> None:
+    model_server.play(Reply(content="late", delay_s=3))
+    with Store(tmp_path / "s.db") as store:
+        counts, _ = run_tasks(
+            store,
+            "r",
+            median_tasks(1),
+            model(model_server, timeout_s=0.2),
+            pool,
+            k=1,
+            options=ONE_TRY,
+        )
+        [episode] = store.episodes("r")
+    assert counts.errors == 1
+    assert "timed out" in episode.trajectory.end_detail
+
+
+def test_malformed_tool_calls_are_observations_and_the_episode_goes_on(
+    tmp_path: Path, model_server: ModelServer, pool: PoolSandbox
+) -> None:
+    broken = Reply(tool_calls=(("write_file", '{"path": "solution.py", "content": '),))
+    model_server.play(broken, Reply(tool_calls=(("no_such_tool", "{}"),)), WRITE, SUBMIT)
+    with Store(tmp_path / "s.db") as store:
+        counts, _ = run_tasks(store, "r", median_tasks(1), model(model_server), pool, k=1)
+        [episode] = store.episodes("r")
+    assert counts.passed == 1
+    assert episode.trajectory.failed_tool_calls == 2
+    assert episode.trajectory.verdict.status is Status.PASS

@@ -1,0 +1,194 @@
+"""The runner in-process: every episode kept once, errors retried and kept apart, fails never
+retried, sandbox crashes and a locked store recovered, resumes and replays."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from assay.errors import PolicyError, SandboxError, StoreError
+from assay.policies import PolicyIdentity, PolicyRequest, PolicyTurn, parse_policy
+from assay.runs import (
+    RunnerOptions,
+    RunSpec,
+    run_rollouts,
+    start_run,
+)
+from assay.sandbox import ExecResult, PoolSandbox
+from assay.store import Store, StoreBusyError
+from assay.store import sqlite as backend
+from assay.tasks import Limits
+from assay.verdicts import Status
+from tests.runs.conftest import FAST, assert_each_episode_kept_once, median_tasks, run_tasks
+
+
+class Flaky:
+    """The reference policy, but the endpoint is down for the first ``failures`` requests."""
+
+    spec = "reference"
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.inner = parse_policy("reference")
+        self.lock = threading.Lock()
+
+    def identity(self) -> PolicyIdentity:
+        return self.inner.identity()
+
+    async def act(self, request: PolicyRequest) -> PolicyTurn:
+        with self.lock:
+            self.failures -= 1
+            down = self.failures >= 0
+        if down:
+            raise PolicyError("the model endpoint at http://test answered 503")
+        return await self.inner.act(request)
+
+
+class CrashingSandbox:
+    """A pool whose first ``crashes`` runs fail as a sandbox that could not start."""
+
+    def __init__(self, pool: PoolSandbox, crashes: int) -> None:
+        self.pool, self.crashes = pool, crashes
+        self.name, self.lock = "crashing", threading.Lock()
+
+    @property
+    def python(self) -> str:
+        return self.pool.python
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return ()
+
+    def close(self) -> None:
+        """The pool belongs to the session."""
+
+    def run(
+        self,
+        command: Sequence[str],
+        *,
+        files: Mapping[str, bytes] | None = None,
+        limits: Limits | None = None,
+        stdin: bytes = b"",
+        packages: Sequence[str] = (),
+    ) -> ExecResult:
+        with self.lock:
+            self.crashes -= 1
+            crash = self.crashes >= 0
+        if crash:
+            raise SandboxError("the sandbox worker died")
+        return self.pool.run(command, files=files, limits=limits, stdin=stdin, packages=packages)
+
+
+def test_every_episode_runs_once_and_is_kept(tmp_path: Path, pool: PoolSandbox) -> None:
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        counts, outcomes = run_tasks(store, "r", median_tasks(3), parse_policy("reference"), pool)
+        totals = store.episode_totals("r")
+    assert (counts.done, counts.passed) == (6, 6)
+    assert len(outcomes) == 6
+    assert totals.pass_rate == 1.0
+    assert_each_episode_kept_once(db, "r", 6)
+
+
+def test_a_fail_is_kept_and_never_retried(tmp_path: Path, pool: PoolSandbox) -> None:
+    with Store(tmp_path / "s.db") as store:
+        counts, outcomes = run_tasks(
+            store, "r", median_tasks(2), parse_policy("bad:unsorted"), pool
+        )
+        [stored] = store.verdicts(task_id="median-0", run_id="r")[:1]
+    assert (counts.failed, counts.errors) == (4, 0)
+    assert [o.status for o in outcomes] == [Status.FAIL] * 4
+    assert stored.verdict.status is Status.FAIL
+
+
+def test_an_endpoint_error_is_retried_and_then_scored_normally(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        counts, outcomes = run_tasks(store, "r", median_tasks(2), Flaky(failures=2), pool)
+    assert (counts.passed, counts.errors) == (4, 0)
+    assert [o.status for o in outcomes].count(None) == 2  # two attempts queued again
+    assert_each_episode_kept_once(db, "r", 4)
+
+
+def test_errors_past_the_attempt_limit_are_kept_as_errors_never_scored(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    db = tmp_path / "s.db"
+    options = RunnerOptions(max_sandboxes=2, max_requests=2, max_attempts=2, backoff_s=0.01)
+    with Store(db) as store:
+        counts, outcomes = run_tasks(
+            store, "r", median_tasks(1), Flaky(failures=100), pool, options=options
+        )
+        totals = store.episode_totals("r")
+        kept = store.verdicts(run_id="r")
+    assert (counts.done, counts.errors, counts.passed, counts.failed) == (2, 2, 0, 0)
+    assert [o.status for o in outcomes].count(None) == 2
+    assert totals.pass_rate is None
+    assert all(v.verdict.status is Status.ERROR for v in kept)
+    assert_each_episode_kept_once(db, "r", 2)
+
+
+def test_a_crashing_sandbox_is_an_error_retried_never_a_score(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    db = tmp_path / "s.db"
+    crashing = CrashingSandbox(pool, crashes=3)
+    with Store(db) as store:
+        counts, outcomes = run_tasks(
+            store, "r", median_tasks(2), parse_policy("reference"), crashing
+        )
+    assert (counts.passed, counts.failed, counts.errors) == (4, 0, 0)
+    assert [o.status for o in outcomes].count(None) == 3
+    assert_each_episode_kept_once(db, "r", 4)
+
+
+def test_a_store_locked_for_a_while_delays_the_run_and_loses_nothing(
+    tmp_path: Path, pool: PoolSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "s.db"
+    tasks = median_tasks(2)
+    with Store(db) as store:
+        start_run(store, "r", RunSpec.of(tasks, root="t", policy="reference", k=2, mode="tools"))
+    locked, met = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        """Another connection holds the write lock until the runner has met it, and a while."""
+        locker = sqlite3.connect(db, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        locked.set()
+        met.wait(30)
+        threading.Event().wait(1.0)  # and holds it a while longer
+        locker.execute("COMMIT")
+        locker.close()
+
+    real = backend._busy_or_failed
+
+    def noting(path: Path, exc: sqlite3.Error) -> StoreError:
+        error = real(path, exc)
+        if isinstance(error, StoreBusyError):
+            met.set()
+        return error
+
+    monkeypatch.setattr(backend, "_busy_or_failed", noting)
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert locked.wait(10)
+    with Store(db, timeout_s=0.05) as store:
+        counts = run_rollouts(
+            store,
+            "r",
+            tasks={task.id: task for task in tasks},
+            policy=parse_policy("reference"),
+            sandbox=pool,
+            options=FAST,
+        )
+    holder.join()
+    assert met.is_set()
+    assert counts.done == 4
+    assert_each_episode_kept_once(db, "r", 4)
