@@ -426,6 +426,13 @@ def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -
     help="Policy turns per episode.",
 )
 @click.option(
+    "--attempts",
+    type=click.IntRange(1, 20),
+    default=3,
+    show_default=True,
+    help="Attempts of an episode that ends in error (infrastructure) before the error is kept.",
+)
+@click.option(
     "--prices",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Price table (TOML or JSON) for the cost of tokens.",
@@ -447,6 +454,7 @@ def run_command(
     max_tokens: int | None,
     seed: int | None,
     max_turns: int,
+    attempts: int,
     prices: Path | None,
     max_sandboxes: int,
     max_requests: int,
@@ -474,6 +482,7 @@ def run_command(
     options = RunnerOptions(
         max_sandboxes=max_sandboxes,
         max_requests=max_requests,
+        max_attempts=attempts,
         budget=Budget(max_turns=max_turns),
         prices=PriceTable.from_file(prices) if prices is not None else None,
     )

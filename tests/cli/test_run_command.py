@@ -1,0 +1,186 @@
+"""``assay run``, ``runs``, ``verdicts --json``, ``show`` and ``export``: what a user sees, exit
+codes, and one line naming the field and the fix for every bad input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from assay.episodes import read_jsonl
+from assay.store import Store
+from assay.tasks import save_task
+from tests.conftest import REFERENCE, make_median_task
+from tests.policies.server import ModelServer, Reply, serve
+from tests.policies.server import Status as HTTPStatus
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture
+def tasks_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "tasks"
+    for index in range(2):
+        save_task(make_median_task(f"median-{index}"), root)
+    return root
+
+
+@pytest.fixture
+def model_server() -> Iterator[ModelServer]:
+    yield from serve()
+
+
+def one_line_error(result: Result, code: int = 2) -> str:
+    """The one error line (after the run's own first line, when it had started)."""
+    assert result.exit_code == code, result.output
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("run ")]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+def test_a_run_reads_back_in_every_form(run_cli: Run, tasks_dir: Path, tmp_path: Path) -> None:
+    ran = run_cli("run", str(tasks_dir), "--policy", "bad:unsorted", "--k", "2", "--run", "b")
+    assert ran.exit_code == 0, ran.output
+    assert "run b: 4 episodes (2 tasks x 2)" in ran.stderr
+    assert "pass rate" in ran.stdout
+    assert "0.0% of 4" in ran.stdout
+    again = run_cli("run", str(tasks_dir), "--policy", "bad:unsorted", "--k", "2", "--run", "b")
+    assert again.exit_code == 0
+    assert "resuming run b: 4 of 4 episodes kept" in again.stderr
+    run_cli("audit", str(tasks_dir))
+    runs = json.loads(run_cli("runs", "--json").stdout)
+    assert sorted(r["kind"] for r in runs) == ["audit", "rollout"]
+    [rollout] = [r for r in runs if r["kind"] == "rollout"]
+    assert (rollout["name"], rollout["policy"], rollout["done"], rollout["failed"]) == (
+        "b",
+        "bad:unsorted",
+        4,
+        4,
+    )
+    assert "rollout" in run_cli("runs").stdout
+    items = json.loads(run_cli("verdicts", "--run", "b", "--json").stdout)
+    assert sorted((i["task_id"], i["sample"]) for i in items) == [
+        ("median-0", 0),
+        ("median-0", 1),
+        ("median-1", 0),
+        ("median-1", 1),
+    ]
+    assert {(i["status"], i["score"]) for i in items} == {("fail", 0.6)}
+    assert items[0]["verdict"]["status"] == "fail"
+    shown = run_cli("show", "b", "median-1", "--sample", "1")
+    assert shown.exit_code == 0
+    assert "median-1 sample 1  FAIL" in shown.stdout
+    assert "→ write_file(" in shown.stdout
+    records = json.loads(run_cli("show", "b", "--json").stdout)
+    assert len(records) == 4
+    assert records[0]["trajectory"]["verdict"]["status"] == "fail"
+    out = tmp_path / "b.jsonl"
+    exported = run_cli("export", "b", "--jsonl", str(out))
+    assert exported.exit_code == 0
+    assert [t.task_id for t in read_jsonl(out)] == ["median-0", "median-0", "median-1", "median-1"]
+
+
+def test_a_model_run_end_to_end_over_http(
+    run_cli: Run, tasks_dir: Path, model_server: ModelServer
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.play(Reply(content=f"```python\n{REFERENCE.decode()}```"))
+    args = ["--policy", "openai:test-model", "--base-url", model_server.base_url]
+    ran = run_cli("run", str(tasks_dir), *args, "--k", "2", "--mode", "single", "--seed", "3")
+    assert ran.exit_code == 0, ran.output
+    assert "100.0% of 4" in ran.stdout
+    assert "400 / 80" in ran.stdout
+    assert all(r.get("seed") == 3 for r in model_server.requests)
+
+
+def test_an_unreachable_model_server_is_one_line_and_exit_3_before_any_episode(
+    run_cli: Run, tasks_dir: Path, tmp_path: Path
+) -> None:
+    args = ["--policy", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--run", "x"]
+    line = one_line_error(run_cli("run", str(tasks_dir), *args), code=3)
+    assert "cannot reach the model endpoint at http://127.0.0.1:9/v1" in line
+    with Store(tmp_path / "store.db") as store:
+        assert store.runs() == []
+
+
+def test_episodes_ending_in_error_exit_3_and_are_retried_on_resume(
+    run_cli: Run, tasks_dir: Path, model_server: ModelServer
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.play(HTTPStatus(404, "no such route"))
+    args = ["--policy", "openai:test-model", "--base-url", model_server.base_url, "--run", "e"]
+    failed = run_cli("run", str(tasks_dir), *args, "--attempts", "1", "--mode", "single")
+    line = one_line_error(failed, code=3)
+    assert "2 episodes ended in error (infrastructure, not scored)" in line
+    assert "errors (not scored)" in failed.stdout
+    items = json.loads(run_cli("verdicts", "--run", "e", "--json").stdout)
+    assert {(i["status"], i["score"]) for i in items} == {("error", None)}
+    model_server.play(Reply(content=f"```python\n{REFERENCE.decode()}```"))
+    resumed = run_cli("run", str(tasks_dir), *args, "--attempts", "1", "--mode", "single")
+    assert resumed.exit_code == 0, resumed.output
+    assert "2 that ended in error queued again" in resumed.stderr
+    items = json.loads(run_cli("verdicts", "--run", "e", "--json").stdout)
+    assert {(i["status"], i["score"]) for i in items} == {("pass", 1.0)}
+
+
+def _broken_task(tasks_dir: Path) -> None:
+    (tasks_dir / "median-1" / "task.toml").write_text("id = [")
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--run", "a b"], "run: 'a b' is not a run name (use letters, digits"),
+        (["--policy", "nope"], "policy: unknown policy 'nope' (use one of:"),
+        (["--policy", "bad:absent"], "policy: task median-0 has no known-bad solution bad-absent"),
+        (["--policy", "replay:gone"], "policy: no rollout run 'gone' to replay"),
+        (["--prices", "PRICES"], "prices.toml: not valid toml"),
+        (["TASKS=missing"], "missing: no such directory"),
+        (["BROKEN"], "task.toml: not valid TOML"),
+    ],
+)
+def test_bad_input_to_run_is_one_line_and_exit_2(
+    run_cli: Run, tasks_dir: Path, tmp_path: Path, args: list[str], said: str
+) -> None:
+    prices = tmp_path / "prices.toml"
+    prices.write_text("[m\n")
+    target = str(tasks_dir)
+    if args == ["TASKS=missing"]:
+        target, args = str(tmp_path / "missing"), []
+    if args == ["BROKEN"]:
+        _broken_task(tasks_dir)
+        args = []
+    args = [str(prices) if a == "PRICES" else a for a in args]
+    base = {"--policy": "reference"}
+    flags = [f for pair in base.items() for f in pair if pair[0] not in args]
+    line = one_line_error(run_cli("run", target, *flags, *args))
+    assert said in line
+
+
+def test_resuming_with_other_options_says_what_differs(run_cli: Run, tasks_dir: Path) -> None:
+    assert run_cli("run", str(tasks_dir), "--policy", "reference", "--run", "r").exit_code == 0
+    other = run_cli("run", str(tasks_dir), "--policy", "empty", "--k", "2", "--run", "r")
+    line = one_line_error(other)
+    assert "run 'r' was started with policy reference, not empty; k 1, not 2" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["show", "nope"], "run: no rollout run 'nope' (`assay runs` lists the runs)"),
+        (["show", "r", "median-9"], "run: run 'r' holds no finished episode of task median-9"),
+        (["export", "nope", "--jsonl", "out.jsonl"], "no rollout run 'nope'"),
+        (["export", "r", "--jsonl", "DIR/no/out.jsonl"], "cannot write here: no directory"),
+    ],
+)
+def test_bad_input_to_show_and_export_is_one_line_and_exit_2(
+    run_cli: Run, tasks_dir: Path, tmp_path: Path, args: list[str], said: str
+) -> None:
+    assert run_cli("run", str(tasks_dir), "--policy", "reference", "--run", "r").exit_code == 0
+    args = [a.replace("DIR", str(tmp_path)) for a in args]
+    assert said in one_line_error(run_cli(*args))

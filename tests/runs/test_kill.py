@@ -1,0 +1,120 @@
+"""``assay run`` as a process: killed with SIGKILL again and again, interrupted with Ctrl-C, two
+runners sharing one run. Every episode is kept exactly once, whatever happens to the runners."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import time
+from pathlib import Path
+
+from tests.conftest import REFERENCE
+from tests.policies.server import ModelServer, Reply
+from tests.runs.conftest import assay, assert_each_episode_kept_once, finish
+
+TOTAL = 12  # 3 tasks x k 4
+SLOW_ANSWER = Reply(content=f"```python\n{REFERENCE.decode()}```\n", delay_s=0.1)
+
+
+def run_args(tasks_dir: Path, server: ModelServer, name: str) -> list[str]:
+    return [
+        "run",
+        str(tasks_dir),
+        "--policy",
+        "openai:test-model",
+        "--base-url",
+        server.base_url,
+        "--k",
+        "4",
+        "--mode",
+        "single",
+        "--run",
+        name,
+        "--max-requests",
+        "2",
+    ]
+
+
+def done_episodes(db: Path, run: str) -> int:
+    """Jobs of ``run`` marked done, read from another connection (0 before the run exists)."""
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as connection:
+            row = connection.execute(
+                "SELECT COUNT(*) FROM jobs WHERE run_name = ? AND state = 'done'", (run,)
+            ).fetchone()
+    except sqlite3.OperationalError:  # the tables are not there yet
+        return 0
+    return int(row[0])
+
+
+def wait_for_more_than(db: Path, run: str, count: int, process: object) -> int:
+    """Wait (up to a minute) until the run has more than ``count`` episodes done."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done = done_episodes(db, run)
+        if done > count:
+            return done
+        assert getattr(process, "poll")() is None, "the runner ended early"  # noqa: B009
+        time.sleep(0.02)
+    raise AssertionError(f"no progress past {count} episodes")
+
+
+def test_sigkill_again_and_again_then_resume_keeps_each_episode_once(
+    tmp_path: Path, tasks_dir: Path, model_server: ModelServer
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.play(SLOW_ANSWER)
+    db = tmp_path / "s.db"
+    done = 0
+    for _ in range(3):  # killed as soon as it has kept one more episode
+        runner = assay(*run_args(tasks_dir, model_server, "killed"), db=db)
+        done = wait_for_more_than(db, "killed", done, runner)
+        runner.send_signal(signal.SIGKILL)
+        runner.communicate()
+    kept = done_episodes(db, "killed")
+    assert kept < TOTAL  # the last kill was in the middle of the run
+    code, out, err = finish(assay(*run_args(tasks_dir, model_server, "killed"), db=db))
+    assert code == 0, err
+    assert f"resuming run killed: {kept} of 12 episodes kept" in err
+    assert "12 of 12" in out
+    assert_each_episode_kept_once(db, "killed", TOTAL)
+
+
+def test_ctrl_c_stops_cleanly_with_130_and_the_run_resumes(
+    tmp_path: Path, tasks_dir: Path, model_server: ModelServer
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.play(SLOW_ANSWER)
+    db = tmp_path / "s.db"
+    runner = assay(*run_args(tasks_dir, model_server, "stopped"), db=db)
+    wait_for_more_than(db, "stopped", 0, runner)
+    runner.send_signal(signal.SIGINT)
+    code, _, err = finish(runner)
+    assert code == 130, err
+    [line] = err.splitlines()[1:]  # after the run's first line
+    assert line.startswith("error: interrupted; ")
+    assert "episodes are kept in" in line
+    assert line.endswith("run the same command with --run stopped to continue")
+    with sqlite3.connect(db) as connection:
+        leased = connection.execute("SELECT COUNT(*) FROM jobs WHERE state = 'running'")
+        assert leased.fetchone() == (0,)
+    code, _, err = finish(assay(*run_args(tasks_dir, model_server, "stopped"), db=db))
+    assert code == 0, err
+    assert_each_episode_kept_once(db, "stopped", TOTAL)
+
+
+def test_two_runners_share_one_run_without_duplicates(
+    tmp_path: Path, tasks_dir: Path, model_server: ModelServer
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.play(SLOW_ANSWER)
+    db = tmp_path / "s.db"
+    first = assay(*run_args(tasks_dir, model_server, "shared"), db=db)
+    second = assay(*run_args(tasks_dir, model_server, "shared"), db=db)
+    for process in (first, second):
+        code, out, err = finish(process)
+        assert code == 0, err
+        assert "12 of 12" in out
+    assert_each_episode_kept_once(db, "shared", TOTAL)
