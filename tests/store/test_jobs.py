@@ -67,8 +67,8 @@ def test_two_connections_never_claim_the_same_job(path: Path) -> None:
 def test_an_expired_lease_is_claimed_again_and_the_old_claim_keeps_nothing(path: Path) -> None:
     with Store(path) as store:
         [old] = store.claim_jobs("r", owner="a", claim_id="t1", limit=1, lease_s=10, now=100)
-        assert store.claim_jobs("r", owner="b", claim_id="t2", limit=6, lease_s=10, now=105)
-        store.release_jobs("r", "b")
+        held = store.claim_jobs("r", owner="b", claim_id="t2", limit=6, lease_s=100, now=105)
+        assert len(held) == 5  # every job but the one still leased
         [new] = store.claim_jobs("r", owner="b", claim_id="t3", limit=1, lease_s=10, now=111)
         assert (new.task_id, new.sample) == (old.task_id, old.sample)
         assert store.finish_jobs([Finished(job=old, trajectory=trajectory(old))]) == [False]
@@ -84,7 +84,7 @@ def test_an_expired_lease_is_claimed_again_and_the_old_claim_keeps_nothing(path:
 def test_a_heartbeat_keeps_the_lease(path: Path) -> None:
     with Store(path) as store:
         [job] = store.claim_jobs("r", owner="a", claim_id="t1", limit=1, lease_s=10, now=100)
-        assert store.renew_leases("a", lease_s=10, now=108) == 1
+        assert store.renew_leases("r", "a", lease_s=10, now=108) == 1
         others = store.claim_jobs("r", owner="b", claim_id="t2", limit=6, lease_s=10, now=115)
     assert (job.task_id, job.sample) not in [(j.task_id, j.sample) for j in others]
 

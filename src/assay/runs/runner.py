@@ -1,6 +1,6 @@
 """The runner: takes a run's jobs from the store and runs their episodes, within two caps.
 
-Episodes are asyncio tasks, at most ``max_sandboxes + max_requests`` at once: enough to keep
+Episodes are asyncio tasks, at most ``2 * max_sandboxes + max_requests`` at once: enough to keep
 every sandbox and every model request busy, while an episode waiting for its model holds no
 thread and no sandbox. Tool calls and verifications run on a thread pool of ``max_sandboxes``
 threads (the sandbox cap; the pool sandbox is opened with as many workers); model requests are
@@ -39,6 +39,8 @@ from assay.tasks.model import Task
 from assay.verdicts import Status
 
 T = TypeVar("T")
+WRITE_GATHER_S = 0.005
+"""How long the writer waits after an episode ends for others to share its commit."""
 
 
 @dataclass(frozen=True)
@@ -173,21 +175,16 @@ class Runner:
 
     async def _loop(self, active: dict[asyncio.Task[None], Job]) -> JobCounts:
         options = self.options
-        slots = options.max_sandboxes + options.max_requests
-        batch = max(1, slots // 4)
+        slots = 2 * options.max_sandboxes + options.max_requests
+        batch = max(1, min(options.max_sandboxes, slots // 2))
+        ended: asyncio.Queue[asyncio.Task[None]] = asyncio.Queue()
         while True:
             room = slots - len(active)
             if room >= batch or not active:
-                for job in await self._call(
-                    self.store.claim_jobs,
-                    self.run_name,
-                    owner=self.owner,
-                    claim_id=uuid.uuid4().hex,
-                    limit=room,
-                    lease_s=options.lease_s,
-                    now=time.time(),
-                ):
-                    active[asyncio.create_task(self._episode(job))] = job
+                for job in await self._claim(room):
+                    task = asyncio.create_task(self._episode(job))
+                    task.add_done_callback(ended.put_nowait)
+                    active[task] = job
             if not active:
                 counts = await self._call(self.store.job_counts, self.run_name, now=time.time())
                 if counts.unfinished == 0:
@@ -195,12 +192,31 @@ class Runner:
                 await self._reclaim_dead()
                 await asyncio.sleep(options.poll_s)
                 continue
-            done, _ = await asyncio.wait(
-                active, timeout=options.poll_s, return_when=asyncio.FIRST_COMPLETED
-            )
-            for task in done:
-                del active[task]
-                task.result()  # bad input and store failures end the run
+            with contextlib.suppress(TimeoutError):
+                await self._ended(ended, active)
+
+    async def _ended(
+        self, ended: asyncio.Queue[asyncio.Task[None]], active: dict[asyncio.Task[None], Job]
+    ) -> None:
+        """Wait (up to ``poll_s``) for episodes to end; raise what one raised (bad input, a
+        store that cannot be written): that ends the run."""
+        done = [await asyncio.wait_for(ended.get(), self.options.poll_s)]
+        while not ended.empty():
+            done.append(ended.get_nowait())
+        for task in done:
+            del active[task]
+            task.result()
+
+    async def _claim(self, room: int) -> list[Job]:
+        return await self._call(
+            self.store.claim_jobs,
+            self.run_name,
+            owner=self.owner,
+            claim_id=uuid.uuid4().hex,
+            limit=room,
+            lease_s=self.options.lease_s,
+            now=time.time(),
+        )
 
     async def _episode(self, job: Job) -> None:
         options = self.options
@@ -238,6 +254,7 @@ class Runner:
         assert self._writes is not None  # noqa: S101 - set by run() before the writer starts
         while True:
             item = await self._writes.get()
+            await asyncio.sleep(WRITE_GATHER_S)  # episodes ending meanwhile share the commit
             batch = [] if item is None else [item]
             stop = item is None
             while not self._writes.empty():
@@ -268,6 +285,7 @@ class Runner:
             with contextlib.suppress(StoreError):
                 await self._call(
                     self.store.renew_leases,
+                    self.run_name,
                     self.owner,
                     lease_s=self.options.lease_s,
                     now=time.time(),

@@ -29,15 +29,22 @@ JOB_COLUMNS = (
     "attempts",
     "lease_token",
 )
-CLAIM = (
+CLAIM_PENDING = (
     "UPDATE jobs SET state = 'running', lease_owner = ?, lease_token = ?, lease_expires = ?, "
-    "claims = claims + 1 WHERE run_name = ? AND state <> 'done' AND not_before <= ? "
-    "AND (state = 'pending' OR lease_expires < ?) AND job_id IN (SELECT job_id FROM jobs "
-    "WHERE run_name = ? AND state <> 'done' AND not_before <= ? "
-    "AND (state = 'pending' OR lease_expires < ?) ORDER BY job_id LIMIT ?)"
+    "claims = claims + 1 WHERE state = 'pending' AND not_before <= ? AND job_id IN ("
+    "SELECT job_id FROM jobs WHERE run_name = ? AND state = 'pending' AND not_before <= ? "
+    "ORDER BY job_id LIMIT ?)"
 )
-"""A job is free when it is not done, not waiting for a retry, and pending or its lease has
-expired; the ``UPDATE`` checks the condition again on each row it changes."""
+"""Pending jobs that wait for no retry, in order. The outer ``WHERE`` repeats the condition,
+so that a row another runner took meanwhile is left alone (PostgreSQL re-evaluates it on the
+row it waited for)."""
+CLAIM_EXPIRED = (
+    "UPDATE jobs SET lease_owner = ?, lease_token = ?, lease_expires = ?, "
+    "claims = claims + 1 WHERE state = 'running' AND lease_expires < ? AND job_id IN ("
+    "SELECT job_id FROM jobs WHERE run_name = ? AND state = 'running' AND lease_expires < ? "
+    "ORDER BY job_id LIMIT ?)"
+)
+"""Jobs whose lease has expired: their runner stopped renewing it."""
 CLAIMED = (
     "SELECT job_id, run_name, task_id, task_version, sample, policy, mode, attempts, "
     "lease_token FROM jobs WHERE lease_token = ? ORDER BY job_id"
@@ -80,16 +87,20 @@ def claim(
     db: Database, run: str, *, owner: str, claim_id: str, limit: int, lease_s: float, now: float
 ) -> list[Job]:
     """Take up to ``limit`` free jobs of ``run`` under a lease that ends ``lease_s`` from now."""
-    db.execute(CLAIM, (owner, claim_id, now + lease_s, run, now, now, run, now, now, limit))
+    lease = (owner, claim_id, now + lease_s, now, run, now)
+    claimed = db.execute(CLAIM_PENDING, (*lease, limit)).rowcount
+    if claimed < limit:
+        db.execute(CLAIM_EXPIRED, (*lease, limit - claimed))
     rows = db.execute(CLAIMED, (claim_id,)).fetchall()
     return [Job.model_validate(dict(zip(JOB_COLUMNS, row, strict=True))) for row in rows]
 
 
-def renew(db: Database, owner: str, *, lease_s: float, now: float) -> int:
-    """Extend every lease ``owner`` holds; returns how many."""
+def renew(db: Database, run: str, owner: str, *, lease_s: float, now: float) -> int:
+    """Extend every lease ``owner`` holds in ``run``; returns how many."""
     cursor = db.execute(
-        "UPDATE jobs SET lease_expires = ? WHERE lease_owner = ? AND state = 'running'",
-        (now + lease_s, owner),
+        "UPDATE jobs SET lease_expires = ? WHERE run_name = ? AND state = 'running' "
+        "AND lease_owner = ?",
+        (now + lease_s, run, owner),
     )
     return int(cursor.rowcount)
 

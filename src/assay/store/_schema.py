@@ -84,7 +84,7 @@ TO_2 = (
         last_error TEXT,
         UNIQUE (run_name, task_id, sample)
     )""",
-    "CREATE INDEX jobs_by_state ON jobs(run_name, state)",
+    "CREATE INDEX jobs_by_state ON jobs(run_name, state, job_id)",
     "CREATE INDEX jobs_by_token ON jobs(lease_token)",
     """CREATE TABLE trajectories (
         id INTEGER PRIMARY KEY,

@@ -210,10 +210,10 @@ class Store:
                 db, run, owner=owner, claim_id=claim_id, limit=limit, lease_s=lease_s, now=now
             )
 
-    def renew_leases(self, owner: str, *, lease_s: float, now: float) -> int:
-        """Extend every lease ``owner`` holds; returns how many."""
+    def renew_leases(self, run: str, owner: str, *, lease_s: float, now: float) -> int:
+        """Extend every lease ``owner`` holds in ``run``; returns how many."""
         with self._write() as db:
-            return _jobs.renew(db, owner, lease_s=lease_s, now=now)
+            return _jobs.renew(db, run, owner, lease_s=lease_s, now=now)
 
     def release_jobs(self, run: str, owner: str) -> int:
         """Give back, unfinished and without an attempt counted, the jobs of ``run`` that
