@@ -39,7 +39,9 @@ class RunProgress:
         self.retries = 0
         self.started = time.monotonic()
         self.finished_here = 0
-        self.bar = progress.add_task("episodes", total=counts.total, completed=counts.done)
+        self.bar = progress.add_task(
+            "episodes", total=counts.total, completed=counts.done, tally=""
+        )
         self._update()
 
     def __call__(self, outcome: Outcome) -> None:
