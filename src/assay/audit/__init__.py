@@ -2,6 +2,7 @@
 
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
 from assay.audit.runner import default_checks, run_audit, run_audit_into
 from assay.findings import Decision, Finding, Severity
@@ -14,6 +15,7 @@ __all__ = [
     "Decision",
     "EmptySubmissionCheck",
     "Finding",
+    "JudgeRedTeamCheck",
     "KnownBadCheck",
     "LintCheck",
     "ReferenceCheck",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.errors import InputError
 from assay.families import family_of, version_label
@@ -37,6 +38,7 @@ def default_checks() -> list[AuditCheck]:
         KnownBadCheck(),
         EmptySubmissionCheck(),
         CheckerCrashCheck(),
+        JudgeRedTeamCheck(),
     ]
     names = {check.name for check in checks}
     for entry in entry_points(group=ENTRY_POINT_GROUP):

@@ -1,0 +1,46 @@
+"""A loopback OpenAI-compatible server whose answers are computed from each request."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from http.server import ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tests.policies.server import Action, ModelServer, _handler
+
+Responder = Callable[[dict[str, Any]], Action]
+
+
+@dataclass
+class JudgeServer(ModelServer):
+    """The policy tests' server, answering through ``responder`` when one is set."""
+
+    responder: Responder | None = None
+
+    def next_action(self, body: dict[str, Any]) -> Action:
+        if self.responder is None:
+            return super().next_action(body)
+        with self._lock:
+            self.requests.append(body)
+        return self.responder(body)
+
+
+@pytest.fixture
+def judge_server() -> Iterator[JudgeServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(JudgeServer(base_url="")))
+    host, port = httpd.server_address[:2]
+    state = JudgeServer(base_url=f"http://{host!s}:{port}/v1")
+    httpd.RequestHandlerClass = _handler(state)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join()
