@@ -652,9 +652,9 @@ def _run_to_the_end(
 @contextmanager
 def _store(db: Path) -> Iterator[Store]:
     """The results database, created if it does not exist yet."""
-    from assay.store import Store  # noqa: PLC0415
+    from assay.store import open_store  # noqa: PLC0415
 
-    with Store(db) as store:
+    with open_store(db) as store:
         yield store
 
 

@@ -184,3 +184,22 @@ def test_bad_input_to_show_and_export_is_one_line_and_exit_2(
     assert run_cli("run", str(tasks_dir), "--policy", "reference", "--run", "r").exit_code == 0
     args = [a.replace("DIR", str(tmp_path)) for a in args]
     assert said in one_line_error(run_cli(*args))
+
+
+def test_progress_counts_outcomes_as_they_come() -> None:
+    from rich.progress import Progress  # noqa: PLC0415
+
+    from assay._render_runs import RunProgress  # noqa: PLC0415
+    from assay.runs import Outcome  # noqa: PLC0415
+    from assay.store import JobCounts  # noqa: PLC0415
+    from assay.verdicts import Status  # noqa: PLC0415
+
+    with Progress(disable=True) as bar:
+        progress = RunProgress(bar, JobCounts(total=5, done=1, passed=1))
+        progress(Outcome("t", 0, Status.FAIL))
+        progress(Outcome("t", 1, None, "down"))
+        progress(Outcome("t", 1, Status.ERROR, "down"))
+        progress(Outcome("t", 2, Status.PASS, kept=False))
+        [task] = bar.tasks
+    assert task.completed == 3
+    assert "pass 1  fail 1  error 1  retried 1" in task.fields["tally"]

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from assay.episodes import Budget, Cost, EndReason, Trajectory
+from assay.errors import InputError
 from assay.policies import PolicyIdentity
-from assay.store import Finished, Job, NewJob, Store
+from assay.store import Finished, Job, NewJob, Store, open_store
 from assay.verdicts import Status, Timings, Verdict, Versions
 
 JOBS = [
@@ -118,3 +119,11 @@ def test_errors_are_kept_apart_and_reopened_on_resume(path: Path) -> None:
         assert (counts.done, counts.errors) == (4, 0)
         assert [v.verdict.status for v in store.verdicts(run_id="r")].count(Status.ERROR) == 0
         assert len(store.episodes("r")) == 4
+
+
+def test_a_store_is_opened_by_path_or_url_and_other_backends_are_named(tmp_path: Path) -> None:
+    with open_store(f"sqlite:///{tmp_path / 'u.db'}") as store:
+        assert store.runs() == []
+    assert (tmp_path / "u.db").is_file()
+    with pytest.raises(InputError, match=r"db: no store backend for 'postgresql' URLs yet"):
+        open_store("postgresql://localhost/assay")
