@@ -270,7 +270,7 @@ class Runner:
     async def _commit(self, batch: list[tuple[Finished, asyncio.Future[bool]]]) -> None:
         try:
             kept = await self._call(self.store.finish_jobs, [finished for finished, _ in batch])
-        except StoreError as exc:
+        except Exception as exc:  # noqa: BLE001 - each waiting episode gets it, none waits forever
             for _, future in batch:
                 if not future.done():
                     future.set_exception(exc)
