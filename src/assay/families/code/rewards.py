@@ -206,8 +206,10 @@ def style_criterion(spec: StyleCriterion, source: bytes) -> Criterion:
 
     ruff runs in this process's environment, outside the sandbox: it parses the text and never
     runs it. It gets the text on stdin, in an empty directory, with ``--isolated`` (no
-    configuration file is read), no cache, and a time limit. A source it cannot report on
-    (too long, or one that makes it time out or fail) scores 0: the text is the candidate's.
+    configuration file is read, so none the candidate submits), ``--ignore-noqa`` (a
+    ``# ruff: noqa`` in the text hides nothing), no cache, and a time limit. A source it cannot
+    report on (too long, or one that makes it time out or fail) scores 0: the text is the
+    candidate's.
     """
     try:
         report = ruff_report(_text(source), spec.select, spec.line_length)
@@ -233,6 +235,7 @@ def ruff_report(source: str, select: tuple[str, ...], line_length: int) -> Style
         "--isolated",
         "--no-cache",
         "--quiet",
+        "--ignore-noqa",
         "--output-format=json",
         f"--select={','.join(select)}",
         f"--line-length={line_length}",

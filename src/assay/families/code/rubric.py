@@ -169,25 +169,32 @@ def task_rubric(task: Task) -> tuple[Rubric, str] | None:
     return rubric, label
 
 
-_FIXES = {
-    "missing": "add it",
-    "extra_forbidden": "remove it",
-    "union_tag_invalid": "use kind = runtime, style or judge",
-    "union_tag_not_found": "add kind = runtime, style or judge",
-    "string_pattern_mismatch": "correct the value",
+_KINDS = "use kind = runtime, style or judge"
+_PATTERNS = {
+    "name": "lowercase letters, digits, - and _, at most 64",
+    "select": "ruff rule codes or prefixes such as E501 or E",
+    "base_url": "an http:// or https:// URL",
 }
 
 
 def _error(where: str, error: ErrorDetails) -> TaskFormatError:
     # A discriminated union puts the kind in the location: criteria.1.judge.model
     loc = [p for p in error["loc"] if p not in ("runtime", "style", "judge")]
-    field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
     kind = error["type"]
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        loc.append("kind")
+    field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
+    named = next((str(p) for p in reversed(loc) if isinstance(p, str)), "")
+    problem, fix = error["msg"].removeprefix("Value error, "), "correct the value"
     if kind == "missing":
-        problem = "required field is missing"
+        problem, fix = "required field is missing", "add it"
     elif kind == "extra_forbidden":
-        problem = "unknown field"
-    else:
-        problem = error["msg"].removeprefix("Value error, ")
-    fix = _FIXES.get(kind, "correct the value")
+        problem, fix = "unknown field", "remove it"
+    elif kind == "union_tag_invalid":
+        given = error["input"].get("kind") if isinstance(error["input"], dict) else None
+        problem, fix = f"unknown kind {given!r}", _KINDS
+    elif kind == "union_tag_not_found":
+        problem, fix = "required field is missing", _KINDS
+    elif kind == "string_pattern_mismatch":
+        problem, fix = f"{error['input']!r} is not allowed here", _PATTERNS.get(named, fix)
     return TaskFormatError(problem, path=where, field=field or "(top level)", fix=fix)

@@ -1,0 +1,181 @@
+"""Rewards beyond pass/fail: runtime against the reference, ruff style, weighted edge cases.
+
+No test here times anything: the runtime criterion is tested by its arithmetic and by a candidate
+slower than the reference by a factor far past the margin.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from assay.families.code import CodeFamily
+from assay.families.code.config import Case, cases_json, hidden_cases
+from assay.families.code.rewards import NOT_JUDGED, runtime_score, style_criterion
+from assay.families.code.rubric import StyleCriterion
+from assay.sandbox import Sandbox
+from assay.tasks import Task
+from assay.verdicts import Criterion, Status, Verdict
+from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task
+from tests.families.code.test_rubric import with_rubric
+
+family = CodeFamily()
+RUNTIME = (
+    '[correctness]\nweight = 1\n[[criteria]]\nname = "fast"\nkind = "runtime"\nweight = 1\n'
+    "max_ratio = 5\n"
+)
+# Tens of milliseconds of CPU per call, five calls a run: the run is over ten times the 5 ms
+# floor even on a machine several times faster than these; the reference takes microseconds.
+SLOW = REFERENCE.replace(
+    b"    ordered = sorted(values)",
+    b"    for _ in range(2_000_000):\n        pass\n    ordered = sorted(values)",
+)
+
+
+def _rubric_criterion(verdict: Verdict, name: str) -> Criterion:
+    [criterion] = [c for c in verdict.criteria if c.name == name and c.part == "rubric"]
+    return criterion
+
+
+def test_runtime_score_is_one_at_the_references_time_and_falls_with_the_log_of_the_ratio() -> None:
+    assert runtime_score(0.5, 10) == runtime_score(1.0, 10) == 1.0
+    assert runtime_score(10, 10) == runtime_score(1000, 10) == 0.0
+    assert runtime_score(math.sqrt(10), 10) == pytest.approx(0.5)
+    scores = [runtime_score(r, 10) for r in (1.1, 2, 4, 8)]
+    assert scores == sorted(scores, reverse=True)
+    # twice as slow costs as much at any speed
+    assert runtime_score(2, 100) - runtime_score(4, 100) == pytest.approx(
+        runtime_score(4, 100) - runtime_score(8, 100)
+    )
+
+
+def test_a_slow_candidate_scores_low_on_runtime_and_still_passes(sandbox: Sandbox) -> None:
+    task = with_rubric(RUNTIME)
+    fast = family.verify(task, {"solution.py": REFERENCE}, sandbox)
+    slow = family.verify(task, {"solution.py": SLOW}, sandbox)
+    assert fast.status is slow.status is Status.PASS
+    assert _rubric_criterion(fast, "fast").score == 1.0
+    assert _rubric_criterion(slow, "fast").score == 0.0
+    assert "ratio" in _rubric_criterion(slow, "fast").evidence
+    assert (fast.score, slow.score) == (1.0, 0.5)
+
+
+FORGERS = {
+    "patches-the-clocks": b"""
+import time
+time.perf_counter = time.process_time = time.monotonic = time.time = lambda: 0.0
+time.perf_counter_ns = time.process_time_ns = lambda: 0
+""",
+    "prints-a-fast-timing": b"""
+import sys
+sys.__stdout__.write('{"cpu_s": 0.0, "ratio": 0.01, "runtime": 1.0}\\n')
+print("ratio 0.01: faster than the reference")
+""",
+    "does-the-work-in-a-child": b"""
+import os
+_slow_median = median
+def median(values):
+    read, write = os.pipe()
+    if os.fork() == 0:
+        os.write(write, repr(_slow_median(values)).encode())
+        os._exit(0)
+    os.close(write)
+    os.wait()
+    return eval(os.read(read, 1000))
+""",
+}
+
+
+@pytest.mark.parametrize("name", FORGERS)
+def test_a_slow_candidate_cannot_look_fast(sandbox: Sandbox, name: str) -> None:
+    verdict = family.verify(with_rubric(RUNTIME), {"solution.py": SLOW + FORGERS[name]}, sandbox)
+    assert verdict.status is Status.PASS
+    assert _rubric_criterion(verdict, "fast").score == 0.0
+
+
+def test_a_failing_candidate_gets_nothing_beyond_its_share_of_cases(sandbox: Sandbox) -> None:
+    task = with_rubric(RUNTIME + '[[criteria]]\nname = "tidy"\nkind = "style"\n')
+    verdict = family.verify(task, {"solution.py": BAD_NO_SORT}, sandbox)
+    assert verdict.status is Status.FAIL
+    for name in ("fast", "tidy"):
+        criterion = _rubric_criterion(verdict, name)
+        assert (criterion.passed, criterion.score, criterion.evidence) == (False, 0.0, NOT_JUDGED)
+    correctness = _rubric_criterion(verdict, "correctness")
+    assert verdict.score == pytest.approx(correctness.value / 3)
+    # a function that does nothing is fast and tidy, and earns nothing for it
+    empty = family.verify(task, family.empty_solution(task), sandbox)
+    assert empty.score == pytest.approx(0.2 / 3)  # one case of five expects None
+
+
+STYLE = StyleCriterion(name="tidy", kind="style", max_findings=4)
+MESSY = b"import os, sys\ndef median( values ):\n  l=sorted(values) ; return l[len(l)//2]\n"
+
+
+def test_style_is_ruffs_findings_on_the_submitted_text() -> None:
+    clean = style_criterion(STYLE, b'def median(values):\n    """The median."""\n    return 1\n')
+    assert (clean.score, clean.passed) == (1.0, True)
+    messy = style_criterion(STYLE, MESSY)
+    assert messy.score == 0.0
+    assert "F401" in messy.evidence
+    assert "E401" in messy.evidence
+
+
+def test_noqa_comments_hide_nothing_from_the_style_criterion() -> None:
+    for waiver in (b"# ruff: noqa\n", b"# flake8: noqa\n"):
+        assert style_criterion(STYLE, waiver + MESSY).score == 0.0
+    noqa_lines = MESSY.replace(b"\n", b"  # noqa\n")
+    assert style_criterion(STYLE, noqa_lines).score == 0.0
+
+
+def test_a_submitted_ruff_configuration_is_not_read(sandbox: Sandbox) -> None:
+    task = with_rubric('[[criteria]]\nname = "tidy"\nkind = "style"\n')
+    messy_but_right = REFERENCE + b"import os, sys\n"
+    waiver = b'[lint]\nignore = ["ALL"]\n'
+    files = {"solution.py": messy_but_right, "ruff.toml": waiver, "pyproject.toml": waiver}
+    verdict = family.verify(task, files, sandbox)
+    assert verdict.status is Status.PASS
+    assert _rubric_criterion(verdict, "tidy").score < 1
+
+
+def test_text_ruff_cannot_report_on_scores_zero() -> None:
+    long = style_criterion(STYLE, b"x = 1\n" * 50_000)
+    assert (long.score, long.error) == (0.0, None)
+    assert "longer than" in long.evidence
+    broken = style_criterion(STYLE, b"def median(:\n")
+    assert broken.score is not None
+    assert broken.score < 1
+
+
+def _weighted_task() -> Task:
+    task = make_median_task()
+    cases = [
+        Case(id=c.id, args=c.args, expected=c.expected, weight=3 if c.expected is None else 1)
+        for c in hidden_cases(task)
+    ]
+    return task.model_copy(update={"hidden": {**task.hidden, "cases.json": cases_json(cases)}})
+
+
+def test_edge_cases_weigh_more_in_the_score_and_nothing_in_the_status(sandbox: Sandbox) -> None:
+    task = _weighted_task()
+    assert json.loads(task.hidden["cases.json"])["format"] == 3
+    misses_the_edge = REFERENCE.replace(b"        return None\n", b"        return 0\n")
+    verdict = family.verify(task, {"solution.py": misses_the_edge}, sandbox)
+    assert verdict.status is Status.FAIL
+    assert verdict.score == pytest.approx(4 / 7)  # four common cases of weight 1, the edge 3
+    empty = family.verify(task, family.empty_solution(task), sandbox)
+    assert empty.score == pytest.approx(3 / 7)
+    assert family.verify(task, {"solution.py": REFERENCE}, sandbox).score == 1.0
+
+
+def test_weights_need_format_3_and_unweighted_files_stay_format_2() -> None:
+    data = json.loads(_weighted_task().hidden["cases.json"])
+    data["format"] = 2
+    task = make_median_task()
+    task = task.model_copy(
+        update={"hidden": {**task.hidden, "cases.json": json.dumps(data).encode()}}
+    )
+    with pytest.raises(ValueError, match='weight needs "format": 3'):
+        hidden_cases(task)
+    assert json.loads(make_median_task().hidden["cases.json"])["format"] == 2
