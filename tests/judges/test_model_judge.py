@@ -4,7 +4,6 @@ errors (never a made-up score) or the submission's own doing (a 0)."""
 from __future__ import annotations
 
 import asyncio
-import socket
 from typing import Any
 
 from assay.judges import JudgeSpec, ModelJudge, judge_criterion
@@ -13,7 +12,7 @@ from assay.tasks import Task
 from assay.verdicts import Status
 from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task
 from tests.judges import scripted
-from tests.judges.conftest import JudgeServer
+from tests.judges.conftest import JudgeServer, closed_port
 from tests.policies.server import Reply
 from tests.policies.server import Status as HttpStatus
 
@@ -56,15 +55,8 @@ def test_a_low_score_fails_the_criterion(judge_server: JudgeServer) -> None:
     assert (criterion.status, criterion.score) == (Status.FAIL, 0.1)
 
 
-def _closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
 def test_an_unreachable_judge_is_an_error_never_a_score() -> None:
-    judge = _judge(f"http://127.0.0.1:{_closed_port()}/v1", retries=1)
+    judge = _judge(f"http://127.0.0.1:{closed_port()}/v1", retries=1)
     criterion = _criterion(judge, REFERENCE)
     assert criterion.status is Status.ERROR
     assert criterion.score is None
