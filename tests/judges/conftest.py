@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
-from tests.policies.server import Action, ModelServer, _handler
+from tests.policies.server import Action, ModelServer, serve
 
 Responder = Callable[[dict[str, Any]], Action]
 
@@ -32,19 +30,7 @@ class JudgeServer(ModelServer):
 
 @pytest.fixture
 def judge_server() -> Iterator[JudgeServer]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(JudgeServer(base_url="")))
-    host, port = httpd.server_address[:2]
-    state = JudgeServer(base_url=f"http://{host!s}:{port}/v1")
-    httpd.RequestHandlerClass = _handler(state)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join()
+    yield from serve(JudgeServer)
 
 
 def closed_port() -> int:

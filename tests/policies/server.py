@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -156,11 +156,15 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def serve() -> Iterator[ModelServer]:
-    """Start a server on a free loopback port; stop it when the generator is closed."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(ModelServer(base_url="")))
+Served = TypeVar("Served", bound="ModelServer")
+
+
+def serve(kind: type[Served] = ModelServer) -> Iterator[Served]:
+    """Start a server (``kind``: ModelServer or a subclass) on a free loopback port; stop it
+    when the generator is closed."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(kind(base_url="")))
     host, port = httpd.server_address[:2]
-    state = ModelServer(base_url=f"http://{host!s}:{port}/v1")
+    state = kind(base_url=f"http://{host!s}:{port}/v1")
     httpd.RequestHandlerClass = _handler(state)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
