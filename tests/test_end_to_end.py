@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from assay.demo import DEMO_PROFILE_K
 from assay.families.code.templates import TEMPLATES
 
 README = Path(__file__).parents[1] / "README.md"
@@ -34,8 +35,18 @@ def test_demo_generates_audits_stores_and_summarises(tmp_path: Path) -> None:
     assert "24 tasks: 24 accepted, 0 rejected" in result.stdout
     report = json.loads((tmp_path / "demo-out" / "audit.json").read_text())
     assert len(report["tasks"]) == 24
-    assert "report: demo-out/audit.json" in result.stdout
+    assert "report:  demo-out/audit.json" in result.stdout
     assert (tmp_path / "assay.db").exists()
+    profile = json.loads((tmp_path / "demo-out" / "profile.json").read_text())
+    assert (len(profile["tasks"]), profile["k"]) == (24, DEMO_PROFILE_K)
+    assert all(task["samples"] == DEMO_PROFILE_K for task in profile["tasks"])
+    bars = re.findall(r"^ +(\d+%|\d+-\d+%) +(\d+)", result.stdout, re.MULTILINE)
+    assert [label for label, _ in bars[:2]] == ["0%", "0-10%"]
+    assert [int(count) for _, count in bars] == [b["tasks"] for b in profile["histogram"]]
+    assert sum(int(count) for _, count in bars) == 24
+    assert f"profile of {profile['run']} (scripted policy mix:" in result.stdout
+    review, easy = len(profile["triage"]["review"]), len(profile["triage"]["too_easy"])
+    assert f"triage: {review} for review (0%), {easy} too easy (100%)" in result.stdout
 
 
 def readme_tour() -> str:

@@ -23,6 +23,7 @@ from rich.text import Text
 
 from assay._render import STATUS_STYLE, console, plain
 from assay.episodes.records import Trajectory
+from assay.profiles import Profile, histogram_lines
 from assay.runs import Outcome, RunRow
 from assay.store import EpisodeTotals, JobCounts, StoredEpisode
 
@@ -107,6 +108,43 @@ def summary_table(name: str, totals: EpisodeTotals, counts: JobCounts) -> Table:
         style = "yellow" if label.startswith("errors") and totals.errors else ""
         table.add_row(plain(label), plain(value, style))
     return table
+
+
+def profile_table(profile: Profile) -> Table:
+    """One row a task: samples, passes, errors, pass rate, pass@1, pass@k."""
+    table = Table(
+        title=plain(f"pass-rate profile of run {profile.run} (k={profile.k})"),
+        title_justify="left",
+    )
+    table.add_column("task")
+    for column in ("samples", "passed", "errors", "pass rate", "pass@1", f"pass@{profile.k}"):
+        table.add_column(column, justify="right")
+    for task in profile.tasks:
+        table.add_row(
+            plain(task.task_id),
+            str(task.samples),
+            str(task.passed),
+            plain(str(task.errors), "yellow" if task.errors else ""),
+            _rate(task.pass_rate),
+            _rate(task.pass_at_1),
+            _rate(task.pass_at_k),
+        )
+    return table
+
+
+def profile_text(profile: Profile) -> Text:
+    """The histogram of pass rates and the triage of the tails, as plain lines."""
+    lines = ["pass rates (tasks per bucket):", *histogram_lines(profile)]
+    review, too_easy = profile.triage.review, profile.triage.too_easy
+    lines.append(f"review (0%, broken or frontier-hard): {len(review)} tasks")
+    lines.extend(f"  {task}" for task in review)
+    lines.append(f"too easy (100%): {len(too_easy)} tasks")
+    lines.extend(f"  {task}" for task in too_easy)
+    return plain("\n".join(lines))
+
+
+def _rate(value: float | None) -> Text:
+    return plain("-" if value is None else f"{value:.1%}")
 
 
 def runs_table(rows: Sequence[RunRow], db: Path) -> Table:

@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from assay.policies import Policy
     from assay.runs import RunnerOptions, RunSpec
     from assay.sandbox import Sandbox
-    from assay.store import Store
+    from assay.store import JobCounts, Store
     from assay.tasks import Task, TaskSet
     from assay.verdicts import Verdict
 
@@ -189,21 +190,38 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     type=click.Path(dir_okay=False, path_type=Path),
     help="Also write the full report as JSON to this file ('-' for stdout).",
 )
+@click.option(
+    "--profile",
+    "profile_run",
+    help="A rollout run (`assay profile`) whose pass rates the audit reads: a task no sample "
+    "solved is quarantined for review, one every sample solved is noted as too easy.",
+)
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
-def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandbox: str) -> None:
+def audit(
+    directory: Path,
+    *,
+    json_path: Path | None,
+    profile_run: str | None,
+    db: Path,
+    workers: int,
+    sandbox: str,
+) -> None:
     """Audit a task or a directory of tasks: lint, references pass, known-bad solutions fail,
-    an empty submission fails. Exit 1 when any task is rejected, 3 when any could not be
-    audited (an infrastructure error; the report is still written).
+    an empty submission fails; with --profile, the pass rates of a stored run too. Exit 1 when
+    any task is rejected or quarantined, 3 when any could not be audited (an infrastructure
+    error; the report is still written).
 
     \b
     Example:
       assay audit tasks/ --json audit.json
+      assay audit tasks/ --profile qwen-k8
     """
     from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
     from assay._render import audit_table, console  # noqa: PLC0415
     from assay.audit import run_audit_into, summary_line  # noqa: PLC0415
+    from assay.runs import run_profile  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     to_stdout = json_path is not None and str(json_path) == "-"
@@ -212,12 +230,17 @@ def audit(directory: Path, json_path: Path | None, db: Path, workers: int, sandb
     if report_file is not None:
         require_writable_file(report_file)
     total = len(taskset) + len(taskset.failures)
-    with (
-        _sandbox(sandbox, workers) as box,
-        _progress("auditing", total) as advance,
-        _store(db) as store,
-    ):
-        report = run_audit_into(store, taskset, box, workers=workers, on_task=lambda _t: advance())
+    with _store(db) as store:
+        profiled = None if profile_run is None else run_profile(store, profile_run)
+        with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
+            report = run_audit_into(
+                store,
+                taskset,
+                box,
+                workers=workers,
+                on_task=lambda _t: advance(),
+                profile=profiled,
+            )
     text = report.model_dump_json(indent=2)
     if to_stdout:
         click.echo(text)
@@ -308,17 +331,20 @@ def sandbox_run(
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
-    """Generate a small suite of code tasks, audit it, store the results and print a summary.
+    """Generate a small suite of code tasks, audit it, profile it with a scripted policy of
+    uneven skill (mix), store the results and print a summary with the pass-rate histogram.
 
     \b
     Example:
       assay demo --out demo-out
     """
     from assay.audit import summary_line  # noqa: PLC0415
-    from assay.demo import check_demo_out, run_demo  # noqa: PLC0415
+    from assay.demo import DEMO_PROFILE_K, DEMO_SEED, check_demo_out, run_demo  # noqa: PLC0415
+    from assay.policies import MixedPolicy  # noqa: PLC0415
+    from assay.profiles import histogram_lines  # noqa: PLC0415
 
     check_demo_out(out)
-    progress = _progress("generating and auditing", 2 * count)
+    progress = _progress("generating, auditing, profiling", (2 + DEMO_PROFILE_K) * count)
     with _store(db) as store, _sandbox(sandbox, workers) as box, progress as advance:
         result = run_demo(
             out,
@@ -328,12 +354,24 @@ def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
             workers=workers,
             on_generated=lambda _t: advance(),
             on_audited=lambda _t: advance(),
+            on_episode=lambda _o: advance(),
         )
-    report = result.report
+    report, profiled = result.report, result.profile
     click.echo(summary_line(report))
-    click.echo(f"tasks:  {result.tasks_dir}")
-    click.echo(f"report: {result.report_path}")
-    click.echo(f"store:  {db} (audit run {report.run_id})")
+    click.echo(
+        f"profile of {profiled.run} (scripted policy {MixedPolicy(DEMO_SEED).spec}, "
+        f"k={profiled.k}), tasks by pass rate:"
+    )
+    for line in histogram_lines(profiled):
+        click.echo(f"  {line}")
+    click.echo(
+        f"triage: {len(profiled.triage.review)} for review (0%), "
+        f"{len(profiled.triage.too_easy)} too easy (100%)"
+    )
+    click.echo(f"tasks:   {result.tasks_dir}")
+    click.echo(f"report:  {result.report_path}")
+    click.echo(f"profile: {result.profile_path}")
+    click.echo(f"store:   {db} (audit run {report.run_id}, rollout run {profiled.run})")
     sys.exit(_audit_status(report))
 
 
@@ -385,82 +423,104 @@ def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -
     console().print(verdicts_table(kept, db))
 
 
+def rollout_options(command: F) -> F:
+    """The options `assay run` and `assay profile` share: the policy, k, the run's name, how
+    episodes run, the caps, the store and the sandbox."""
+    options = [
+        click.argument("tasks_dir", type=click.Path(path_type=Path)),
+        click.option(
+            "--policy",
+            "policy_spec",
+            required=True,
+            help="openai:MODEL, reference, bad:LABEL, empty, mix:SEED or replay:RUN.",
+        ),
+        click.option(
+            "--k",
+            type=click.IntRange(1, 100000),
+            default=1,
+            show_default=True,
+            help="Episodes per task.",
+        ),
+        click.option(
+            "--run",
+            "run_name",
+            help="Name of the run; the same name resumes it. Default: a new name, printed.",
+        ),
+        click.option(
+            "--mode",
+            type=click.Choice(["tools", "single"]),
+            default="tools",
+            show_default=True,
+            help="tools: act through tools; single: one answer, one block.",
+        ),
+        click.option(
+            "--base-url",
+            envvar="OPENAI_BASE_URL",
+            show_envvar=True,
+            help="OpenAI-compatible endpoint of a model policy (vLLM, Ollama, ...).",
+        ),
+        click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature."),
+        click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), help="Nucleus mass."),
+        click.option("--max-tokens", type=click.IntRange(1), help="Most tokens per answer."),
+        click.option(
+            "--seed", type=int, help="Sampling seed; sample i of each task is sent seed + i."
+        ),
+        click.option(
+            "--max-turns",
+            type=click.IntRange(1, 1000),
+            default=20,
+            show_default=True,
+            help="Policy turns per episode.",
+        ),
+        click.option(
+            "--attempts",
+            type=click.IntRange(1, 20),
+            default=3,
+            show_default=True,
+            help="Attempts of an episode that ends in error (infrastructure) before the error "
+            "is kept.",
+        ),
+        click.option(
+            "--prices",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Price table (TOML or JSON) for the cost of tokens.",
+        ),
+        setting_option(MAX_SANDBOXES, type=click.IntRange(1, 256)),
+        setting_option(MAX_REQUESTS, type=click.IntRange(1, 4096)),
+        setting_option(DB, type=click.Path(dir_okay=False, path_type=Path)),
+        setting_option(SANDBOX, type=click.Choice(BACKENDS)),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+@dataclass(frozen=True)
+class _Rollout:
+    """What `assay run` and `assay profile` are asked, as parsed by :func:`rollout_options`."""
+
+    tasks_dir: Path
+    policy_spec: str
+    k: int
+    run_name: str | None
+    mode: str
+    base_url: str | None
+    temperature: float | None
+    top_p: float | None
+    max_tokens: int | None
+    seed: int | None
+    max_turns: int
+    attempts: int
+    prices: Path | None
+    max_sandboxes: int
+    max_requests: int
+    db: Path
+    sandbox: str
+
+
 @cli.command("run")
-@click.argument("tasks_dir", type=click.Path(path_type=Path))
-@click.option(
-    "--policy",
-    "policy_spec",
-    required=True,
-    help="openai:MODEL, reference, bad:LABEL, empty or replay:RUN.",
-)
-@click.option(
-    "--k", type=click.IntRange(1, 100000), default=1, show_default=True, help="Episodes per task."
-)
-@click.option(
-    "--run",
-    "run_name",
-    help="Name of the run; the same name resumes it. Default: a new name, printed.",
-)
-@click.option(
-    "--mode",
-    type=click.Choice(["tools", "single"]),
-    default="tools",
-    show_default=True,
-    help="tools: act through tools; single: one answer, one block.",
-)
-@click.option(
-    "--base-url",
-    envvar="OPENAI_BASE_URL",
-    show_envvar=True,
-    help="OpenAI-compatible endpoint of a model policy (vLLM, Ollama, ...).",
-)
-@click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature.")
-@click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), help="Nucleus mass.")
-@click.option("--max-tokens", type=click.IntRange(1), help="Most tokens per answer.")
-@click.option("--seed", type=int, help="Sampling seed, sent with every request.")
-@click.option(
-    "--max-turns",
-    type=click.IntRange(1, 1000),
-    default=20,
-    show_default=True,
-    help="Policy turns per episode.",
-)
-@click.option(
-    "--attempts",
-    type=click.IntRange(1, 20),
-    default=3,
-    show_default=True,
-    help="Attempts of an episode that ends in error (infrastructure) before the error is kept.",
-)
-@click.option(
-    "--prices",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Price table (TOML or JSON) for the cost of tokens.",
-)
-@setting_option(MAX_SANDBOXES, type=click.IntRange(1, 256))
-@setting_option(MAX_REQUESTS, type=click.IntRange(1, 4096))
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
-@setting_option(SANDBOX, type=click.Choice(BACKENDS))
-def run_command(
-    tasks_dir: Path,
-    *,
-    policy_spec: str,
-    k: int,
-    run_name: str | None,
-    mode: str,
-    base_url: str | None,
-    temperature: float | None,
-    top_p: float | None,
-    max_tokens: int | None,
-    seed: int | None,
-    max_turns: int,
-    attempts: int,
-    prices: Path | None,
-    max_sandboxes: int,
-    max_requests: int,
-    db: Path,
-    sandbox: str,
-) -> None:
+@rollout_options
+def run_command(**options: Any) -> None:
     """Run every task k times with a policy, each episode kept as it ends. Resumable: the same
     command with the same --run continues after a crash or Ctrl-C. Exit 0 when the run
     finished (whatever the pass rate), 2 on bad input, 3 when the infrastructure failed
@@ -472,43 +532,126 @@ def run_command(
       assay run tasks/ --policy openai:Qwen/Qwen3-8B --base-url http://localhost:8000/v1 \\
           --k 8 --mode single --temperature 0.6 --run qwen-k8
     """
+    _rollout(_Rollout(**options))
+
+
+@cli.command()
+@rollout_options
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the profile as JSON to this file ('-' for stdout).",
+)
+def profile(json_path: Path | None, **options: Any) -> None:
+    """Run every task k times with a policy (resumable exactly like `assay run`) and report
+    the pass-rate profile: per task samples, passes, errors, pass rate, pass@1 and pass@k; a
+    histogram of pass rates; tasks at 0% for review, tasks at 100% as too easy. Errors are left
+    out of every rate. Exit codes as `assay run`; the profile is printed (and written) also
+    when some episodes ended in error.
+
+    \b
+    Example:
+      assay profile tasks/ --policy openai:Qwen/Qwen3-8B --k 8 --run qwen-k8 --json profile.json
+      assay audit tasks/ --profile qwen-k8
+    """
+    from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
+    from assay._render import console  # noqa: PLC0415
+    from assay._render_runs import profile_table, profile_text  # noqa: PLC0415
+    from assay.runs import run_profile  # noqa: PLC0415
+
+    to_stdout = json_path is not None and str(json_path) == "-"
+    profile_file = None if to_stdout else json_path
+    if profile_file is not None:
+        require_writable_file(profile_file)
+
+    def report(store: Store, name: str) -> None:
+        profiled = run_profile(store, name).profile
+        text = profiled.model_dump_json(indent=2)
+        if to_stdout:
+            click.echo(text)
+        else:
+            out = console()
+            out.print(profile_table(profiled))
+            out.print(profile_text(profiled))
+        if profile_file is not None:
+            try:
+                write_atomically(profile_file, text)
+            except OSError as exc:
+                raise AssayError(
+                    f"{profile_file}: cannot write the profile: {exc.strerror or exc} (the "
+                    f"episodes are kept as run {name}; `assay profile` with --run {name} "
+                    "prints it again)"
+                ) from None
+            click.echo(f"profile: {profile_file}", err=to_stdout)
+
+    _rollout(_Rollout(**options), then=report, quiet=to_stdout)
+
+
+def _rollout(
+    asked: _Rollout,
+    *,
+    then: Callable[[Store, str], None] | None = None,
+    quiet: bool = False,
+) -> NoReturn:
+    """Start or resume the run ``asked`` names, run it to the end, print its summary (unless
+    ``quiet``), call ``then`` with the store and the run's name, and exit with the run's code."""
     from assay.episodes import Budget  # noqa: PLC0415
     from assay.policies import PriceTable, Sampling  # noqa: PLC0415
     from assay.runs import RunnerOptions, RunSpec, check_policy, open_policy  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
-    taskset = _complete_taskset(TaskSet.load(tasks_dir))
-    sampling = Sampling(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
-    options = RunnerOptions(
-        max_sandboxes=max_sandboxes,
-        max_requests=max_requests,
-        max_attempts=attempts,
-        budget=Budget(max_turns=max_turns),
-        prices=PriceTable.from_file(prices) if prices is not None else None,
+    taskset = _complete_taskset(TaskSet.load(asked.tasks_dir))
+    sampling = Sampling(
+        temperature=asked.temperature,
+        top_p=asked.top_p,
+        max_tokens=asked.max_tokens,
+        seed=asked.seed,
     )
-    with _store(db) as store:
+    options = RunnerOptions(
+        max_sandboxes=asked.max_sandboxes,
+        max_requests=asked.max_requests,
+        max_attempts=asked.attempts,
+        budget=Budget(max_turns=asked.max_turns),
+        prices=PriceTable.from_file(asked.prices) if asked.prices is not None else None,
+    )
+    with _store(asked.db) as store:
         policy = open_policy(
-            policy_spec, store, base_url=base_url, sampling=sampling, max_requests=max_requests
+            asked.policy_spec,
+            store,
+            base_url=asked.base_url,
+            sampling=sampling,
+            max_requests=asked.max_requests,
         )
-        check_policy(policy, taskset.tasks, k)
+        check_policy(policy, taskset.tasks, asked.k)
         spec = RunSpec.of(
             taskset.tasks,
             root=str(taskset.root.resolve()),
             policy=policy.spec,
-            k=k,
-            mode="single" if mode == "single" else "tools",
+            k=asked.k,
+            mode="single" if asked.mode == "single" else "tools",
             sampling=sampling,
         )
-        tasks = {task.id: task for task in taskset.tasks}
-        _run_to_the_end(
+        name = asked.run_name or _new_run_name()
+        counts = _run_to_the_end(
             store,
-            run_name or _new_run_name(),
+            name,
             spec=spec,
-            tasks=tasks,
+            tasks={task.id: task for task in taskset.tasks},
             policy=policy,
             options=options,
-            backend=sandbox,
+            backend=asked.sandbox,
+            quiet=quiet,
         )
+        if then is not None:
+            then(store, name)
+    if counts.errors:
+        _exit(
+            f"{counts.errors} episodes ended in error (infrastructure, not scored); run the same "
+            f"command with --run {name} to retry them",
+            EXIT_INFRA,
+        )
+    sys.exit(0)
 
 
 @cli.command()
@@ -598,8 +741,10 @@ def _run_to_the_end(
     policy: Policy,
     options: RunnerOptions,
     backend: str,
-) -> NoReturn:
-    """Start or resume run ``name``, run it, print the summary and exit with the run's code."""
+    quiet: bool = False,
+) -> JobCounts:
+    """Start or resume run ``name``, run it and print its summary (unless ``quiet``); returns
+    where its jobs are. Ctrl-C (or SIGTERM) exits 130 with what had ended kept."""
     import time  # noqa: PLC0415
 
     from assay._render import console  # noqa: PLC0415
@@ -621,7 +766,11 @@ def _run_to_the_end(
             err=True,
         )
     try:
-        with _sandbox(backend, options.max_sandboxes) as box, run_progress(counts) as progress:
+        with (
+            _terminate_as_interrupt(),
+            _sandbox(backend, options.max_sandboxes) as box,
+            run_progress(counts) as progress,
+        ):
             counts = run_rollouts(
                 store,
                 name,
@@ -639,14 +788,30 @@ def _run_to_the_end(
             EXIT_INTERRUPTED,
         )
     store.mark_finished(name)
-    console().print(summary_table(name, store.episode_totals(name), counts))
-    if counts.errors:
-        _exit(
-            f"{counts.errors} episodes ended in error (infrastructure, not scored); run the same "
-            f"command with --run {name} to retry them",
-            EXIT_INFRA,
-        )
-    sys.exit(0)
+    if not quiet:
+        console().print(summary_table(name, store.episode_totals(name), counts))
+    return counts
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While the block runs, SIGTERM (a scheduler stopping the job, `kill`) stops it as Ctrl-C
+    does: what had ended is kept and the run can be resumed."""
+    import signal  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextmanager

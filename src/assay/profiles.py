@@ -89,6 +89,15 @@ class Profile(BaseModel):
     triage: Triage = Field(description="Tasks for review (0%) and too easy (100%).")
 
 
+@dataclass(frozen=True)
+class RunProfile:
+    """A stored run's profile and the content version each of its tasks was run at (a profile
+    says nothing about another version of a task)."""
+
+    profile: Profile
+    versions: dict[str, str]
+
+
 def pass_at_k(scored: int, passed: int, k: int) -> float | None:
     """The unbiased estimator 1 - C(n-c, k) / C(n, k) for ``scored`` samples (n) of which
     ``passed`` (c) passed; None when n < k, where it is not defined."""
@@ -143,9 +152,12 @@ def histogram(tasks: Iterable[TaskProfile]) -> tuple[Bucket, ...]:
     )
 
 
-def build_profile(run: str, k: int, samples: Iterable[Sample]) -> Profile:
-    """The profile of ``run`` (``k`` samples per task asked) from its finished episodes."""
-    by_task: dict[str, list[str]] = {}
+def build_profile(
+    run: str, k: int, samples: Iterable[Sample], *, task_ids: Iterable[str] = ()
+) -> Profile:
+    """The profile of ``run`` (``k`` samples per task asked) from its finished episodes;
+    ``task_ids`` are tasks to list even when none of their episodes has finished yet."""
+    by_task: dict[str, list[str]] = {task_id: [] for task_id in task_ids}
     for sample in samples:
         if sample.status not in ("pass", "fail", "error"):
             raise ValueError(f"unknown status {sample.status!r} for {sample.task_id}")
@@ -164,14 +176,15 @@ def build_profile(run: str, k: int, samples: Iterable[Sample]) -> Profile:
 
 
 def histogram_lines(profile: Profile, width: int = 40) -> list[str]:
-    """The histogram as plain text bars, one line a bucket."""
+    """The histogram as plain text bars, one line a bucket: ``0%`` and ``100%`` are exactly 0
+    and exactly 1; ``0-10%`` is above 0 and below 10%, ``90-100%`` at least 90% and below 1."""
     most = max((bucket.tasks for bucket in profile.histogram), default=0) or 1
     lines = []
     for bucket in profile.histogram:
         if bucket.low == bucket.high:
-            label = f"{bucket.low:>6.0%}      "
+            label = f"{bucket.low:.0%}"
         else:
-            label = f"{bucket.low:>4.0%}-{bucket.high:<4.0%}  "
+            label = f"{bucket.low * 100:.0f}-{bucket.high:.0%}"
         bar = "#" * round(width * bucket.tasks / most)
-        lines.append(f"{label}{bucket.tasks:>5}  {bar}")
+        lines.append(f"{label:>7} {bucket.tasks:>5}  {bar}".rstrip())
     return lines

@@ -263,6 +263,13 @@ def test_demo_never_deletes_a_tasks_directory_it_did_not_write(
     assert "audit.json: already exists" in one_line(result)
     assert (tmp_path / "audit.json").read_text() == "{}"
 
+    (tmp_path / "audit.json").unlink()
+    (tmp_path / "profile.json").write_text("mine")
+    result = invoke("demo", "--out", ".", "--n", "1")
+    assert result.exit_code == 2
+    assert "profile.json: already exists" in one_line(result)
+    assert (tmp_path / "profile.json").read_text() == "mine"
+
 
 def test_demo_replaces_what_an_earlier_demo_wrote(invoke: Invoke, tmp_path: Path) -> None:
     first = invoke("demo", "--out", "out", "--n", "2")
@@ -276,6 +283,9 @@ def test_demo_replaces_what_an_earlier_demo_wrote(invoke: Invoke, tmp_path: Path
         "accepted"
     )
     assert not [p for p in (tmp_path / "out").iterdir() if p.name.startswith(".")]
+    profile = json.loads((tmp_path / "out" / "profile.json").read_text())
+    report = json.loads((tmp_path / "out" / "audit.json").read_text())
+    assert [t["task_id"] for t in profile["tasks"]] == [t["task_id"] for t in report["tasks"]]
 
 
 def test_runs_as_json_gives_the_checks_as_a_list(invoke: Invoke, median_dir: Path) -> None:

@@ -8,6 +8,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REFERENCE
 from tests.policies.server import ModelServer, Reply
 from tests.runs.conftest import assay, assert_each_episode_kept_once, finish
@@ -82,15 +84,16 @@ def test_sigkill_again_and_again_then_resume_keeps_each_episode_once(
     assert_each_episode_kept_once(db, "killed", TOTAL)
 
 
-def test_ctrl_c_stops_cleanly_with_130_and_the_run_resumes(
-    tmp_path: Path, tasks_dir: Path, model_server: ModelServer
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_stops_cleanly_with_130_and_the_run_resumes(
+    tmp_path: Path, tasks_dir: Path, model_server: ModelServer, stop: signal.Signals
 ) -> None:
     model_server.models = ["test-model"]
     model_server.play(SLOW_ANSWER)
     db = tmp_path / "s.db"
     runner = assay(*run_args(tasks_dir, model_server, "stopped"), db=db)
     wait_for_more_than(db, "stopped", 0, runner)
-    runner.send_signal(signal.SIGINT)
+    runner.send_signal(stop)
     code, _, err = finish(runner)
     assert code == 130, err
     [line] = err.splitlines()[1:]  # after the run's first line

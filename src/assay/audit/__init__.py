@@ -3,6 +3,7 @@
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
+from assay.audit.profile import apply_profile
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
 from assay.audit.runner import default_checks, run_audit, run_audit_into
 from assay.findings import Decision, Finding, Severity
@@ -23,6 +24,7 @@ __all__ = [
     "SolutionResult",
     "SolutionVerdict",
     "TaskAudit",
+    "apply_profile",
     "default_checks",
     "run_audit",
     "run_audit_into",

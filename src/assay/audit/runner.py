@@ -14,10 +14,12 @@ from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
+from assay.audit.profile import apply_profile
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.errors import InputError
 from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
+from assay.profiles import RunProfile
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.taskset import LoadFailure, TaskSet
@@ -103,9 +105,11 @@ def run_audit_into(
     *,
     workers: int = 2,
     on_task: Callable[[TaskAudit], None] | None = None,
+    profile: RunProfile | None = None,
 ) -> AuditReport:
-    """:func:`run_audit` with the default checks, then keep the report and every verdict
-    behind it in ``store`` (one transaction).
+    """:func:`run_audit` with the default checks, then, with a stored ``profile``, its
+    findings (:func:`apply_profile`), then keep the report and every verdict behind it in
+    ``store`` (one transaction).
     """
     verdicts: list[tuple[str, Verdict]] = []
     report = run_audit(
@@ -115,6 +119,8 @@ def run_audit_into(
         on_task=on_task,
         on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
     )
+    if profile is not None:
+        report = apply_profile(report, profile.profile, profile.versions)
     store.add_audit(report, verdicts)
     return report
 

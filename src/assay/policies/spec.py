@@ -1,5 +1,5 @@
-"""Policy specs: ``openai:MODEL``, ``reference``, ``bad:LABEL``, ``empty``, ``replay:RUN``, parsed
-to policies."""
+"""Policy specs: ``openai:MODEL``, ``reference``, ``bad:LABEL``, ``empty``, ``mix:SEED``,
+``replay:RUN``, parsed to policies."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from assay.errors import PolicySpecError
 from assay.policies.base import Policy, Sampling
 from assay.policies.openai_chat import OpenAIPolicy
 from assay.policies.replay import Recorded, ReplayPolicy
-from assay.policies.scripted import ScriptedPolicy
+from assay.policies.scripted import MixedPolicy, ScriptedPolicy
 
-SPECS = "openai:MODEL, reference, bad:LABEL, empty, replay:RUN"
+SPECS = "openai:MODEL, reference, bad:LABEL, empty, mix:SEED, replay:RUN"
 _LABEL = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
@@ -54,6 +54,15 @@ def parse_policy(
                 fix="write bad:LABEL, e.g. bad:off-by-one",
             )
         return ScriptedPolicy("bad", label)
+    if kind == "mix":
+        seed = argument.strip()
+        if not re.fullmatch(r"[0-9]{1,18}", seed):
+            raise PolicySpecError(
+                f"{spec!r} needs a seed, a whole number",
+                field="policy",
+                fix="write mix:SEED, e.g. mix:7",
+            )
+        return MixedPolicy(int(seed))
     if kind == "replay":
         return _replay(spec, argument.strip(), recorded)
     if kind in ("reference", "empty"):

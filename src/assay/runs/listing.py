@@ -10,7 +10,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.errors import InputError
 from assay.store import JobCounts, RunKind, RunRecord, Store, StoredEpisode, StoredVerdict
-from assay.verdicts import Status
 
 
 class RunRow(BaseModel):
@@ -67,11 +66,12 @@ def _rollout_details(record: RunRecord, counts: JobCounts) -> dict[str, Any]:
 
 def verdict_items(kept: list[StoredVerdict]) -> list[dict[str, Any]]:
     """Verdicts as JSON objects with ``task_id``, ``sample``, ``status`` and ``score`` on top;
-    the score of an error is null (an error is never scored)."""
+    the score is null for an error (never scored) and for a verdict whose score could not be
+    computed (``score_error``: a judge could not be reached)."""
     items = []
     for stored in kept:
         verdict = stored.verdict
-        score = None if verdict.status is Status.ERROR else verdict.score
+        score = verdict.score if verdict.scored else None
         items.append(
             {
                 "task_id": verdict.task_id,
