@@ -60,3 +60,13 @@ MAX_REQUESTS = Setting(
 )
 
 SETTINGS = (DB, WORKERS, SANDBOX, MAX_SANDBOXES, MAX_REQUESTS)
+
+JUDGE_BASE_URL = Setting(
+    "judge_base_url",
+    "",
+    "OpenAI-compatible endpoint of the judge models of rubric criteria that name none "
+    "(then OPENAI_BASE_URL).",
+)
+JUDGE_API_KEY = Setting(
+    "judge_api_key", "", "API key of the judges' endpoint (then OPENAI_API_KEY)."
+)

@@ -28,12 +28,13 @@ from assay.errors import PolicyError
 from assay.judges.prompt import MAX_ANSWER_CHARS, PROMPT_VERSION, build_prompt, parse_answer
 from assay.policies.base import PolicyRequest, Sampling
 from assay.policies.openai_chat import DEFAULT_BASE_URL, OpenAIPolicy
+from assay.settings import JUDGE_API_KEY, JUDGE_BASE_URL
 from assay.tasks.model import Task
 from assay.verdicts import Criterion, JudgeRecord, JudgeVersion
 
-BASE_URL_ENV = "ASSAY_JUDGE_BASE_URL"
+BASE_URL_ENV = JUDGE_BASE_URL.env
 """Where judges are asked when a criterion names no base_url (then ``OPENAI_BASE_URL``)."""
-API_KEY_ENV = "ASSAY_JUDGE_API_KEY"
+API_KEY_ENV = JUDGE_API_KEY.env
 """The judges' API key (then ``OPENAI_API_KEY``)."""
 MAX_PROMPT_EVIDENCE = 40_000
 T = TypeVar("T")
