@@ -1,0 +1,336 @@
+"""The ``sql`` family: answer a question with one query, judged on a suite of databases."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files as package_files
+from pathlib import Path
+
+from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, VerifierError
+from assay.families import version_label
+from assay.families.sql.compare import Ordering, difference
+from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
+from assay.families.sql.databases import SUFFIXES, Database, engine_bytes, engine_file, suite
+from assay.families.sql.gate import Refused, check_query
+from assay.families.sql.lint import lint_sql_task
+from assay.families.sql.ordering import ordering
+from assay.families.sql.results import Failed, RunOutputs, Table, decode_run
+from assay.findings import Finding
+from assay.sandbox import PACKAGES_DIR, python_environment
+from assay.sandbox.protocol import ExecResult, Sandbox
+from assay.tasks.model import Files, Task
+from assay.tasks.spec import Limits
+from assay.tasks.taskdir import read_files
+from assay.verdicts import Criterion, Status, Timings, Verdict, Versions
+
+RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
+VERSION = "1"
+MAX_RECORD_CHARS = 2_000_000
+"""Longest record of one query's result on one database; a longer result fails (``size``)."""
+EMPTY_QUERY = b"SELECT NULL AS nothing WHERE 1 = 0\n"
+_EXPECTED_CACHE = 256
+
+
+class SqlFamily:
+    """SQL question tasks. See :mod:`assay.families.sql` for the task layout."""
+
+    name = "sql"
+    version = VERSION
+    trusted_code: tuple[str, ...] = (RUNNER,)
+
+    def __init__(self) -> None:
+        self._expected: OrderedDict[str, _Expected] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load_solution(self, path: Path) -> Files:
+        """A solution directory holding ``query.sql``, or a single ``.sql`` file taken as it."""
+        path = Path(path)
+        if path.is_file():
+            return {QUERY_FILE: path.read_bytes()}
+        if path.is_dir():
+            return read_files(path)
+        raise SolutionFormatError(
+            "no such file or directory", path=path, fix="pass query.sql or its directory"
+        )
+
+    def empty_solution(self, task: Task) -> Files:
+        """A query that returns nothing at all."""
+        return {QUERY_FILE: EMPTY_QUERY}
+
+    def lint(self, task: Task) -> list[Finding]:
+        """Static checks of the task's sql-family parts."""
+        return lint_sql_task(task)
+
+    def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
+        """Run the submitted query on every database of the suite in ``sandbox``; it passes when
+        its results match one reference's on all of them."""
+        config = sql_config(task)
+        databases = suite(task, config)
+        files = _engine_files(task, databases, config)
+        label = version_label(self)
+        packages = _packages(config)
+        record = _Recorder(
+            task.id,
+            Versions(
+                task=task.content_version(label),
+                family=label,
+                assay=_assay_version(),
+                python=python_environment(packages),
+            ),
+        )
+        text = solution.get(QUERY_FILE)
+        if text is None:
+            return record(Status.FAIL, f"{QUERY_FILE} was not submitted")
+        try:
+            query = text.decode()
+        except UnicodeDecodeError:
+            return record(Status.FAIL, f"{QUERY_FILE} is not UTF-8 text")
+        gate = check_query(query, config.engine)
+        if isinstance(gate, Refused):
+            return record(Status.FAIL, f"refused: {gate.reason}", _refused(databases, gate.reason))
+        try:
+            expected = self._expected_for(task, config, databases, files, sandbox)
+            run = run_queries(
+                sandbox, config, files, [query], task.spec.limits, stop_on_failure=True
+            )
+        except SandboxError as exc:
+            return record(Status.ERROR, f"sandbox error: {exc}")
+        except VerifierError as exc:
+            return record(Status.ERROR, f"verifier error: {exc}")
+        outcomes = [run.outcome(0, index) for index in range(len(databases))]
+        criteria, reference = _judge(databases, outcomes, expected, config)
+        passed = sum(c.passed for c in criteria)
+        status = Status.PASS if passed == len(criteria) else Status.FAIL
+        summary = f"{passed}/{len(criteria)} databases match the {reference}"
+        if len(expected.references) > 1:
+            summary += f" (best of {len(expected.references)} references)"
+        return record(status, summary, tuple(criteria), run.result, expected.runs)
+
+    def _expected_for(
+        self,
+        task: Task,
+        config: SqlConfig,
+        databases: list[Database],
+        files: Files,
+        sandbox: Sandbox,
+    ) -> _Expected:
+        """The references' results on every database, computed once per task version."""
+        key = task.content_version(version_label(self))
+        with self._lock:
+            known = self._expected.get(key)
+            if known is not None:
+                self._expected.move_to_end(key)
+                return _Expected(known.references, known.tables, known.orderings, ())
+        expected = _reference_results(task, config, databases, files, sandbox)
+        with self._lock:
+            self._expected[key] = expected
+            while len(self._expected) > _EXPECTED_CACHE:
+                self._expected.popitem(last=False)
+        return expected
+
+
+@dataclass(frozen=True)
+class _Expected:
+    """What each reference returns on each database of the suite."""
+
+    references: tuple[str, ...]
+    tables: tuple[tuple[Table, ...], ...]
+    """Per reference, per database."""
+    orderings: tuple[Ordering | None, ...]
+    """Per reference."""
+    runs: tuple[ExecResult, ...]
+    """The sandbox run that computed them; empty when they came from the cache."""
+
+
+def _reference_results(
+    task: Task, config: SqlConfig, databases: list[Database], files: Files, sandbox: Sandbox
+) -> _Expected:
+    names, queries, trees = [], [], []
+    for name, solution in task.references().items():
+        text = solution.get(QUERY_FILE, b"").decode(errors="replace")
+        gate = check_query(text, config.engine)
+        if isinstance(gate, Refused):
+            raise TaskFormatError(
+                gate.reason,
+                path=f"{task.id}/solutions/{name}/{QUERY_FILE}",
+                fix="make the reference one read-only query",
+            )
+        names.append(name)
+        queries.append(text)
+        trees.append(gate.tree)
+    if not names:
+        raise TaskFormatError(
+            "the task has no reference query",
+            path=f"{task.id}/solutions/reference/{QUERY_FILE}",
+            fix="add the reference query",
+        )
+    run = run_queries(sandbox, config, files, queries, task.spec.limits, stop_on_failure=False)
+    tables: list[tuple[Table, ...]] = []
+    orderings: list[Ordering | None] = []
+    for q, name in enumerate(names):
+        row: list[Table] = []
+        for d, database in enumerate(databases):
+            outcome = run.outcome(q, d)
+            if isinstance(outcome, Failed):
+                raise VerifierError(
+                    f"solutions/{name} gives no result on {database.name}: {outcome.message}"
+                )
+            row.append(outcome)
+        tables.append(tuple(row))
+        unordered = config.order == "unordered"
+        orderings.append(None if unordered else ordering(trees[q], row[0].columns))
+    return _Expected(tuple(names), tuple(tables), tuple(orderings), (run.result,))
+
+
+def run_queries(
+    sandbox: Sandbox,
+    config: SqlConfig,
+    files: Files,
+    queries: Sequence[str],
+    limits: Limits,
+    *,
+    stop_on_failure: bool,
+) -> RunOutputs:
+    """Run every query on every database in ``files`` (``db/<n>`` engine files) in ``sandbox``."""
+    nonce = f"@assay:{secrets.token_hex(8)}:"
+    paths = sorted(files, key=lambda path: int(path.split("/")[1].split(".")[0]))
+    records = len(queries) * len(paths)
+    job = {
+        "nonce": nonce,
+        "engine": config.engine,
+        "databases": paths,
+        "queries": list(queries),
+        "max_rows": config.max_rows,
+        "time_limit_s": config.time_limit_s,
+        "memory_mb": limits.memory_mb,
+        "max_record_chars": MAX_RECORD_CHARS,
+        "stop_on_failure": stop_on_failure,
+        "path": [PACKAGES_DIR] if config.engine == "duckdb" else [],
+    }
+    output_kb = min(65536, max(limits.max_output_kb, records * (MAX_RECORD_CHARS // 1000) + 64))
+    result = sandbox.run(
+        [sandbox.python, "-I", "-S", "-c", RUNNER],
+        files=files,
+        limits=limits.model_copy(update={"max_output_kb": output_kb}),
+        stdin=json.dumps(job).encode(),
+        packages=_packages(config),
+    )
+    return decode_run(
+        result,
+        nonce,
+        len(queries),
+        len(paths),
+        max_chars=MAX_RECORD_CHARS + 1000,
+        stop_on_failure=stop_on_failure,
+    )
+
+
+def _packages(config: SqlConfig) -> tuple[str, ...]:
+    return ("duckdb",) if config.engine == "duckdb" else ()
+
+
+def _engine_files(task: Task, databases: list[Database], config: SqlConfig) -> Files:
+    suffix = SUFFIXES[config.engine]
+    return {
+        f"db/{index}{suffix}": engine_bytes(engine_file(task.id, database, config.engine))
+        for index, database in enumerate(databases)
+    }
+
+
+def _judge(
+    databases: list[Database],
+    outcomes: Sequence[Table | Failed],
+    expected: _Expected,
+    config: SqlConfig,
+) -> tuple[list[Criterion], str]:
+    """Per-database criteria against the reference the submission matches best."""
+    best: list[Criterion] = []
+    best_name = expected.references[0]
+    for r, name in enumerate(expected.references):
+        criteria = []
+        for d, database in enumerate(databases):
+            outcome = outcomes[d]
+            if isinstance(outcome, Table):
+                found = difference(
+                    expected.tables[r][d],
+                    outcome,
+                    tolerance=config.float_tolerance,
+                    ordering=expected.orderings[r],
+                )
+            else:
+                found = _failure_text(outcome)
+            evidence = "" if found is None else found
+            if found is not None and len(expected.references) > 1:
+                evidence = f"against {name}: {found}"
+            criteria.append(
+                Criterion(
+                    name=database.name,
+                    passed=found is None,
+                    evidence=evidence[:2000],
+                    kind="database",
+                )
+            )
+        if not best or sum(c.passed for c in criteria) > sum(c.passed for c in best):
+            best, best_name = criteria, name
+    return best, best_name
+
+
+def _failure_text(outcome: object) -> str:
+    if isinstance(outcome, Failed):
+        if outcome.kind == "missing" and "time" not in outcome.message:
+            return "not run: the query failed on an earlier database"
+        return f"the query failed ({outcome.kind}): {outcome.message}"
+    return "no result"
+
+
+def _refused(databases: list[Database], reason: str) -> tuple[Criterion, ...]:
+    return tuple(
+        Criterion(name=database.name, passed=False, evidence=f"refused: {reason}", kind="database")
+        for database in databases
+    )
+
+
+class _Recorder:
+    """Makes the verdicts of one verification, timed from its creation."""
+
+    def __init__(self, task_id: str, versions: Versions) -> None:
+        self.task_id = task_id
+        self.versions = versions
+        self.started = time.monotonic()
+
+    def __call__(
+        self,
+        status: Status,
+        summary: str,
+        criteria: tuple[Criterion, ...] = (),
+        result: ExecResult | None = None,
+        extra: tuple[ExecResult, ...] = (),
+    ) -> Verdict:
+        runs = [run for run in (result, *extra) if run is not None]
+        return Verdict(
+            task_id=self.task_id,
+            status=status,
+            # The suite is one check: a query right on some databases only is a wrong query.
+            score=1.0 if status is Status.PASS else 0.0,
+            criteria=criteria,
+            summary=summary,
+            logs=result.stderr[-4000:] if result else "",
+            timings=Timings(
+                wall_s=time.monotonic() - self.started,
+                sandbox_s=sum(run.wall_s for run in runs),
+                sandbox_cpu_s=sum(run.cpu_s for run in runs),
+            ),
+            versions=self.versions,
+        )
+
+
+def _assay_version() -> str:
+    from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load
+
+    return __version__

@@ -1,0 +1,137 @@
+"""Static checks of a sql task: settings, databases that build, neighbours present and alike,
+references that are read-only queries, known-bad queries present, nothing hidden shown."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from assay.errors import TaskFormatError
+from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
+from assay.families.sql.databases import Database, engine_file, suite
+from assay.families.sql.gate import Refused, check_query, database_statements
+from assay.families.sql.ordering import unmapped_keys
+from assay.findings import Finding, Severity
+from assay.tasks.model import Task
+
+CHECK = "lint"
+
+
+def lint_sql_task(task: Task) -> list[Finding]:
+    """Findings about the sql-family parts of ``task``; empty when it is sound."""
+    try:
+        config = sql_config(task)
+        databases = suite(task, config)
+    except TaskFormatError as exc:
+        return [_finding(str(exc))]
+    findings: list[Finding] = []
+    for database in databases:
+        try:
+            engine_file(task.id, database, config.engine)
+        except TaskFormatError as exc:
+            findings.append(_finding(str(exc)))
+    if len(databases) < 2:
+        findings.append(
+            _finding(
+                "hidden/databases/ holds no neighbour database: the visible one alone cannot tell "
+                "a right query from one that is right only on its data",
+                "generate neighbours (assay.families.sql.neighbours.write_neighbours)",
+            )
+        )
+    findings += _schemas_differ(task.id, databases, config)
+    findings += _queries(task, config)
+    findings += _timing(task, config, len(databases))
+    findings += _shown(task)
+    return findings
+
+
+def _queries(task: Task, config: SqlConfig) -> list[Finding]:
+    findings = []
+    references = task.references()
+    if not references:
+        findings.append(_finding(f"solutions/reference/{QUERY_FILE} does not exist"))
+    for name, files in sorted(task.solutions.items()):
+        if QUERY_FILE not in files:
+            findings.append(_finding(f"solutions/{name} has no {QUERY_FILE}"))
+            continue
+        if name not in references:
+            continue
+        gate = check_query(files[QUERY_FILE].decode(errors="replace"), config.engine)
+        if isinstance(gate, Refused):
+            findings.append(_finding(f"solutions/{name}/{QUERY_FILE}: {gate.reason}"))
+            continue
+        tree = gate.tree
+        if tree.args.get("limit") is not None and tree.args.get("order") is None:
+            findings.append(
+                _finding(
+                    f"solutions/{name}/{QUERY_FILE} has LIMIT without ORDER BY: which rows it "
+                    "returns is the engine's choice",
+                    severity=Severity.WARNING,
+                )
+            )
+        unmapped = unmapped_keys(tree)
+        if unmapped and config.order == "auto":
+            findings.append(
+                _finding(
+                    f"solutions/{name}/{QUERY_FILE} orders by {', '.join(unmapped)[:80]}, which "
+                    "is not among its output columns: order is checked only up to that key",
+                    "select the ordering key too",
+                    severity=Severity.WARNING,
+                )
+            )
+    return findings
+
+
+def _schemas_differ(task_id: str, databases: list[Database], config: SqlConfig) -> list[Finding]:
+    """Every neighbour must declare the same tables, columns and constraints as the visible one."""
+    schemas = []
+    for database in databases:
+        statements = database_statements(database.text.decode(errors="replace"), config.engine)
+        if isinstance(statements, str):
+            return []  # already reported by the build
+        creates = [s.sql() for s in statements if isinstance(s, exp.Create)]
+        schemas.append((database.name, creates))
+    if not schemas:
+        return []
+    visible_name, visible = schemas[0]
+    return [
+        _finding(
+            f"{name} declares another schema than {visible_name}",
+            "neighbours keep the visible database's CREATE statements and change only rows",
+        )
+        for name, creates in schemas[1:]
+        if creates != visible
+    ]
+
+
+def _timing(task: Task, config: SqlConfig, count: int) -> list[Finding]:
+    worst = config.time_limit_s * count
+    if worst < task.spec.limits.timeout_s:
+        return []
+    return [
+        _finding(
+            f"sql.time_limit_s x {count} databases is {worst:g} s, not below limits.timeout_s "
+            f"({task.spec.limits.timeout_s:g} s): a slow query is cut by the sandbox before "
+            "its own limit says which database it was",
+            "lower sql.time_limit_s or raise limits.timeout_s",
+            severity=Severity.WARNING,
+        )
+    ]
+
+
+def _shown(task: Task) -> list[Finding]:
+    hidden = {data: path for path, data in task.hidden.items() if data.strip()}
+    findings = [
+        _finding(f"workspace/{path} is a copy of hidden/{hidden[data]}")
+        for path, data in task.workspace.items()
+        if data in hidden
+    ]
+    visible = task.prompt + "".join(d.decode(errors="replace") for d in task.workspace.values())
+    for name, files in task.references().items():
+        query = files.get(QUERY_FILE, b"").decode(errors="replace").strip()
+        if len(query) >= 30 and query in visible:
+            findings.append(_finding(f"solutions/{name}/{QUERY_FILE} is shown to the agent"))
+    return findings
+
+
+def _finding(message: str, fix: str = "", *, severity: Severity = Severity.ERROR) -> Finding:
+    return Finding(check=CHECK, severity=severity, message=message, evidence=fix[:300])

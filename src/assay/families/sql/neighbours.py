@@ -1,0 +1,306 @@
+"""Neighbour databases: the visible database's schema with rows made to tell queries apart.
+
+Zhong et al. (2020) showed that comparing denotations on one database misjudges queries that
+are right only on its data; a suite of neighbours built to separate near-miss queries fixes most
+of that. This is a first, seeded and deterministic generator. Each neighbour starts from the
+visible rows (some dropped from tables nothing references) and adds rows cloned from them:
+
+- for every comparison of a column with a literal in the given queries (``=``, ``<>``, ``<``,
+  ``<=``, ``>``, ``>=``, ``BETWEEN``, ``IN``, ``LIKE``): rows on the literal and on either side of
+  it (the next integer, a cent, a day, a second; the last second of a day for a date);
+- for every join of two columns: a parent row that nothing joins (an empty group) and, where no
+  foreign key forbids it, a child row whose key matches no parent (an orphan);
+- NULL in every nullable column; a duplicate of a row (new keys, same values) for DISTINCT;
+  rows tied on the ordering and grouping columns for ORDER BY, LIMIT and GROUP BY;
+- values of a column shuffled between rows.
+
+Rows that break a constraint of the schema (primary key, UNIQUE, NOT NULL, CHECK, a declared
+foreign key) are left out, so every neighbour keeps the schema and its constraints. The result
+is SQL text: the visible database's CREATE statements, then one INSERT per table.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from sqlglot import exp
+
+from assay.errors import TaskFormatError
+from assay.families.sql._schema import Table, admitted, dump, load, schema_texts
+from assay.families.sql._targets import Targets, targets
+from assay.families.sql.config import NEIGHBOURS_DIR, QUERY_FILE, sql_config
+from assay.families.sql.databases import Database, engine_file
+from assay.families.sql.gate import database_statements
+from assay.tasks.taskdir import load_task
+
+DEFAULT_COUNT = 4
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$")
+
+
+def neighbours(
+    visible: str,
+    queries: Sequence[str],
+    *,
+    engine: str = "sqlite",
+    seed: int = 0,
+    count: int = DEFAULT_COUNT,
+) -> list[str]:
+    """``count`` neighbour databases of ``visible`` (SQL text) as SQL text, made to separate
+    queries near ``queries``. Raises :class:`ValueError` when ``visible`` is not a database."""
+    statements = database_statements(visible, engine)
+    if isinstance(statements, str):
+        raise ValueError(statements)  # noqa: TRY004 - the text is wrong, not its type
+    creates = [s for s in statements if isinstance(s, exp.Create)]
+    schema = "\n\n".join(schema_texts(visible, engine))
+    tables = load(statements, engine)
+    aims = targets(queries, tables, engine)
+    made = []
+    for number in range(count):
+        rng = random.Random(f"{seed}:{number}")
+        rows = _neighbour(tables, aims, rng)
+        made.append(dump(schema, admitted(tables, rows, creates, engine), engine))
+    return made
+
+
+def write_neighbours(
+    task_dir: Path, *, count: int = DEFAULT_COUNT, seed: int | None = None
+) -> list[Path]:
+    """Generate the neighbours of the task in ``task_dir`` from its visible database and all its
+    solutions' queries, replacing ``hidden/databases/``; returns the files written."""
+    task = load_task(task_dir)
+    config = sql_config(task)
+    visible = task.workspace.get(config.database)
+    if visible is None:
+        raise TaskFormatError(
+            f"workspace/{config.database} does not exist",
+            path=task_dir / "task.toml",
+            field="sql.database",
+            fix="name the visible database's .sql file in workspace/",
+        )
+    queries = [
+        files[QUERY_FILE].decode() for files in task.solutions.values() if QUERY_FILE in files
+    ]
+    try:
+        texts = neighbours(
+            visible.decode(),
+            queries,
+            engine=config.engine,
+            seed=config.seed if seed is None else seed,
+            count=count,
+        )
+    except ValueError as exc:
+        raise TaskFormatError(
+            str(exc), path=task_dir / "workspace" / config.database, fix="fix the database text"
+        ) from None
+    for number, text in enumerate(texts, start=1):  # each must build on the task's engine
+        name = f"hidden/{NEIGHBOURS_DIR}/n{number:02d}.sql"
+        engine_file(task.id, Database(name, text.encode()), config.engine)
+    directory = task_dir / "hidden" / NEIGHBOURS_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    for old in directory.glob("*.sql"):
+        old.unlink()
+    written = []
+    for number, text in enumerate(texts, start=1):
+        path = directory / f"n{number:02d}.sql"
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _around(value: object, kind: str) -> list[object]:  # noqa: PLR0911 - one answer per kind
+    """``value`` and the values just on either side of it."""
+    if isinstance(value, bool):
+        return [value]
+    if isinstance(value, int) and kind != "real":
+        return [value - 1, value, value + 1]
+    if isinstance(value, int | float):
+        return [round(value - 0.01, 6), value, round(value + 0.01, 6)]
+    if isinstance(value, str) and _DATE.match(value):
+        day = dt.date.fromisoformat(value)
+        one = dt.timedelta(days=1)
+        before, after = (day - one).isoformat(), (day + one).isoformat()
+        return [
+            before,
+            value,
+            after,
+            f"{before} 23:59:59",
+            f"{value} 00:00:00",
+            f"{value} 23:59:59",
+        ]
+    if isinstance(value, str) and _DATETIME.match(value):
+        moment = dt.datetime.fromisoformat(value)
+        second = dt.timedelta(seconds=1)
+        return [str(moment - second), value, str(moment + second)]
+    if isinstance(value, str):
+        return [value, value.upper() if value != value.upper() else value.lower(), value + " "]
+    return [value]
+
+
+def _neighbour(
+    tables: dict[str, Table], aims: Targets, rng: random.Random
+) -> list[tuple[str, list[object]]]:
+    """The rows of one neighbour, table by table: the visible ones kept, then the added ones."""
+    maker = _Neighbour(tables, rng)
+    maker.boundaries(aims)
+    maker.joins(aims)
+    maker.ties(aims)
+    maker.nulls_and_duplicates()
+    return maker.result()
+
+
+class _Neighbour:
+    """The rows of one neighbour as they are being made."""
+
+    def __init__(self, tables: dict[str, Table], rng: random.Random) -> None:
+        self.tables = tables
+        self.rng = rng
+        self.rows = {
+            name: [list(r) for r in table.rows if table.referenced or rng.random() < 0.85]
+            for name, table in tables.items()
+        }
+        self.fresh = _Fresh(tables)
+        self.added: list[tuple[str, list[object]]] = []
+
+    def result(self) -> list[tuple[str, list[object]]]:
+        for name, table in self.tables.items():
+            _shuffle(table, self.rows[name], self.rng)
+        return [(name, row) for name in self.tables for row in self.rows[name]] + self.added
+
+    def clone(self, name: str, changes: dict[str, object], *, children: bool = True) -> None:
+        """Add a copy of a random row of ``name`` with fresh keys and ``changes``; with
+        ``children``, copies of its children too, so that it counts in joins and aggregates."""
+        table = self.tables[name]
+        source = self.rows[name] or table.rows
+        if not source:
+            return
+        original = self.rng.choice(source)
+        row = [
+            self.fresh.value(name, i) if column.key else value
+            for i, (column, value) in enumerate(zip(table.columns, original, strict=True))
+        ]
+        for column_name, value in changes.items():
+            index = table.index(column_name)
+            if index is not None:
+                row[index] = value
+        self.added.append((name, row))
+        if children:
+            for child, child_index, parent_index in table.children:
+                if row[parent_index] != original[parent_index]:
+                    self._copy_children(
+                        child, child_index, original[parent_index], row[parent_index]
+                    )
+
+    def _copy_children(self, child: str, index: int, old: object, new: object) -> None:
+        columns = self.tables[child].columns
+        for kid in [r for r in self.rows[child] if r[index] == old]:
+            copied = [
+                self.fresh.value(child, i) if c.key else value
+                for i, (c, value) in enumerate(zip(columns, kid, strict=True))
+            ]
+            copied[index] = new
+            self.added.append((child, copied))
+
+    def boundaries(self, aims: Targets) -> None:
+        """Rows on each compared literal and on either side of it, alone in a group or not."""
+        for name, column, literals in aims.boundaries:
+            table = self.tables[name]
+            index = table.index(column)
+            kind = table.columns[index].kind if index is not None else "text"
+            for value in (v for literal in literals for v in _around(literal, kind)):
+                if self.rng.random() < 0.6:  # first: a unique column takes one value once
+                    self.clone(name, {**_new_group(table, self.fresh, name), column: value})
+                if self.rng.random() < 0.7:
+                    self.clone(name, {column: value})
+
+    def joins(self, aims: Targets) -> None:
+        """On both sides of each join: a row nothing joins, and an orphan where allowed."""
+        for child, child_column, parent, parent_column in aims.joins:
+            sides = ((parent, parent_column, child), (child, child_column, parent))
+            for name, column, other in sides:
+                self.clone(name, {}, children=False)  # a fresh key: an empty group
+                index = self.tables[name].index(column)
+                if index is not None and not self.tables[name].columns[index].key:
+                    self.clone(name, {column: _absent(self.tables[other], column, self.rng)})
+
+    def ties(self, aims: Targets) -> None:
+        """A row sharing an ordering or grouping value with another."""
+        for name, column in aims.ties:
+            index = self.tables[name].index(column)
+            if index is not None and self.rows[name]:
+                self.clone(name, {column: self.rng.choice(self.rows[name])[index]})
+
+    def nulls_and_duplicates(self) -> None:
+        """NULL in each nullable column (in a group of its own too), and a duplicate row."""
+        for name, table in self.tables.items():
+            for column in table.columns:
+                if column.nullable and self.rng.random() < 0.8:
+                    self.clone(name, {column.name: None})
+                if column.nullable and self.rng.random() < 0.8:
+                    self.clone(name, {**_new_group(table, self.fresh, name), column.name: None})
+            if table.rows:
+                self.clone(name, {})  # a duplicate but for its keys
+
+
+def _new_group(table: Table, fresh: _Fresh, name: str) -> dict[str, object]:
+    """Fresh values for the text columns that are neither keys nor joined on: a row that no
+    other row shares a group with."""
+    linked = {index for _, _, index in table.children}
+    return {
+        column.name: f"{column.name}-{fresh.number(name, index)}"
+        for index, column in enumerate(table.columns)
+        if column.kind == "text" and not column.key and index not in linked
+    }
+
+
+def _absent(table: Table, column: str, rng: random.Random) -> object:
+    index = table.index(column)
+    values = [row[index] for row in table.rows] if index is not None else []
+    numbers = [v for v in values if isinstance(v, int)]
+    if numbers or not values:
+        return max(numbers, default=0) + rng.randint(1000, 9999)
+    return f"missing-{rng.randint(1000, 9999)}"
+
+
+def _shuffle(table: Table, rows: list[list[object]], rng: random.Random) -> None:
+    movable = [i for i, c in enumerate(table.columns) if not c.key]
+    if len(rows) < 2 or not movable:
+        return
+    index = rng.choice(movable)
+    values = [row[index] for row in rows]
+    chosen = rng.sample(range(len(rows)), k=max(2, len(rows) // 5))
+    picked = [values[i] for i in chosen]
+    rng.shuffle(picked)
+    for position, value in zip(chosen, picked, strict=True):
+        rows[position][index] = value
+
+
+class _Fresh:
+    """Values no row of a key column holds yet."""
+
+    def __init__(self, tables: dict[str, Table]) -> None:
+        self.next: dict[tuple[str, int], int] = {}
+        self.tables = tables
+
+    def number(self, table: str, index: int) -> int:
+        """A number no row of the column holds, and none given before."""
+        key = (table, index)
+        if key not in self.next:
+            values = [row[index] for row in self.tables[table].rows]
+            numbers = [v for v in values if isinstance(v, int)]
+            self.next[key] = max(numbers, default=0) + 1
+        number = self.next[key]
+        self.next[key] += 1
+        return number
+
+    def value(self, table: str, index: int) -> object:
+        column = self.tables[table].columns[index]
+        values = [row[index] for row in self.tables[table].rows]
+        number = self.number(table, index)
+        if column.kind == "int" or all(isinstance(v, int) for v in values):
+            return number
+        return f"{values[0] if values else column.name}-{number}"

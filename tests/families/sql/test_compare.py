@@ -1,0 +1,144 @@
+"""Denotation comparison: multisets of rows, columns as a permutation, order only where the
+reference orders, ties, tolerance, NULLs."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from assay.families.sql.compare import Ordering, difference
+from assay.families.sql.results import Table
+
+
+def table(columns: str, *rows: list[object]) -> Table:
+    return Table(tuple(columns.split()), tuple(rows))
+
+
+def diff(expected: Table, actual: Table, ordering: Ordering | None = None) -> str | None:
+    return difference(expected, actual, tolerance=1e-6, ordering=ordering)
+
+
+REVENUE = table("category revenue", ["coffee", 161.5], ["equipment", 134.0], ["tea", 31.6])
+
+
+def test_row_order_does_not_matter_without_order_by() -> None:
+    shuffled = table("category revenue", ["tea", 31.6], ["coffee", 161.5], ["equipment", 134.0])
+    assert diff(REVENUE, shuffled) is None
+
+
+def test_columns_match_as_a_permutation_whatever_their_names() -> None:
+    swapped = table("r c", [134.0, "equipment"], [31.6, "tea"], [161.5, "coffee"])
+    assert diff(REVENUE, swapped) is None
+
+
+def test_rows_are_a_multiset_duplicates_count() -> None:
+    once = table("city", ["Oslo"], ["Lyon"])
+    twice = table("city", ["Oslo"], ["Lyon"], ["Oslo"])
+    found = diff(once, twice)
+    assert found is not None
+    assert "expected 2 rows, got 3" in found
+    assert '["Oslo"]' in found
+
+
+def test_a_missing_and_an_unexpected_row_are_shown() -> None:
+    found = diff(REVENUE, table("c r", ["coffee", 161.5], ["equipment", 134.0], ["tea", 31.7]))
+    assert found is not None
+    assert 'missing ["tea",31.6]' in found
+    assert 'unexpected ["tea",31.7]' in found
+
+
+def test_numbers_compare_within_the_tolerance_ints_and_floats_alike() -> None:
+    close = table("c r", ["coffee", 161.50000001], ["equipment", 134], ["tea", 31.6])
+    assert diff(REVENUE, close) is None
+    assert diff(table("n", [2]), table("n", [2.0])) is None
+    assert diff(table("n", [2]), table("n", [2.001])) is not None
+
+
+def test_text_is_not_a_number_and_null_matches_only_null() -> None:
+    assert diff(table("n", [2]), table("n", ["2"])) is not None
+    assert diff(table("n", [None]), table("n", [None])) is None
+    assert diff(table("n", [None]), table("n", [0])) is not None
+    assert diff(table("n", [None]), table("n", [""])) is not None
+
+
+def test_column_count_must_match() -> None:
+    found = diff(REVENUE, table("category", ["coffee"], ["equipment"], ["tea"]))
+    assert found is not None
+    assert "expected 2 columns" in found
+
+
+ORDERED = Ordering(keys=(1,), limit=None)
+
+
+def test_order_matters_where_the_reference_orders() -> None:
+    ascending = table("c r", ["tea", 31.6], ["equipment", 134.0], ["coffee", 161.5])
+    found = diff(REVENUE, ascending, ORDERED)
+    assert found is not None
+    assert "another order" in found
+    assert diff(REVENUE, REVENUE, ORDERED) is None
+
+
+def test_ties_in_the_ordering_key_may_come_in_any_order() -> None:
+    expected = table("name total", ["a", 3], ["b", 2], ["c", 2], ["d", 1])
+    tied = table("name total", ["a", 3], ["c", 2], ["b", 2], ["d", 1])
+    assert diff(expected, tied, ORDERED) is None
+    wrong = table("name total", ["a", 3], ["c", 2], ["d", 1], ["b", 2])
+    assert diff(expected, wrong, ORDERED) is not None
+
+
+def test_a_limit_cutting_a_tie_lets_any_tied_row_in() -> None:
+    expected = table("name total", ["a", 3], ["b", 2])
+    other_tied = table("name total", ["a", 3], ["c", 2])
+    assert diff(expected, other_tied, Ordering(keys=(1,), limit=2)) is None
+    assert diff(expected, table("name total", ["a", 3], ["c", 1]), Ordering((1,), 2)) is not None
+    assert diff(expected, other_tied, Ordering(keys=(1,), limit=None)) is not None
+
+
+def test_tagged_values_compare_by_value() -> None:
+    blob = {"bytes": "00ff"}
+    assert diff(table("b", [blob]), table("b", [{"bytes": "00ff"}])) is None
+    assert diff(table("b", [blob]), table("b", [{"bytes": "00fe"}])) is not None
+    nan = {"float": "nan"}
+    assert diff(table("x", [nan]), table("x", [{"float": "nan"}])) is None
+
+
+def test_evidence_is_bounded() -> None:
+    wide = ["x" * 10_000] * 3
+    found = diff(table("a b c", wide), table("a b c", ["y" * 10_000] * 3))
+    assert found is not None
+    assert len(found) < 1000
+
+
+values = st.one_of(
+    st.none(),
+    st.integers(-1000, 1000),
+    st.floats(-1e6, 1e6, allow_nan=False),
+    st.text(max_size=5),
+)
+
+
+@given(
+    st.integers(1, 4).flatmap(
+        lambda width: st.lists(st.lists(values, min_size=width, max_size=width), max_size=12)
+    ),
+    st.randoms(use_true_random=False),
+)
+def test_a_result_matches_itself_shuffled_by_rows_and_columns(
+    rows: list[list[object]], rng: random.Random
+) -> None:
+    width = len(rows[0]) if rows else 2
+    expected = Table(tuple(f"c{i}" for i in range(width)), tuple(rows))
+    permutation = list(range(width))
+    rng.shuffle(permutation)
+    shuffled = [[row[i] for i in permutation] for row in rows]
+    rng.shuffle(shuffled)
+    actual = Table(tuple(f"d{i}" for i in range(width)), tuple(shuffled))
+    assert diff(expected, actual) is None
+
+
+@given(st.lists(st.lists(values, min_size=2, max_size=2), min_size=1, max_size=10))
+def test_dropping_a_row_never_matches(rows: list[list[object]]) -> None:
+    expected = Table(("a", "b"), tuple(rows))
+    assert diff(expected, Table(("a", "b"), tuple(rows[1:]))) is not None

@@ -1,0 +1,127 @@
+"""Verification of the retail tasks: references pass, every known-bad query fails on the suite
+(though some pass on the visible database alone), with evidence naming the database."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.families.sql import SqlFamily
+from assay.sandbox import PoolSandbox, Sandbox
+from assay.tasks import Task
+from assay.verdicts import Status
+from tests.families.sql.conftest import CITIES, ORDERS, REVENUE, fixture_task, visible_only
+
+family = SqlFamily()
+TASKS = [REVENUE, ORDERS, CITIES]
+
+
+def verify(task: Task, query: str | bytes, sandbox: Sandbox):  # type: ignore[no-untyped-def]
+    text = query.encode() if isinstance(query, str) else query
+    return family.verify(task, {"query.sql": text}, sandbox)
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_every_reference_passes_on_every_database(name: str, sandbox: Sandbox) -> None:
+    task = fixture_task(name)
+    for solution, files in task.references().items():
+        verdict = family.verify(task, files, sandbox)
+        assert verdict.status is Status.PASS, (solution, verdict.summary, verdict.logs)
+        assert verdict.score == 1.0
+        assert [c.name for c in verdict.criteria] == [
+            "workspace/shop.sql",
+            *(f"hidden/databases/n0{i}.sql" for i in range(1, 5)),
+        ]
+        assert verdict.versions.family == "sql@1"
+        expected = ("duckdb",) if task.spec.config["engine"] == "duckdb" else ()
+        assert [p.split("==")[0] for p in verdict.versions.python.packages] == list(expected)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", TASKS)
+def test_every_known_bad_query_fails_on_the_suite(name: str, pool: PoolSandbox) -> None:
+    task = fixture_task(name)
+    for label, files in task.known_bad().items():
+        verdict = family.verify(task, files, pool)
+        assert verdict.status is Status.FAIL, label
+        assert verdict.score == 0.0
+        failed = [c for c in verdict.criteria if not c.passed]
+        assert failed, label
+        assert all(c.evidence for c in failed), label
+
+
+def test_some_known_bad_queries_pass_on_the_visible_database_alone(pool: PoolSandbox) -> None:
+    passing_alone = set()
+    for name in TASKS:
+        task = visible_only(fixture_task(name))
+        for label, files in task.known_bad().items():
+            if family.verify(task, files, pool).status is Status.PASS:
+                passing_alone.add(f"{name}/{label}")
+    assert {
+        f"{REVENUE}/bad-no-status-filter",
+        f"{REVENUE}/bad-date-boundary",
+        f"{REVENUE}/bad-hard-coded",
+        f"{ORDERS}/bad-inner-join",
+        f"{ORDERS}/bad-count-star",
+        f"{ORDERS}/bad-filter-in-where",
+        f"{ORDERS}/bad-hard-coded",
+        f"{CITIES}/bad-missing-distinct",
+        f"{CITIES}/bad-dropped-filter",
+        f"{CITIES}/bad-hard-coded",
+    } <= passing_alone
+
+
+def test_the_hard_coded_answer_fails_where_the_data_differs(pool: PoolSandbox) -> None:
+    task = fixture_task(REVENUE)
+    verdict = family.verify(task, task.solutions["bad-hard-coded"], pool)
+    visible, *neighbours = verdict.criteria
+    assert visible.passed
+    assert not all(c.passed for c in neighbours)
+    evidence = " ".join(c.evidence for c in neighbours if not c.passed)
+    assert "expected" in evidence
+    assert "hidden/databases/" in " ".join(c.name for c in neighbours if not c.passed)
+
+
+def test_a_submission_matching_another_reading_passes(pool: PoolSandbox) -> None:
+    task = fixture_task(ORDERS)
+    reading = """
+        SELECT c.name, COUNT(o.id)
+        FROM customers AS c LEFT JOIN orders AS o
+          ON c.id = o.customer_id AND NOT o.status = 'cancelled'
+        GROUP BY c.id, c.name
+    """
+    verdict = verify(task, reading, pool)
+    assert verdict.status is Status.PASS, verdict.summary
+    assert "reference-without-cancelled" in verdict.summary
+
+
+def test_equivalent_queries_pass_whatever_their_column_order_and_names(pool: PoolSandbox) -> None:
+    task = fixture_task(REVENUE)
+    rewritten = """
+        WITH q1 AS (
+          SELECT * FROM orders
+          WHERE order_date >= '2024-01-01' AND order_date < '2024-04-01' AND status != 'cancelled'
+        )
+        SELECT ROUND(SUM(i.unit_price * i.quantity), 6) AS total, p.category AS cat
+        FROM q1 JOIN order_items AS i ON i.order_id = q1.id
+        JOIN products AS p ON p.id = i.product_id
+        GROUP BY cat ORDER BY total DESC
+    """
+    assert verify(task, rewritten, pool).status is Status.PASS
+
+
+def test_the_wrong_order_fails_where_the_reference_orders(pool: PoolSandbox) -> None:
+    task = fixture_task(REVENUE)
+    verdict = family.verify(task, task.solutions["bad-unordered"], pool)
+    assert verdict.status is Status.FAIL
+    assert any("another order" in c.evidence for c in verdict.criteria)
+
+
+def test_a_solution_without_query_sql_fails(pool: PoolSandbox) -> None:
+    verdict = family.verify(fixture_task(CITIES), {"answer.sql": b"SELECT 1"}, pool)
+    assert verdict.status is Status.FAIL
+    assert "query.sql was not submitted" in verdict.summary
+
+
+def test_the_empty_solution_fails(pool: PoolSandbox) -> None:
+    for name in TASKS:
+        task = fixture_task(name)
+        assert family.verify(task, family.empty_solution(task), pool).status is Status.FAIL
