@@ -159,14 +159,18 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
 Served = TypeVar("Served", bound="ModelServer")
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # many clients connecting at once are queued, not refused
+
+
 def serve(kind: type[Served] = ModelServer) -> Iterator[Served]:
     """Start a server (``kind``: ModelServer or a subclass) on a free loopback port; stop it
     when the generator is closed."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(kind(base_url="")))
+    httpd = _Server(("127.0.0.1", 0), _handler(kind(base_url="")))
     host, port = httpd.server_address[:2]
     state = kind(base_url=f"http://{host!s}:{port}/v1")
     httpd.RequestHandlerClass = _handler(state)
-    httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

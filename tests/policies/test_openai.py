@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Coroutine
+import time
+from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
 from assay.policies import Message, OpenAIPolicy, PolicyRequest, PolicyTurn, Sampling
 from tests.conftest import make_median_task
-from tests.policies.server import ModelServer, Raw, Reply, Status, call
+from tests.policies.server import ModelServer, Raw, Reply, Status, call, serve
 
 T = TypeVar("T")
 TOOLS = [{"type": "function", "function": {"name": "submit", "parameters": {"type": "object"}}}]
@@ -245,3 +246,70 @@ def test_tool_arguments_sent_as_an_object_are_encoded(model_server: ModelServer)
     first, second = _ask(_policy(model_server)).message.tool_calls
     assert (first.id, first.name, json.loads(first.arguments)) == ("a", "run", {"command": "ls"})
     assert (second.name, second.arguments) == ("", "4")
+
+
+def test_sample_i_is_asked_with_seed_plus_i_and_records_it(model_server: ModelServer) -> None:
+    model_server.play(Reply(content="ok"))
+    policy = _policy(model_server, sampling=Sampling(temperature=0.7, seed=40))
+    samples = [policy.for_sample(sample) for sample in range(3)]
+    request = PolicyRequest(
+        messages=[Message(role="user", content="hi")], tools=[], task=make_median_task()
+    )
+
+    async def each() -> None:
+        for sample in samples:
+            await sample.act(request)
+
+    _run(policy, each())
+    assert [sent["seed"] for sent in model_server.requests] == [40, 41, 42]
+    assert {sent["temperature"] for sent in model_server.requests} == {0.7}
+    assert [sample.identity().sampling.seed for sample in samples] == [40, 41, 42]
+    assert policy.identity().sampling.seed == 40
+
+
+def test_without_a_seed_every_sample_sends_none(model_server: ModelServer) -> None:
+    model_server.play(Reply(content="ok"))
+    policy = _policy(model_server)
+    later = policy.for_sample(5)
+    _ask(later)
+    assert "seed" not in model_server.requests[0]
+    assert later.identity().sampling.seed is None
+
+
+class Crowded(ModelServer):
+    """Answers after ``hold_s`` and counts the requests it holds at once."""
+
+    hold_s = 0.5
+    held = 0
+    most = 0
+
+    def next_action(self, body: dict[str, Any]) -> Reply | Status | Raw:
+        with self._lock:
+            self.held += 1
+            self.most = max(self.most, self.held)
+        time.sleep(self.hold_s)
+        with self._lock:
+            self.held -= 1
+        return Reply(content="ok")
+
+
+@pytest.fixture
+def crowded() -> Iterator[Crowded]:
+    yield from serve(Crowded)
+
+
+def test_the_cap_holds_across_samples_and_over_several_connection_pools(
+    crowded: Crowded,
+) -> None:
+    policy = _policy(crowded, concurrency=40)
+    request = PolicyRequest(
+        messages=[Message(role="user", content="hi")], tools=[], task=make_median_task()
+    )
+    samples = [policy.for_sample(sample) for sample in range(3)]
+
+    async def sixty() -> list[PolicyTurn]:
+        return await asyncio.gather(*(samples[i % 3].act(request) for i in range(60)))
+
+    turns = _run(policy, sixty())
+    assert [turn.message.content for turn in turns] == ["ok"] * 60
+    assert crowded.most == 40  # more than one client's 16 connections, never more than the cap

@@ -5,13 +5,21 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from assay.errors import PolicyError, SandboxError, StoreError
-from assay.policies import PolicyIdentity, PolicyRequest, PolicyTurn, parse_policy
+from assay.policies import (
+    OpenAIPolicy,
+    PolicyIdentity,
+    PolicyRequest,
+    PolicyTurn,
+    Sampling,
+    parse_policy,
+)
 from assay.runs import (
     RunnerOptions,
     RunSpec,
@@ -23,6 +31,8 @@ from assay.store import Store, StoreBusyError
 from assay.store import sqlite as backend
 from assay.tasks import Limits
 from assay.verdicts import Status
+from tests.conftest import BAD_NO_SORT, REFERENCE
+from tests.policies.server import ModelServer, Reply, serve
 from tests.runs.conftest import FAST, assert_each_episode_kept_once, median_tasks, run_tasks
 
 
@@ -192,3 +202,37 @@ def test_a_store_locked_for_a_while_delays_the_run_and_loses_nothing(
     assert met.is_set()
     assert counts.done == 4
     assert_each_episode_kept_once(db, "r", 4)
+
+
+class Deterministic(ModelServer):
+    """A server deterministic for a given seed: an even seed gets the reference, an odd one a
+    median that never sorts."""
+
+    def next_action(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(body)
+        source = BAD_NO_SORT if body.get("seed", 0) % 2 else REFERENCE
+        return Reply(content=f"```python\n{source.decode()}```\n")
+
+
+@pytest.fixture
+def deterministic() -> Iterator[Deterministic]:
+    yield from serve(Deterministic)
+
+
+def test_sample_i_of_a_task_is_asked_with_seed_plus_i(
+    tmp_path: Path, pool: PoolSandbox, deterministic: Deterministic
+) -> None:
+    policy = OpenAIPolicy("test-model", base_url=deterministic.base_url, sampling=Sampling(seed=10))
+    with Store(tmp_path / "s.db") as store:
+        counts, _ = run_tasks(store, "r", median_tasks(2), policy, pool, k=3, mode="single")
+        episodes = store.episodes("r")
+    assert sorted(body["seed"] for body in deterministic.requests) == [10, 10, 11, 11, 12, 12]
+    assert {(e.sample, e.trajectory.policy.sampling.seed) for e in episodes} == {
+        (0, 10),
+        (1, 11),
+        (2, 12),
+    }
+    by_sample = {(e.sample, e.trajectory.verdict.status) for e in episodes}
+    assert by_sample == {(0, Status.PASS), (1, Status.FAIL), (2, Status.PASS)}
+    assert (counts.passed, counts.failed) == (4, 2)

@@ -1,7 +1,8 @@
 """``run_episode``: drive a policy through an episode and keep every step of it.
 
 Waiting for the model holds no sandbox and no thread: the loop is a coroutine, and a thread is
-taken only while a tool call or the verification runs in the sandbox.
+taken only while the tool calls of a turn or the verification run in the sandbox. A turn takes one
+thread for all its calls, and for the verification too when they end with a submit.
 """
 
 from __future__ import annotations
@@ -58,8 +59,7 @@ async def run_episode(
         await run.drive(policy, messages, observation.tools)
     except (PolicyError, SandboxError) as exc:
         run.end(str(exc), episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)))
-    if run.judged is None:
-        await run.judge()
+    await run.judge()
     return run.trajectory(policy, observation, started_at=started_at, prices=prices)
 
 
@@ -99,23 +99,30 @@ class _Run:
                 self.end(turn.failure, failed)
                 return
             calls = turn.message.tool_calls if episode.mode == "tools" else ()
-            tool_steps, tools_s = await self._run_calls(calls, messages)
+            if not calls:
+                self.steps.append(self._step(turn, (), 0.0))
+                return
+            tool_steps, tools_s = await asyncio.to_thread(self._run_calls, calls, messages)
             self.steps.append(self._step(turn, tool_steps, tools_s))
-            if episode.submitted or not calls:
+            if episode.submitted:
                 return
 
-    async def _run_calls(
+    def _run_calls(
         self, calls: tuple[ToolCall, ...], messages: list[Message]
     ) -> tuple[tuple[ToolStep, ...], float]:
+        """Run one turn's calls (on a thread) and their seconds; after a submit, judge too."""
         started = time.monotonic()
         done: list[ToolStep] = []
         for call in calls:
-            result = await asyncio.to_thread(self.episode.step, call)
+            result = self.episode.step(call)
             done.append(ToolStep(call=call, result=result))
             messages.append(Message(role="tool", tool_call_id=call.id, content=result.output))
             if self.episode.submitted:
                 break
-        return tuple(done), time.monotonic() - started
+        tools_s = time.monotonic() - started
+        if self.episode.submitted:
+            self._judge()
+        return tuple(done), tools_s
 
     def _step(self, turn: PolicyTurn, tools: tuple[ToolStep, ...], tools_s: float) -> Step:
         return Step(
@@ -130,8 +137,13 @@ class _Run:
         )
 
     async def judge(self) -> None:
+        """Judge the episode on a thread, unless its last turn already did."""
+        if self.judged is None:
+            await asyncio.to_thread(self._judge)
+
+    def _judge(self) -> None:
         try:
-            self.judged = await asyncio.to_thread(self.episode.judge, self.final)
+            self.judged = self.episode.judge(self.final)
         except SandboxError as exc:
             self.end(
                 str(exc), self.episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))

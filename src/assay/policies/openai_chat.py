@@ -6,16 +6,22 @@ once the retries are spent, raised as :class:`PolicyError` (infrastructure: the 
 ``error``, never scored). What the model itself does (a refusal, a context too long for it, an
 empty answer) comes back as a turn with ``failure`` set, and the episode ends as ``fail``: a policy
 must not be able to turn its failures into errors and so raise its pass rate.
+
+Sample ``i`` of a task is asked with the seed ``seed + i`` (:meth:`OpenAIPolicy.for_sample`), so
+the k samples of one task differ even under a server that is deterministic for a given seed; the
+trajectory records the seed actually sent.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import json
 import os
 import random
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import openai
@@ -30,6 +36,10 @@ REFUSED_STATUS = frozenset({400, 413, 422})
 """Statuses that mean the conversation itself was refused (too long, malformed): the policy's."""
 MAX_TEXT_CHARS = 200_000
 MAX_TOOL_CALLS = 64
+CONNECTIONS_PER_CLIENT = 16
+"""Requests at once on one HTTP client. Its connection pool looks at every connection it holds
+(and probes each idle one's socket) on every request and every response, so the CPU a request
+costs grows with the pool; requests beyond this go to further clients, least busy first."""
 
 
 class OpenAIPolicy:
@@ -66,9 +76,16 @@ class OpenAIPolicy:
         self.max_backoff_s = max_backoff_s
         self.timeout_s = timeout_s
         self._served: str | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._client: openai.AsyncOpenAI | None = None
-        self._slots: asyncio.Semaphore | None = None
+        self._clients = _Clients(self.base_url, self._api_key, concurrency)
+
+    def for_sample(self, sample: int) -> OpenAIPolicy:
+        """This policy for sample index ``sample``: the seed, when one is set, is ``seed +
+        sample``. It shares this policy's clients and its cap on requests at once."""
+        if self.sampling.seed is None or sample == 0:
+            return self
+        policy = copy.copy(self)
+        policy.sampling = self.sampling.model_copy(update={"seed": self.sampling.seed + sample})
+        return policy
 
     def identity(self) -> PolicyIdentity:
         """The model asked for and, once it answered, the model the server named."""
@@ -92,10 +109,9 @@ class OpenAIPolicy:
         if request.tools:
             body["tools"] = list(request.tools)
         retries = 0
-        client, slots = self._state()
         while True:
             try:
-                async with slots:
+                async with self._clients.slot() as client:
                     response = await client.chat.completions.create(**body, timeout=self.timeout_s)
                 break
             except openai.APIStatusError as exc:
@@ -118,7 +134,7 @@ class OpenAIPolicy:
         """The models the endpoint serves. Raises :class:`ModelUnreachableError` when nothing
         answers there, :class:`PolicySpecError` when it does not serve this policy's model."""
         try:
-            page = await self._state()[0].models.list(timeout=min(self.timeout_s, 30.0))
+            page = await self._clients.first().models.list(timeout=min(self.timeout_s, 30.0))
         except openai.APIConnectionError as exc:
             raise _exhausted(exc, self.base_url, 0) from None
         except openai.APIStatusError as exc:
@@ -133,21 +149,9 @@ class OpenAIPolicy:
         return served
 
     async def aclose(self) -> None:
-        """Close the HTTP client of the running event loop, if one was opened."""
-        if self._client is not None:
-            await self._client.close()
-        self._client = self._slots = self._loop = None
-
-    def _state(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
-        """The client and the concurrency slots of the running event loop."""
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._client is None or self._slots is None:
-            self._loop = loop
-            self._client = openai.AsyncOpenAI(
-                base_url=self.base_url, api_key=self._api_key, max_retries=0
-            )
-            self._slots = asyncio.Semaphore(self.concurrency)
-        return self._client, self._slots
+        """Close the HTTP clients of the running event loop, if any were opened (those of the
+        policies :meth:`for_sample` made too)."""
+        await self._clients.aclose()
 
     def _delay(self, attempt: int, failure: Exception) -> float:
         """Exponential backoff with jitter; a 429's Retry-After is obeyed up to the cap."""
@@ -186,6 +190,62 @@ class OpenAIPolicy:
             retries=retries,
             failure=failure,
         )
+
+
+class _Clients:
+    """The HTTP clients of one event loop and the cap on requests at once, shared by a policy
+    and its per-sample copies.
+
+    ``concurrency`` requests at once are spread over ``ceil(concurrency / 16)`` clients, each
+    request on the least busy, so no client holds more than 16 connections.
+    """
+
+    def __init__(self, base_url: str, api_key: str, concurrency: int) -> None:
+        self.base_url = base_url
+        self.api_key = api_key
+        self.concurrency = concurrency
+        self.count = -(-concurrency // CONNECTIONS_PER_CLIENT)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._clients: list[openai.AsyncOpenAI] = []
+        self._busy: list[int] = []
+        self._slots = asyncio.Semaphore(concurrency)
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[openai.AsyncOpenAI]:
+        """A free slot and the least busy client, for one request."""
+        self._open()
+        async with self._slots:
+            busy = self._busy
+            index = busy.index(min(busy))
+            busy[index] += 1
+            try:
+                yield self._clients[index]
+            finally:
+                busy[index] -= 1
+
+    def first(self) -> openai.AsyncOpenAI:
+        """A client of the running event loop, for a request outside the cap."""
+        self._open()
+        return self._clients[0]
+
+    async def aclose(self) -> None:
+        """Close the clients, if any were opened."""
+        clients, self._clients, self._busy, self._loop = self._clients, [], [], None
+        for client in clients:
+            await client.close()
+
+    def _open(self) -> None:
+        """Open the clients (and the slots) anew when the event loop is not theirs."""
+        loop = asyncio.get_running_loop()
+        if self._loop is loop and self._clients:
+            return
+        self._loop = loop
+        self._clients = [
+            openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0)
+            for _ in range(self.count)
+        ]
+        self._busy = [0] * self.count
+        self._slots = asyncio.Semaphore(self.concurrency)
 
 
 def _message(response: Any) -> tuple[Message, str | None]:
