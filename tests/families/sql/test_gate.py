@@ -35,7 +35,7 @@ REFUSED = {
     "INSTALL httpfs": "not a read-only query",
     "LOAD httpfs": "LOAD",
     "SET memory_limit = '10GB'": "SET",
-    "BEGIN TRANSACTION": "TRANSACTION",
+    "BEGIN TRANSACTION": "BEGIN",
     "SELECT * FROM read_csv('/etc/passwd')": "only tables by name",
     "SELECT * FROM read_csv_auto('/etc/passwd')": "only tables by name",
     "SELECT * FROM read_parquet('x.parquet')": "only tables by name",

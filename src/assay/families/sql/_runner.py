@@ -5,8 +5,9 @@ It reads a JSON job from stdin (engine, database files, queries, limits, a nonce
 query on every database, query by query, each database opened read-only and locked down: SQLite
 through an immutable read-only URI, ``query_only``, a heap limit and an authorizer that allows
 reading and nothing else; DuckDB read-only with external access, extensions and configuration
-changes off, one thread and a memory limit. Each run has its own deadline (a progress handler, or
-an interrupt) and row limit. For each (query, database) it writes one ``<nonce><json>`` line:
+changes off, one thread, a memory limit, and a single statement of type SELECT only. Each run
+has its own deadline (a progress handler, or an interrupt) and row limit. For each (query,
+database) it writes one ``<nonce><json>`` line:
 
 - ``{"q": i, "db": j, "columns": [name, ...], "rows": [[value, ...], ...]}``;
 - ``{"q": i, "db": j, "failed": {"kind": kind, "message": text}}`` with kind ``error``,
@@ -140,6 +141,10 @@ def _duckdb_opener(job: "dict[str, Any]") -> "Opener":
             expired.set()
             connection.interrupt()
 
+        statements = connection.extract_statements(query)
+        if len(statements) != 1 or statements[0].type != duckdb.StatementType.SELECT:
+            connection.close()
+            raise _FailedError("error", "DuckDB runs exactly one SELECT statement here")
         timer = threading.Timer(job["time_limit_s"], interrupt)
         timer.start()
         try:

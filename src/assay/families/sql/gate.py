@@ -194,8 +194,12 @@ def statement_texts(text: str) -> list[str]:
 
 
 def _kind(node: exp.Expr) -> str:
+    """The statement's kind as its text begins (``DROP``, ``INSTALL``), else its node type."""
     if isinstance(node, exp.Command):
         return str(node.this).upper()
+    words = node.sql().split(maxsplit=1)
+    if words and words[0].isalpha():
+        return words[0].upper()
     return type(node).__name__.upper()
 
 

@@ -1,0 +1,146 @@
+"""Attacks on the sql verifier: each is a ``fail`` with evidence, never an ``error``, never a
+crash, and nothing is written anywhere (the engine files keep their hashes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.families.sql import SqlFamily, run_queries
+from assay.families.sql.config import sql_config
+from assay.families.sql.databases import suite
+from assay.families.sql.family import _engine_files
+from assay.families.sql.results import Failed, Table
+from assay.sandbox import PoolSandbox, Sandbox
+from assay.tasks import Task
+from assay.verdicts import Status
+from tests.families.sql.conftest import CITIES, ORDERS, fixture_task, hashes
+
+family = SqlFamily()
+
+CROSS = ", ".join(f"order_items AS t{i}" for i in range(7))
+ATTACKS = {
+    "whole table": "SELECT * FROM customers",
+    "every table": "SELECT * FROM customers, orders",
+    "drop": "DROP TABLE customers",
+    "insert": "INSERT INTO customers VALUES (99, 'x', 'Oslo', NULL, '2024-01-01')",
+    "update": "UPDATE customers SET city = 'Oslo'",
+    "delete": "DELETE FROM orders",
+    "two statements": "SELECT city FROM customers; DROP TABLE customers",
+    "attach": "ATTACH DATABASE '/tmp/evil.db' AS evil",
+    "pragma": "PRAGMA writable_schema = ON",
+    "read a file": "SELECT * FROM read_csv('/etc/passwd')",
+    "file as a table": "SELECT * FROM '/etc/passwd'",
+    "install": "INSTALL httpfs",
+    "load": "LOAD httpfs",
+    "copy out": "COPY customers TO '/tmp/customers.csv'",
+    "ten million rows": f"SELECT t0.order_id, t1.order_id FROM {CROSS}",  # noqa: S608 - an attack
+    "forever": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
+    "SELECT COUNT(*) FROM r",
+    "huge value": "SELECT DISTINCT city || printf('%.*c', 50000000, 'x') FROM customers",
+    "not utf-8": b"SELECT '\xff\xfe' AS city",
+    "nul byte": "SELECT city FROM customers\x00; DROP TABLE customers",
+}
+
+
+@pytest.mark.parametrize("name", [ORDERS, CITIES])
+def test_attacks_fail_with_evidence_and_write_nothing(
+    name: str, pool: PoolSandbox, engine_cache: Path
+) -> None:
+    task = _fast(fixture_task(name))
+    family.verify(task, task.solutions["reference"], pool)  # build and cache the engine files
+    before = hashes(engine_cache)
+    assert before
+    for attack, query in ATTACKS.items():
+        text = query if isinstance(query, bytes) else query.encode()
+        verdict = family.verify(task, {"query.sql": text}, pool)
+        assert verdict.status is Status.FAIL, (attack, verdict.summary)
+        assert verdict.summary, attack
+        assert any(c.evidence for c in verdict.criteria) or "query.sql" in verdict.summary, attack
+    assert hashes(engine_cache) == before
+    for named in ("/tmp/customers.csv", "/tmp/evil.db"):  # noqa: S108 - paths the attacks name
+        assert not Path(named).exists()
+
+
+def test_a_query_that_runs_forever_is_stopped_by_its_own_limit(sandbox: Sandbox) -> None:
+    task = _fast(fixture_task(ORDERS))
+    verdict = family.verify(task, {"query.sql": ATTACKS["forever"].encode()}, sandbox)  # type: ignore[union-attr]
+    assert verdict.status is Status.FAIL
+    first = verdict.criteria[0]
+    assert "timeout" in first.evidence
+    assert verdict.timings.wall_s < 10
+
+
+def test_ten_million_rows_stop_at_the_row_limit(sandbox: Sandbox) -> None:
+    for name in (ORDERS, CITIES):
+        task = fixture_task(name)
+        verdict = family.verify(task, {"query.sql": ATTACKS["ten million rows"].encode()}, sandbox)  # type: ignore[union-attr]
+        assert verdict.status is Status.FAIL
+        assert "more than 10000 rows" in verdict.criteria[0].evidence
+
+
+ENGINE_WALLS = [
+    "ATTACH DATABASE '/tmp/evil.db' AS evil",
+    "PRAGMA writable_schema = ON",
+    "CREATE TABLE stolen (a INT)",
+    "CREATE TEMP TABLE stolen AS SELECT * FROM customers",
+    "INSERT INTO customers VALUES (99, 'x', 'Oslo', NULL, '2024-01-01')",
+    "DELETE FROM orders",
+    "DROP TABLE customers",
+    "COPY customers TO '/tmp/customers.csv'",
+    "SELECT * FROM read_csv('/etc/passwd')",
+    "INSTALL httpfs",
+    "LOAD httpfs",
+    "SELECT load_extension('/tmp/evil.so')",
+    "SET enable_external_access = true",
+]
+
+
+@pytest.mark.parametrize("name", [ORDERS, CITIES])
+def test_the_engines_refuse_what_the_gate_would_have_refused(
+    name: str, pool: PoolSandbox, engine_cache: Path
+) -> None:
+    """The parser is the first wall, not the only one: sent past it, the engine says no."""
+    task = fixture_task(name)
+    config = sql_config(task)
+    files = _engine_files(task, suite(task, config), config)
+    before = hashes(engine_cache)
+    outputs = run_queries(
+        pool, config, files, ENGINE_WALLS, task.spec.limits, stop_on_failure=False
+    )
+    assert outputs.tampered is None
+    for q, query in enumerate(ENGINE_WALLS):
+        outcome = outputs.outcome(q, 0)
+        if isinstance(outcome, Table):  # a statement the engine allows must have done nothing
+            assert outcome.rows in ((), ([0],)), query
+            continue
+        assert isinstance(outcome, Failed), query
+        assert outcome.kind == "error", (query, outcome)
+    reread = run_queries(
+        pool,
+        config,
+        files,
+        ["SELECT COUNT(*) FROM customers"],
+        task.spec.limits,
+        stop_on_failure=False,
+    )
+    assert reread.outcome(0, 0) == Table(
+        ("COUNT(*)",) if config.engine == "sqlite" else ("count_star()",), ([6],)
+    )
+    assert hashes(engine_cache) == before
+
+
+def test_a_reference_that_cannot_run_is_an_error_not_a_pass(pool: PoolSandbox) -> None:
+    task = fixture_task(ORDERS)
+    broken = {**task.solutions, "reference": {"query.sql": b"SELECT no_such_column FROM orders"}}
+    task = task.model_copy(update={"solutions": broken})
+    verdict = family.verify(task, {"query.sql": b"SELECT 1"}, pool)
+    assert verdict.status is Status.ERROR
+    assert "solutions/reference gives no result" in verdict.summary
+
+
+def _fast(task: Task) -> Task:
+    """``task`` with a short time limit per query."""
+    config = {**task.spec.config, "time_limit_s": 1.0}
+    return task.model_copy(update={"spec": task.spec.model_copy(update={"config": config})})

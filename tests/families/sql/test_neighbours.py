@@ -1,0 +1,109 @@
+"""Neighbour databases: seeded and deterministic, the same schema and constraints, and rows that
+tell near-miss queries apart from the reference where the visible database cannot."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from assay.errors import TaskFormatError
+from assay.families.sql.neighbours import neighbours, write_neighbours
+from tests.families.sql.conftest import FIXTURES, ORDERS
+
+VISIBLE = (FIXTURES / ORDERS / "workspace" / "shop.sql").read_text()
+REFERENCE = (
+    "SELECT c.name, COUNT(o.id) FROM customers AS c LEFT JOIN orders AS o "
+    "ON o.customer_id = c.id AND o.order_date >= '2024-01-01' GROUP BY c.id, c.name"
+)
+
+
+def rows(text: str, query: str) -> list[tuple[object, ...]]:
+    connection = sqlite3.connect(":memory:")
+    try:
+        connection.executescript(text)
+        return sorted(connection.execute(query).fetchall(), key=repr)
+    finally:
+        connection.close()
+
+
+def test_the_same_seed_gives_the_same_databases_and_another_seed_others() -> None:
+    first = neighbours(VISIBLE, [REFERENCE], seed=7, count=3)
+    assert first == neighbours(VISIBLE, [REFERENCE], seed=7, count=3)
+    assert first != neighbours(VISIBLE, [REFERENCE], seed=8, count=3)
+    assert len(set(first)) == 3
+
+
+def test_neighbours_keep_the_schema_verbatim_and_its_constraints() -> None:
+    for text in neighbours(VISIBLE, [REFERENCE], seed=1):
+        assert text.startswith("-- A small coffee and tea shop")
+        assert "price DECIMAL(10, 2) NOT NULL CHECK (price >= 0)" in text
+        connection = sqlite3.connect(":memory:")
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.executescript(text)  # would raise on a broken constraint
+        assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
+        connection.close()
+
+
+def test_neighbours_hold_boundaries_nulls_orphans_and_empty_groups() -> None:
+    texts = neighbours(VISIBLE, [REFERENCE], seed=3, count=4)
+    joined = "\n".join(texts)
+    assert "'2023-12-31 23:59:59'" in joined
+    assert "'2024-01-01 00:00:00'" in joined
+    customers_without_orders = (
+        "SELECT COUNT(*) FROM customers WHERE id NOT IN (SELECT customer_id FROM orders)"
+    )
+    orphans = "SELECT COUNT(*) FROM orders WHERE customer_id NOT IN (SELECT id FROM customers)"
+    nulls = "SELECT COUNT(*) FROM customers WHERE email IS NULL AND city IS NULL"
+    assert any(rows(t, customers_without_orders)[0][0] > 0 for t in texts)
+    assert any(rows(t, orphans)[0][0] > 0 for t in texts)
+    assert any(rows(t, "SELECT COUNT(*) FROM customers WHERE city IS NULL")[0][0] for t in texts)
+    assert all(isinstance(rows(t, nulls)[0][0], int) for t in texts)
+
+
+@pytest.mark.parametrize(
+    "mutant",
+    [
+        REFERENCE.replace(">=", ">"),
+        REFERENCE.replace("LEFT JOIN", "JOIN"),
+        REFERENCE.replace("COUNT(o.id)", "COUNT(*)"),
+        REFERENCE.replace(" AND o.order_date >= '2024-01-01'", ""),
+    ],
+)
+def test_a_near_miss_that_the_visible_database_misses_is_told_apart(mutant: str) -> None:
+    visible_same = rows(VISIBLE, REFERENCE) == rows(VISIBLE, mutant)
+    texts = neighbours(VISIBLE, [REFERENCE], seed=5)
+    assert any(rows(t, REFERENCE) != rows(t, mutant) for t in texts), (visible_same, mutant)
+
+
+def test_write_neighbours_replaces_hidden_databases(tmp_path: Path) -> None:
+    task = tmp_path / ORDERS
+    shutil.copytree(FIXTURES / ORDERS, task)
+    (task / "hidden" / "databases" / "stale.sql").write_text("-- left from before\n")
+    written = write_neighbours(task, count=2, seed=11)
+    assert [p.name for p in written] == ["n01.sql", "n02.sql"]
+    assert sorted(p.name for p in (task / "hidden" / "databases").iterdir()) == [
+        "n01.sql",
+        "n02.sql",
+    ]
+
+
+def test_write_neighbours_of_a_broken_database_names_the_file(tmp_path: Path) -> None:
+    task = tmp_path / ORDERS
+    shutil.copytree(FIXTURES / ORDERS, task)
+    (task / "workspace" / "shop.sql").write_text("CREATE TABLE t (a INT); DROP TABLE t;")
+    with pytest.raises(TaskFormatError) as raised:
+        write_neighbours(task)
+    assert "workspace/shop.sql" in str(raised.value)
+    assert "only CREATE" in str(raised.value)
+
+
+def test_the_fixtures_neighbours_are_what_the_generator_makes(tmp_path: Path) -> None:
+    """The stored neighbours were generated, not edited by hand: regenerating gives them back."""
+    task = tmp_path / ORDERS
+    shutil.copytree(FIXTURES / ORDERS, task)
+    write_neighbours(task)
+    for path in sorted((FIXTURES / ORDERS / "hidden" / "databases").glob("*.sql")):
+        assert (task / "hidden" / "databases" / path.name).read_text() == path.read_text()

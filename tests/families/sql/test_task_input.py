@@ -1,0 +1,164 @@
+"""The audit accepts the retail tasks; lint finds what is wrong with a task; bad task input is
+one line naming the file, the field and the fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from assay.errors import TaskFormatError
+from assay.families import get_family, harness_code
+from assay.families.sql import SqlFamily
+from assay.families.sql.lint import lint_sql_task
+from assay.sandbox import PoolSandbox
+from assay.tasks import Task
+from tests.families.sql.conftest import CITIES, FIXTURES, ORDERS, REVENUE, fixture_task
+
+family = SqlFamily()
+
+
+def test_the_family_is_registered_with_its_runner_for_warm_workers() -> None:
+    assert get_family("sql").name == "sql"
+    assert any("_FailedError" in code for code in harness_code())
+
+
+def test_the_audit_accepts_the_retail_tasks(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    shutil.copytree(FIXTURES, tasks)
+    result = run_cli("audit", str(tasks), "--json", str(tmp_path / "audit.json"))
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "audit.json").read_text())
+    decisions = {task["task_id"]: task["decision"] for task in report["tasks"]}
+    assert decisions == {REVENUE: "accepted", ORDERS: "accepted", CITIES: "accepted"}
+    for task in report["tasks"]:
+        statuses = {s["solution"]: s["status"] for s in task["solutions"]}
+        bad = [name for name in statuses if name.startswith("bad-")]
+        assert len(bad) >= 4
+        assert {statuses[name] for name in bad} == {"fail"}
+        assert statuses["empty"] == "fail"
+        assert statuses["reference"] == "pass"
+
+
+def test_assay_verify_takes_a_query_file(run_cli: Callable[..., Result], tmp_path: Path) -> None:
+    query = tmp_path / "query.sql"
+    query.write_text("SELECT DISTINCT city FROM customers WHERE email IS NOT NULL")
+    result = run_cli("verify", str(FIXTURES / CITIES), "--solution", str(query))
+    assert result.exit_code == 0, result.output
+    query.write_text("SELECT city FROM customers")
+    result = run_cli("verify", str(FIXTURES / CITIES), "--solution", str(query))
+    assert result.exit_code == 1, result.output
+
+
+def test_the_retail_tasks_lint_clean() -> None:
+    for name in (REVENUE, ORDERS, CITIES):
+        assert lint_sql_task(fixture_task(name)) == []
+
+
+def with_config(task: Task, **config: object) -> Task:
+    merged = {**task.spec.config, **config}
+    return task.model_copy(update={"spec": task.spec.model_copy(update={"config": merged})})
+
+
+def messages(task: Task) -> str:
+    return " | ".join(f.message for f in lint_sql_task(task))
+
+
+def test_lint_finds_a_task_without_neighbours() -> None:
+    task = fixture_task(ORDERS).model_copy(update={"hidden": {}})
+    assert "no neighbour database" in messages(task)
+
+
+def test_lint_finds_a_neighbour_with_another_schema() -> None:
+    task = fixture_task(ORDERS)
+    hidden = dict(task.hidden)
+    hidden["databases/n01.sql"] = hidden["databases/n01.sql"].replace(
+        b"city TEXT,", b"city TEXT NOT NULL,"
+    )
+    assert "declares another schema" in messages(task.model_copy(update={"hidden": hidden}))
+
+
+def test_lint_finds_references_that_are_not_read_only_queries() -> None:
+    task = fixture_task(ORDERS)
+    solutions = {**task.solutions, "reference-x": {"query.sql": b"DELETE FROM orders"}}
+    found = messages(task.model_copy(update={"solutions": solutions}))
+    assert "solutions/reference-x/query.sql: DELETE is not a read-only query" in found
+
+
+def test_lint_warns_about_limit_without_order_by() -> None:
+    task = fixture_task(CITIES)
+    solutions = {
+        **task.solutions,
+        "reference": {"query.sql": b"SELECT DISTINCT city FROM customers LIMIT 2"},
+    }
+    assert "LIMIT without ORDER BY" in messages(task.model_copy(update={"solutions": solutions}))
+
+
+def test_lint_finds_hidden_databases_shown_to_the_agent() -> None:
+    task = fixture_task(CITIES)
+    workspace = {**task.workspace, "copy.sql": task.hidden["databases/n02.sql"]}
+    found = messages(task.model_copy(update={"workspace": workspace}))
+    assert "workspace/copy.sql is a copy of hidden/databases/n02.sql" in found
+
+
+def test_a_malformed_field_is_one_line_naming_the_file_the_field_and_the_fix(
+    pool: PoolSandbox,
+) -> None:
+    task = with_config(fixture_task(CITIES), engine="postgres")
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, task.solutions["reference"], pool)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert f"{CITIES}/task.toml" in message
+    assert "sql.engine" in message
+    assert "correct the [sql] table" in message
+
+
+def test_a_missing_visible_database_names_the_field(pool: PoolSandbox) -> None:
+    task = with_config(fixture_task(CITIES), database="nowhere.sql")
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, task.solutions["reference"], pool)
+    assert "sql.database" in str(raised.value)
+    assert "workspace/nowhere.sql does not exist" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (b"CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT", "does not parse"),
+        (b"CREATE TABLE t (a INT);\nINSERT INTO t VALUES (abs(-1));", "not a literal"),
+        (b"ATTACH '/tmp/x.db' AS x;", "only CREATE"),
+        (b"CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1, 2);", "the engine refused it"),
+        (b"\xff\xfe", "not UTF-8"),
+    ],
+)
+def test_broken_database_text_names_the_file(text: bytes, problem: str, pool: PoolSandbox) -> None:
+    task = fixture_task(ORDERS)
+    hidden = {**task.hidden, "databases/n03.sql": text}
+    task = task.model_copy(update={"hidden": hidden})
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, task.solutions["reference"], pool)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert f"{ORDERS}/hidden/databases/n03.sql" in message
+    assert problem in message
+    assert any(problem in f.message for f in lint_sql_task(task))
+
+
+def test_broken_task_input_through_the_cli_is_one_line(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    task = tmp_path / CITIES
+    shutil.copytree(FIXTURES / CITIES, task)
+    toml = task / "task.toml"
+    toml.write_text(toml.read_text().replace('engine = "duckdb"', "engine = 3"))
+    result = run_cli("verify", str(task), "--solution", str(task / "solutions" / "reference"))
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    assert "task.toml" in lines[0]
+    assert "sql.engine" in lines[0]
