@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files as package_files
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, VerifierError
 from assay.families import version_label
@@ -28,6 +29,9 @@ from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
 from assay.tasks.taskdir import read_files
 from assay.verdicts import Criterion, Status, Timings, Verdict, Versions
+
+if TYPE_CHECKING:
+    from assay.families.sql.tools import SqlTools
 
 RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
 VERSION = "1"
@@ -66,6 +70,12 @@ class SqlFamily:
     def lint(self, task: Task) -> list[Finding]:
         """Static checks of the task's sql-family parts."""
         return lint_sql_task(task)
+
+    def tools(self, task: Task) -> SqlTools:
+        """The agent's tools over ``task``'s visible database."""
+        from assay.families.sql.tools import SqlTools  # noqa: PLC0415 - tools import this module
+
+        return SqlTools(task)
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run the submitted query on every database of the suite in ``sandbox``; it passes when
