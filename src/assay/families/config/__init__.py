@@ -1,0 +1,1 @@
+"""The ``config`` family: Kubernetes configuration judged by what it means."""
