@@ -1,0 +1,341 @@
+"""RBAC: the effective permissions of a subject, as the API server's RBAC authorizer grants them.
+
+- A ``ClusterRoleBinding`` grants its ``ClusterRole``'s rules everywhere: in every namespace and
+  on cluster-scoped resources. A ``RoleBinding`` grants its role's rules (a ``Role`` of its own
+  namespace, or a ``ClusterRole``) in its own namespace only. A request without a namespace (a
+  cluster-scoped resource, or a namespaced one across all namespaces) is granted by cluster role
+  bindings only. A binding whose role does not exist grants nothing.
+- Subjects: ``User`` and ``Group`` by name; ``ServiceAccount`` by namespace and name (a role
+  binding's service account without a namespace is in the binding's namespace). A service
+  account is also the user ``system:serviceaccount:NS:NAME`` and a member of the groups
+  ``system:serviceaccounts``, ``system:serviceaccounts:NS`` and ``system:authenticated``.
+- A rule allows a request when its verbs, API groups and resources contain the request's (``*``
+  matching any), and, when it lists ``resourceNames``, the request names one of them (a request
+  without a name, like list or create, never matches such a rule). A subresource is asked as
+  ``resource/subresource`` (``pods/log``): ``pods`` does not grant ``pods/log``; ``*`` and
+  ``*/log`` do.
+- An aggregated ``ClusterRole`` (``aggregationRule.clusterRoleSelectors``) has the rules of every
+  other cluster role whose labels a selector matches, as the aggregation controller writes them
+  (its own ``rules`` are overwritten), to a fixed point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from assay.families.config.cluster import metadata
+from assay.families.config.selectors import ObjectError, Selector, parse_selector
+
+ALL = "*"
+SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
+
+
+@dataclass(frozen=True)
+class Subject:
+    """Who asks: ``User:NAME``, ``Group:NAME`` or ``ServiceAccount:NAMESPACE/NAME``."""
+
+    kind: str
+    name: str
+    namespace: str | None = None
+    groups: tuple[str, ...] = ()
+    """For a user: the groups it is a member of (a service account's are implied)."""
+
+    @classmethod
+    def parse(cls, text: str) -> Subject:
+        """Read ``KIND:NAME`` (``ServiceAccount:NS/NAME``); raises :class:`ValueError`."""
+        kind, _, name = text.partition(":")
+        if kind not in SUBJECT_KINDS or not name:
+            raise ValueError(f"{text!r} is not User:NAME, Group:NAME or ServiceAccount:NS/NAME")
+        if kind == "ServiceAccount":
+            namespace, _, account = name.partition("/")
+            if not namespace or not account:
+                raise ValueError(f"{text!r}: a service account is ServiceAccount:NS/NAME")
+            return cls(kind, account, namespace)
+        return cls(kind, name)
+
+    @property
+    def user(self) -> str | None:
+        """The user name the authorizer sees, if the subject is a user or a service account."""
+        if self.kind == "ServiceAccount":
+            return f"system:serviceaccount:{self.namespace}:{self.name}"
+        return self.name if self.kind == "User" else None
+
+    @property
+    def member_of(self) -> frozenset[str]:
+        """Every group the subject is in (for a group: itself)."""
+        if self.kind == "Group":
+            return frozenset({self.name})
+        if self.kind == "ServiceAccount":
+            return frozenset(
+                {
+                    "system:serviceaccounts",
+                    f"system:serviceaccounts:{self.namespace}",
+                    "system:authenticated",
+                    *self.groups,
+                }
+            )
+        return frozenset(self.groups)
+
+    def __str__(self) -> str:
+        if self.kind == "ServiceAccount":
+            return f"ServiceAccount:{self.namespace}/{self.name}"
+        return f"{self.kind}:{self.name}"
+
+
+@dataclass(frozen=True)
+class PolicyRule:
+    """One rule of a role."""
+
+    verbs: tuple[str, ...]
+    api_groups: tuple[str, ...] = ("",)
+    resources: tuple[str, ...] = ()
+    resource_names: tuple[str, ...] = ()
+    non_resource_urls: tuple[str, ...] = ()
+
+    def allows(self, verb: str, group: str, resource: str, name: str | None) -> bool:
+        """Whether this rule allows ``verb`` on ``resource`` (``resource/subresource``) of
+        ``group``, named ``name`` (None: a request without a name)."""
+        return (
+            _has(self.verbs, verb)
+            and _has(self.api_groups, group)
+            and _resource_matches(self.resources, resource)
+            and (not self.resource_names or (name is not None and name in self.resource_names))
+        )
+
+
+@dataclass(frozen=True)
+class Grant:
+    """One rule a subject holds, where it holds it, and through which binding."""
+
+    namespace: str | None
+    """The namespace it holds in; None: everywhere (a cluster role binding)."""
+    rule: PolicyRule
+    binding: str
+    """``ClusterRoleBinding/NAME`` or ``RoleBinding/NS/NAME``."""
+    role: str
+    """``ClusterRole/NAME`` or ``Role/NS/NAME``."""
+
+
+@dataclass(frozen=True)
+class _Role:
+    rules: tuple[PolicyRule, ...]
+    labels: Mapping[str, str]
+    aggregation: tuple[Selector, ...] | None = None
+
+
+@dataclass(frozen=True)
+class _Binding:
+    namespace: str | None
+    name: str
+    role_kind: str
+    role_name: str
+    subjects: tuple[tuple[str, str, str | None], ...]
+    """(kind, name, namespace) of each subject."""
+
+
+class Permissions:
+    """The RBAC objects of a cluster, and what they grant."""
+
+    def __init__(self, objects: Iterable[Mapping[str, object]]) -> None:
+        self.roles: dict[tuple[str, str], _Role] = {}
+        self.cluster_roles: dict[str, _Role] = {}
+        self.bindings: list[_Binding] = []
+        for obj in objects:
+            kind = obj.get("kind")
+            if kind in ("Role", "ClusterRole"):
+                self._add_role(obj)
+            elif kind in ("RoleBinding", "ClusterRoleBinding"):
+                self.bindings.append(_binding(obj))
+        _aggregate(self.cluster_roles)
+
+    def grants(self, subject: Subject) -> list[Grant]:
+        """Every rule ``subject`` holds, binding by binding."""
+        found = []
+        for binding in self.bindings:
+            if not any(_applies(subject, s, binding.namespace) for s in binding.subjects):
+                continue
+            role = self._role(binding)
+            if role is None:
+                continue
+            where = f"RoleBinding/{binding.namespace}/{binding.name}"
+            if binding.namespace is None:
+                where = f"ClusterRoleBinding/{binding.name}"
+            role_ref = f"ClusterRole/{binding.role_name}"
+            if binding.role_kind == "Role":
+                role_ref = f"Role/{binding.namespace}/{binding.role_name}"
+            found += [Grant(binding.namespace, rule, where, role_ref) for rule in role.rules]
+        return found
+
+    def can(
+        self,
+        subject: Subject,
+        verb: str,
+        group: str,
+        resource: str,
+        namespace: str | None,
+        *,
+        name: str | None = None,
+        subresource: str | None = None,
+    ) -> bool:
+        """Whether ``subject`` may ``verb`` the ``resource`` of API ``group`` in ``namespace``
+        (None: cluster-scoped, or across all namespaces), optionally one ``name``d object and
+        its ``subresource``."""
+        asked = f"{resource}/{subresource}" if subresource else resource
+        return any(
+            (grant.namespace is None or grant.namespace == namespace)
+            and grant.rule.allows(verb, group, asked, name)
+            for grant in self.grants(subject)
+        )
+
+    def _add_role(self, obj: Mapping[str, object]) -> None:
+        name, namespace, labels = metadata(obj)
+        rules = _rules(obj.get("rules"), f"{obj['kind']} {name}")
+        aggregation = None
+        if obj["kind"] == "ClusterRole":
+            aggregation = _aggregation(obj.get("aggregationRule"), f"ClusterRole {name}")
+            if name in self.cluster_roles:
+                raise ObjectError(f"ClusterRole {name} is declared twice")
+            self.cluster_roles[name] = _Role(rules, labels, aggregation)
+        else:
+            if (namespace, name) in self.roles:
+                raise ObjectError(f"Role {namespace}/{name} is declared twice")
+            self.roles[namespace, name] = _Role(rules, labels)
+
+    def _role(self, binding: _Binding) -> _Role | None:
+        if binding.role_kind == "ClusterRole":
+            return self.cluster_roles.get(binding.role_name)
+        return self.roles.get((binding.namespace or "", binding.role_name))
+
+
+def _has(values: Sequence[str], wanted: str) -> bool:
+    return ALL in values or wanted in values
+
+
+def _resource_matches(resources: Sequence[str], asked: str) -> bool:
+    """The authorizer's ResourceMatches: ``*``, the exact ``resource[/subresource]``, or
+    ``*/subresource`` for a subresource."""
+    _resource, _, subresource = asked.partition("/")
+    for resource in resources:
+        if resource in (ALL, asked):
+            return True
+        if subresource and resource == f"*/{subresource}":
+            return True
+    return False
+
+
+def _applies(subject: Subject, bound: tuple[str, str, str | None], namespace: str | None) -> bool:
+    kind, name, bound_namespace = bound
+    if kind == "User":
+        return subject.user == name
+    if kind == "Group":
+        return name in subject.member_of
+    return (
+        subject.kind == "ServiceAccount"
+        and subject.name == name
+        and subject.namespace == (bound_namespace or namespace)
+    )
+
+
+def _aggregate(roles: dict[str, _Role]) -> None:
+    """Give aggregated cluster roles the rules of the roles they select, to a fixed point."""
+    for _round in range(len(roles) + 1):
+        changed = False
+        for name, role in roles.items():
+            if role.aggregation is None:
+                continue
+            rules: list[PolicyRule] = []
+            for other_name, other in sorted(roles.items()):
+                if other_name != name and any(s.matches(other.labels) for s in role.aggregation):
+                    rules += [rule for rule in other.rules if rule not in rules]
+            if tuple(rules) != role.rules:
+                roles[name] = _Role(tuple(rules), role.labels, role.aggregation)
+                changed = True
+        if not changed:
+            return
+
+
+def _rules(value: object, where: str) -> tuple[PolicyRule, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ObjectError(f"{where}: rules must be a list")
+    return tuple(_rule(rule, f"{where}: rules[{i}]") for i, rule in enumerate(value))
+
+
+def _rule(value: object, where: str) -> PolicyRule:
+    if not isinstance(value, dict):
+        raise ObjectError(f"{where}: must be an object")
+    fields = {}
+    for key in ("verbs", "apiGroups", "resources", "resourceNames", "nonResourceURLs"):
+        items = value.get(key) or []
+        if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+            raise ObjectError(f"{where}.{key}: must be a list of strings")
+        fields[key] = tuple(items)
+    if not fields["verbs"]:
+        raise ObjectError(f"{where}.verbs: at least one verb is required")
+    if fields["resources"] and fields["nonResourceURLs"]:
+        raise ObjectError(f"{where}: a rule has resources or nonResourceURLs, not both")
+    return PolicyRule(
+        verbs=fields["verbs"],
+        api_groups=fields["apiGroups"],
+        resources=fields["resources"],
+        resource_names=fields["resourceNames"],
+        non_resource_urls=fields["nonResourceURLs"],
+    )
+
+
+def _aggregation(value: object, where: str) -> tuple[Selector, ...] | None:
+    if value is None:
+        return None
+    selectors = value.get("clusterRoleSelectors") if isinstance(value, dict) else None
+    if not isinstance(selectors, list):
+        raise ObjectError(f"{where}: aggregationRule.clusterRoleSelectors must be a list")
+    return tuple(
+        parse_selector(s, f"{where}: aggregationRule.clusterRoleSelectors[{i}]")
+        for i, s in enumerate(selectors)
+    )
+
+
+def _binding(obj: Mapping[str, object]) -> _Binding:
+    name, namespace, _labels = metadata(obj)
+    cluster = obj["kind"] == "ClusterRoleBinding"
+    where = f"{obj['kind']} {name if cluster else f'{namespace}/{name}'}"
+    ref = obj.get("roleRef")
+    if not isinstance(ref, dict) or ref.get("apiGroup") != "rbac.authorization.k8s.io":
+        raise ObjectError(f"{where}: roleRef.apiGroup must be rbac.authorization.k8s.io")
+    kind, role = ref.get("kind"), ref.get("name")
+    allowed = ("ClusterRole",) if cluster else ("Role", "ClusterRole")
+    if kind not in allowed or not isinstance(role, str) or not role:
+        raise ObjectError(f"{where}: roleRef must name a {' or '.join(allowed)}")
+    listed = obj.get("subjects") or []
+    if not isinstance(listed, list):
+        raise ObjectError(f"{where}: subjects must be a list")
+    subjects = []
+    for index, subject in enumerate(listed):
+        subjects.append(_subject(subject, f"{where}: subjects[{index}]", cluster))
+    return _Binding(None if cluster else namespace, name, str(kind), role, tuple(subjects))
+
+
+def _subject(value: object, where: str, cluster: bool) -> tuple[str, str, str | None]:
+    if not isinstance(value, dict):
+        raise ObjectError(f"{where}: must be an object")
+    kind, name, namespace = value.get("kind"), value.get("name"), value.get("namespace")
+    if kind not in SUBJECT_KINDS or not isinstance(name, str) or not name:
+        raise ObjectError(f"{where}: needs a kind (User, Group, ServiceAccount) and a name")
+    if kind == "ServiceAccount" and cluster and not namespace:
+        raise ObjectError(f"{where}: a service account needs a namespace here")
+    return str(kind), name, namespace if isinstance(namespace, str) and namespace else None
+
+
+def describe(grant: Grant) -> str:
+    """One line for a grant: where, verbs, resources, names, and through what."""
+    rule = grant.rule
+    groups = ",".join(g or '""' for g in rule.api_groups)
+    text = (
+        f"{grant.namespace or 'cluster-wide'}: {','.join(rule.verbs)} "
+        f"{','.join(rule.resources or rule.non_resource_urls)} (groups {groups})"
+    )
+    if rule.resource_names:
+        text += f" named {','.join(rule.resource_names)}"
+    return f"{text} via {grant.binding} -> {grant.role}"

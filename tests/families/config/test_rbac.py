@@ -1,0 +1,210 @@
+"""RBAC effective permissions, rule by rule, as the Kubernetes RBAC documentation
+(reference/access-authn-authz/rbac) and the authorizer's matching rules state them."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.families.config.rbac import Permissions, Subject, describe
+from assay.families.config.selectors import ObjectError
+from tests.families.config.kube import Obj, binding, cluster_role, role, rule
+
+ALICE = Subject.parse("User:alice")
+READER = Subject.parse("ServiceAccount:shop/reader")
+CM_READER = rule("get list watch", "configmaps")
+
+
+def perms(*objects: Obj) -> Permissions:
+    return Permissions(objects)
+
+
+def test_a_role_binding_grants_its_role_in_its_namespace_only() -> None:
+    p = perms(role("shop/cm", CM_READER), binding("shop/cm", "Role:cm", "User:alice"))
+    assert p.can(ALICE, "get", "", "configmaps", "shop")
+    assert not p.can(ALICE, "get", "", "configmaps", "ops")
+    assert not p.can(ALICE, "list", "", "configmaps", None)  # across all namespaces
+    assert not p.can(ALICE, "delete", "", "configmaps", "shop")
+    assert not p.can(ALICE, "get", "", "secrets", "shop")
+    assert not p.can(Subject.parse("User:bob"), "get", "", "configmaps", "shop")
+
+
+def test_a_role_binding_of_a_cluster_role_grants_it_in_the_bindings_namespace_only() -> None:
+    """ "A RoleBinding can also reference a ClusterRole to grant the permissions defined in that
+    ClusterRole to resources inside the RoleBinding's namespace"."""
+    p = perms(cluster_role("cm", CM_READER), binding("shop/cm", "ClusterRole:cm", "User:alice"))
+    assert p.can(ALICE, "get", "", "configmaps", "shop")
+    assert not p.can(ALICE, "get", "", "configmaps", "ops")
+    assert not p.can(ALICE, "get", "", "configmaps", None)
+
+
+def test_a_cluster_role_binding_grants_everywhere_and_on_cluster_scoped_resources() -> None:
+    p = perms(
+        cluster_role("reader", rule("get list", "configmaps nodes")),
+        binding("reader", "ClusterRole:reader", "User:alice"),
+    )
+    assert p.can(ALICE, "get", "", "configmaps", "shop")
+    assert p.can(ALICE, "get", "", "configmaps", "ops")
+    assert p.can(ALICE, "list", "", "configmaps", None)
+    assert p.can(ALICE, "get", "", "nodes", None)
+
+
+def test_a_role_binding_refers_to_a_role_of_its_own_namespace() -> None:
+    p = perms(role("ops/cm", CM_READER), binding("shop/cm", "Role:cm", "User:alice"))
+    assert not p.can(ALICE, "get", "", "configmaps", "shop")
+    assert not p.can(ALICE, "get", "", "configmaps", "ops")
+
+
+def test_a_binding_to_a_missing_role_grants_nothing() -> None:
+    p = perms(binding("shop/cm", "Role:missing", "User:alice"))
+    assert p.grants(ALICE) == []
+
+
+def test_wildcards_match_every_verb_group_and_resource() -> None:
+    p = perms(
+        role("shop/all", {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}),
+        binding("shop/all", "Role:all", "User:alice"),
+    )
+    assert p.can(ALICE, "delete", "apps", "deployments", "shop")
+    assert p.can(ALICE, "escalate", "rbac.authorization.k8s.io", "roles", "shop")
+    assert p.can(ALICE, "get", "", "pods", "shop", subresource="log")
+    assert not p.can(ALICE, "get", "", "pods", "ops")
+
+
+def test_wildcard_verbs_alone() -> None:
+    p = perms(role("shop/cm", rule("*", "configmaps")), binding("shop/cm", "Role:cm", "User:alice"))
+    assert p.can(ALICE, "delete", "", "configmaps", "shop")
+    assert not p.can(ALICE, "get", "", "secrets", "shop")
+
+
+def test_api_groups_must_match() -> None:
+    p = perms(
+        role("shop/deploy", rule("get", "deployments", groups="core")),
+        binding("shop/deploy", "Role:deploy", "User:alice"),
+    )
+    assert not p.can(ALICE, "get", "apps", "deployments", "shop")
+    assert p.can(ALICE, "get", "", "deployments", "shop")
+
+
+def test_resource_names_restrict_requests_by_name_and_never_match_unnamed_ones() -> None:
+    """ "you cannot restrict create or deletecollection requests by their resource name" and a
+    list without a name is not matched by a rule with resourceNames."""
+    p = perms(
+        role("shop/one", rule("get list update", "configmaps", names="app-config")),
+        binding("shop/one", "Role:one", "User:alice"),
+    )
+    assert p.can(ALICE, "get", "", "configmaps", "shop", name="app-config")
+    assert not p.can(ALICE, "get", "", "configmaps", "shop", name="other")
+    assert not p.can(ALICE, "list", "", "configmaps", "shop")
+
+
+@pytest.mark.parametrize(
+    ("resources", "pods", "log"),
+    [
+        ("pods", True, False),
+        ("pods/log", False, True),
+        ("pods pods/log", True, True),
+        ("*/log", False, True),
+        ("*", True, True),
+        ("pods/*", False, False),
+    ],
+)
+def test_subresources(resources: str, pods: bool, log: bool) -> None:
+    """The docs' pods/log example; ``*/log`` matches any resource's log subresource; ``*``
+    everything; ``pods/*`` is no wildcard."""
+    p = perms(role("shop/r", rule("get", resources)), binding("shop/r", "Role:r", "User:alice"))
+    assert p.can(ALICE, "get", "", "pods", "shop") is pods
+    assert p.can(ALICE, "get", "", "pods", "shop", subresource="log") is log
+
+
+def test_a_role_bindings_service_account_without_namespace_is_in_the_bindings_namespace() -> None:
+    p = perms(role("shop/cm", CM_READER), binding("shop/cm", "Role:cm", "ServiceAccount:reader"))
+    assert p.can(READER, "get", "", "configmaps", "shop")
+    other = Subject.parse("ServiceAccount:ops/reader")
+    assert not p.can(other, "get", "", "configmaps", "shop")
+
+
+def test_a_service_account_is_a_user_and_a_member_of_its_groups() -> None:
+    p = perms(
+        cluster_role("cm", CM_READER),
+        binding("shop/as-user", "ClusterRole:cm", "User:system:serviceaccount:shop:reader"),
+        binding("ops/all-sa", "ClusterRole:cm", "Group:system:serviceaccounts:shop"),
+        binding("dev/everyone", "ClusterRole:cm", "Group:system:authenticated"),
+    )
+    assert p.can(READER, "get", "", "configmaps", "shop")
+    assert p.can(READER, "get", "", "configmaps", "ops")
+    assert p.can(READER, "get", "", "configmaps", "dev")
+    stranger = Subject.parse("ServiceAccount:ops/reader")
+    assert not p.can(stranger, "get", "", "configmaps", "shop")
+    assert not p.can(stranger, "get", "", "configmaps", "ops")
+    assert p.can(stranger, "get", "", "configmaps", "dev")
+
+
+def test_groups_grant_to_their_members() -> None:
+    p = perms(role("shop/cm", CM_READER), binding("shop/cm", "Role:cm", "Group:devs"))
+    assert p.can(Subject.parse("Group:devs"), "get", "", "configmaps", "shop")
+    assert p.can(Subject("User", "alice", groups=("devs",)), "get", "", "configmaps", "shop")
+    assert not p.can(ALICE, "get", "", "configmaps", "shop")
+
+
+def test_an_aggregated_cluster_role_has_the_rules_of_the_roles_it_selects() -> None:
+    """The docs' "monitoring" example: the controller fills the aggregated role's rules with
+    those of the labelled roles, replacing whatever rules it had; aggregation chains."""
+    aggregated = cluster_role("monitoring", rule("delete", "secrets"))
+    aggregated["aggregationRule"] = {
+        "clusterRoleSelectors": [
+            {"matchLabels": {"rbac.example.com/aggregate-to-monitoring": "true"}}
+        ]
+    }
+    endpoints = cluster_role(
+        "monitoring-endpoints",
+        rule("get list watch", "services endpointslices"),
+        labels={"rbac.example.com/aggregate-to-monitoring": "true"},
+    )
+    chained = cluster_role("chained", labels={"rbac.example.com/aggregate-to-monitoring": "true"})
+    chained["aggregationRule"] = {"clusterRoleSelectors": [{"matchLabels": {"extra": "yes"}}]}
+    extra = cluster_role("extra-pods", rule("get", "pods"), labels={"extra": "yes"})
+    p = perms(
+        aggregated,
+        endpoints,
+        chained,
+        extra,
+        binding("mon", "ClusterRole:monitoring", "User:alice"),
+    )
+    assert p.can(ALICE, "list", "", "services", "shop")
+    assert p.can(ALICE, "get", "", "pods", "shop")
+    assert not p.can(ALICE, "delete", "", "secrets", "shop")
+    assert not p.can(ALICE, "get", "", "nodes", None)
+
+
+def test_grants_list_every_rule_with_its_binding() -> None:
+    p = perms(
+        role("shop/cm", CM_READER),
+        binding("shop/cm", "Role:cm", "User:alice"),
+        cluster_role("nodes", rule("get", "nodes")),
+        binding("nodes", "ClusterRole:nodes", "User:alice"),
+    )
+    lines = sorted(describe(g) for g in p.grants(ALICE))
+    assert lines == [
+        'cluster-wide: get nodes (groups "") via ClusterRoleBinding/nodes -> ClusterRole/nodes',
+        'shop: get,list,watch configmaps (groups "") via RoleBinding/shop/cm -> Role/shop/cm',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        (binding("crb", "Role:cm", "User:alice"), "roleRef must name a ClusterRole"),
+        ({**binding("shop/b", "Role:cm"), "roleRef": {"kind": "Role", "name": "x"}}, "apiGroup"),
+        (binding("crb", "ClusterRole:cm", "ServiceAccount:reader"), "needs a namespace"),
+        (role("shop/r", {"apiGroups": [""], "resources": ["pods"], "verbs": []}), "verb"),
+    ],
+)
+def test_objects_the_api_server_refuses_are_refused(obj: Obj, message: str) -> None:
+    with pytest.raises(ObjectError, match=message):
+        Permissions([obj])
+
+
+@pytest.mark.parametrize("text", ["Robot:x", "User:", "ServiceAccount:reader", "ServiceAccount:/x"])
+def test_subjects_are_parsed_strictly(text: str) -> None:
+    with pytest.raises(ValueError, match="ServiceAccount"):
+        Subject.parse(text)
