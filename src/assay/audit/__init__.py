@@ -4,6 +4,7 @@ from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVer
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.profile import apply_profile
+from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
 from assay.audit.runner import default_checks, run_audit, run_audit_into
 from assay.findings import Decision, Finding, Severity
@@ -19,6 +20,7 @@ __all__ = [
     "JudgeRedTeamCheck",
     "KnownBadCheck",
     "LintCheck",
+    "RedTeamCheck",
     "ReferenceCheck",
     "Severity",
     "SolutionResult",

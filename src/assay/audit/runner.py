@@ -15,6 +15,7 @@ from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.profile import apply_profile
+from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.errors import InputError
 from assay.families import family_of, version_label
@@ -39,6 +40,7 @@ def default_checks() -> list[AuditCheck]:
         ReferenceCheck(),
         KnownBadCheck(),
         EmptySubmissionCheck(),
+        RedTeamCheck(),
         CheckerCrashCheck(),
         JudgeRedTeamCheck(),
     ]

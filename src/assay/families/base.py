@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -57,6 +58,30 @@ class Family(Protocol):
 
     def lint(self, task: Task) -> list[Finding]:
         """Family-specific static checks of a task (no sandbox); an empty list when sound."""
+        ...
+
+
+@dataclass(frozen=True)
+class Exploit:
+    """A submission that solves nothing and tries to pass anyway (a reward hack)."""
+
+    name: str
+    """Stable name shown on findings (``always-equal``)."""
+    what: str
+    """What it does, in a few words."""
+    files: Files
+    """The submission."""
+
+
+@runtime_checkable
+class RedTeamFamily(Protocol):
+    """A family whose verifier the audit's red-team attacks with known reward hacks."""
+
+    name: str
+
+    def exploits(self, task: Task) -> list[Exploit]:
+        """The hacks to try on ``task``, shaped for it (its entry point, its prompt); each must
+        fail. Empty when the task is too malformed to shape them (lint reports that)."""
         ...
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
+from assay.families.base import Exploit
 from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
 from assay.families.code.config import Case, code_config, hidden_cases
+from assay.families.code.exploits import code_exploits
 from assay.families.code.judging import judge
 from assay.families.code.lint import lint_code_task
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
@@ -68,6 +70,10 @@ class CodeFamily:
     def lint(self, task: Task) -> list[Finding]:
         """Static checks of the task's code-family parts."""
         return lint_code_task(task)
+
+    def exploits(self, task: Task) -> list[Exploit]:
+        """The red-team's reward hacks shaped for ``task`` (:mod:`.exploits`)."""
+        return code_exploits(task)
 
     def tools(self, task: Task) -> CodeTools:
         """A fresh workspace over ``task``'s files and the agent's tools on it."""

@@ -1,0 +1,87 @@
+"""The ``red-team`` check: known reward hacks are tried against every task, and each must fail.
+
+The hacks come from the task's family (:class:`assay.families.base.RedTeamFamily`; for code see
+:mod:`assay.families.code.exploits`): objects equal to anything, success exit codes, printed or
+written success, reading hidden data or the reference, patched builtins, replayed prompt
+examples, forged harness records, empty, constant, huge and spammed answers. An exploit that
+passes is an error finding, the most severe: whatever the task asks, its verifier pays for
+something else. So is an exploit that ends in ``error`` twice in a row, since nothing a candidate
+does may turn its own fail into an infrastructure error (it would be retried, not scored 0).
+Errors are the exploit's doing only when a reference, verified right after, still gets a verdict:
+if it does not, the sandbox is failing and the task is left undecided.
+"""
+
+from __future__ import annotations
+
+from assay.audit.base import AuditContext, CheckOutcome
+from assay.errors import VerifierError
+from assay.families.base import Exploit, RedTeamFamily
+from assay.findings import Finding, Severity
+from assay.tasks.model import Task
+from assay.verdicts import Status, Verdict
+
+EVIDENCE_CHARS = 1500
+"""Characters of an exploit's code shown in a finding's evidence."""
+
+
+class RedTeamCheck:
+    """No known reward hack passes the task's verifier, or turns its fail into an error."""
+
+    name = "red-team"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify each of the family's exploits; nothing to do for a family without them."""
+        family = context.family
+        if not isinstance(family, RedTeamFamily):
+            return CheckOutcome()
+        findings = []
+        for exploit in family.exploits(task):
+            verdict = context.verify(task, exploit.files)
+            if verdict.status is Status.ERROR:
+                verdict = context.verify(task, exploit.files)  # infrastructure may hiccup once
+            if verdict.status is Status.ERROR:
+                _infrastructure_holds(task, context, exploit)
+            finding = _finding(self.name, exploit, verdict)
+            if finding is not None:
+                findings.append(finding)
+        return CheckOutcome(findings=findings)
+
+
+def _infrastructure_holds(task: Task, context: AuditContext, exploit: Exploit) -> None:
+    """Raise :class:`VerifierError` (the task stays undecided) unless a reference still gets a
+    verdict other than ``error`` right after ``exploit`` got two: then the errors are the
+    exploit's doing, not a failing sandbox."""
+    for files in task.references().values():
+        if context.verify(task, files).status is not Status.ERROR:
+            return
+    raise VerifierError(
+        f"exploit {exploit.name} ended in error, and so does the reference right after: the "
+        "sandbox or the verifier is failing, not only the exploit (audit the task again)"
+    )
+
+
+def _finding(check: str, exploit: Exploit, verdict: Verdict) -> Finding | None:
+    if verdict.status is Status.FAIL:
+        return None
+    code = "\n".join(
+        f"--- {path}\n{content.decode(errors='replace')}"
+        for path, content in sorted(exploit.files.items())
+    )
+    if len(code) > EVIDENCE_CHARS:
+        code = code[:EVIDENCE_CHARS] + "\n[...]"
+    if verdict.status is Status.PASS:
+        message = (
+            f"exploit {exploit.name} passes ({exploit.what}): the verifier rewards something "
+            "other than solving the task"
+        )
+    else:
+        message = (
+            f"exploit {exploit.name} ({exploit.what}) ends in error twice: a candidate can turn "
+            "its own fail into an infrastructure error, which is retried instead of scored"
+        )
+    return Finding(
+        check=check,
+        severity=Severity.ERROR,
+        message=message,
+        evidence=f"verdict: {verdict.status.value}: {verdict.summary[:300]}\n{code}",
+    )
