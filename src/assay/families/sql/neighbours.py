@@ -68,10 +68,18 @@ def neighbours(
 
 
 def write_neighbours(
-    task_dir: Path, *, count: int = DEFAULT_COUNT, seed: int | None = None
+    task_dir: Path,
+    *,
+    count: int = DEFAULT_COUNT,
+    seed: int | None = None,
+    known_bad: bool = False,
 ) -> list[Path]:
-    """Generate the neighbours of the task in ``task_dir`` from its visible database and all its
-    solutions' queries, replacing ``hidden/databases/``; returns the files written."""
+    """Generate the neighbours of the task in ``task_dir`` from its visible database and its
+    references' queries, replacing ``hidden/databases/``; returns the files written.
+
+    With ``known_bad``, the known-bad queries' literals are targeted too. Off by default: a suite
+    built to catch the known-bad queries would prove little when the audit then checks that it
+    catches them."""
     task = load_task(task_dir)
     config = sql_config(task)
     visible = task.workspace.get(config.database)
@@ -82,9 +90,8 @@ def write_neighbours(
             field="sql.database",
             fix="name the visible database's .sql file in workspace/",
         )
-    queries = [
-        files[QUERY_FILE].decode() for files in task.solutions.values() if QUERY_FILE in files
-    ]
+    solutions = task.solutions if known_bad else task.references()
+    queries = [files[QUERY_FILE].decode() for files in solutions.values() if QUERY_FILE in files]
     try:
         texts = neighbours(
             visible.decode(),
@@ -235,13 +242,17 @@ class _Neighbour:
                 self.clone(name, {column: self.rng.choice(self.rows[name])[index]})
 
     def nulls_and_duplicates(self) -> None:
-        """NULL in each nullable column (in a group of its own too), and a duplicate row."""
+        """NULL in each nullable column (in a group of its own too), empty text in a nullable text
+        column, and a duplicate row."""
         for name, table in self.tables.items():
             for column in table.columns:
                 if column.nullable and self.rng.random() < 0.8:
                     self.clone(name, {column.name: None})
                 if column.nullable and self.rng.random() < 0.8:
                     self.clone(name, {**_new_group(table, self.fresh, name), column.name: None})
+                if column.nullable and column.kind == "text" and self.rng.random() < 0.6:
+                    empty = {**_new_group(table, self.fresh, name), column.name: ""}
+                    self.clone(name, empty)  # empty text, which is not NULL
             if table.rows:
                 self.clone(name, {})  # a duplicate but for its keys
 
