@@ -42,6 +42,8 @@ REFUSED = {
     "SELECT * FROM '/etc/passwd'": "only tables by name",
     "SELECT * FROM orders WHERE id IN (SELECT 1 FROM read_json('x.json'))": "only tables by name",
     "SELECT getenv('HOME')": "getenv",
+    "SELECT * FROM customers WHERE id IN (SELECT 1 FROM parquet_scan('x'))": "only tables",
+    "SELECT COUNT(*) FROM (SELECT * FROM customers) WHERE sqlite_scan('x', 't') IS NULL": "scan",
     "SELECT load_extension('evil.so')": "load_extension",
     "SELECT * INTO copied FROM orders": "INTO",
     "EXPLAIN SELECT 1": "EXPLAIN",

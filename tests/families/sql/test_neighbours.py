@@ -36,8 +36,9 @@ def test_the_same_seed_gives_the_same_databases_and_another_seed_others() -> Non
     assert len(set(first)) == 3
 
 
-def test_neighbours_keep_the_schema_verbatim_and_its_constraints() -> None:
-    for text in neighbours(VISIBLE, [REFERENCE], seed=1):
+@pytest.mark.parametrize("seed", range(6))
+def test_neighbours_keep_the_schema_verbatim_and_its_constraints(seed: int) -> None:
+    for text in neighbours(VISIBLE, [REFERENCE], seed=seed):
         assert text.startswith("-- A small coffee and tea shop")
         assert "price DECIMAL(10, 2) NOT NULL CHECK (price >= 0)" in text
         connection = sqlite3.connect(":memory:")

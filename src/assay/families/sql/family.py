@@ -260,12 +260,15 @@ def _judge(
     config: SqlConfig,
 ) -> tuple[list[Criterion], str]:
     """Per-database criteria against the reference the submission matches best."""
+    failures = _failure_texts(outcomes)
     best: list[Criterion] = []
     best_name = expected.references[0]
+    several = len(expected.references) > 1
     for r, name in enumerate(expected.references):
         criteria = []
         for d, database in enumerate(databases):
             outcome = outcomes[d]
+            found = failures[d]
             if isinstance(outcome, Table):
                 found = difference(
                     expected.tables[r][d],
@@ -273,16 +276,13 @@ def _judge(
                     tolerance=config.float_tolerance,
                     ordering=expected.orderings[r],
                 )
-            else:
-                found = _failure_text(outcome)
-            evidence = "" if found is None else found
-            if found is not None and len(expected.references) > 1:
-                evidence = f"against {name}: {found}"
+                if found is not None and several:
+                    found = f"against {name}: {found}"
             criteria.append(
                 Criterion(
                     name=database.name,
                     passed=found is None,
-                    evidence=evidence[:2000],
+                    evidence=(found or "")[:2000],
                     kind="database",
                 )
             )
@@ -291,12 +291,19 @@ def _judge(
     return best, best_name
 
 
-def _failure_text(outcome: object) -> str:
-    if isinstance(outcome, Failed):
-        if outcome.kind == "missing" and "time" not in outcome.message:
-            return "not run: the query failed on an earlier database"
-        return f"the query failed ({outcome.kind}): {outcome.message}"
-    return "no result"
+def _failure_texts(outcomes: Sequence[Table | Failed]) -> list[str | None]:
+    """Why the query gave no result on each database (None where it gave one)."""
+    texts: list[str | None] = []
+    failed_before = False
+    for outcome in outcomes:
+        if isinstance(outcome, Table):
+            texts.append(None)
+        elif outcome.kind == "missing" and failed_before:
+            texts.append("not run: the query failed on an earlier database")
+        else:
+            texts.append(f"the query failed ({outcome.kind}): {outcome.message}")
+        failed_before = failed_before or isinstance(outcome, Failed)
+    return texts
 
 
 def _refused(databases: list[Database], reason: str) -> tuple[Criterion, ...]:

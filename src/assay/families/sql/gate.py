@@ -15,6 +15,7 @@ A database file is SQL text too, task input rather than a submission: only ``CRE
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from dataclasses import dataclass
 
@@ -92,6 +93,7 @@ def dialect(engine: str) -> str:
 
 def check_query(text: str, engine: str) -> Accepted | Refused:
     """Whether ``text`` is exactly one read-only query for ``engine``; never raises."""
+    _quiet_fallbacks()
     if len(text) > MAX_QUERY_CHARS:
         return Refused(f"the query has {len(text)} characters, more than {MAX_QUERY_CHARS}")
     try:
@@ -105,6 +107,27 @@ def check_query(text: str, engine: str) -> Accepted | Refused:
     if len(statements) > 1:
         return Refused(f"{len(statements)} statements were submitted; exactly one query is allowed")
     return _read_only(statements[0])
+
+
+class _FallbackFilter(logging.Filter):
+    """Drops sqlglot's warning that it parsed a statement as a bare command: for a submission
+    that is a refusal the verdict gives, not something to log."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return "Falling back to parsing as a 'Command'" not in message and not message.startswith(
+            "Unsupported "
+        )
+
+
+_FALLBACK_FILTER = _FallbackFilter()
+
+
+def _quiet_fallbacks() -> None:
+    """Install the filter on sqlglot's logger, once (on first use, not on import)."""
+    logger = logging.getLogger("sqlglot")
+    if _FALLBACK_FILTER not in logger.filters:
+        logger.addFilter(_FALLBACK_FILTER)
 
 
 def _read_only(tree: exp.Expr) -> Accepted | Refused:
@@ -126,7 +149,7 @@ def _refusal(node: exp.Expr) -> str | None:
             return f"reading from {node.sql()[:80]!r} is not allowed: only tables by name"
     if isinstance(node, exp.Func):
         name = _function_name(node)
-        if name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES):
+        if name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES) or name.endswith("_scan"):
             return f"the function {name}() is not allowed: it reaches outside the database"
     if isinstance(node, exp.Into):
         return "SELECT ... INTO is not allowed in a read-only query"
@@ -141,6 +164,7 @@ def _function_name(node: exp.Func) -> str:
 
 def database_statements(text: str, engine: str) -> list[exp.Expr] | str:
     """The statements of a database file, or why they are not a database (first problem)."""
+    _quiet_fallbacks()
     try:
         statements = [s for s in sqlglot.parse(text, read=dialect(engine)) if s is not None]
     except SqlglotError as exc:

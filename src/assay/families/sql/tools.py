@@ -138,7 +138,8 @@ class SqlTools:
         return _refused(f"unknown tool {name[:100]!r}; the tools are {known}")
 
     def _schema(self) -> ToolResult:
-        text = "\n\n".join(schema_texts(self._visible.text.decode(errors="replace"), "sqlite"))
+        source = self._visible.text.decode(errors="replace")
+        text = "\n\n".join(schema_texts(source, self._config.engine))
         return ToolResult(output=_bounded(text, self.limits.shown_chars), ok=True)
 
     def _query(self, sql: str, sandbox: Sandbox) -> ToolResult:
