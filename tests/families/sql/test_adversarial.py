@@ -144,3 +144,22 @@ def _fast(task: Task) -> Task:
     """``task`` with a short time limit per query."""
     config = {**task.spec.config, "time_limit_s": 1.0}
     return task.model_copy(update={"spec": task.spec.model_copy(update={"config": config})})
+
+
+@pytest.mark.parametrize("name", [ORDERS, CITIES])
+def test_the_red_team_exploits_all_fail(name: str, pool: PoolSandbox) -> None:
+    """The hacks the audit's red-team check tries on every sql task."""
+    task = _fast(fixture_task(name))
+    exploits = family.exploits(task)
+    assert {"whole-table-customers", "reference-then-drop", "runs-forever"} <= {
+        e.name for e in exploits
+    }
+    for exploit in exploits:
+        verdict = family.verify(task, exploit.files, pool)
+        assert verdict.status is Status.FAIL, (exploit.name, verdict.summary)
+
+
+def test_a_task_whose_database_cannot_be_read_has_no_exploits() -> None:
+    task = fixture_task(ORDERS)
+    broken = task.model_copy(update={"workspace": {"shop.sql": b"DROP TABLE x;"}})
+    assert family.exploits(broken) == []

@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, VerifierError
 from assay.families import version_label
+from assay.families.base import Exploit
 from assay.families.sql.compare import Ordering, difference
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
 from assay.families.sql.databases import SUFFIXES, Database, engine_bytes, engine_file, suite
+from assay.families.sql.exploits import sql_exploits
 from assay.families.sql.gate import Refused, check_query
 from assay.families.sql.lint import lint_sql_task
 from assay.families.sql.ordering import ordering
@@ -70,6 +72,11 @@ class SqlFamily:
     def lint(self, task: Task) -> list[Finding]:
         """Static checks of the task's sql-family parts."""
         return lint_sql_task(task)
+
+    def exploits(self, task: Task) -> list[Exploit]:
+        """Reward hacks shaped for ``task``, for the audit's red-team check (see
+        :mod:`assay.families.sql.exploits`)."""
+        return sql_exploits(task)
 
     def tools(self, task: Task) -> SqlTools:
         """The agent's tools over ``task``'s visible database."""
