@@ -39,15 +39,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import openai
+from _fixtures import CANDIDATE, median_task
 
 from assay.families import harness_code
-from assay.families.code.config import Case, cases_json
 from assay.families.code.family import CodeFamily
 from assay.policies import OpenAIPolicy, parse_policy
 from assay.runs import RunnerOptions, RunSpec, run_rollouts, start_run
 from assay.sandbox import PoolSandbox
 from assay.store import Store
-from assay.tasks import Limits, Task, TaskSpec
+from assay.tasks import Task
 from assay.verdicts import Status
 
 CPUS = os.cpu_count() or 1
@@ -57,33 +57,9 @@ QUEUE_EPISODES, QUICK_QUEUE_EPISODES = 2000, 200
 MODEL_EPISODES, QUICK_MODEL_EPISODES = 1000, 200
 CONCURRENT = 200
 DELAY_S = 0.2
-LIMITS = Limits(timeout_s=5, memory_mb=256)
 TARGET_QUEUE_OVERHEAD = 0.20
 TARGET_MODEL_SHARE = 0.80
 MODEL = "bench-model"
-
-CANDIDATE = """
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if not ordered:
-        return None
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
-"""
-CASES: list[tuple[list[object], object]] = [
-    ([[3, 1, 2]], 2),
-    ([[4, 1, 3, 2]], 2.5),
-    ([[]], None),
-    ([[5]], 5),
-    ([[9, 7, 8, 6]], 7.5),
-    ([[-1, -5, 3]], -1),
-    ([[1.5, 0.5]], 1.0),
-    ([[10, 20, 30, 40, 50, 60, 70]], 40),
-    ([[2, 2, 2, 2]], 2.0),
-    ([list(range(100, 0, -1))], 50.5),
-]
 
 
 class BenchmarkError(RuntimeError):
@@ -92,21 +68,7 @@ class BenchmarkError(RuntimeError):
 
 def make_tasks(count: int) -> list[Task]:
     """``count`` median tasks (10 hidden cases each), held in memory, with distinct ids."""
-    cases = [Case(id=f"case-{i}", args=args, expected=want) for i, (args, want) in enumerate(CASES)]
-    return [
-        Task(
-            spec=TaskSpec(
-                id=f"bench-median-{index:03d}",
-                family="code",
-                config={"function": "median"},
-                limits=LIMITS,
-            ),
-            prompt="Write `median(values)` in solution.py.\n",
-            hidden={"cases.json": cases_json(cases)},
-            solutions={"reference": {"solution.py": CANDIDATE.encode()}},
-        )
-        for index in range(count)
-    ]
+    return [median_task(f"bench-median-{index:03d}") for index in range(count)]
 
 
 def split(episodes: int) -> tuple[int, int]:

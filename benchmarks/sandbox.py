@@ -48,13 +48,14 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from types import FrameType
 
+from _fixtures import CANDIDATE, CASES, LIMITS, median_task
+
 from assay.errors import SandboxUnavailableError
 from assay.families import harness_code
 from assay.families.code.compare import first_difference
-from assay.families.code.config import Case, cases_json
 from assay.families.code.family import CodeFamily
 from assay.sandbox import BubblewrapSandbox, LocalSandbox, PoolSandbox, Sandbox
-from assay.tasks import Limits, Task, TaskSpec
+from assay.tasks import Limits, Task
 from assay.verdicts import Status
 
 DEFAULT_JOBS = 200
@@ -63,32 +64,6 @@ CLIENT_THREADS = 2 * (os.cpu_count() or 1)
 """Jobs in flight at once, for every backend: as many as the command line runs by default."""
 POOL_WORKERS = CLIENT_THREADS
 EMPTY_PROGRAM = "pass"
-LIMITS = Limits(timeout_s=5, memory_mb=256)
-
-CANDIDATE = """
-def median(values):
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    if not ordered:
-        return None
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
-"""
-
-CASES: list[tuple[list[object], object]] = [
-    ([[3, 1, 2]], 2),
-    ([[4, 1, 3, 2]], 2.5),
-    ([[]], None),
-    ([[5]], 5),
-    ([[9, 7, 8, 6]], 7.5),
-    ([[-1, -5, 3]], -1),
-    ([[1.5, 0.5]], 1.0),
-    ([[10, 20, 30, 40, 50, 60, 70]], 40),
-    ([[2, 2, 2, 2]], 2.0),
-    ([list(range(100, 0, -1))], 50.5),
-]
-
 TARGET_EMPTY_P50_MS = 5.0
 TARGET_VERIFY_PER_S = 400.0
 TARGET_SPEEDUP = 5.0
@@ -104,19 +79,6 @@ class BenchmarkError(RuntimeError):
 
 
 # --- workloads ---------------------------------------------------------------------------------
-
-
-def make_task() -> Task:
-    """A small, sound code task held in memory: ``median`` with 10 hidden cases."""
-    cases = [Case(id=f"case-{i}", args=args, expected=want) for i, (args, want) in enumerate(CASES)]
-    return Task(
-        spec=TaskSpec(
-            id="bench-median", family="code", config={"function": "median"}, limits=LIMITS
-        ),
-        prompt="Write `median(values)` in solution.py.\n",
-        hidden={"cases.json": cases_json(cases)},
-        solutions={"reference": {"solution.py": CANDIDATE.encode()}},
-    )
 
 
 def sandbox_jobs(sandbox: Sandbox, task: Task) -> Jobs:
@@ -485,7 +447,7 @@ def guarded(name: str, measurement: Callable[[], Row]) -> Row:
 
 
 def run_all(count: int, warmup: int) -> list[Row]:
-    task = make_task()
+    task = median_task()
 
     def backend(name: str, make_jobs: Callable[[], Jobs]) -> Row:
         return guarded(name, lambda: measure_backend(name, make_jobs(), count, warmup))

@@ -95,7 +95,8 @@ def test_a_model_run_end_to_end_over_http(
     assert ran.exit_code == 0, ran.output
     assert "100.0% of 4" in ran.stdout
     assert "400 / 80" in ran.stdout
-    assert all(r.get("seed") == 3 for r in model_server.requests)
+    # sample i of each task is sent seed + i: k samples are k draws, not one draw k times
+    assert sorted(r.get("seed") for r in model_server.requests) == [3, 3, 4, 4]
 
 
 def test_an_unreachable_model_server_is_one_line_and_exit_3_before_any_episode(

@@ -26,12 +26,12 @@ def test_specs_name_their_policies() -> None:
         (
             "",
             "policy: unknown policy '' (use one of: openai:MODEL, reference, bad:LABEL, empty, "
-            "replay:RUN)",
+            "mix:SEED, replay:RUN)",
         ),
         (
             "gpt-4",
             "policy: unknown policy 'gpt-4' (use one of: openai:MODEL, reference, "
-            "bad:LABEL, empty, replay:RUN)",
+            "bad:LABEL, empty, mix:SEED, replay:RUN)",
         ),
         ("openai:", "policy: openai needs a model name (write openai:MODEL)"),
         ("replay:", "policy: 'replay:' needs the name of a run (write replay:RUN)"),

@@ -1,11 +1,13 @@
 """The runner: takes a run's jobs from the store and runs their episodes, within two caps.
 
-Episodes are asyncio tasks, at most ``2 * max_sandboxes + max_requests`` at once: enough to keep
-every sandbox and every model request busy, while an episode waiting for its model holds no
-thread and no sandbox. Tool calls and verifications run on a thread pool of ``max_sandboxes``
-threads (the sandbox cap; the pool sandbox is opened with as many workers); model requests are
-capped by the policy's own semaphore (``max_requests``). Store calls run on one thread of their
-own, so a store that is locked for a while delays writes without stopping episodes.
+Episodes are asyncio tasks, at most ``2 * (max_sandboxes + max_requests)`` at once: enough to keep
+every sandbox and every model request busy, even while as many episodes as there are requests in
+flight wait for a sandbox after their answer came back (answers arrive in bursts); an episode
+waiting for its model holds no thread and no sandbox. Tool calls and verifications run on a thread
+pool of ``max_sandboxes`` threads (the sandbox cap; the pool sandbox is opened with as many
+workers); model requests are capped by the policy's own semaphore (``max_requests``). Store calls
+run on one thread of their own, so a store that is locked for a while delays writes without
+stopping episodes.
 
 Each job is claimed under a lease that a heartbeat renews. An episode that ends in ``error``
 (infrastructure) is queued again with backoff until ``max_attempts``; then its error verdict is
@@ -85,7 +87,8 @@ class Outcome:
 
 @runtime_checkable
 class SampledPolicy(Protocol):
-    """A policy whose episodes depend on the sample index (``replay:RUN``)."""
+    """A policy whose episodes depend on the sample index (``replay:RUN``; ``openai:MODEL``
+    with a seed, which asks sample i with ``seed + i``)."""
 
     def for_sample(self, sample: int) -> Policy:
         """The policy of the episodes of sample index ``sample``."""
@@ -153,6 +156,7 @@ class Runner:
         self.owner = new_owner()
         self._io = ThreadPoolExecutor(1, thread_name_prefix="assay-store")
         self._writes: asyncio.Queue[tuple[Finished, asyncio.Future[bool]] | None] | None = None
+        self._sampled = policy if isinstance(policy, SampledPolicy) else None
         self._policies: dict[int, Policy] = {}
 
     async def run(self) -> JobCounts:
@@ -175,7 +179,7 @@ class Runner:
 
     async def _loop(self, active: dict[asyncio.Task[None], Job]) -> JobCounts:
         options = self.options
-        slots = 2 * options.max_sandboxes + options.max_requests
+        slots = 2 * (options.max_sandboxes + options.max_requests)
         batch = max(1, min(options.max_sandboxes, slots // 2))
         ended: asyncio.Queue[asyncio.Task[None]] = asyncio.Queue()
         while True:
@@ -340,10 +344,10 @@ class Runner:
                 delay = min(2.0, delay * 2)
 
     def _policy_for(self, sample: int) -> Policy:
-        if not isinstance(self.policy, SampledPolicy):
+        if self._sampled is None:
             return self.policy
         if sample not in self._policies:
-            self._policies[sample] = self.policy.for_sample(sample)
+            self._policies[sample] = self._sampled.for_sample(sample)
         return self._policies[sample]
 
     def _emit(self, outcome: Outcome) -> None:
