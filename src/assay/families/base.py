@@ -85,6 +85,34 @@ class RedTeamFamily(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Mutant:
+    """The reference with one small change, the way real mistakes look (a flipped comparison,
+    a dropped filter). A verifier that lets it pass cannot tell the reference from a near miss;
+    a mutant that happens to be equivalent to the reference is a survivor too, so survivors are
+    shown for a person to judge, not counted as proof."""
+
+    name: str
+    """What was changed (``flip-comparison``, ``drop-predicate``)."""
+    diff: str
+    """The change, as a few lines of unified diff against the reference."""
+    files: Files
+    """The mutated submission."""
+
+
+@runtime_checkable
+class MutationFamily(Protocol):
+    """A family whose verifier the audit's mutation check measures with mutants of the
+    reference."""
+
+    name: str
+
+    def mutants(self, task: Task) -> list[Mutant]:
+        """Mutants of ``task``'s reference solution, each different from it as text. Empty when
+        the reference cannot be parsed (lint and the reference check report that)."""
+        ...
+
+
 class ToolResult(BaseModel):
     """What one tool call gave back to the agent: an observation, never an exception."""
 
