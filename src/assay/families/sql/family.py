@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, VerifierError
 from assay.families import version_label
-from assay.families.base import Exploit
+from assay.families.base import Exploit, Mutant
 from assay.families.sql.compare import Ordering, difference
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
 from assay.families.sql.databases import SUFFIXES, Database, engine_bytes, engine_file, suite
 from assay.families.sql.exploits import sql_exploits
 from assay.families.sql.gate import Refused, check_query
 from assay.families.sql.lint import lint_sql_task
+from assay.families.sql.mutants import sql_mutants
 from assay.families.sql.ordering import ordering
 from assay.families.sql.results import Failed, RunOutputs, Table, decode_run
 from assay.findings import Finding
@@ -77,6 +78,15 @@ class SqlFamily:
         """Reward hacks shaped for ``task``, for the audit's red-team check (see
         :mod:`assay.families.sql.exploits`)."""
         return sql_exploits(task)
+
+    def mutants(self, task: Task) -> list[Mutant]:
+        """Near misses of ``task``'s reference query, for the audit's mutation check (see
+        :mod:`assay.families.sql.mutants`); empty when its settings or reference cannot be read."""
+        try:
+            config = sql_config(task)
+        except TaskFormatError:
+            return []
+        return sql_mutants(task, config)
 
     def tools(self, task: Task) -> SqlTools:
         """The agent's tools over ``task``'s visible database."""
