@@ -1,0 +1,1 @@
+"""The workflow family: multi-step jobs against emulated cloud APIs, judged by final state."""

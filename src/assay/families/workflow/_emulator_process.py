@@ -1,0 +1,162 @@
+"""The warm parent of the emulators: run as ``python -m assay.families.workflow._emulator_process``.
+
+It imports moto's server and answers one request of each supported service once, so that
+everything an emulator needs is loaded; then it reads commands, one JSON object a line, on
+standard input and answers each with one line on standard output:
+
+- ``{"op": "start", "socket": PATH}``: fork an emulator that serves the AWS API on the Unix
+  socket ``PATH`` (made connectable by any uid: the directory holding it is the access control)
+  and answer ``{"pid": N, "start_s": S}`` once it accepts connections;
+- ``{"op": "stop", "pid": N}``: kill that emulator and reap it, answer ``{"stopped": N}``.
+
+An emulator is a process of its own because moto's backends are global to a process: two
+emulators never share state. It serves only the services of :data:`SERVICES`, signed the way
+the SDK signs; moto's own control endpoints (``/moto-api``, which can reset or dump every
+backend) and anything unsigned get a 403. It dies with its parent, and the parent dies when its
+standard input closes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import resource
+import signal
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+SERVICES = frozenset({"s3", "sqs", "dynamodb", "logs"})
+"""The services an emulator answers; requests signed for any other are refused."""
+MEMORY_LIMIT_BYTES = 2 * 2**30
+"""Address space an emulator may use; past it, requests fail inside moto, not on the host."""
+_SCOPE = re.compile(r"Credential=[^/,]*/\d{8}/[a-z0-9-]+/([a-z0-9-]+)/aws4_request")
+_PR_SET_PDEATHSIG = 1
+
+StartResponse = Callable[..., Any]
+Wsgi = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+def guarded(app: Wsgi) -> Wsgi:
+    """``app`` answering only signed requests of the supported services."""
+
+    def serve(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        path = str(environ.get("PATH_INFO", ""))
+        found = _SCOPE.search(str(environ.get("HTTP_AUTHORIZATION", "")))
+        if path.startswith("/moto-api") or found is None or found.group(1) not in SERVICES:
+            body = b"refused: this emulator serves signed s3, sqs, dynamodb and logs requests only"
+            start_response("403 Forbidden", [("Content-Type", "text/plain")])
+            return [body]
+        return app(environ, start_response)
+
+    return serve
+
+
+def _warm(app: Wsgi) -> None:
+    """One read-only request per service, so that the first real one is fast."""
+    from werkzeug.test import Client  # noqa: PLC0415 - loaded with moto, after the fork guard
+
+    client = Client(app)
+    scope = "Credential=testing/20240101/us-east-1/{}/aws4_request, SignedHeaders=host, Signature=0"
+    requests = [
+        ("s3", "GET", "/", {}, b""),
+        ("sqs", "POST", "/", {"X-Amz-Target": "AmazonSQS.ListQueues",
+                              "Content-Type": "application/x-amz-json-1.0"}, b"{}"),
+        ("dynamodb", "POST", "/", {"X-Amz-Target": "DynamoDB_20120810.ListTables",
+                                   "Content-Type": "application/x-amz-json-1.0"}, b"{}"),
+        ("logs", "POST", "/", {"X-Amz-Target": "Logs_20140328.DescribeLogGroups",
+                               "Content-Type": "application/x-amz-json-1.1"}, b"{}"),
+    ]  # fmt: skip
+    for service, method, path, headers, body in requests:
+        signed = {"Authorization": "AWS4-HMAC-SHA256 " + scope.format(service), **headers}
+        client.open(path, method=method, headers=signed, data=body).close()
+
+
+def _serve(socket_path: str, app: Wsgi, ready_fd: int) -> None:
+    """In the forked child: serve ``app`` on ``socket_path`` until killed."""
+    from moto.moto_server.werkzeug_app import MotoRequestHandler  # noqa: PLC0415 - loaded already
+    from werkzeug.serving import make_server  # noqa: PLC0415 - likewise
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() == 1:
+        os._exit(1)
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    server = make_server(
+        f"unix://{socket_path}", 0, app, threaded=True, request_handler=MotoRequestHandler
+    )
+    Path(socket_path).chmod(0o777)  # any uid may connect: the directory keeps others out
+    os.write(ready_fd, b"1")
+    os.close(ready_fd)
+    server.serve_forever()
+
+
+def _start(socket_path: str, app: Wsgi) -> dict[str, Any]:
+    started = time.perf_counter()
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(ready_read)
+            _serve(socket_path, app, ready_write)
+        finally:
+            os._exit(1)
+    os.close(ready_write)
+    ok = os.read(ready_read, 1)
+    os.close(ready_read)
+    if ok != b"1":
+        os.waitpid(pid, 0)
+        return {"error": "the emulator did not start"}
+    return {"pid": pid, "start_s": time.perf_counter() - started}
+
+
+def _stop(pid: int) -> dict[str, Any]:
+    try:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+    return {"stopped": pid}
+
+
+def main() -> None:
+    """Warm up, say so, then answer commands until standard input closes."""
+    logging_off()
+    from moto.moto_server.werkzeug_app import (  # noqa: PLC0415 - only this process loads moto
+        DomainDispatcherApplication,
+        create_backend_app,
+    )
+
+    app = guarded(DomainDispatcherApplication(create_backend_app))
+    _warm(app)
+    out = sys.stdout
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        command = json.loads(line)
+        if command.get("op") == "start":
+            answer = _start(str(command["socket"]), app)
+        elif command.get("op") == "stop":
+            answer = _stop(int(command["pid"]))
+        else:
+            answer = {"error": f"unknown command {command.get('op')!r}"}
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+
+
+def logging_off() -> None:
+    """Keep the request log of werkzeug off standard error."""
+    import logging  # noqa: PLC0415 - only the server process needs it
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""Emulated clouds: one moto server process per episode or verification.
+
+A warm parent (see :mod:`assay.families.workflow._emulator_process`) imports moto once; each
+:class:`Emulator` is a process forked from it that serves the AWS API on a Unix socket in a
+directory of its own, and is killed by :meth:`Emulator.close`. moto's backends are global to a
+process, so two emulators never share state; the parsing of requests that agent code chose
+happens in the emulator's process, never in assay's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from assay.errors import SandboxError
+from assay.families.workflow import _transport
+
+SOCKET_NAME = "aws.sock"
+"""Name of the socket in an emulator's directory."""
+START_TIMEOUT_S = 60.0
+
+
+class Emulator:
+    """One running emulator: its socket, its process, clients to it."""
+
+    def __init__(self, factory: EmulatorFactory, directory: Path, pid: int, start_s: float) -> None:
+        self.directory = directory
+        """Directory holding only the socket; it is what a sandbox gets bound in."""
+        self.pid = pid
+        self.start_s = start_s
+        """Seconds from the fork to the first accepted connection being possible."""
+        self._factory = factory
+        self._clients: dict[str, Any] = {}
+        self._closed = False
+
+    @property
+    def socket_path(self) -> Path:
+        """The Unix socket the emulator serves on."""
+        return self.directory / SOCKET_NAME
+
+    def client(self, service: str) -> Any:
+        """A boto3 client of ``service`` for this emulator (trusted side), made once."""
+        if service not in self._clients:
+            self._clients[service] = _transport.client(service, self.socket_path)
+        return self._clients[service]
+
+    def close(self) -> None:
+        """Kill the emulator and remove its directory. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        for made in self._clients.values():
+            made.close()
+        try:
+            self._factory.stop(self.pid)
+        finally:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+class EmulatorFactory:
+    """The warm parent process and the emulators forked from it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen[str] | None = None
+
+    def start(self) -> Emulator:
+        """A fresh, empty emulator. Raises :class:`SandboxError` when it cannot start."""
+        directory = Path(tempfile.mkdtemp(prefix="assay-emulator-"))
+        directory.chmod(0o755)
+        try:
+            answer = self._ask({"op": "start", "socket": str(directory / SOCKET_NAME)})
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        if "pid" not in answer:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise SandboxError(f"the emulator did not start: {answer.get('error', answer)}")
+        return Emulator(self, directory, int(answer["pid"]), float(answer["start_s"]))
+
+    def stop(self, pid: int) -> None:
+        """Kill and reap the emulator ``pid``."""
+        with contextlib.suppress(SandboxError):
+            self._ask({"op": "stop", "pid": pid})
+
+    def close(self) -> None:
+        """End the warm parent, and with it every emulator still running. Idempotent."""
+        with self._lock:
+            process, self._process = self._process, None
+        if process is not None:
+            _end(process)
+
+    def _ask(self, command: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            process = self._running()
+            stdin, stdout = _pipes(process)
+            try:
+                stdin.write(json.dumps(command) + "\n")
+                stdin.flush()
+                line = stdout.readline()
+            except OSError as exc:
+                self._process = None
+                _end(process)
+                raise SandboxError(f"the emulators' parent failed: {exc}") from exc
+            if not line:
+                self._process = None
+                _end(process)
+                raise SandboxError("the emulators' parent exited")
+            answer: dict[str, Any] = json.loads(line)
+            return answer
+
+    def _running(self) -> subprocess.Popen[str]:
+        if self._process is not None and self._process.poll() is None:
+            return self._process
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "assay.families.workflow._emulator_process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        )
+        _, stdout = _pipes(process)
+        line = stdout.readline()
+        if not line or not json.loads(line).get("ready"):
+            _end(process)
+            raise SandboxError("the emulators' parent did not start (is moto[server] installed?)")
+        self.warm_s = time.monotonic() - started
+        self._process = process
+        return process
+
+
+def _pipes(process: subprocess.Popen[str]) -> tuple[IO[str], IO[str]]:
+    if process.stdin is None or process.stdout is None:  # pragma: no cover - always piped
+        raise SandboxError("the emulators' parent has no pipes")
+    return process.stdin, process.stdout
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(OSError):
+        if process.stdin is not None:
+            process.stdin.close()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+_shared: EmulatorFactory | None = None
+_shared_lock = threading.Lock()
+
+
+def emulators() -> EmulatorFactory:
+    """The process's emulator factory; its warm parent starts on first use."""
+    global _shared  # noqa: PLW0603 - one warm parent per process
+    with _shared_lock:
+        if _shared is None:
+            _shared = EmulatorFactory()
+        return _shared

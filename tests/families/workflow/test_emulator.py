@@ -1,0 +1,86 @@
+"""Emulators: one process each, nothing shared, fast to start, gone when closed."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import time
+
+import pytest
+from botocore.exceptions import ClientError
+
+from assay.families.workflow.emulator import Emulator, EmulatorFactory
+
+
+def _raw(emulator: Emulator, method: str, path: str, headers: dict[str, str]) -> int:
+    connection = http.client.HTTPConnection("localhost", timeout=10)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(str(emulator.socket_path))
+    connection.sock = sock
+    connection.request(method, path, headers=headers)
+    status = connection.getresponse().status
+    connection.close()
+    return status
+
+
+def test_two_emulators_share_nothing(factory: EmulatorFactory) -> None:
+    with factory.start() as first, factory.start() as second:
+        assert first.pid != second.pid
+        first.client("s3").create_bucket(Bucket="only-in-first")
+        queue = first.client("sqs").create_queue(QueueName="jobs")["QueueUrl"]
+        first.client("sqs").send_message(QueueUrl=queue, MessageBody="hello")
+        assert second.client("s3").list_buckets()["Buckets"] == []
+        assert second.client("sqs").list_queues().get("QueueUrls", []) == []
+        second.client("s3").create_bucket(Bucket="only-in-second")
+        names = [bucket["Name"] for bucket in first.client("s3").list_buckets()["Buckets"]]
+        assert names == ["only-in-first"]
+
+
+def test_a_new_emulator_starts_empty_after_another_was_used(factory: EmulatorFactory) -> None:
+    with factory.start() as used:
+        used.client("dynamodb").create_table(
+            TableName="orders",
+            KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST",
+        )
+    with factory.start() as fresh:
+        assert fresh.client("dynamodb").list_tables()["TableNames"] == []
+
+
+def test_starts_fast_from_the_warm_parent(factory: EmulatorFactory) -> None:
+    factory.start().close()  # the warm parent is up
+    started = time.perf_counter()
+    with factory.start() as emulator:
+        emulator.client("s3").list_buckets()
+    assert time.perf_counter() - started < 2.0
+    assert emulator.start_s < 0.5
+
+
+def test_closing_kills_the_process_and_removes_the_socket(factory: EmulatorFactory) -> None:
+    emulator = factory.start()
+    assert emulator.socket_path.exists()
+    emulator.close()
+    emulator.close()
+    assert not emulator.directory.exists()
+    with pytest.raises(ProcessLookupError):
+        os.kill(emulator.pid, 0)
+
+
+def test_refuses_its_control_endpoints_and_other_services(emulator: Emulator) -> None:
+    s3 = emulator.client("s3")
+    s3.create_bucket(Bucket="kept")
+    signed = "AWS4-HMAC-SHA256 Credential=testing/20240101/us-east-1/{}/aws4_request, Signature=0"
+    assert _raw(emulator, "POST", "/moto-api/reset", {}) == 403
+    assert _raw(emulator, "POST", "/moto-api/reset", {"Authorization": signed.format("s3")}) == 403
+    assert _raw(emulator, "GET", "/moto-api/data.json", {}) == 403
+    assert _raw(emulator, "GET", "/", {}) == 403  # unsigned
+    assert _raw(emulator, "GET", "/", {"Authorization": signed.format("iam")}) == 403
+    assert _raw(emulator, "GET", "/", {"Authorization": signed.format("s3")}) == 200
+    assert [bucket["Name"] for bucket in s3.list_buckets()["Buckets"]] == ["kept"]
+
+
+def test_api_errors_reach_the_trusted_client_as_errors(emulator: Emulator) -> None:
+    with pytest.raises(ClientError, match="NoSuchBucket"):
+        emulator.client("s3").get_object(Bucket="missing", Key="k")
