@@ -1,1 +1,32 @@
-"""The ``config`` family: Kubernetes configuration judged by what it means."""
+"""The ``config`` family: Kubernetes configuration judged by what it means.
+
+Task layout: ``task.toml`` with a ``[config]`` table (``kubernetes``, the pinned version whose
+schemas objects are validated against; ``cluster``, the cluster description in ``workspace/``;
+``kinds``, what a submission may hold) (:mod:`.spec`); ``workspace/cluster.yaml`` with the
+cluster's Namespace, Pod (labels, named container ports, ``status.podIP``) and RBAC objects, which
+the agent can read; ``hidden/expected.toml`` with what the submission must mean: reachability,
+permissions, and "nothing else" envelopes (:mod:`.expectations`); ``solutions/*/*.yaml``.
+
+Verification: the YAML is read in a sandbox (:mod:`.documents`, :mod:`._parser`); every object is
+validated against the pinned Kubernetes schema (:mod:`.schema`), applied to the cluster as
+``kubectl apply`` would, and its meaning computed in the trusted process (:mod:`.network`,
+:mod:`.rbac`) and compared with the expectations, one criterion each.
+"""
+
+from assay.families.config.cluster import Cluster, ContainerPort, Pod
+from assay.families.config.family import ConfigFamily
+from assay.families.config.network import Connection, NetworkPolicy, Reachability
+from assay.families.config.rbac import Grant, Permissions, Subject
+
+__all__ = [
+    "Cluster",
+    "ConfigFamily",
+    "Connection",
+    "ContainerPort",
+    "Grant",
+    "NetworkPolicy",
+    "Permissions",
+    "Pod",
+    "Reachability",
+    "Subject",
+]

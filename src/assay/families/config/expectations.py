@@ -1,0 +1,334 @@
+"""What a submission must mean: ``hidden/expected.toml``, and judging a meaning against it.
+
+Three kinds of requirement, each a criterion on the verdict:
+
+``[[reachability]]``
+    ``from`` and ``to`` (a pod ``ns/name``, ``ns/*`` for every pod of a namespace, ``*`` for
+    every pod, or a list of these), ``port`` (omitted: every port the destination declares) and
+    ``protocol`` (``TCP``), and ``allowed``. Every ordered pair of distinct pods it covers is
+    checked. A later requirement overrides an earlier one on the pairs they share, so "nothing
+    reaches the database" followed by "the api pods reach it" reads as it is written.
+``[[permissions]]``
+    ``subject`` (``User:NAME``, ``Group:NAME``, ``ServiceAccount:NS/NAME``), ``verbs``,
+    ``group`` (``""``: the core group), ``resource`` (``pods/log`` for a subresource),
+    ``namespace`` (omitted: cluster-scoped, or across all namespaces), ``names`` (resource names
+    to ask about; omitted: a request without a name) and ``allowed``.
+``[[only]]``
+    ``subject`` and a list ``allow`` of ``{verbs, groups, resources, namespace, names}``: every
+    rule the subject holds must lie inside one of them (``namespace`` omitted: anywhere). This
+    is "and nothing else": a wildcard the envelope does not grant, a cluster-wide grant where a
+    namespace was allowed, or a rule without ``resourceNames`` where names were allowed, fails.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from assay.errors import TaskFormatError
+from assay.families.config.cluster import Cluster
+from assay.families.config.network import Reachability
+from assay.families.config.rbac import ALL, Grant, Permissions, Subject, describe
+from assay.families.config.spec import EXPECTED_FILE
+from assay.tasks.model import Task
+from assay.verdicts import Criterion
+
+MAX_EVIDENCE = 5
+"""Differences named in a criterion's evidence; the rest are counted."""
+
+
+def _subject(value: str) -> str:
+    Subject.parse(value)
+    return value
+
+
+class ReachabilityCheck(BaseModel):
+    """Whether some pods may reach others on a port."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    name: str | None = Field(default=None, description="Criterion name; derived when omitted.")
+    sources: str | list[str] = Field(alias="from", description="Source pods.")
+    destinations: str | list[str] = Field(alias="to", description="Destination pods.")
+    port: int | None = Field(default=None, ge=1, le=65535, description="None: every port.")
+    protocol: Literal["TCP", "UDP", "SCTP"] = Field(default="TCP", description="With port.")
+    allowed: bool = Field(description="The expected answer for every pair covered.")
+
+    def label(self) -> str:
+        """The criterion's name."""
+        if self.name:
+            return self.name
+        port = f":{self.port}/{self.protocol}" if self.port else ""
+        return f"{_patterns(self.sources)} -> {_patterns(self.destinations)}{port}"
+
+
+class PermissionCheck(BaseModel):
+    """Whether a subject may make some requests."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = None
+    subject: str
+    verbs: list[str] = Field(min_length=1)
+    group: str = ""
+    resource: str = Field(min_length=1)
+    namespace: str | None = None
+    names: list[str] = Field(default_factory=list)
+    allowed: bool
+
+    _subject = field_validator("subject")(_subject)
+
+    def label(self) -> str:
+        """The criterion's name."""
+        where = f"in {self.namespace}" if self.namespace else "cluster-wide"
+        verdict = "may" if self.allowed else "may not"
+        return (
+            self.name or f"{self.subject} {verdict} {','.join(self.verbs)} {self.resource} {where}"
+        )
+
+
+class Allowed(BaseModel):
+    """One part of an ``only`` envelope."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verbs: list[str] = Field(min_length=1)
+    groups: list[str] = Field(default_factory=lambda: [""])
+    resources: list[str] = Field(min_length=1)
+    namespace: str | None = None
+    names: list[str] = Field(default_factory=list)
+
+
+class OnlyCheck(BaseModel):
+    """Everything a subject holds lies inside ``allow``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = None
+    subject: str
+    allow: list[Allowed] = Field(default_factory=list)
+
+    _subject = field_validator("subject")(_subject)
+
+    def label(self) -> str:
+        """The criterion's name."""
+        return self.name or f"{self.subject} holds nothing else"
+
+
+class Expectations(BaseModel):
+    """The whole of ``hidden/expected.toml``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reachability: list[ReachabilityCheck] = Field(default_factory=list)
+    permissions: list[PermissionCheck] = Field(default_factory=list)
+    only: list[OnlyCheck] = Field(default_factory=list)
+
+
+def expectations(task: Task) -> Expectations:
+    """The task's ``hidden/expected.toml``; raises :class:`TaskFormatError` when it is missing
+    or malformed, or requires nothing."""
+    path = f"{task.id}/hidden/{EXPECTED_FILE}"
+    data = task.hidden.get(EXPECTED_FILE)
+    if data is None:
+        raise TaskFormatError("missing", path=path, fix="write what the submission must mean")
+    try:
+        found = Expectations.model_validate(tomllib.loads(data.decode()))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise TaskFormatError(f"not TOML: {exc}", path=path, fix="write it as UTF-8 TOML") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise TaskFormatError(
+            first["msg"].removeprefix("Value error, "),
+            path=path,
+            field=_field(first["loc"]),
+            fix="see the config family's expected.toml fields",
+        ) from None
+    if not (found.reachability or found.permissions or found.only):
+        raise TaskFormatError(
+            "requires nothing",
+            path=path,
+            fix="add a [[reachability]], [[permissions]] or [[only]] table",
+        )
+    return found
+
+
+def _field(loc: Sequence[int | str]) -> str:
+    """A pydantic error location as ``reachability[1].from``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
+
+
+def judge_reachability(
+    checks: Sequence[ReachabilityCheck], reach: Reachability, task_id: str
+) -> list[Criterion]:
+    """One criterion per check, over the pairs it owns (later checks override earlier ones)."""
+    cluster = reach.cluster
+    owner: dict[tuple[str, str, int, str], int] = {}
+    for index, check in enumerate(checks):
+        for key in _pairs(check, cluster, f"{task_id}/hidden/{EXPECTED_FILE}", index):
+            owner[key] = index
+    wrong: dict[int, list[str]] = {index: [] for index in range(len(checks))}
+    owned = dict.fromkeys(range(len(checks)), 0)
+    for key, index in sorted(owner.items()):
+        owned[index] += 1
+        source, destination, port, protocol = key
+        got = reach.allowed(cluster.pod(source), cluster.pod(destination), port, protocol)
+        if got != checks[index].allowed:
+            wrong[index].append(
+                f"{source} -> {destination} :{port}/{protocol} expected "
+                f"{_word(checks[index].allowed)}, got {_word(got)}"
+            )
+    return [
+        _criterion(check.label(), wrong[index], owned[index], "reachability")
+        for index, check in enumerate(checks)
+    ]
+
+
+def judge_permissions(checks: Sequence[PermissionCheck], perms: Permissions) -> list[Criterion]:
+    """One criterion per check: every verb (and name) answered as expected."""
+    criteria = []
+    for check in checks:
+        subject = Subject.parse(check.subject)
+        resource, _, subresource = check.resource.partition("/")
+        wrong = []
+        asked = 0
+        for verb in check.verbs:
+            names: list[str | None] = [*check.names] or [None]
+            for name in names:
+                asked += 1
+                got = perms.can(
+                    subject,
+                    verb,
+                    check.group,
+                    resource,
+                    check.namespace,
+                    name=name,
+                    subresource=subresource or None,
+                )
+                if got != check.allowed:
+                    what = f"{verb} {check.resource}" + (f" {name}" if name else "")
+                    where = f"in {check.namespace}" if check.namespace else "cluster-wide"
+                    wrong.append(
+                        f"{check.subject} {what} {where}: expected {_word(check.allowed)}, "
+                        f"got {_word(got)}"
+                    )
+        criteria.append(_criterion(check.label(), wrong, asked, "permissions"))
+    return criteria
+
+
+def judge_only(checks: Sequence[OnlyCheck], perms: Permissions) -> list[Criterion]:
+    """One criterion per envelope: every grant of the subject lies inside it."""
+    criteria = []
+    for check in checks:
+        grants = perms.grants(Subject.parse(check.subject))
+        wrong = [
+            f"beyond what is allowed: {describe(grant)}"
+            for grant in grants
+            if not _inside(grant, check.allow)
+        ]
+        criteria.append(_criterion(check.label(), wrong, max(len(grants), 1), "only"))
+    return criteria
+
+
+def pod_refs(checks: Sequence[ReachabilityCheck]) -> set[str]:
+    """Every exact pod reference (``ns/name``) the checks name."""
+    refs = set()
+    for check in checks:
+        for pattern in _listed(check.sources) + _listed(check.destinations):
+            if pattern != "*" and not pattern.endswith("/*"):
+                refs.add(pattern)
+    return refs
+
+
+def _inside(grant: Grant, allow: Sequence[Allowed]) -> bool:
+    rule = grant.rule
+    if rule.non_resource_urls:
+        return False
+    return all(
+        any(
+            (entry.namespace is None or entry.namespace == grant.namespace)
+            and _within(verb, entry.verbs)
+            and _within(group, entry.groups)
+            and _within(resource, entry.resources)
+            and (
+                not entry.names
+                or (bool(rule.resource_names) and set(rule.resource_names) <= set(entry.names))
+            )
+            for entry in allow
+        )
+        for verb in rule.verbs
+        for group in rule.api_groups
+        for resource in rule.resources
+    )
+
+
+def _within(value: str, allowed: Sequence[str]) -> bool:
+    """A literal value of a rule (``*`` included) lies inside ``allowed`` only if ``allowed``
+    holds it or ``*``."""
+    return ALL in allowed or value in allowed
+
+
+def _pairs(
+    check: ReachabilityCheck, cluster: Cluster, path: str, index: int
+) -> list[tuple[str, str, int, str]]:
+    sources = _select(check.sources, cluster, path, f"reachability[{index}].from")
+    destinations = _select(check.destinations, cluster, path, f"reachability[{index}].to")
+    keys: list[tuple[str, str, int, str]] = []
+    for destination in destinations:
+        pod = cluster.pod(destination)
+        ports: list[tuple[int, str]]
+        if check.port is not None:
+            ports = [(check.port, check.protocol)]
+        else:
+            ports = sorted({(p.number, p.protocol) for p in pod.ports})
+        for source in sources:
+            if source != destination:
+                keys += [(source, destination, number, proto) for number, proto in ports]
+    return keys
+
+
+def _select(patterns: str | list[str], cluster: Cluster, path: str, field: str) -> list[str]:
+    chosen: list[str] = []
+    for pattern in _listed(patterns):
+        if pattern == "*":
+            found = [pod.ref for pod in cluster.pods]
+        elif pattern.endswith("/*"):
+            found = [pod.ref for pod in cluster.pods if pod.namespace == pattern[:-2]]
+        else:
+            found = [pod.ref for pod in cluster.pods if pod.ref == pattern]
+        if not found:
+            raise TaskFormatError(
+                f"{pattern!r} names no pod of the cluster",
+                path=path,
+                field=field,
+                fix="name pods of the cluster file as namespace/name, namespace/* or *",
+            )
+        chosen += [ref for ref in found if ref not in chosen]
+    return chosen
+
+
+def _listed(patterns: str | list[str]) -> list[str]:
+    return [patterns] if isinstance(patterns, str) else list(patterns)
+
+
+def _patterns(patterns: str | list[str]) -> str:
+    return ",".join(_listed(patterns))
+
+
+def _word(allowed: bool) -> str:
+    return "allowed" if allowed else "denied"
+
+
+def _criterion(name: str, wrong: list[str], checked: int, kind: str) -> Criterion:
+    evidence = "; ".join(wrong[:MAX_EVIDENCE])
+    if len(wrong) > MAX_EVIDENCE:
+        evidence += f"; and {len(wrong) - MAX_EVIDENCE} more"
+    if not wrong:
+        evidence = f"{checked} checked, all as expected"
+    return Criterion(name=name[:200], passed=not wrong, evidence=evidence[:2000], kind=kind)
