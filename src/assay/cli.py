@@ -715,6 +715,152 @@ def export(run_name: str, jsonl_path: Path, db: Path) -> None:
     click.echo(f"wrote {len(episodes)} trajectories to {jsonl_path}")
 
 
+@cli.group()
+def config() -> None:
+    """Inspect Kubernetes manifests as the config family reads them.
+
+    \b
+    Example:
+      assay config reachability cluster.yaml policies.yaml
+      assay config permissions rbac.yaml --subject ServiceAccount:shop/api
+    """
+
+
+def manifest_options(command: F) -> F:
+    """The options both ``config`` commands take."""
+    for option in reversed(
+        [
+            click.argument(
+                "files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
+            ),
+            click.option(
+                "--kubernetes",
+                default="1.33",
+                show_default=True,
+                help="Kubernetes version whose schemas the objects must follow.",
+            ),
+            click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON."),
+            setting_option(SANDBOX, type=click.Choice(BACKENDS)),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+@config.command("reachability")
+@manifest_options
+def config_reachability(
+    files: tuple[Path, ...], kubernetes: str, as_json: bool, sandbox: str
+) -> None:
+    """Which pods may connect to which, under the NetworkPolicies of FILES.
+
+    FILES hold multi-document YAML: Namespace objects (for their labels), Pod objects (labels,
+    named container ports, status.podIP where known) and NetworkPolicy objects. One row for
+    every ordered pair of distinct pods and every port and protocol the destination declares.
+
+    \b
+    Example:
+      assay config reachability cluster.yaml deny-all.yaml --json
+    """
+    from assay.families.config.manifests import reachability_rows, read_manifests  # noqa: PLC0415
+
+    with _sandbox(sandbox, 1) as box:
+        objects = read_manifests(files, box, kubernetes)
+    rows = reachability_rows(objects)
+    if as_json:
+        records = [
+            {
+                "from": r.source,
+                "to": r.destination,
+                "port": r.port,
+                "protocol": r.protocol,
+                "allowed": r.allowed,
+            }
+            for r in rows
+        ]
+        click.echo(json.dumps(records, indent=2))
+        return
+    from rich.table import Table  # noqa: PLC0415
+
+    from assay._render import console, plain  # noqa: PLC0415
+
+    table = Table()
+    for column in ("from", "to", "port", "allowed"):
+        table.add_column(column)
+    for r in rows:
+        word = "allowed" if r.allowed else "denied"
+        table.add_row(
+            plain(r.source),
+            plain(r.destination),
+            plain(f"{r.port}/{r.protocol}"),
+            plain(word, "green" if r.allowed else "red"),
+        )
+    console().print(table)
+    allowed = sum(r.allowed for r in rows)
+    click.echo(f"{len(rows)} connections: {allowed} allowed, {len(rows) - allowed} denied")
+
+
+@config.command("permissions")
+@manifest_options
+@click.option(
+    "--subject",
+    required=True,
+    help="Who asks: User:NAME, Group:NAME or ServiceAccount:NAMESPACE/NAME.",
+)
+def config_permissions(
+    files: tuple[Path, ...], kubernetes: str, as_json: bool, sandbox: str, subject: str
+) -> None:
+    """What SUBJECT may do under the Roles, ClusterRoles and bindings of FILES.
+
+    One row per namespace (or the whole cluster), API group, resource, resource name and verb.
+
+    \b
+    Example:
+      assay config permissions rbac.yaml --subject ServiceAccount:shop/api --json
+    """
+    from assay.families.config.manifests import (  # noqa: PLC0415
+        parse_subject,
+        permission_rows,
+        read_manifests,
+    )
+
+    who = parse_subject(subject)
+    with _sandbox(sandbox, 1) as box:
+        objects = read_manifests(files, box, kubernetes)
+    rows = permission_rows(objects, who)
+    if as_json:
+        records = [
+            {
+                "namespace": r.namespace,
+                "group": r.group,
+                "resource": r.resource,
+                "name": r.name,
+                "verb": r.verb,
+            }
+            for r in rows
+        ]
+        click.echo(json.dumps(records, indent=2))
+        return
+    from rich.table import Table  # noqa: PLC0415
+
+    from assay._render import console, plain  # noqa: PLC0415
+
+    table = Table()
+    for column in ("namespace", "group", "resource", "name", "verb"):
+        table.add_column(column)
+    for r in rows:
+        group = "(non-resource URL)" if r.group is None else r.group or '"" (core)'
+        table.add_row(
+            plain(r.namespace or "(cluster)"),
+            plain(group),
+            plain(r.resource),
+            plain(r.name or "*"),
+            plain(r.verb),
+        )
+    console().print(table)
+    click.echo(f"{who}: {len(rows)} permissions")
+
+
 def _complete_taskset(taskset: TaskSet) -> TaskSet:
     """A task set without broken tasks: a run over part of what was asked is refused."""
     if taskset.failures:
