@@ -3,6 +3,7 @@
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
+from assay.audit.mutation import MutationCheck
 from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
@@ -20,6 +21,7 @@ __all__ = [
     "JudgeRedTeamCheck",
     "KnownBadCheck",
     "LintCheck",
+    "MutationCheck",
     "RedTeamCheck",
     "ReferenceCheck",
     "Severity",

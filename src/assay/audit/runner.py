@@ -14,6 +14,7 @@ from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
+from assay.audit.mutation import MutationCheck
 from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
@@ -41,6 +42,7 @@ def default_checks() -> list[AuditCheck]:
         KnownBadCheck(),
         EmptySubmissionCheck(),
         RedTeamCheck(),
+        MutationCheck(),
         CheckerCrashCheck(),
         JudgeRedTeamCheck(),
     ]

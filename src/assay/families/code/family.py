@@ -11,12 +11,13 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
-from assay.families.base import Exploit
+from assay.families.base import Exploit, Mutant
 from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
 from assay.families.code.config import Case, code_config, hidden_cases
 from assay.families.code.exploits import code_exploits
 from assay.families.code.judging import judge
 from assay.families.code.lint import lint_code_task
+from assay.families.code.mutants import code_mutants
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
 from assay.families.code.rewards import Scored, Submission, score_rubric
 from assay.families.code.rubric import task_rubric
@@ -74,6 +75,10 @@ class CodeFamily:
     def exploits(self, task: Task) -> list[Exploit]:
         """The red-team's reward hacks shaped for ``task`` (:mod:`.exploits`)."""
         return code_exploits(task)
+
+    def mutants(self, task: Task) -> list[Mutant]:
+        """Near misses of the reference, for the audit's mutation check (:mod:`.mutants`)."""
+        return code_mutants(task)
 
     def tools(self, task: Task) -> CodeTools:
         """A fresh workspace over ``task``'s files and the agent's tools on it."""

@@ -1,0 +1,128 @@
+"""The ``mutation`` check: near misses of the reference must fail, or the verifier is weak.
+
+The family makes mutants of the task's reference (:class:`assay.families.base.MutationFamily`;
+for code see :mod:`assay.families.code.mutants`, for SQL the family's own): one flipped
+comparison, one dropped filter, one constant off by one. Each is verified like a submission. A
+mutant that fails is *killed*; one that passes *survives*: the verifier cannot tell it from the
+reference. The score is killed / (killed + survived); mutants whose verification ended in
+``error`` are left out of it and counted beside it.
+
+Some survivors are equivalent to the reference (``x < 0`` and ``x <= 0`` when zero cannot
+occur), so a survivor is not proof of a broken verifier: the survivors' diffs are shown for a
+person to judge. A score under :data:`WEAK_SCORE` is a warning; any survivor above it is noted.
+Neither rejects the task.
+
+Mutants are verified with a time limit fitted to the reference (a few times its own wall time,
+never more than the task's), since a mutant that loops forever would otherwise cost the task's
+whole limit; a mutant that runs out of time fails, which is a kill.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assay.audit.base import AuditContext, CheckOutcome
+from assay.families.base import Mutant, MutationFamily
+from assay.findings import Finding, Severity
+from assay.tasks.model import Task
+from assay.verdicts import Status
+
+WEAK_SCORE = 0.6
+"""Below this share of mutants killed, the verifier is called weak (a warning)."""
+TIME_FACTOR = 4.0
+"""A mutant may take this many times the reference's wall time..."""
+MIN_TIMEOUT_S = 2.0
+"""...but never less than this, so that a noisy machine does not turn slowness into kills."""
+SHOWN_SURVIVORS = 5
+"""Survivors whose diffs a finding shows."""
+
+
+@dataclass(frozen=True)
+class MutationScore:
+    """What the mutants of one task came to."""
+
+    killed: int
+    survivors: list[Mutant]
+    errors: int
+
+    @property
+    def score(self) -> float | None:
+        """Killed over decided mutants; None when no mutant was decided."""
+        decided = self.killed + len(self.survivors)
+        return self.killed / decided if decided else None
+
+
+class MutationCheck:
+    """Mutants of the reference fail the task's verifier."""
+
+    name = "mutation"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify each of the family's mutants; nothing to do for a family without them or a
+        task whose reference does not pass (the reference check reports that)."""
+        family = context.family
+        if not isinstance(family, MutationFamily):
+            return CheckOutcome()
+        mutants = family.mutants(task)
+        if not mutants:
+            return CheckOutcome()
+        fitted = _fitted(task, context)
+        if fitted is None:
+            return CheckOutcome()
+        result = mutation_score(fitted, mutants, context)
+        finding = _finding(self.name, result, len(mutants))
+        return CheckOutcome(findings=[] if finding is None else [finding])
+
+
+def mutation_score(task: Task, mutants: list[Mutant], context: AuditContext) -> MutationScore:
+    """Verify every mutant of ``task`` and count the kills."""
+    killed, errors = 0, 0
+    survivors = []
+    for mutant in mutants:
+        status = context.verify(task, mutant.files).status
+        if status is Status.PASS:
+            survivors.append(mutant)
+        elif status is Status.ERROR:
+            errors += 1
+        else:
+            killed += 1
+    return MutationScore(killed=killed, survivors=survivors, errors=errors)
+
+
+def _fitted(task: Task, context: AuditContext) -> Task | None:
+    """``task`` with its time limit fitted to its reference's wall time, or None when the
+    reference does not pass."""
+    reference = task.references().get("reference") or next(iter(task.references().values()), None)
+    if reference is None:
+        return None
+    verdict = context.verify(task, reference)
+    if verdict.status is not Status.PASS:
+        return None
+    limits = task.spec.limits
+    timeout = min(limits.timeout_s, max(MIN_TIMEOUT_S, TIME_FACTOR * verdict.timings.wall_s))
+    fitted_limits = limits.model_copy(update={"timeout_s": timeout})
+    return task.model_copy(update={"spec": task.spec.model_copy(update={"limits": fitted_limits})})
+
+
+def _finding(check: str, result: MutationScore, made: int) -> Finding | None:
+    score = result.score
+    if score is None or not result.survivors:
+        return None
+    decided = result.killed + len(result.survivors)
+    errored = f"; {result.errors} ended in error and are not counted" if result.errors else ""
+    counts = f"{result.killed} of {decided} mutants of the reference fail{errored}"
+    if score < WEAK_SCORE:
+        severity = Severity.WARNING
+        message = (
+            f"weak verifier: only {counts} (score {score:.2f}, under {WEAK_SCORE}): add hidden "
+            "cases that tell the surviving near misses from the reference"
+        )
+    else:
+        severity = Severity.INFO
+        message = f"{counts} (score {score:.2f}); {len(result.survivors)} survive"
+    shown = result.survivors[:SHOWN_SURVIVORS]
+    more = len(result.survivors) - len(shown)
+    evidence = "\n\n".join(f"{mutant.name}\n{mutant.diff}" for mutant in shown)
+    if more:
+        evidence += f"\n\n[{more} more survivors of {made} mutants]"
+    return Finding(check=check, severity=severity, message=message, evidence=evidence)
