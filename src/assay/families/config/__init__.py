@@ -10,7 +10,12 @@ permissions, and "nothing else" envelopes (:mod:`.expectations`); ``solutions/*/
 Verification: the YAML is read in a sandbox (:mod:`.documents`, :mod:`._parser`); every object is
 validated against the pinned Kubernetes schema (:mod:`.schema`), applied to the cluster as
 ``kubectl apply`` would, and its meaning computed in the trusted process (:mod:`.network`,
-:mod:`.rbac`) and compared with the expectations, one criterion each.
+:mod:`.rbac`) and compared with the expectations, one criterion each (:mod:`.admission`,
+:mod:`.expectations`).
+
+Agents act through :mod:`.tools` (the cluster, validation of a draft, submit; a ```yaml block in
+single-turn mode); the audit's red-team tries :mod:`.exploits`; :mod:`.manifests` serves
+``assay config reachability`` and ``assay config permissions``.
 """
 
 from assay.families.config.cluster import Cluster, ContainerPort, Pod

@@ -3,34 +3,24 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, VerifierError
+from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
-from assay.families.config.documents import (
-    PACKAGES,
-    PARSER,
-    YAML_SUFFIXES,
-    Documents,
-    Object,
-    Parsed,
-    Unreadable,
-    oversized,
-    read_yaml,
-)
+from assay.families.base import Exploit
+from assay.families.config.admission import admit
+from assay.families.config.documents import PACKAGES, PARSER
 from assay.families.config.expectations import (
-    Expectations,
     expectations,
     judge_only,
     judge_permissions,
     judge_reachability,
 )
+from assay.families.config.exploits import config_exploits
 from assay.families.config.lint import lint_config_task
-from assay.families.config.meaning import applied, meaning
-from assay.families.config.schema import library_version, schema_problem
-from assay.families.config.selectors import ObjectError
-from assay.families.config.spec import ConfigSpec, config_spec
+from assay.families.config.schema import library_version
+from assay.families.config.spec import config_spec
+from assay.families.config.tools import ConfigTools
 from assay.findings import Finding
 from assay.sandbox import python_environment
 from assay.sandbox.protocol import ExecResult, Sandbox
@@ -42,8 +32,6 @@ VERSION = f"1+schemas-{library_version()}"
 """The verifier's version, with that of the schemas it validates against (they can change a
 verdict too)."""
 EMPTY_FILE = "empty.yaml"
-MAX_OBJECTS = 100
-"""Most objects one submission may hold (each is schema-validated in the trusted process)."""
 
 
 class ConfigFamily:
@@ -72,19 +60,20 @@ class ConfigFamily:
         """Static checks of the task's config-family parts."""
         return lint_config_task(task)
 
+    def exploits(self, task: Task) -> list[Exploit]:
+        """Reward hacks shaped for ``task``, for the audit's red-team check (see
+        :mod:`assay.families.config.exploits`)."""
+        return config_exploits(task)
+
+    def tools(self, task: Task) -> ConfigTools:
+        """The agent's tools: the cluster, a draft's validation, submit."""
+        return ConfigTools(task)
+
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Read the submitted YAML in ``sandbox``, validate every object against the pinned
         Kubernetes schema, apply it to the task's cluster and judge what it means."""
         spec = config_spec(task)
         expected = expectations(task)
-        cluster_file = task.workspace.get(spec.cluster)
-        if cluster_file is None:
-            raise TaskFormatError(
-                f"workspace/{spec.cluster} does not exist",
-                path=f"{task.id}/task.toml",
-                field="config.cluster",
-                fix="name the cluster file of workspace/",
-            )
         label = version_label(self)
         record = _Recorder(
             task.id,
@@ -95,100 +84,25 @@ class ConfigFamily:
                 python=python_environment(PACKAGES),
             ),
         )
-        names = sorted(solution)
-        refused = [
-            Unreadable(name, f"not a YAML file (use {' or '.join(YAML_SUFFIXES)})")
-            for name in names
-            if not name.endswith(YAML_SUFFIXES)
-        ]
-        if not names:
-            refused.append(Unreadable("(submission)", "no YAML file was submitted"))
-        files = [(spec.cluster, cluster_file), *((name, solution[name]) for name in names)]
-        refused += oversized(files[1:])
-        if refused:
-            return record(Status.FAIL, "the submission was refused", _unreadable(refused))
         try:
-            run = read_yaml(sandbox, files, task.spec.limits)
+            admission = admit(task, spec, solution, sandbox)
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         except VerifierError as exc:
             return record(Status.ERROR, f"verifier error: {exc}")
-        status, summary, criteria = _judge(spec, expected, run.parsed, task.id)
-        return record(status, summary, criteria, run.result)
-
-
-def _judge(
-    spec: ConfigSpec, expected: Expectations, parsed: Sequence[Parsed], task_id: str
-) -> tuple[Status, str, tuple[Criterion, ...]]:
-    """The status, summary and criteria of the read files (the cluster's first)."""
-    cluster, *submitted = parsed
-    where = f"{task_id}/workspace/{spec.cluster}"
-    if isinstance(cluster, Unreadable):
-        if cluster.stopped:
-            return Status.ERROR, f"the task's {spec.cluster} was not read: {cluster.reason}", ()
-        reason = " ".join(cluster.reason.split())
-        raise TaskFormatError(reason, path=where, fix="write the cluster as plain YAML")
-    unreadable = [p for p in submitted if isinstance(p, Unreadable)]
-    if unreadable:
-        return Status.FAIL, "the YAML could not be read", _unreadable(unreadable)
-    objects, problems = _objects(spec, [p for p in submitted if isinstance(p, Documents)])
-    if problems:
-        return Status.FAIL, "objects were refused", tuple(problems)
-    try:
-        meaning(cluster.objects)  # the task's own objects must be sound by themselves
-    except ObjectError as exc:
-        raise TaskFormatError(str(exc), path=where, fix="correct the object") from None
-    try:
-        found = meaning(applied(cluster.objects, objects))
-    except ObjectError as exc:
-        refusal = Criterion(name="objects", passed=False, evidence=str(exc)[:2000], kind="api")
-        return Status.FAIL, "the API server would refuse an object", (refusal,)
-    criteria = (
-        judge_reachability(expected.reachability, found.reachability, task_id)
-        + judge_permissions(expected.permissions, found.permissions)
-        + judge_only(expected.only, found.permissions)
-    )
-    passed = sum(c.passed for c in criteria)
-    status = Status.PASS if passed == len(criteria) else Status.FAIL
-    return status, f"{passed}/{len(criteria)} requirements met", tuple(criteria)
-
-
-def _objects(
-    spec: ConfigSpec, documents: Sequence[Documents]
-) -> tuple[list[Object], list[Criterion]]:
-    """The submitted objects, and a criterion for each that is refused (not an object, a kind
-    the task does not accept, or invalid against the schema)."""
-    objects: list[tuple[str, Object]] = []
-    problems: list[Criterion] = []
-    for parsed in documents:
-        for index, obj in enumerate(parsed.objects):
-            where = f"{parsed.name} document {index + 1}"
-            if not isinstance(obj, Mapping):
-                problems.append(_refusal(where, "is not a YAML mapping (an object)", "yaml"))
-            else:
-                objects.append((where, obj))
-    if len(objects) > MAX_OBJECTS:
-        problems.append(_refusal("(submission)", f"more than {MAX_OBJECTS} objects", "size"))
-        return [], problems
-    for where, obj in objects:
-        kind = obj.get("kind")
-        if kind not in spec.kinds:
-            accepted = ", ".join(spec.kinds)
-            text = f"kind {str(kind)[:80]!r} is not one this task accepts ({accepted})"
-            problems.append(_refusal(where, text, "kind"))
-            continue
-        problem = schema_problem(obj, spec.kubernetes)
-        if problem is not None:
-            problems.append(_refusal(where, f"{kind}: {problem}", "schema"))
-    return [obj for _where, obj in objects], problems
-
-
-def _refusal(where: str, what: str, kind: str) -> Criterion:
-    return Criterion(name=where[:200], passed=False, evidence=what[:2000], kind=kind)
-
-
-def _unreadable(files: Sequence[Unreadable]) -> tuple[Criterion, ...]:
-    return tuple(_refusal(f.name, f.reason, "yaml") for f in files)
+        found = admission.meaning
+        if found is None:
+            status = Status.ERROR if admission.stopped else Status.FAIL
+            return record(status, admission.summary, admission.refusals, admission.result)
+        criteria = (
+            judge_reachability(expected.reachability, found.reachability, task.id)
+            + judge_permissions(expected.permissions, found.permissions)
+            + judge_only(expected.only, found.permissions)
+        )
+        passed = sum(c.passed for c in criteria)
+        status = Status.PASS if passed == len(criteria) else Status.FAIL
+        summary = f"{passed}/{len(criteria)} requirements met"
+        return record(status, summary, tuple(criteria), admission.result)
 
 
 class _Recorder:
