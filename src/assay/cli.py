@@ -196,6 +196,12 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     help="A rollout run (`assay profile`) whose pass rates the audit reads: a task no sample "
     "solved is quarantined for review, one every sample solved is noted as too easy.",
 )
+@click.option(
+    "--checks",
+    "check_names",
+    help="Only these checks, comma-separated ids (lint,reference,known-bad,...); all by default. "
+    "Loading the tasks always runs.",
+)
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
@@ -204,6 +210,7 @@ def audit(
     *,
     json_path: Path | None,
     profile_run: str | None,
+    check_names: str | None,
     db: Path,
     workers: int,
     sandbox: str,
@@ -217,13 +224,15 @@ def audit(
     Example:
       assay audit tasks/ --json audit.json
       assay audit tasks/ --profile qwen-k8
+      assay audit tasks/ --checks lint,reference,known-bad
     """
     from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
     from assay._render import audit_table, console  # noqa: PLC0415
-    from assay.audit import run_audit_into, summary_line  # noqa: PLC0415
+    from assay.audit import run_audit_into, select_checks, summary_line  # noqa: PLC0415
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
+    checks = None if check_names is None else select_checks(check_names)
     to_stdout = json_path is not None and str(json_path) == "-"
     report_file = None if to_stdout else json_path
     taskset = TaskSet.load(directory)
@@ -240,6 +249,7 @@ def audit(
                 workers=workers,
                 on_task=lambda _t: advance(),
                 profile=profiled,
+                checks=checks,
             )
     text = report.model_dump_json(indent=2)
     if to_stdout:

@@ -7,7 +7,7 @@ from assay.audit.mutation import MutationCheck
 from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
-from assay.audit.runner import default_checks, run_audit, run_audit_into
+from assay.audit.runner import default_checks, run_audit, run_audit_into, select_checks
 from assay.findings import Decision, Finding, Severity
 
 __all__ = [
@@ -32,5 +32,6 @@ __all__ = [
     "default_checks",
     "run_audit",
     "run_audit_into",
+    "select_checks",
     "summary_line",
 ]

@@ -55,6 +55,22 @@ def default_checks() -> list[AuditCheck]:
     return checks
 
 
+def select_checks(names: str) -> list[AuditCheck]:
+    """The checks named in ``names`` (comma-separated ids, as ``--checks`` takes them), in the
+    audit's own order. Loading the tasks always runs; ``lint`` is a check like the others.
+
+    Raises :class:`InputError` for an empty list or an unknown id, naming the known ones.
+    """
+    available = default_checks()
+    known = [check.name for check in available]
+    wanted = [name.strip() for name in names.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in known]
+    if unknown or not wanted:
+        problem = f"unknown check {unknown[0]!r}" if unknown else "no check named"
+        raise InputError(problem, field="--checks", fix=f"use ids from: {', '.join(known)}")
+    return [check for check in available if check.name in wanted]
+
+
 def run_audit(
     taskset: TaskSet,
     sandbox: Sandbox,
@@ -110,15 +126,17 @@ def run_audit_into(
     workers: int = 2,
     on_task: Callable[[TaskAudit], None] | None = None,
     profile: RunProfile | None = None,
+    checks: Sequence[AuditCheck] | None = None,
 ) -> AuditReport:
-    """:func:`run_audit` with the default checks, then, with a stored ``profile``, its
-    findings (:func:`apply_profile`), then keep the report and every verdict behind it in
-    ``store`` (one transaction).
+    """:func:`run_audit` with ``checks`` (the default ones when None), then, with a stored
+    ``profile``, its findings (:func:`apply_profile`), then keep the report and every verdict
+    behind it in ``store`` (one transaction).
     """
     verdicts: list[tuple[str, Verdict]] = []
     report = run_audit(
         taskset,
         sandbox,
+        checks=checks,
         workers=workers,
         on_task=on_task,
         on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
