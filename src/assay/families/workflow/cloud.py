@@ -1,0 +1,245 @@
+"""Seeding an emulator with a state and reading its state back, through its own API only."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer  # type: ignore[import-untyped]
+
+from assay.families.workflow.emulator import Emulator
+from assay.families.workflow.state import CloudState, TableState
+
+MAX_OBJECTS = 5_000
+MAX_MESSAGES = 5_000
+MAX_ITEMS = 5_000
+MAX_EVENTS = 5_000
+MAX_BODY_BYTES = 2**20
+"""Past these, reading stops: the state is too large to be any task's answer."""
+READ_VISIBILITY_S = 600
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+
+class StateTooLargeError(Exception):
+    """The emulator holds more than a task's state could: reading it stopped."""
+
+
+def seed(emulator: Emulator, state: CloudState) -> None:
+    """Create everything in ``state`` in the (empty) emulator."""
+    s3 = emulator.client("s3")
+    for bucket, objects in state.buckets.items():
+        s3.create_bucket(Bucket=bucket)
+        for key, body in objects.items():
+            s3.put_object(Bucket=bucket, Key=key, Body=body.encode())
+    sqs = emulator.client("sqs")
+    for queue, messages in state.queues.items():
+        url = sqs.create_queue(QueueName=queue)["QueueUrl"]
+        for start in range(0, len(messages), 10):
+            entries = [
+                {"Id": str(n), "MessageBody": body}
+                for n, body in enumerate(messages[start : start + 10])
+            ]
+            sqs.send_message_batch(QueueUrl=url, Entries=entries)
+    for table, content in state.tables.items():
+        _seed_table(emulator, table, content)
+    logs = emulator.client("logs")
+    now = int(time.time() * 1000)
+    for group, streams in state.logs.items():
+        logs.create_log_group(logGroupName=group)
+        for stream, messages in streams.items():
+            logs.create_log_stream(logGroupName=group, logStreamName=stream)
+            if messages:
+                events = [{"timestamp": now + n, "message": m} for n, m in enumerate(messages)]
+                logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=events)
+
+
+def _seed_table(emulator: Emulator, name: str, table: TableState) -> None:
+    dynamodb = emulator.client("dynamodb")
+    keys = [(table.hash_key, "HASH")] + ([(table.range_key, "RANGE")] if table.range_key else [])
+    types = {key: "S" if isinstance(_first(table, key), str) else "N" for key, _ in keys}
+    dynamodb.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": key, "KeyType": kind} for key, kind in keys],
+        AttributeDefinitions=[
+            {"AttributeName": key, "AttributeType": types[key]} for key, _ in keys
+        ],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    for start in range(0, len(table.items), 25):
+        requests = [
+            {"PutRequest": {"Item": to_dynamo(item)}} for item in table.items[start : start + 25]
+        ]
+        dynamodb.batch_write_item(RequestItems={name: requests})
+
+
+def _first(table: TableState, key: str) -> object:
+    return next((item[key] for item in table.items if key in item), "")
+
+
+def to_dynamo(item: dict[str, Any]) -> dict[str, Any]:
+    """A plain JSON item in DynamoDB's typed form."""
+    return {key: _serializer.serialize(_decimals(value)) for key, value in item.items()}
+
+
+def _decimals(value: Any) -> Any:
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, list):
+        return [_decimals(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _decimals(v) for k, v in value.items()}
+    return value
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, set | frozenset):
+        return sorted(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, bytes | bytearray):
+        return text_of(bytes(value))
+    return value
+
+
+def text_of(body: bytes) -> str:
+    """A body as text; bytes that are not UTF-8 become a visible, never-matching summary."""
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        digest = hashlib.sha256(body).hexdigest()[:16]
+        return f"<{len(body)} bytes that are not UTF-8, sha256 {digest}>"
+
+
+def read_state(emulator: Emulator) -> CloudState:
+    """Everything the emulator holds. Raises :class:`StateTooLargeError` past the limits."""
+    return CloudState(
+        buckets=_buckets(emulator),
+        queues=_queues(emulator),
+        tables=_tables(emulator),
+        logs=_logs(emulator),
+    )
+
+
+def _buckets(emulator: Emulator) -> dict[str, dict[str, str]]:
+    s3 = emulator.client("s3")
+    found: dict[str, dict[str, str]] = {}
+    count = 0
+    for bucket in sorted(b["Name"] for b in s3.list_buckets().get("Buckets", [])):
+        objects: dict[str, str] = {}
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
+            for entry in page.get("Contents", []):
+                count += 1
+                if count > MAX_OBJECTS:
+                    raise StateTooLargeError(f"more than {MAX_OBJECTS} objects")
+                if entry["Size"] > MAX_BODY_BYTES:
+                    objects[entry["Key"]] = f"<{entry['Size']} bytes, larger than any answer>"
+                    continue
+                body = s3.get_object(Bucket=bucket, Key=entry["Key"])["Body"].read()
+                objects[entry["Key"]] = text_of(body)
+        found[bucket] = objects
+    return found
+
+
+def _queues(emulator: Emulator) -> dict[str, tuple[str, ...]]:
+    sqs = emulator.client("sqs")
+    found: dict[str, tuple[str, ...]] = {}
+    urls = [
+        u for page in sqs.get_paginator("list_queues").paginate() for u in page.get("QueueUrls", [])
+    ]
+    for url in sorted(urls):
+        name = url.rstrip("/").rsplit("/", 1)[-1]
+        hidden = sqs.get_queue_attributes(
+            QueueUrl=url, AttributeNames=["ApproximateNumberOfMessagesNotVisible"]
+        )["Attributes"]
+        bodies: list[str] = []
+        in_flight = int(hidden.get("ApproximateNumberOfMessagesNotVisible", "0"))
+        bodies += [
+            f"<a message in flight: received and not deleted ({n + 1})>" for n in range(in_flight)
+        ]
+        handles: list[str] = []
+        while True:
+            batch = sqs.receive_message(
+                QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=READ_VISIBILITY_S
+            ).get("Messages", [])
+            if not batch:
+                break
+            bodies += [message["Body"] for message in batch]
+            handles += [message["ReceiptHandle"] for message in batch]
+            if len(bodies) > MAX_MESSAGES:
+                raise StateTooLargeError(f"more than {MAX_MESSAGES} messages in {name}")
+        _release(sqs, url, handles)
+        found[name] = tuple(bodies)
+    return found
+
+
+def _release(sqs: Any, url: str, handles: list[str]) -> None:
+    """Make the messages read visible again, so that reading leaves the queue as it was."""
+    for start in range(0, len(handles), 10):
+        entries = [
+            {"Id": str(n), "ReceiptHandle": handle, "VisibilityTimeout": 0}
+            for n, handle in enumerate(handles[start : start + 10])
+        ]
+        sqs.change_message_visibility_batch(QueueUrl=url, Entries=entries)
+
+
+def _tables(emulator: Emulator) -> dict[str, TableState]:
+    dynamodb = emulator.client("dynamodb")
+    found: dict[str, TableState] = {}
+    names = [
+        n for page in dynamodb.get_paginator("list_tables").paginate() for n in page["TableNames"]
+    ]
+    for name in sorted(names):
+        schema = dynamodb.describe_table(TableName=name)["Table"]["KeySchema"]
+        keys = {entry["KeyType"]: entry["AttributeName"] for entry in schema}
+        items: list[dict[str, Any]] = []
+        for page in dynamodb.get_paginator("scan").paginate(TableName=name):
+            for item in page.get("Items", []):
+                items.append({k: _plain(_deserializer.deserialize(v)) for k, v in item.items()})
+                if len(items) > MAX_ITEMS:
+                    raise StateTooLargeError(f"more than {MAX_ITEMS} items in {name}")
+        found[name] = TableState(
+            hash_key=keys["HASH"], range_key=keys.get("RANGE"), items=tuple(items)
+        )
+    return found
+
+
+def _logs(emulator: Emulator) -> dict[str, dict[str, tuple[str, ...]]]:
+    logs = emulator.client("logs")
+    found: dict[str, dict[str, tuple[str, ...]]] = {}
+    count = 0
+    groups = [
+        g["logGroupName"]
+        for page in logs.get_paginator("describe_log_groups").paginate()
+        for g in page.get("logGroups", [])
+    ]
+    for group in sorted(groups):
+        streams: dict[str, tuple[str, ...]] = {}
+        names = [
+            s["logStreamName"]
+            for page in logs.get_paginator("describe_log_streams").paginate(logGroupName=group)
+            for s in page.get("logStreams", [])
+        ]
+        for stream in sorted(names):
+            messages: list[str] = []
+            token: str | None = None
+            while True:
+                kwargs: dict[str, Any] = {"nextToken": token} if token else {"startFromHead": True}
+                page = logs.get_log_events(logGroupName=group, logStreamName=stream, **kwargs)
+                events = page.get("events", [])
+                messages += [event["message"] for event in events]
+                count += len(events)
+                if count > MAX_EVENTS:
+                    raise StateTooLargeError(f"more than {MAX_EVENTS} log events")
+                if not events or page.get("nextForwardToken") in (None, token):
+                    break
+                token = page["nextForwardToken"]
+            streams[stream] = tuple(messages)
+        found[group] = streams
+    return found

@@ -1,0 +1,79 @@
+"""The workflow family's task settings (``[workflow]`` in task.toml) and its state files."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.errors import TaskFormatError
+from assay.families.workflow.state import CloudState, parse_state
+from assay.tasks.model import Task
+
+SCRIPT = "solution.py"
+"""The file of a solution directory that holds its script."""
+
+
+class WorkflowConfig(BaseModel):
+    """Where the states are and what else is judged, from ``[workflow]`` of task.toml."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    initial: str = Field(
+        default="state.json",
+        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.json$",
+        description="The initial state in workspace/ (the agent sees it; the emulator is seeded "
+        "with it).",
+    )
+    expected: str = Field(
+        default="expected.json",
+        pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.json$",
+        description="The expected final state in hidden/.",
+    )
+    rerun: Literal["required", "scored", "off"] = Field(
+        default="required",
+        description="Whether a script submission is run a second time on its own final state: "
+        "required (a change is a fail), scored (a change lowers the score only), off.",
+    )
+    rerun_weight: float = Field(
+        default=1.0, ge=0, le=10, description="Weight of the idempotence criterion."
+    )
+    seed: int = Field(default=0, description="Seed the task was generated with (provenance).")
+
+
+def workflow_config(task: Task) -> WorkflowConfig:
+    """The task's ``[workflow]`` settings; raises :class:`TaskFormatError` naming the field."""
+    try:
+        return WorkflowConfig.model_validate(task.spec.config)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = "workflow." + ".".join(str(part) for part in first["loc"])
+        raise TaskFormatError(
+            first["msg"],
+            path=f"{task.id}/task.toml",
+            field=field,
+            fix="correct the [workflow] table",
+        ) from None
+
+
+def initial_state(task: Task, config: WorkflowConfig) -> CloudState:
+    """The state the task starts from, from ``workspace/``."""
+    return _state(task, task.workspace, "workspace", config.initial, "initial")
+
+
+def expected_state(task: Task, config: WorkflowConfig) -> CloudState:
+    """The state the task must end with, from ``hidden/``."""
+    return _state(task, task.hidden, "hidden", config.expected, "expected")
+
+
+def _state(task: Task, files: dict[str, bytes], where: str, name: str, field: str) -> CloudState:
+    path = f"{task.id}/{where}/{name}"
+    data = files.get(name)
+    if data is None:
+        raise TaskFormatError(
+            "the file is missing",
+            path=path,
+            field=f"workflow.{field}",
+            fix=f"add {where}/{name} or name the right file in [workflow] {field}",
+        )
+    return parse_state(data, path)

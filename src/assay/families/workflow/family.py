@@ -1,0 +1,286 @@
+"""The ``workflow`` family: a multi-step job against an emulated cloud, judged by final state."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assay.errors import SandboxError, SolutionFormatError, TaskFormatError
+from assay.families import version_label
+from assay.families.base import Exploit
+from assay.families.workflow.channel import PACKAGES, run_with
+from assay.families.workflow.cloud import StateTooLargeError, read_state, seed
+from assay.families.workflow.config import (
+    SCRIPT,
+    WorkflowConfig,
+    expected_state,
+    initial_state,
+    workflow_config,
+)
+from assay.families.workflow.emulator import Emulator, emulators
+from assay.families.workflow.judge import idempotence, judge_state
+from assay.families.workflow.state import CloudState
+from assay.findings import Finding
+from assay.sandbox import python_environment
+from assay.sandbox.protocol import ExecResult, Sandbox
+from assay.tasks.model import Files, Task
+from assay.tasks.taskdir import read_files
+from assay.verdicts import Criterion, Status, Timings, Verdict, Versions
+
+if TYPE_CHECKING:
+    from assay.families.workflow.tools import WorkflowTools
+
+VERSION = "1"
+EPISODE_FILE = ".episode"
+"""A submission file naming a live episode's emulator by its secret token (see ``tools``)."""
+EMPTY_SCRIPT = b"# does nothing\n"
+DECIDING = frozenset({"state", "unchanged", "extra", "script", "idempotence", "episode"})
+"""Kinds of criteria that decide the status; the others count in the score only."""
+MAX_LOG_CHARS = 4_000
+
+
+class WorkflowFamily:
+    """Cloud-API workflow tasks. See :mod:`assay.families.workflow` for the task layout."""
+
+    name = "workflow"
+    version = VERSION
+    trusted_code: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self._episodes: dict[str, Emulator] = {}
+        self._lock = threading.Lock()
+
+    def load_solution(self, path: Path) -> Files:
+        """A solution directory holding ``solution.py``, or a single ``.py`` file taken as it."""
+        path = Path(path)
+        if path.is_file():
+            return {SCRIPT: path.read_bytes()}
+        if path.is_dir():
+            return read_files(path)
+        raise SolutionFormatError(
+            "no such file or directory", path=path, fix="pass solution.py or its directory"
+        )
+
+    def empty_solution(self, task: Task) -> Files:
+        """A script that does nothing."""
+        return {SCRIPT: EMPTY_SCRIPT}
+
+    def lint(self, task: Task) -> list[Finding]:
+        """Static checks of the task's workflow parts."""
+        from assay.families.workflow.lint import lint_workflow_task  # noqa: PLC0415 - lint imports this
+
+        return lint_workflow_task(task)
+
+    def exploits(self, task: Task) -> list[Exploit]:
+        """Reward hacks for the audit's red-team check (see :mod:`.exploits`)."""
+        from assay.families.workflow.exploits import workflow_exploits  # noqa: PLC0415 - likewise
+
+        return workflow_exploits(task)
+
+    def tools(self, task: Task) -> WorkflowTools:
+        """The agent's tools over a fresh emulator seeded with ``task``'s initial state."""
+        from assay.families.workflow.tools import WorkflowTools  # noqa: PLC0415 - tools import this
+
+        return WorkflowTools(task, self)
+
+    def open_episode(self, token: str, emulator: Emulator) -> None:
+        """Let a submission naming ``token`` be judged on ``emulator`` (see ``tools``)."""
+        with self._lock:
+            self._episodes[token] = emulator
+
+    def close_episode(self, token: str) -> Emulator | None:
+        """Forget ``token``; its emulator, if it was open, is the caller's to close."""
+        with self._lock:
+            return self._episodes.pop(token, None)
+
+    def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
+        """Judge ``solution``: a live episode's emulator when it names one, else its script run
+        in the sandbox against a fresh emulator seeded with the initial state.
+
+        ``sandbox`` is not used: workflow jobs need the emulator's socket bound in, which only
+        :class:`assay.families.workflow.channel.ChannelSandbox` does.
+        """
+        config = workflow_config(task)
+        initial = initial_state(task, config)
+        expected = expected_state(task, config)
+        record = _Recorder(task.id, self._versions(task))
+        token = solution.get(EPISODE_FILE, b"").decode(errors="replace").strip()
+        emulator = self.close_episode(token) if token else None
+        if emulator is not None:
+            with emulator:
+                return _judge_episode(emulator, initial, expected, record)
+        return _judge_script(_Case(task, config, initial, expected), solution, record)
+
+    def _versions(self, task: Task) -> Versions:
+        from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load
+
+        label = version_label(self)
+        return Versions(
+            task=task.content_version(label),
+            family=label,
+            assay=__version__,
+            python=python_environment(PACKAGES),
+        )
+
+
+@dataclass
+class _Recorder:
+    """Builds the verdict, timing everything since it was made."""
+
+    task_id: str
+    versions: Versions
+    started: float = field(default_factory=time.monotonic)
+    runs: list[ExecResult] = field(default_factory=list)
+
+    def __call__(
+        self, status: Status, summary: str, criteria: tuple[Criterion, ...] = ()
+    ) -> Verdict:
+        score = _score(criteria) if status is not Status.ERROR else 0.0
+        logs = "\n".join(_log(run) for run in self.runs)[-MAX_LOG_CHARS:]
+        return Verdict(
+            task_id=self.task_id,
+            status=status,
+            score=score,
+            criteria=criteria,
+            summary=summary,
+            logs=logs,
+            timings=Timings(
+                wall_s=time.monotonic() - self.started,
+                sandbox_s=sum(run.wall_s for run in self.runs),
+                sandbox_cpu_s=sum(run.cpu_s for run in self.runs),
+            ),
+            versions=self.versions,
+        )
+
+
+def _score(criteria: tuple[Criterion, ...]) -> float:
+    total = sum(c.weight for c in criteria)
+    return sum(c.weight * c.value for c in criteria) / total if total else 0.0
+
+
+def _log(run: ExecResult) -> str:
+    return f"exit {run.exit_code}\n{run.stdout[-1500:]}\n{run.stderr[-1500:]}".strip()
+
+
+def _judge_episode(
+    emulator: Emulator, initial: CloudState, expected: CloudState, record: _Recorder
+) -> Verdict:
+    actual = _read(emulator)
+    if isinstance(actual, str):
+        criteria = (Criterion(name="state", passed=False, evidence=actual, kind="episode"),)
+        return record(Status.FAIL, actual, criteria)
+    return _decide(tuple(judge_state(initial, expected, actual)), record)
+
+
+@dataclass(frozen=True)
+class _Case:
+    """What a script submission is judged against."""
+
+    task: Task
+    config: WorkflowConfig
+    initial: CloudState
+    expected: CloudState
+
+
+def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
+    script = solution.get(SCRIPT)
+    if script is None:
+        return record(Status.FAIL, f"{SCRIPT} was not submitted")
+    try:
+        emulator = emulators().start()
+    except SandboxError as exc:
+        return record(Status.ERROR, f"the emulator did not start: {exc}")
+    with emulator:
+        try:
+            seed(emulator, case.initial)
+        except Exception as exc:  # noqa: BLE001 - nothing of the candidate's has run yet
+            return record(Status.ERROR, f"seeding the emulator failed: {str(exc)[:300]}")
+        try:
+            criteria = _run_and_judge(case, emulator, script, record)
+        except SandboxError as exc:
+            return record(Status.ERROR, f"sandbox error: {exc}")
+    return _decide(tuple(criteria), record)
+
+
+def _run_and_judge(
+    case: _Case, emulator: Emulator, script: bytes, record: _Recorder
+) -> list[Criterion]:
+    """Run the script (twice unless reruns are off) and judge the state after the first run."""
+    limits = case.task.spec.limits
+    first = run_with(emulator, SCRIPT, {SCRIPT: script}, limits)
+    record.runs.append(first)
+    actual = _read(emulator)
+    if isinstance(actual, str):
+        return [_ran(first), _unread(actual)]
+    criteria = [_ran(first), *judge_state(case.initial, case.expected, actual)]
+    if case.config.rerun == "off":
+        return criteria
+    record.runs.append(run_with(emulator, SCRIPT, {SCRIPT: script}, limits))
+    again = _read(emulator)
+    if isinstance(again, str):
+        kind = "idempotence" if case.config.rerun == "required" else "idempotence-scored"
+        rerun = Criterion(name="idempotent", passed=False, evidence=again, kind=kind)
+    else:
+        rerun = idempotence(actual, again, required=case.config.rerun == "required")
+    return [*criteria, rerun.model_copy(update={"weight": case.config.rerun_weight})]
+
+
+def _decide(criteria: tuple[Criterion, ...], record: _Recorder) -> Verdict:
+    deciding = [c for c in criteria if c.kind in DECIDING]
+    failed = [c for c in deciding if not c.passed]
+    status = Status.FAIL if failed else Status.PASS
+    if failed:
+        summary = f"{len(failed)} of {len(deciding)} checks failed: " + ", ".join(
+            c.name for c in failed[:5]
+        )
+    else:
+        summary = f"all {len(deciding)} checks hold"
+    return record(status, summary, criteria)
+
+
+def _ran(run: ExecResult) -> Criterion:
+    """Whether the script ran to its end within the limits."""
+    if run.ok:
+        return Criterion(name="script", passed=True, kind="script")
+    if run.timed_out:
+        why = "the script was stopped at the time limit"
+    elif run.out_of_memory:
+        why = "the script was stopped at the memory limit"
+    elif run.cpu_exceeded:
+        why = "the script was stopped at the CPU limit"
+    elif run.exit_code is None:
+        why = f"the script was killed by signal {run.signal}"
+    else:
+        why = f"the script exited with status {run.exit_code}"
+    tail = run.stderr.strip().splitlines()[-3:]
+    evidence = why + (": " + " | ".join(tail) if tail else "")
+    return Criterion(name="script", passed=False, evidence=evidence[:1500], kind="script")
+
+
+def _read(emulator: Emulator) -> CloudState | str:
+    """The emulator's state, or why it could not be read (after the candidate ran, that is the
+    candidate's doing: a state too large, an emulator it broke)."""
+    try:
+        return read_state(emulator)
+    except StateTooLargeError as exc:
+        return f"the final state is too large to be an answer: {exc}"
+    except Exception as exc:  # noqa: BLE001 - whatever the candidate left, it is a fail
+        return f"the emulator's state could not be read: {type(exc).__name__}: {str(exc)[:300]}"
+
+
+def _unread(why: str, name: str = "state") -> Criterion:
+    return Criterion(name=name, passed=False, evidence=why, kind="state")
+
+
+def task_format_error_of(task: Task) -> TaskFormatError | None:
+    """The first problem that stops ``task`` from being verified, or None."""
+    try:
+        config = workflow_config(task)
+        initial_state(task, config)
+        expected_state(task, config)
+    except TaskFormatError as exc:
+        return exc
+    return None

@@ -1,0 +1,1 @@
+"""Scripts of the red-team's reward hacks on workflow tasks, one file each (see ``exploits``)."""

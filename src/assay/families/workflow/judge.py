@@ -1,0 +1,192 @@
+"""Judging a final state against the expected one: one criterion per resource.
+
+A resource the task changes (its expected state differs from the initial one) is a requirement:
+its criterion is named ``bucket:NAME``, ``queue:NAME``, ``table:NAME`` or ``logs:NAME``, of kind
+``state``. A resource the task leaves alone must be exactly as it was (kind ``unchanged``), and a
+resource that neither state holds must not exist (kind ``extra``). Evidence is the difference.
+
+How contents compare: texts that hold JSON (an object or an array) in the expected state compare
+as JSON values; other texts compare with line endings and trailing white space at the end
+ignored. Objects compare by key; messages, log events of a stream and items compare as
+multisets, so a duplicate is a difference.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from assay.families.workflow.state import CloudState
+from assay.verdicts import Criterion
+
+MAX_EVIDENCE = 1_500
+_SHOWN = 5
+
+
+def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -> list[Criterion]:
+    """The criteria of ``actual`` against ``expected``, each resource once."""
+    before = _contents(initial)
+    want = _contents(expected)
+    got = _contents(actual)
+    criteria = []
+    for resource in sorted(set(want) | set(got)):
+        kind, name = resource
+        label = f"{kind}:{name}"
+        if resource not in want:
+            criteria.append(_criterion(label, "extra", [f"{kind} {name} should not exist"]))
+            continue
+        kind_of = "unchanged" if before.get(resource) == want[resource] else "state"
+        if resource not in got:
+            criteria.append(_criterion(label, kind_of, [f"{kind} {name} is missing"]))
+            continue
+        criteria.append(
+            _criterion(label, kind_of, _difference(kind, want[resource], got[resource]))
+        )
+    return criteria
+
+
+def _criterion(name: str, kind: str, differences: list[str]) -> Criterion:
+    evidence = "; ".join(differences)
+    if len(evidence) > MAX_EVIDENCE:
+        evidence = evidence[:MAX_EVIDENCE] + " …"
+    return Criterion(name=name, passed=not differences, evidence=evidence, kind=kind)
+
+
+Contents = dict[tuple[str, str], Any]
+
+
+def _contents(state: CloudState) -> Contents:
+    """Each resource's contents in comparable form."""
+    found: Contents = {}
+    for name, objects in state.buckets.items():
+        found["bucket", name] = {key: _normal(body) for key, body in objects.items()}
+    for name, messages in state.queues.items():
+        found["queue", name] = _multiset(_normal(body) for body in messages)
+    for name, table in state.tables.items():
+        keys = (table.hash_key, table.range_key)
+        found["table", name] = (keys, _multiset(_canonical(item) for item in table.items))
+    for name, streams in state.logs.items():
+        found["logs", name] = {
+            stream: _multiset(_normal(m) for m in messages) for stream, messages in streams.items()
+        }
+    return found
+
+
+def _normal(text: str) -> str:
+    """JSON texts as canonical JSON; other texts with line endings and trailing space evened."""
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            return "json:" + _canonical(json.loads(stripped))
+        except (ValueError, RecursionError):
+            pass
+    return "text:" + text.replace("\r\n", "\n").rstrip()
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(_numbers(value), sort_keys=True, ensure_ascii=False)
+
+
+def _numbers(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    return value
+
+
+def _multiset(values: Iterable[str]) -> Counter[str]:
+    return Counter(values)
+
+
+def _shown(value: str) -> str:
+    text = value.partition(":")[2]
+    return json.dumps(text[:120] + ("…" if len(text) > 120 else ""), ensure_ascii=False)
+
+
+def _difference(kind: str, want: Any, got: Any) -> list[str]:
+    if kind == "bucket":
+        return _keyed("object", want, got)
+    if kind == "queue":
+        return _counted("message", want, got)
+    if kind == "table":
+        keys_differ = [f"keys are {got[0]}, expected {want[0]}"] if want[0] != got[0] else []
+        return keys_differ + _counted("item", want[1], got[1])
+    differences = []
+    for stream in sorted(set(want) | set(got)):
+        if stream not in got:
+            differences.append(f"stream {stream} is missing")
+        elif stream not in want:
+            differences.append(f"stream {stream} should not exist")
+        else:
+            differences += [f"{stream}: {d}" for d in _counted("event", want[stream], got[stream])]
+    return differences
+
+
+def _keyed(what: str, want: dict[str, str], got: dict[str, str]) -> list[str]:
+    missing = sorted(set(want) - set(got))
+    extra = sorted(set(got) - set(want))
+    changed = sorted(key for key in set(want) & set(got) if want[key] != got[key])
+    differences = []
+    if missing:
+        differences.append(f"{len(missing)} {what}(s) missing: {_list(missing)}")
+    if extra:
+        differences.append(f"{len(extra)} unexpected {what}(s): {_list(extra)}")
+    for key in changed[:_SHOWN]:
+        differences.append(f"{key} holds {_shown(got[key])}, expected {_shown(want[key])}")
+    if len(changed) > _SHOWN:
+        differences.append(f"and {len(changed) - _SHOWN} more {what}(s) differ")
+    return differences
+
+
+def _counted(what: str, want: Counter[str], got: Counter[str]) -> list[str]:
+    missing = want - got
+    extra = got - want
+    differences = []
+    if missing:
+        shown = [_shown(v) + (f" (x{n})" if n > 1 else "") for v, n in sorted(missing.items())]
+        differences.append(f"{missing.total()} {what}(s) missing: {_list(shown)}")
+    if extra:
+        shown = [_shown(v) + (f" (x{n})" if n > 1 else "") for v, n in sorted(extra.items())]
+        differences.append(f"{extra.total()} unexpected {what}(s): {_list(shown)}")
+    return differences
+
+
+def _list(values: list[str]) -> str:
+    shown = ", ".join(values[:_SHOWN])
+    return shown + (f" and {len(values) - _SHOWN} more" if len(values) > _SHOWN else "")
+
+
+def idempotence(first: CloudState, second: CloudState, *, required: bool) -> Criterion:
+    """Whether a second run of the script left the state as the first run did."""
+    differences = [
+        f"{kind}:{name}: {d}"
+        for (kind, name), diffs in _state_differences(first, second)
+        for d in diffs
+    ]
+    evidence = "; ".join(differences)[:MAX_EVIDENCE]
+    return Criterion(
+        name="idempotent",
+        passed=not differences,
+        evidence=("a second run changed: " + evidence) if differences else "",
+        kind="idempotence" if required else "idempotence-scored",
+    )
+
+
+def _state_differences(
+    first: CloudState, second: CloudState
+) -> list[tuple[tuple[str, str], list[str]]]:
+    a, b = _contents(first), _contents(second)
+    found = []
+    for resource in sorted(set(a) | set(b)):
+        if resource not in b:
+            found.append((resource, ["deleted"]))
+        elif resource not in a:
+            found.append((resource, ["created"]))
+        elif a[resource] != b[resource]:
+            found.append((resource, _difference(resource[0], a[resource], b[resource])))
+    return found

@@ -1,0 +1,54 @@
+"""Static checks of a workflow task: settings and states that parse, a task that asks for a
+change, known-bad scripts present, nothing of the expected state shown to the agent."""
+
+from __future__ import annotations
+
+from assay.errors import TaskFormatError
+from assay.families.workflow.config import (
+    SCRIPT,
+    expected_state,
+    initial_state,
+    workflow_config,
+)
+from assay.findings import Finding, Severity
+from assay.tasks.model import Task
+
+CHECK = "lint"
+
+
+def lint_workflow_task(task: Task) -> list[Finding]:
+    """Findings about the workflow parts of ``task``; empty when it is sound."""
+    try:
+        config = workflow_config(task)
+        initial = initial_state(task, config)
+        expected = expected_state(task, config)
+    except TaskFormatError as exc:
+        return [_finding(str(exc))]
+    findings: list[Finding] = []
+    if initial == expected:
+        findings.append(
+            _finding(
+                "the expected state is the initial state: doing nothing passes",
+                "make the task ask for a change",
+            )
+        )
+    for name, files in task.solutions.items():
+        if SCRIPT not in files:
+            findings.append(_finding(f"solutions/{name} has no {SCRIPT}", f"add {SCRIPT}"))
+    if len(task.known_bad()) < 2:
+        findings.append(_finding("fewer than two known-bad solutions", "add bad-<label> solutions"))
+    expected_text = task.hidden.get(config.expected, b"")
+    for name, data in task.workspace.items():
+        if expected_text and data == expected_text:
+            findings.append(
+                _finding(
+                    f"workspace/{name} is the expected state",
+                    "keep the expected state in hidden/ only",
+                    Severity.ERROR,
+                )
+            )
+    return findings
+
+
+def _finding(message: str, fix: str = "", severity: Severity = Severity.ERROR) -> Finding:
+    return Finding(check=CHECK, severity=severity, message=message + (f" ({fix})" if fix else ""))

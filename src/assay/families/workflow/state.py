@@ -1,0 +1,110 @@
+"""The state of an emulated cloud: what a task starts from and what it must end with.
+
+One JSON document, the same shape for the initial state (``workspace/``), the expected final
+state (``hidden/``) and what the verifier reads back from an emulator::
+
+    {
+      "buckets": {"invoices": {"in/2024-05.csv": "id,region,amount\\n..."}},
+      "queues":  {"orders-eu": ["{\\"id\\": 7}", "..."]},
+      "tables":  {"stock": {"hash_key": "sku", "items": [{"sku": "A1", "qty": 3}]}},
+      "logs":    {"/ops/invoices": {"summary": ["routed 12, quarantined 1"]}}
+    }
+
+Object bodies, message bodies and log messages are text; items are JSON objects whose key
+attributes are strings or numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.errors import TaskFormatError
+
+MAX_STATE_BYTES = 8 * 2**20
+"""Largest state file a task may hold."""
+
+
+class TableState(BaseModel):
+    """A key-value table: its key attributes and its items."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    hash_key: str = Field(min_length=1, description="Name of the partition key attribute.")
+    range_key: str | None = Field(default=None, description="Name of the sort key, if any.")
+    items: tuple[dict[str, Any], ...] = Field(default=(), description="The items, plain JSON.")
+
+
+class CloudState(BaseModel):
+    """Buckets with their objects, queues with their messages, tables, log groups."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    buckets: dict[str, dict[str, str]] = Field(
+        default_factory=dict, description="Bucket name to object key to body (text)."
+    )
+    queues: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict, description="Queue name to the bodies of its messages."
+    )
+    tables: dict[str, TableState] = Field(
+        default_factory=dict, description="Table name to its keys and items."
+    )
+    logs: dict[str, dict[str, tuple[str, ...]]] = Field(
+        default_factory=dict, description="Log group to stream to the messages of its events."
+    )
+
+    def resources(self) -> list[tuple[str, str]]:
+        """Every (kind, name) held, sorted: ``("bucket", "invoices")``..."""
+        named = [
+            *(("bucket", name) for name in self.buckets),
+            *(("queue", name) for name in self.queues),
+            *(("table", name) for name in self.tables),
+            *(("logs", name) for name in self.logs),
+        ]
+        return sorted(named)
+
+    def to_json(self) -> bytes:
+        """The state as the JSON a task stores."""
+        return (
+            json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+        ).encode()
+
+
+def parse_state(data: bytes, path: str) -> CloudState:
+    """The state in ``data``; raises :class:`TaskFormatError` naming ``path`` and the field."""
+    if len(data) > MAX_STATE_BYTES:
+        raise TaskFormatError(
+            f"the state file is larger than {MAX_STATE_BYTES} bytes",
+            path=path,
+            fix="keep task states small",
+        )
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise TaskFormatError(
+            f"not JSON: {str(exc)[:200]}", path=path, fix="write the state as a JSON object"
+        ) from None
+    try:
+        state = CloudState.model_validate(value)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise TaskFormatError(
+            first["msg"],
+            path=path,
+            field=field,
+            fix="use the shape described in assay.families.workflow.state",
+        ) from None
+    for name, table in state.tables.items():
+        for number, item in enumerate(table.items):
+            for key in (table.hash_key, table.range_key):
+                if key is not None and not isinstance(item.get(key), str | int):
+                    raise TaskFormatError(
+                        f"item {number} has no string or integer {key!r}",
+                        path=path,
+                        field=f"tables.{name}.items.{number}.{key}",
+                        fix="give every item its key attributes",
+                    )
+    return state

@@ -1,0 +1,235 @@
+"""The workflow family's tools: one API call, Python with the SDK, and submit.
+
+An episode gets an emulator of its own, seeded with the task's initial state when the first tool
+call needs it. ``aws`` makes one call of a supported service, its operation and parameters
+checked against the SDK's service model first; errors come back as observations. ``python``
+runs code in a sandbox whose only way out is that emulator (see :mod:`.channel`), with the SDK
+already pointed at it. ``submit`` ends the episode; the verdict is then the emulator's final
+state, read through its API by the trusted side, never anything the agent's code printed.
+
+The submission is a file naming the episode's emulator by a secret token that only this process
+holds (:data:`.family.EPISODE_FILE`); a submission made anywhere else cannot name a live one, and
+is judged as a script.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+import weakref
+from collections.abc import Mapping
+from datetime import date, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from botocore import xform_name  # type: ignore[import-untyped]
+from botocore.exceptions import BotoCoreError, ClientError  # type: ignore[import-untyped]
+from botocore.session import get_session  # type: ignore[import-untyped]
+
+from assay.families.base import ToolResult
+from assay.families.workflow._emulator_process import SERVICES
+from assay.families.workflow.channel import run_with
+from assay.families.workflow.cloud import seed
+from assay.families.workflow.config import SCRIPT, initial_state, workflow_config
+from assay.families.workflow.emulator import Emulator, emulators
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Files, Task
+
+if TYPE_CHECKING:
+    from assay.families.workflow.family import WorkflowFamily
+
+FENCE = "python"
+SHOWN_CHARS = 12_000
+"""Characters of one observation."""
+MAX_BODY_BYTES = 65_536
+"""Bytes of a streamed response body (an object's contents) shown."""
+SNIPPET = "snippet.py"
+
+_OBJECT = {"type": "object", "additionalProperties": False}
+SCHEMAS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "aws",
+            "description": "Make one AWS API call (services: s3, sqs, dynamodb, logs) and show "
+            "its response as JSON. Operation names as in the API (ListObjectsV2) or the Python "
+            "SDK (list_objects_v2); parameters as the SDK takes them.",
+            "parameters": {
+                **_OBJECT,
+                "properties": {
+                    "service": {"type": "string", "enum": sorted(SERVICES)},
+                    "operation": {"type": "string"},
+                    "parameters": {"type": "object"},
+                },
+                "required": ["service", "operation"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "python",
+            "description": "Run Python 3 code; boto3 is installed and already configured for "
+            "this account (no endpoint or credentials needed). Shows the exit status, stdout "
+            "and stderr. The workspace files (state.json) are in the working directory.",
+            "parameters": {
+                **_OBJECT,
+                "properties": {"code": {"type": "string"}},
+                "required": ["code"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "submit",
+            "description": "Say the job is done. Ends the episode; the account's final state "
+            "is then checked.",
+            "parameters": {**_OBJECT, "properties": {}},
+        },
+    },
+]
+
+
+class WorkflowTools:
+    """One episode's tools, over an emulator that lives as long as the episode."""
+
+    fence = FENCE
+
+    def __init__(self, task: Task, family: WorkflowFamily) -> None:
+        self.task = task
+        self._family = family
+        self._config = workflow_config(task)
+        self._initial = initial_state(task, self._config)
+        self._token = secrets.token_hex(16)
+        self._emulator: Emulator | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """The tools in OpenAI function format."""
+        return SCHEMAS
+
+    def call(self, name: str, arguments: Mapping[str, Any], sandbox: Sandbox) -> ToolResult:
+        """Run one tool call; see the module docstring. ``sandbox`` is not used: the channel
+        sandbox runs the code, with the emulator's socket bound in."""
+        started = time.monotonic()
+        if name == "submit":
+            self._ready()
+            return ToolResult(output="submitted", ok=True, submitted=True)
+        if name == "aws":
+            output, ok = self._aws(arguments)
+            return ToolResult(output=output, ok=ok, wall_s=time.monotonic() - started)
+        if name == "python":
+            return self._python(arguments, started)
+        return ToolResult(output=f"no tool named {name!r}: use aws, python or submit", ok=False)
+
+    def submission(self) -> Files:
+        """The token naming this episode's emulator, which the family judges."""
+        self._ready()
+        return {".episode": self._token.encode()}
+
+    def answer_files(self, code: str) -> Files:
+        """A single-turn answer: the script, run against a fresh emulator."""
+        return {SCRIPT: code.encode()}
+
+    def script(self, files: Files) -> list[tuple[str, dict[str, Any]]]:
+        """Run the submission's script through the python tool, then submit."""
+        code = files.get(SCRIPT, b"").decode(errors="replace")
+        return [("python", {"code": code}), ("submit", {})]
+
+    def script_answer(self, files: Files) -> str:
+        """A single-turn answer holding the submission's script."""
+        return f"```{FENCE}\n{files.get(SCRIPT, b'').decode(errors='replace')}\n```"
+
+    def close(self) -> None:
+        """Stop the episode's emulator if the family has not judged it yet. Idempotent."""
+        if self._finalizer is not None:
+            self._finalizer()
+
+    def _ready(self) -> Emulator:
+        """The episode's emulator, started and seeded on first use."""
+        if self._emulator is None:
+            emulator = emulators().start()
+            try:
+                seed(emulator, self._initial)
+            except BaseException:
+                emulator.close()
+                raise
+            self._emulator = emulator
+            self._family.open_episode(self._token, emulator)
+            self._finalizer = weakref.finalize(self, _forget, self._family, self._token, emulator)
+        return self._emulator
+
+    def _aws(self, arguments: Mapping[str, Any]) -> tuple[str, bool]:
+        service = arguments.get("service")
+        operation = arguments.get("operation")
+        parameters = arguments.get("parameters") or {}
+        if service not in SERVICES:
+            return f"service must be one of {', '.join(sorted(SERVICES))}", False
+        if not isinstance(operation, str) or not isinstance(parameters, dict):
+            return "operation must be a string and parameters an object", False
+        method = _method(str(service), operation)
+        if method is None:
+            return f"{service} has no operation {operation!r}", False
+        try:
+            client = self._ready().client(str(service))
+            response = getattr(client, method)(**parameters)
+        except ClientError as exc:
+            return f"error: {exc}", False
+        except (BotoCoreError, TypeError, ValueError) as exc:
+            return f"invalid call: {exc}"[:SHOWN_CHARS], False
+        response.pop("ResponseMetadata", None)
+        return _bounded(json.dumps(response, default=_plain, indent=1, ensure_ascii=False)), True
+
+    def _python(self, arguments: Mapping[str, Any], started: float) -> ToolResult:
+        code = arguments.get("code")
+        if not isinstance(code, str):
+            return ToolResult(output="code must be a string", ok=False)
+        files = {**self.task.workspace, SNIPPET: code.encode()}
+        run = run_with(self._ready(), SNIPPET, files, self.task.spec.limits)
+        status = "timed out" if run.timed_out else f"exit status {run.exit_code}"
+        output = f"{status}\n--- stdout ---\n{run.stdout}\n--- stderr ---\n{run.stderr}"
+        return ToolResult(
+            output=_bounded(output),
+            ok=run.ok,
+            wall_s=time.monotonic() - started,
+            sandbox_cpu_s=run.cpu_s,
+        )
+
+
+def _forget(family: WorkflowFamily, token: str, emulator: Emulator) -> None:
+    family.close_episode(token)
+    emulator.close()
+
+
+_OPERATIONS: dict[str, dict[str, str]] = {}
+
+
+def _method(service: str, operation: str) -> str | None:
+    """The SDK method of ``operation`` (API or SDK spelling), or None when it does not exist."""
+    if service not in _OPERATIONS:
+        model = get_session().get_service_model(service)
+        names = {name: xform_name(name) for name in model.operation_names}
+        _OPERATIONS[service] = {**names, **{method: method for method in names.values()}}
+    return _OPERATIONS[service].get(operation)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, bytes | bytearray):
+        return bytes(value).decode(errors="replace")
+    if hasattr(value, "read"):
+        data = value.read(MAX_BODY_BYTES + 1)
+        text = data[:MAX_BODY_BYTES].decode(errors="replace")
+        return text + (" …(truncated)" if len(data) > MAX_BODY_BYTES else "")
+    return repr(value)
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return text[:SHOWN_CHARS] + f"\n…({len(text) - SHOWN_CHARS} more characters)"

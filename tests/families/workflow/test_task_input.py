@@ -1,0 +1,86 @@
+"""Bad task input is one line naming the file, the field and the fix; lint finds unsound tasks."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.errors import TaskFormatError
+from assay.families import get_family
+from assay.families.workflow import WorkflowFamily
+from assay.families.workflow.config import expected_state, initial_state, workflow_config
+from assay.sandbox import LocalSandbox
+from assay.tasks import Task
+from tests.families.workflow.tasks import router_task
+
+family = WorkflowFamily()
+
+
+def with_files(task: Task, **update: object) -> Task:
+    return task.model_copy(update=update)
+
+
+def with_config(task: Task, **config: object) -> Task:
+    spec = task.spec.model_copy(update={"config": {**task.spec.config, **config}})
+    return task.model_copy(update={"spec": spec})
+
+
+def message(task: Task) -> str:
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, {"solution.py": b"pass\n"}, LocalSandbox())
+    text = str(raised.value)
+    assert "\n" not in text
+    return text
+
+
+def test_the_family_is_registered() -> None:
+    assert get_family("workflow").name == "workflow"
+
+
+def test_the_fixture_reads() -> None:
+    task = router_task()
+    config = workflow_config(task)
+    assert initial_state(task, config) != expected_state(task, config)
+    assert family.lint(task) == []
+
+
+def test_an_unknown_setting_names_the_field() -> None:
+    text = message(with_config(router_task(), rerun="sometimes"))
+    assert text.startswith("invoice-router/task.toml: workflow.rerun:")
+    assert "correct the [workflow] table" in text
+
+
+def test_a_missing_expected_state_names_the_file() -> None:
+    text = message(with_files(router_task(), hidden={}))
+    assert text.startswith("invoice-router/hidden/expected.json: workflow.expected:")
+    assert "add hidden/expected.json" in text
+
+
+def test_a_state_that_is_not_json_names_the_file() -> None:
+    text = message(with_files(router_task(), workspace={"state.json": b"{buckets"}))
+    assert text.startswith("invoice-router/workspace/state.json: not JSON")
+
+
+def test_a_state_of_the_wrong_shape_names_the_field() -> None:
+    bad = b'{"queues": {"jobs": "one message"}}'
+    text = message(with_files(router_task(), workspace={"state.json": bad}))
+    assert text.startswith("invoice-router/workspace/state.json: queues.jobs:")
+
+
+def test_an_item_without_its_key_names_the_item() -> None:
+    bad = b'{"tables": {"stock": {"hash_key": "sku", "items": [{"qty": 1}]}}}'
+    text = message(with_files(router_task(), workspace={"state.json": bad}))
+    assert "tables.stock.items.0.sku" in text
+
+
+def test_lint_finds_a_task_that_asks_for_nothing() -> None:
+    task = router_task()
+    same = with_files(task, hidden={"expected.json": task.workspace["state.json"]})
+    messages = [finding.message for finding in family.lint(same)]
+    assert any("doing nothing passes" in m for m in messages)
+    assert any("workspace/state.json is the expected state" in m for m in messages)
+
+
+def test_lint_reports_bad_input_as_a_finding() -> None:
+    findings = family.lint(with_config(router_task(), initial="state.yaml"))
+    assert len(findings) == 1
+    assert "workflow.initial" in findings[0].message

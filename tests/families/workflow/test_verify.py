@@ -1,0 +1,104 @@
+"""Verification by final state: the reference passes, each mistake fails with its evidence."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.families.workflow import WorkflowFamily
+from assay.sandbox import LocalSandbox
+from assay.tasks import Limits, Task
+from assay.verdicts import Status, Verdict
+from tests.families.workflow.tasks import router_task
+
+pytestmark = pytest.mark.sandbox
+
+
+@pytest.fixture(scope="module")
+def family() -> WorkflowFamily:
+    return WorkflowFamily()
+
+
+@pytest.fixture(scope="module")
+def task() -> Task:
+    return router_task()
+
+
+def verify(family: WorkflowFamily, task: Task, script: bytes) -> Verdict:
+    return family.verify(task, {"solution.py": script}, LocalSandbox())
+
+
+def failed(verdict: Verdict) -> dict[str, str]:
+    return {c.name: c.evidence for c in verdict.criteria if not c.passed}
+
+
+def test_the_reference_passes(family: WorkflowFamily, task: Task) -> None:
+    verdict = verify(family, task, task.solutions["reference"]["solution.py"])
+    assert verdict.status is Status.PASS, verdict.criteria
+    assert verdict.score == 1.0
+    names = {c.name for c in verdict.criteria}
+    assert {"script", "idempotent", "bucket:inbox", "queue:orders-eu", "queue:audit"} <= names
+    kinds = {c.name: c.kind for c in verdict.criteria}
+    assert kinds["queue:audit"] == "unchanged"
+    assert kinds["queue:orders-eu"] == "state"
+
+
+@pytest.mark.parametrize(
+    ("bad", "criterion", "evidence"),
+    [
+        ("bad-wrong-routing", "queue:orders-us", "1 message(s) missing"),
+        ("bad-no-move", "bucket:inbox", "2 unexpected object(s): in/a.json, in/b.json"),
+        ("bad-deletes-all", "bucket:inbox", "keep/readme.txt"),
+        ("bad-skips-log", "logs:/ops/router", "stream summary is missing"),
+    ],
+)
+def test_each_known_bad_fails_on_its_mistake(
+    family: WorkflowFamily, task: Task, bad: str, criterion: str, evidence: str
+) -> None:
+    verdict = verify(family, task, task.solutions[bad]["solution.py"])
+    assert verdict.status is Status.FAIL
+    assert evidence in failed(verdict)[criterion]
+
+
+def test_duplicates_on_a_second_run_fail_idempotence(family: WorkflowFamily, task: Task) -> None:
+    verdict = verify(family, task, task.solutions["bad-no-move"]["solution.py"])
+    assert "unexpected message" in failed(verdict)["idempotent"]
+
+
+def test_doing_nothing_fails(family: WorkflowFamily, task: Task) -> None:
+    verdict = family.verify(task, family.empty_solution(task), LocalSandbox())
+    assert verdict.status is Status.FAIL
+    assert "queue:orders-eu" in failed(verdict)
+
+
+def test_an_extra_resource_fails(family: WorkflowFamily, task: Task) -> None:
+    script = task.solutions["reference"]["solution.py"] + b"\nsqs.create_queue(QueueName='x')\n"
+    verdict = verify(family, task, script)
+    assert verdict.status is Status.FAIL
+    assert "should not exist" in failed(verdict)["queue:x"]
+
+
+BAD_SUBMISSIONS = {
+    "syntax error": (b"def (:\n", "SyntaxError"),
+    "no such operation": (b"import boto3\nboto3.client('s3').teleport_bucket()\n", "teleport"),
+    "not utf-8": (b"print('\xff\xfe')\n", "SyntaxError"),
+    "raises": (b"raise SystemExit('giving up')\n", "giving up"),
+    "huge output": (b"import sys\nwhile True: sys.stdout.write('x' * 65536)\n", "stopped"),
+    "hangs": (b"import time\ntime.sleep(3600)\n", "time limit"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_SUBMISSIONS))
+def test_bad_submissions_fail_with_evidence(family: WorkflowFamily, task: Task, name: str) -> None:
+    script, evidence = BAD_SUBMISSIONS[name]
+    quick = task.model_copy(
+        update={"spec": task.spec.model_copy(update={"limits": Limits(timeout_s=5, cpu_s=5)})}
+    )
+    verdict = verify(family, quick, script)
+    assert verdict.status is Status.FAIL
+    assert evidence in failed(verdict)["script"] or evidence in verdict.logs
+
+
+def test_a_missing_script_fails(family: WorkflowFamily, task: Task) -> None:
+    verdict = family.verify(task, {"other.py": b""}, LocalSandbox())
+    assert verdict.status is Status.FAIL
+    assert "solution.py" in verdict.summary
