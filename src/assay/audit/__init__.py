@@ -8,6 +8,7 @@ from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, summary_line
 from assay.audit.runner import default_checks, run_audit, run_audit_into, select_checks
+from assay.audit.sensitivity import SensitivityCheck
 from assay.findings import Decision, Finding, Severity
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "MutationCheck",
     "RedTeamCheck",
     "ReferenceCheck",
+    "SensitivityCheck",
     "Severity",
     "SolutionResult",
     "SolutionVerdict",

@@ -18,6 +18,7 @@ from assay.audit.mutation import MutationCheck
 from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
+from assay.audit.sensitivity import SensitivityCheck
 from assay.errors import InputError
 from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
@@ -43,6 +44,7 @@ def default_checks() -> list[AuditCheck]:
         EmptySubmissionCheck(),
         RedTeamCheck(),
         MutationCheck(),
+        SensitivityCheck(),
         CheckerCrashCheck(),
         JudgeRedTeamCheck(),
     ]

@@ -113,6 +113,32 @@ class MutationFamily(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Probe:
+    """The task with one expected value changed, which its reference must now fail."""
+
+    name: str
+    """Which value was changed (``case-3``)."""
+    what: str
+    """The change, in a few words (``expected 2 -> 3``)."""
+    task: Task
+    """The changed task."""
+
+
+@runtime_checkable
+class SensitivityFamily(Protocol):
+    """A family whose verifier the audit's sensitivity check probes: a verifier that still
+    passes the reference after one expected value changed is not looking at that value."""
+
+    name: str
+
+    def probes(self, task: Task) -> list[Probe]:
+        """Copies of ``task``, each with one expected value changed so that no right answer
+        can match both. Empty when the task's values cannot be changed that way (a checker
+        judges them, or the task is malformed: lint reports that)."""
+        ...
+
+
 class ToolResult(BaseModel):
     """What one tool call gave back to the agent: an observation, never an exception."""
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
-from assay.families.base import Exploit, Mutant
+from assay.families.base import Exploit, Mutant, Probe
 from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
 from assay.families.code.config import Case, code_config, hidden_cases
 from assay.families.code.exploits import code_exploits
@@ -21,6 +21,7 @@ from assay.families.code.mutants import code_mutants
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
 from assay.families.code.rewards import Scored, Submission, score_rubric
 from assay.families.code.rubric import task_rubric
+from assay.families.code.sensitivity import code_probes
 from assay.families.code.tools import CodeTools
 from assay.findings import Finding
 from assay.sandbox import PACKAGES_DIR, python_environment
@@ -79,6 +80,11 @@ class CodeFamily:
     def mutants(self, task: Task) -> list[Mutant]:
         """Near misses of the reference, for the audit's mutation check (:mod:`.mutants`)."""
         return code_mutants(task)
+
+    def probes(self, task: Task) -> list[Probe]:
+        """The task with one expected value changed, for the sensitivity check
+        (:mod:`.sensitivity`)."""
+        return code_probes(task)
 
     def tools(self, task: Task) -> CodeTools:
         """A fresh workspace over ``task``'s files and the agent's tools on it."""

@@ -1,0 +1,50 @@
+"""The ``sensitivity`` check: change one expected value, and the reference must now fail.
+
+The family makes the probes (:class:`assay.families.base.SensitivityFamily`; for code see
+:mod:`assay.families.code.sensitivity`): copies of the task with one expected value changed so
+that no right answer matches both. The reference is verified against each. A verifier that still
+passes it is not looking at that value, whatever it claims to check: an error finding, with the
+change as evidence. A probe whose verification ends in ``error`` says nothing and is counted in
+the verdicts the audit keeps.
+"""
+
+from __future__ import annotations
+
+from assay.audit.base import AuditContext, CheckOutcome, SolutionVerdict
+from assay.families.base import SensitivityFamily
+from assay.findings import Finding, Severity
+from assay.tasks.model import Task
+from assay.verdicts import Status
+
+
+class SensitivityCheck:
+    """The reference fails once any one of the task's expected values is changed."""
+
+    name = "sensitivity"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify the reference against each probe of the task; nothing to do for a family
+        without probes or a task without a reference."""
+        family = context.family
+        if not isinstance(family, SensitivityFamily):
+            return CheckOutcome()
+        references = task.references()
+        if not references:
+            return CheckOutcome()
+        label, reference = next(iter(sorted(references.items())))
+        findings, verdicts = [], []
+        for probe in family.probes(task):
+            verdict = context.verify(probe.task, reference)
+            if verdict.status is Status.ERROR:
+                verdicts.append(SolutionVerdict(f"{label} (sensitivity {probe.name})", verdict))
+            elif verdict.status is Status.PASS:
+                findings.append(
+                    Finding(
+                        check=self.name,
+                        severity=Severity.ERROR,
+                        message=f"the verifier ignores {probe.name}: the reference still passes "
+                        f"with its {probe.what.split(' ', 1)[0]} value changed",
+                        evidence=f"{probe.name}: {probe.what}\n{verdict.summary}"[:2000],
+                    )
+                )
+        return CheckOutcome(findings=findings, verdicts=verdicts)
