@@ -149,6 +149,12 @@ class Timings(BaseModel):
     wall_s: float = Field(ge=0, description="Total wall time of the verification.")
     sandbox_s: float = Field(default=0.0, ge=0, description="Wall time spent inside sandboxes.")
     sandbox_cpu_s: float = Field(default=0.0, ge=0, description="CPU time used inside sandboxes.")
+    peak_memory_mb: float | None = Field(
+        default=None,
+        ge=0,
+        description="The largest peak memory of the verification's sandboxed runs, MiB; None "
+        "where the backend does not measure it.",
+    )
 
 
 class Verdict(BaseModel):

@@ -2,6 +2,7 @@
 
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.headroom import HeadroomCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.mutation import MutationCheck
 from assay.audit.profile import apply_profile
@@ -19,6 +20,7 @@ __all__ = [
     "Decision",
     "EmptySubmissionCheck",
     "Finding",
+    "HeadroomCheck",
     "JudgeRedTeamCheck",
     "KnownBadCheck",
     "LintCheck",

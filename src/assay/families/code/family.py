@@ -231,6 +231,10 @@ class _Recorder:
                 wall_s=time.monotonic() - self.started,
                 sandbox_s=sum(run.wall_s for run in runs),
                 sandbox_cpu_s=sum(run.cpu_s for run in runs),
+                peak_memory_mb=max(
+                    (run.peak_memory_mb for run in runs if run.peak_memory_mb is not None),
+                    default=None,
+                ),
             ),
             versions=self.versions,
         )

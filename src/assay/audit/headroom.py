@@ -1,0 +1,74 @@
+"""The ``headroom`` check: the reference must fit its task's limits with room to spare.
+
+A reference that needs most of its time, CPU or memory limit passes on a quiet machine and
+fails on a busy one: its task is flaky by construction, and a right answer a little slower than
+the reference fails for nothing. The reference is verified twice and the smaller figure of the
+two is compared with the task's limits: wall time in sandboxes against ``timeout_s``, CPU time
+against ``cpu_s``, peak memory (where the backend measures it) against ``memory_mb``. Times are
+summed over the verification's sandboxed runs, which errs on the side of a warning. Less than
+:data:`HEADROOM` times is a warning with the figures.
+"""
+
+from __future__ import annotations
+
+from assay.audit.base import AuditContext, CheckOutcome
+from assay.findings import Finding, Severity
+from assay.tasks.model import Task
+from assay.verdicts import Status, Timings
+
+HEADROOM = 3.0
+"""The limits must be at least this many times what the reference uses."""
+RUNS = 2
+"""Verifications of the reference; the smallest figure counts."""
+
+
+class HeadroomCheck:
+    """The reference uses at most a third of each of its task's limits."""
+
+    name = "headroom"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify the reference :data:`RUNS` times and compare its figures with the limits;
+        nothing to do without a reference that passes (the reference check reports that)."""
+        references = task.references()
+        if not references:
+            return CheckOutcome()
+        label, reference = next(iter(sorted(references.items())))
+        timings = []
+        for _ in range(RUNS):
+            verdict = context.verify(task, reference)
+            if verdict.status is not Status.PASS:
+                return CheckOutcome()
+            timings.append(verdict.timings)
+        tight = _tight(task, timings)
+        if not tight:
+            return CheckOutcome()
+        return CheckOutcome(
+            findings=[
+                Finding(
+                    check=self.name,
+                    severity=Severity.WARNING,
+                    message=f"{label} uses more than 1/{HEADROOM:g} of the task's "
+                    f"{' and '.join(name for name, _ in tight)} limit: raise the limit or make "
+                    "the reference faster, or a busy machine will fail right answers",
+                    evidence="\n".join(line for _, line in tight),
+                )
+            ]
+        )
+
+
+def _tight(task: Task, timings: list[Timings]) -> list[tuple[str, str]]:
+    """The limits the reference's smallest figures leave too little room under."""
+    limits = task.spec.limits
+    used = [
+        ("time", min(t.sandbox_s for t in timings), limits.timeout_s, "s"),
+        ("CPU", min(t.sandbox_cpu_s for t in timings), limits.cpu_s, "s"),
+    ]
+    peaks = [t.peak_memory_mb for t in timings if t.peak_memory_mb is not None]
+    if len(peaks) == len(timings):
+        used.append(("memory", min(peaks), float(limits.memory_mb), " MiB"))
+    return [
+        (name, f"{name}: {figure:.3g}{unit} of {limit:g}{unit} ({limit / figure:.1f}x)")
+        for name, figure, limit, unit in used
+        if figure * HEADROOM > limit
+    ]
