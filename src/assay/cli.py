@@ -779,6 +779,46 @@ def export(run_name: str, jsonl_path: Path, db: Path) -> None:
     click.echo(f"wrote {len(episodes)} trajectories to {jsonl_path}")
 
 
+@generate.command("config")
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(1, 100000),
+    default=30,
+    show_default=True,
+    help="How many tasks.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same tasks.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Directory to write task directories into.",
+)
+@setting_option(WORKERS, type=click.IntRange(1, 256))
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def generate_config(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
+    """Generate Kubernetes configuration tasks (NetworkPolicy, RBAC, limits, security
+    contexts, Services), each self-checked in the sandbox.
+
+    \b
+    Example:
+      assay generate config --n 100 --seed 1 --out tasks/
+    """
+    from assay._output import require_directory  # noqa: PLC0415
+    from assay.families.config.generator import generate_config_tasks  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
+        tasks = generate_config_tasks(
+            count, seed, box, workers=workers, on_task=lambda _t: advance()
+        )
+    saved = save_tasks(tasks, out)
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+
+
 @cli.group()
 def config() -> None:
     """Inspect Kubernetes manifests as the config family reads them.

@@ -1,6 +1,6 @@
 """What a submission must mean: ``hidden/expected.toml``, and judging a meaning against it.
 
-Three kinds of requirement, each a criterion on the verdict:
+Five kinds of requirement, each a criterion on the verdict:
 
 ``[[reachability]]``
     ``from`` and ``to`` (a pod ``ns/name``, ``ns/*`` for every pod of a namespace, ``*`` for
@@ -18,6 +18,18 @@ Three kinds of requirement, each a criterion on the verdict:
     rule the subject holds must lie inside one of them (``namespace`` omitted: anywhere). This
     is "and nothing else": a wildcard the envelope does not grant, a cluster-wide grant where a
     namespace was allowed, or a rule without ``resourceNames`` where names were allowed, fails.
+``[[containers]]``
+    ``workload`` (``Kind ns/name``) and what each of its containers must have: ``limits`` and
+    ``requests`` (resource names), ``max_limits`` (resource to quantity), ``run_as_non_root``,
+    ``read_only_root_filesystem``, ``no_privilege_escalation``, ``drop_all_capabilities``,
+    ``images`` (container name to image: the containers must be exactly these).
+``[[services]]``
+    ``service`` (``ns/name``) and ``selects``, the pods it must select, exactly, each reached
+    on a port it declares (see :mod:`.workloads`).
+
+A task may have several reasonable readings: ``hidden/expected-<reading>.toml`` files beside
+``expected.toml`` are read the same way, and a submission passes when it meets every
+requirement of one of them.
 """
 
 from __future__ import annotations
@@ -30,9 +42,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from assay.errors import TaskFormatError
 from assay.families.config.cluster import Cluster
+from assay.families.config.meaning import Meaning
 from assay.families.config.network import Reachability
 from assay.families.config.rbac import ALL, Grant, Permissions, Subject, describe
-from assay.families.config.spec import EXPECTED_FILE
+from assay.families.config.selectors import ObjectError
+from assay.families.config.spec import EXPECTED_FILE, READING_PREFIX
+from assay.families.config.workloads import (
+    ContainerRules,
+    container_problems,
+    quantity,
+    service_problems,
+)
 from assay.tasks.model import Task
 from assay.verdicts import Criterion
 
@@ -118,6 +138,61 @@ class OnlyCheck(BaseModel):
         return self.name or f"{self.subject} holds nothing else"
 
 
+class ContainersCheck(BaseModel):
+    """What every container of a workload must have."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = None
+    workload: str = Field(pattern=r"^[A-Z][A-Za-z]+ [a-z0-9.-]+/[a-z0-9.-]+$")
+    limits: list[str] = Field(default_factory=list)
+    requests: list[str] = Field(default_factory=list)
+    max_limits: dict[str, str] = Field(default_factory=dict)
+    run_as_non_root: bool = False
+    read_only_root_filesystem: bool = False
+    no_privilege_escalation: bool = False
+    drop_all_capabilities: bool = False
+    images: dict[str, str] | None = None
+
+    @field_validator("max_limits")
+    @classmethod
+    def _quantities(cls, value: dict[str, str]) -> dict[str, str]:
+        for text in value.values():
+            quantity(text)
+        return value
+
+    def label(self) -> str:
+        """The criterion's name."""
+        return self.name or f"the containers of {self.workload}"
+
+    def rules(self) -> ContainerRules:
+        """The rules to apply."""
+        return ContainerRules(
+            limits=self.limits,
+            requests=self.requests,
+            max_limits=self.max_limits,
+            run_as_non_root=self.run_as_non_root,
+            read_only_root_filesystem=self.read_only_root_filesystem,
+            no_privilege_escalation=self.no_privilege_escalation,
+            drop_all_capabilities=self.drop_all_capabilities,
+            images=self.images,
+        )
+
+
+class ServiceCheck(BaseModel):
+    """A Service selects exactly some pods and reaches a declared port of each."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = None
+    service: str = Field(pattern=r"^[a-z0-9.-]+/[a-z0-9.-]+$")
+    selects: list[str] = Field(min_length=1)
+
+    def label(self) -> str:
+        """The criterion's name."""
+        return self.name or f"Service {self.service} selects {', '.join(self.selects)}"
+
+
 class Expectations(BaseModel):
     """The whole of ``hidden/expected.toml``."""
 
@@ -126,17 +201,39 @@ class Expectations(BaseModel):
     reachability: list[ReachabilityCheck] = Field(default_factory=list)
     permissions: list[PermissionCheck] = Field(default_factory=list)
     only: list[OnlyCheck] = Field(default_factory=list)
+    containers: list[ContainersCheck] = Field(default_factory=list)
+    services: list[ServiceCheck] = Field(default_factory=list)
+
+    def empty(self) -> bool:
+        """Whether it requires nothing."""
+        return not (
+            self.reachability or self.permissions or self.only or self.containers or self.services
+        )
 
 
 def expectations(task: Task) -> Expectations:
     """The task's ``hidden/expected.toml``; raises :class:`TaskFormatError` when it is missing
     or malformed, or requires nothing."""
-    path = f"{task.id}/hidden/{EXPECTED_FILE}"
-    data = task.hidden.get(EXPECTED_FILE)
-    if data is None:
+    if EXPECTED_FILE not in task.hidden:
+        path = f"{task.id}/hidden/{EXPECTED_FILE}"
         raise TaskFormatError("missing", path=path, fix="write what the submission must mean")
+    return _read(task, EXPECTED_FILE)
+
+
+def readings(task: Task) -> dict[str, Expectations]:
+    """Every reading of the task: ``""`` for ``expected.toml``, and ``<reading>`` for each
+    ``expected-<reading>.toml``. Raises :class:`TaskFormatError` for any that is malformed."""
+    found = {"": expectations(task)}
+    for name in sorted(task.hidden):
+        if name.startswith(f"{READING_PREFIX}") and name.endswith(".toml"):
+            found[name.removeprefix(READING_PREFIX).removesuffix(".toml")] = _read(task, name)
+    return found
+
+
+def _read(task: Task, name: str) -> Expectations:
+    path = f"{task.id}/hidden/{name}"
     try:
-        found = Expectations.model_validate(tomllib.loads(data.decode()))
+        found = Expectations.model_validate(tomllib.loads(task.hidden[name].decode()))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TaskFormatError(f"not TOML: {exc}", path=path, fix="write it as UTF-8 TOML") from None
     except ValidationError as exc:
@@ -147,13 +244,56 @@ def expectations(task: Task) -> Expectations:
             field=_field(first["loc"]),
             fix="see the config family's expected.toml fields",
         ) from None
-    if not (found.reachability or found.permissions or found.only):
+    if found.empty():
         raise TaskFormatError(
             "requires nothing",
             path=path,
-            fix="add a [[reachability]], [[permissions]] or [[only]] table",
+            fix="add a [[reachability]], [[permissions]], [[only]], [[containers]] or "
+            "[[services]] table",
         )
     return found
+
+
+def judge(expected: Expectations, found: Meaning, task_id: str) -> tuple[Criterion, ...]:
+    """One criterion per requirement of ``expected``, in the file's order by kind."""
+    return tuple(
+        judge_reachability(expected.reachability, found.reachability, task_id)
+        + judge_permissions(expected.permissions, found.permissions)
+        + judge_only(expected.only, found.permissions)
+        + judge_containers(expected.containers, found)
+        + judge_services(expected.services, found)
+    )
+
+
+def judge_containers(checks: Sequence[ContainersCheck], found: Meaning) -> list[Criterion]:
+    """One criterion per workload checked."""
+    criteria = []
+    for check in checks:
+        workload = found.workloads.get(check.workload)
+        if workload is None:
+            wrong = [f"there is no {check.workload}"]
+        else:
+            try:
+                wrong = container_problems(workload, check.rules())
+            except ObjectError as exc:
+                wrong = [str(exc)]
+        count = len(workload.containers) if workload else 1
+        criteria.append(_criterion(check.label(), wrong, count, "containers"))
+    return criteria
+
+
+def judge_services(checks: Sequence[ServiceCheck], found: Meaning) -> list[Criterion]:
+    """One criterion per Service checked."""
+    criteria = []
+    cluster = found.reachability.cluster
+    for check in checks:
+        service = found.services.get(check.service)
+        if service is None:
+            wrong = [f"there is no Service {check.service}"]
+        else:
+            wrong = service_problems(service, cluster, check.selects)
+        criteria.append(_criterion(check.label(), wrong, len(check.selects), "services"))
+    return criteria
 
 
 def _field(loc: Sequence[int | str]) -> str:
@@ -234,16 +374,6 @@ def judge_only(checks: Sequence[OnlyCheck], perms: Permissions) -> list[Criterio
         ]
         criteria.append(_criterion(check.label(), wrong, max(len(grants), 1), "only"))
     return criteria
-
-
-def pod_refs(checks: Sequence[ReachabilityCheck]) -> set[str]:
-    """Every exact pod reference (``ns/name``) the checks name."""
-    refs = set()
-    for check in checks:
-        for pattern in _listed(check.sources) + _listed(check.destinations):
-            if pattern != "*" and not pattern.endswith("/*"):
-                refs.add(pattern)
-    return refs
 
 
 def _inside(grant: Grant, allow: Sequence[Allowed]) -> bool:

@@ -10,12 +10,7 @@ from assay.families import version_label
 from assay.families.base import Exploit
 from assay.families.config.admission import admit
 from assay.families.config.documents import PACKAGES, PARSER
-from assay.families.config.expectations import (
-    expectations,
-    judge_only,
-    judge_permissions,
-    judge_reachability,
-)
+from assay.families.config.expectations import judge, readings
 from assay.families.config.exploits import config_exploits
 from assay.families.config.lint import lint_config_task
 from assay.families.config.schema import library_version
@@ -73,7 +68,7 @@ class ConfigFamily:
         """Read the submitted YAML in ``sandbox``, validate every object against the pinned
         Kubernetes schema, apply it to the task's cluster and judge what it means."""
         spec = config_spec(task)
-        expected = expectations(task)
+        expected = readings(task)
         label = version_label(self)
         record = _Recorder(
             task.id,
@@ -94,15 +89,14 @@ class ConfigFamily:
         if found is None:
             status = Status.ERROR if admission.stopped else Status.FAIL
             return record(status, admission.summary, admission.refusals, admission.result)
-        criteria = (
-            judge_reachability(expected.reachability, found.reachability, task.id)
-            + judge_permissions(expected.permissions, found.permissions)
-            + judge_only(expected.only, found.permissions)
-        )
+        judged = {name: judge(wanted, found, task.id) for name, wanted in expected.items()}
+        reading, criteria = max(judged.items(), key=lambda item: sum(c.passed for c in item[1]))
         passed = sum(c.passed for c in criteria)
         status = Status.PASS if passed == len(criteria) else Status.FAIL
         summary = f"{passed}/{len(criteria)} requirements met"
-        return record(status, summary, tuple(criteria), admission.result)
+        if len(judged) > 1:
+            summary += f" (reading {reading or 'expected'}, best of {len(judged)})"
+        return record(status, summary, criteria, admission.result)
 
 
 class _Recorder:

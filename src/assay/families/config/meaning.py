@@ -10,6 +10,12 @@ from assay.families.config.cluster import DEFAULT_NAMESPACE, cluster_from_object
 from assay.families.config.network import Reachability, policies_from_objects
 from assay.families.config.rbac import Permissions
 from assay.families.config.selectors import ObjectError
+from assay.families.config.workloads import (
+    Service,
+    Workload,
+    services_from_objects,
+    workloads_from_objects,
+)
 
 CLUSTER_SCOPED = frozenset({"Namespace", "ClusterRole", "ClusterRoleBinding"})
 
@@ -22,6 +28,10 @@ class Meaning:
 
     reachability: Reachability
     permissions: Permissions
+    workloads: Mapping[str, Workload]
+    """By ``Kind ns/name``."""
+    services: Mapping[str, Service]
+    """By ``ns/name``."""
 
 
 def identity(obj: Mapping[str, object]) -> Identity:
@@ -67,4 +77,6 @@ def meaning(objects: Sequence[Mapping[str, object]]) -> Meaning:
     return Meaning(
         Reachability(cluster, policies_from_objects(objects)),
         Permissions(objects),
+        workloads_from_objects(objects),
+        services_from_objects(objects),
     )

@@ -10,7 +10,20 @@ from assay.tasks.model import Task
 
 EXPECTED_FILE = "expected.toml"
 """The file of ``hidden/`` that holds what the submission must mean (:mod:`.expectations`)."""
-SUBMITTABLE = ("NetworkPolicy", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
+READING_PREFIX = "expected-"
+"""``hidden/expected-<reading>.toml``: what another reasonable reading of the prompt requires."""
+SUBMITTABLE = (
+    "NetworkPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "Job",
+    "Service",
+)
 
 
 class ConfigSpec(BaseModel):

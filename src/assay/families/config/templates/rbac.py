@@ -1,0 +1,424 @@
+"""RBAC templates: what a subject may do, where, and nothing else."""
+
+from __future__ import annotations
+
+import random
+
+from assay.families.config.templates._kit import (
+    ClusterBuilder,
+    Obj,
+    Problem,
+    Reading,
+    Template,
+    binding,
+    role,
+    rule,
+    service_account,
+    team_namespaces,
+    text,
+)
+
+RBAC_KINDS = ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding")
+
+
+def _cluster(rng: random.Random, count: int = 3) -> tuple[ClusterBuilder, list[str]]:
+    built = ClusterBuilder(rng)
+    names = team_namespaces(rng, count)
+    for name in names:
+        built.namespace(name, team=name)
+    built.app(names[0], "api")
+    return built, names
+
+
+def _permission(subject: str, verbs: str, resource: str, allowed: bool, **extra: object) -> Obj:
+    return {
+        "subject": subject,
+        "verbs": verbs.split(),
+        "resource": resource,
+        "allowed": allowed,
+        **extra,
+    }
+
+
+def _configmap_reader(rng: random.Random) -> Problem:
+    built, (ns, other, _third) = _cluster(rng)
+    account = rng.choice(["config-reloader", "app-settings", "feature-flags"])
+    built.add(service_account(ns, account))
+    subject = f"ServiceAccount:{ns}/{account}"
+    reader = role(ns, f"{account}-read", rule("get list watch", "configmaps"))
+    bound = binding(ns, f"{account}-read", f"Role:{account}-read", f"ServiceAccount:{ns}/{account}")
+    expected = {
+        "permissions": [
+            _permission(subject, "get list watch", "configmaps", True, namespace=ns),
+            _permission(subject, "get list", "configmaps", False, namespace=other),
+            _permission(subject, "list", "configmaps", False),
+            _permission(subject, "get", "secrets", False, namespace=ns),
+        ],
+        "only": [
+            {
+                "subject": subject,
+                "allow": [
+                    {
+                        "verbs": ["get", "list", "watch"],
+                        "resources": ["configmaps"],
+                        "namespace": ns,
+                    }
+                ],
+            }
+        ],
+    }
+    with_secrets = {
+        "permissions": [
+            expected["permissions"][0],
+            _permission(subject, "get list watch", "secrets", True, namespace=ns),
+            expected["permissions"][1],
+            expected["permissions"][2],
+        ],
+        "only": [
+            {
+                "subject": subject,
+                "allow": [
+                    {
+                        "verbs": ["get", "list", "watch"],
+                        "resources": ["configmaps", "secrets"],
+                        "namespace": ns,
+                    }
+                ],
+            }
+        ],
+    }
+    wide = role(None, f"{account}-read", rule("get list watch", "configmaps"))
+    return Problem(
+        kinds=RBAC_KINDS,
+        cluster=built.objects,
+        precise=text(
+            f"The service account `{account}` of the namespace `{ns}` must be able to get, "
+            f"list and watch config maps in `{ns}`, and nothing else: no other resource, no "
+            "other verb, no other namespace.",
+            f"Das Service-Konto `{account}` im Namespace `{ns}` soll ConfigMaps in `{ns}` "
+            "lesen können (get, list, watch), und sonst nichts: keine anderen Ressourcen, "
+            "Verben oder Namespaces.",
+        ),
+        terse=text(
+            f"sa {ns}/{account}: read configmaps in {ns}. least privilege.",
+            f"SA {ns}/{account}: ConfigMaps in {ns} lesen. Minimale Rechte.",
+        ),
+        vague=text(
+            f"{account} in {ns} needs to read its configuration. Give it what it needs, no more.",
+            f"{account} in {ns} muss seine Konfiguration lesen. Bitte nur das Nötigste geben.",
+        ),
+        readings=(
+            Reading(
+                "configmaps-and-secrets",
+                with_secrets,
+                [role(ns, f"{account}-read", rule("get list watch", "configmaps secrets")), bound],
+            ),
+        ),
+        expected=expected,
+        reference=[reader, bound],
+        bad={
+            "wildcard-verbs": [role(ns, f"{account}-read", rule("*", "configmaps")), bound],
+            "cluster-role-binding": [
+                wide,
+                binding(None, f"{account}-read", f"ClusterRole:{account}-read", subject),
+            ],
+            "binding-in-wrong-namespace": [
+                role(other, f"{account}-read", rule("get list watch", "configmaps")),
+                binding(other, f"{account}-read", f"Role:{account}-read", subject),
+            ],
+        },
+        tags=("rbac", "service-account", "least-privilege"),
+    )
+
+
+def _pod_logs(rng: random.Random) -> Problem:
+    built, (ns, other, _third) = _cluster(rng)
+    group = f"oncall-{ns}"
+    subject = f"Group:{group}"
+
+    def granting(*rules: Obj, cluster: bool = False) -> list[Obj]:
+        if cluster:
+            return [
+                role(None, "log-reader", *rules),
+                binding(None, "log-reader", "ClusterRole:log-reader", subject),
+            ]
+        return [
+            role(ns, "log-reader", *rules),
+            binding(ns, "log-reader", "Role:log-reader", subject),
+        ]
+
+    rules = (rule("get list", "pods"), rule("get", "pods/log"))
+    expected = {
+        "permissions": [
+            _permission(subject, "get list", "pods", True, namespace=ns),
+            _permission(subject, "get", "pods/log", True, namespace=ns),
+            _permission(subject, "get", "pods/log", False, namespace=other),
+            _permission(subject, "delete", "pods", False, namespace=ns),
+            _permission(subject, "create", "pods/exec", False, namespace=ns),
+        ],
+        "only": [
+            {
+                "subject": subject,
+                "allow": [
+                    {"verbs": ["get", "list"], "resources": ["pods"], "namespace": ns},
+                    {"verbs": ["get"], "resources": ["pods/log"], "namespace": ns},
+                ],
+            }
+        ],
+    }
+    return Problem(
+        kinds=RBAC_KINDS,
+        cluster=built.objects,
+        precise=text(
+            f"Members of the group `{group}` must be able to list and get the pods of `{ns}` "
+            f"and read their logs (`pods/log`), in `{ns}` only. They may not exec into pods, "
+            "delete anything, or see other namespaces.",
+            f"Mitglieder der Gruppe `{group}` sollen die Pods in `{ns}` auflisten und abrufen "
+            f"und ihre Logs lesen (`pods/log`), nur in `{ns}`. Kein exec, kein Löschen, keine "
+            "anderen Namespaces.",
+        ),
+        terse=text(
+            f"{group}: pods get/list + logs in {ns}. nothing else",
+            f"{group}: Pods get/list + Logs in {ns}. Sonst nichts",
+        ),
+        expected=expected,
+        reference=granting(*rules),
+        bad={
+            "missing-subresource": granting(rule("get list", "pods")),
+            "wildcard-resources": granting(rule("get list", "*")),
+            "cluster-role-binding": granting(*rules, cluster=True),
+        },
+        tags=("rbac", "group", "subresource"),
+    )
+
+
+def _named_secret(rng: random.Random) -> Problem:
+    built, (ns, _other, _third) = _cluster(rng)
+    account = rng.choice(["payments-api", "mailer", "exporter"])
+    secret = rng.choice(["stripe-key", "smtp-credentials", "db-password"])
+    built.add(service_account(ns, account))
+    subject = f"ServiceAccount:{ns}/{account}"
+
+    def granting(*rules: Obj, cluster: bool = False) -> list[Obj]:
+        if cluster:
+            return [
+                role(None, f"read-{secret}", *rules),
+                binding(None, f"read-{secret}", f"ClusterRole:read-{secret}", subject),
+            ]
+        return [
+            role(ns, f"read-{secret}", *rules),
+            binding(ns, f"read-{secret}", f"Role:read-{secret}", subject),
+        ]
+
+    expected = {
+        "permissions": [
+            _permission(subject, "get", "secrets", True, namespace=ns, names=[secret]),
+            _permission(subject, "get", "secrets", False, namespace=ns, names=["other-secret"]),
+            _permission(subject, "list watch", "secrets", False, namespace=ns),
+            _permission(subject, "update delete", "secrets", False, namespace=ns, names=[secret]),
+        ],
+        "only": [
+            {
+                "subject": subject,
+                "allow": [
+                    {"verbs": ["get"], "resources": ["secrets"], "namespace": ns, "names": [secret]}
+                ],
+            }
+        ],
+    }
+    return Problem(
+        kinds=RBAC_KINDS,
+        cluster=built.objects,
+        precise=text(
+            f"The service account `{ns}/{account}` must be able to read (get) the secret "
+            f"`{secret}` of `{ns}`, and no other secret; it may not list, watch or change "
+            "secrets, and gets nothing else.",
+            f"Das Service-Konto `{ns}/{account}` soll das Secret `{secret}` in `{ns}` lesen "
+            "(get) dürfen, kein anderes Secret; kein list, watch oder Ändern, sonst nichts.",
+        ),
+        terse=text(
+            f"{account}: get secret/{secret} in {ns}. only that one.",
+            f"{account}: get secret/{secret} in {ns}. Nur dieses.",
+        ),
+        expected=expected,
+        reference=granting(rule("get", "secrets", names=[secret])),
+        bad={
+            "missing-resource-names": granting(rule("get", "secrets")),
+            "wildcard-verbs": granting(rule("*", "secrets", names=[secret])),
+            "cluster-role-binding": granting(rule("get", "secrets", names=[secret]), cluster=True),
+        },
+        tags=("rbac", "resource-names", "secrets"),
+    )
+
+
+def _deployment_restarter(rng: random.Random) -> Problem:
+    built, (ns, other, _third) = _cluster(rng)
+    user = rng.choice(["alice", "dev-bot", "release-captain"])
+    subject = f"User:{user}"
+
+    def granting(*rules: Obj, cluster: bool = False) -> list[Obj]:
+        if cluster:
+            return [
+                role(None, "restarter", *rules),
+                binding(None, "restarter", "ClusterRole:restarter", subject),
+            ]
+        return [role(ns, "restarter", *rules), binding(ns, "restarter", "Role:restarter", subject)]
+
+    expected = {
+        "permissions": [
+            _permission(subject, "get list patch", "deployments", True, group="apps", namespace=ns),
+            _permission(subject, "patch", "deployments", False, group="apps", namespace=other),
+            _permission(subject, "delete create", "deployments", False, group="apps", namespace=ns),
+        ],
+        "only": [
+            {
+                "subject": subject,
+                "allow": [
+                    {
+                        "verbs": ["get", "list", "patch"],
+                        "groups": ["apps"],
+                        "resources": ["deployments"],
+                        "namespace": ns,
+                    }
+                ],
+            }
+        ],
+    }
+    grant = rule("get list patch", "deployments", group="apps")
+    return Problem(
+        kinds=RBAC_KINDS,
+        cluster=built.objects,
+        precise=text(
+            f"The user `{user}` must be able to restart deployments in `{ns}` with "
+            "`kubectl rollout restart`: get, list and patch `deployments` of the `apps` API "
+            f"group in `{ns}`. Nothing more, and nowhere else.",
+            f"Der Benutzer `{user}` soll Deployments in `{ns}` mit `kubectl rollout restart` "
+            "neu starten können: get, list und patch auf `deployments` der API-Gruppe `apps` "
+            f"in `{ns}`. Nicht mehr, und nirgendwo sonst.",
+        ),
+        terse=text(
+            f"{user} needs rollout restart in {ns}",
+            f"{user} braucht rollout restart in {ns}",
+        ),
+        expected=expected,
+        reference=granting(grant),
+        bad={
+            "wrong-api-group": granting(rule("get list patch", "deployments")),
+            "wildcard-verbs": granting(rule("*", "deployments", group="apps")),
+            "cluster-role-binding": granting(grant, cluster=True),
+        },
+        tags=("rbac", "user", "api-groups"),
+    )
+
+
+def _node_reader(rng: random.Random) -> Problem:
+    built, (ns, _other, _third) = _cluster(rng)
+    group = rng.choice(["capacity-planning", "sre-dashboards", "autoscaler-admins"])
+    subject = f"Group:{group}"
+    nodes = rule("get list watch", "nodes")
+    expected = {
+        "permissions": [
+            _permission(subject, "get list watch", "nodes", True),
+            _permission(subject, "update delete", "nodes", False),
+            _permission(subject, "list", "pods", False, namespace=ns),
+        ],
+        "only": [
+            {
+                "subject": subject,
+                "allow": [{"verbs": ["get", "list", "watch"], "resources": ["nodes"]}],
+            }
+        ],
+    }
+    cluster_role = role(None, "node-reader", nodes)
+    return Problem(
+        kinds=RBAC_KINDS,
+        cluster=built.objects,
+        precise=text(
+            f"Members of the group `{group}` must be able to get, list and watch the cluster's "
+            "nodes (a cluster-scoped resource), and nothing else.",
+            f"Mitglieder der Gruppe `{group}` sollen die Nodes des Clusters (eine "
+            "clusterweite Ressource) abrufen, auflisten und beobachten können, sonst nichts.",
+        ),
+        terse=text(f"{group}: read-only nodes", f"{group}: Nodes nur lesen"),
+        expected=expected,
+        reference=[cluster_role, binding(None, "node-reader", "ClusterRole:node-reader", subject)],
+        bad={
+            "role-binding-for-a-cluster-resource": [
+                cluster_role,
+                binding(ns, "node-reader", "ClusterRole:node-reader", subject),
+            ],
+            "wildcard-resources": [
+                role(None, "node-reader", rule("get list watch", "*")),
+                binding(None, "node-reader", "ClusterRole:node-reader", subject),
+            ],
+        },
+        tags=("rbac", "cluster-scoped"),
+    )
+
+
+def _two_namespaces(rng: random.Random) -> Problem:
+    built, (home, second, third) = _cluster(rng)
+    account = rng.choice(["inventory-sync", "backup-agent", "cost-exporter"])
+    built.add(service_account(home, account))
+    subject = f"ServiceAccount:{home}/{account}"
+    reader = role(None, "pod-reader", rule("get list", "pods"))
+
+    def bound(ns: str, who: str = subject) -> Obj:
+        return binding(ns, f"{account}-pods", "ClusterRole:pod-reader", who)
+
+    expected = {
+        "permissions": [
+            _permission(subject, "get list", "pods", True, namespace=home),
+            _permission(subject, "get list", "pods", True, namespace=second),
+            _permission(subject, "get list", "pods", False, namespace=third),
+            _permission(subject, "list", "pods", False),
+        ],
+        "only": [
+            {
+                "subject": subject,
+                "allow": [
+                    {"verbs": ["get", "list"], "resources": ["pods"], "namespace": home},
+                    {"verbs": ["get", "list"], "resources": ["pods"], "namespace": second},
+                ],
+            }
+        ],
+    }
+    return Problem(
+        kinds=RBAC_KINDS,
+        cluster=built.objects,
+        precise=text(
+            f"The service account `{account}` of `{home}` must be able to get and list pods in "
+            f"`{home}` and in `{second}`, and in no other namespace; it gets nothing else.",
+            f"Das Service-Konto `{account}` aus `{home}` soll Pods in `{home}` und in "
+            f"`{second}` abrufen und auflisten können, in keinem anderen Namespace; sonst nichts.",
+        ),
+        terse=text(
+            f"{home}/{account}: get/list pods in {home} + {second}",
+            f"{home}/{account}: Pods get/list in {home} + {second}",
+        ),
+        expected=expected,
+        reference=[reader, bound(home), bound(second)],
+        bad={
+            "cluster-role-binding": [
+                reader,
+                binding(None, f"{account}-pods", "ClusterRole:pod-reader", subject),
+            ],
+            "one-namespace-only": [reader, bound(home)],
+            "service-account-namespace-missing": [
+                reader,
+                bound(home, f"ServiceAccount:{account}"),
+                bound(second, f"ServiceAccount:{account}"),
+            ],
+        },
+        tags=("rbac", "service-account", "namespaces"),
+    )
+
+
+TEMPLATES = (
+    Template("rbac-configmap-reader", "rbac", "easy", _configmap_reader),
+    Template("rbac-pod-logs", "rbac", "medium", _pod_logs),
+    Template("rbac-named-secret", "rbac", "medium", _named_secret),
+    Template("rbac-deployment-restarter", "rbac", "medium", _deployment_restarter),
+    Template("rbac-node-reader", "rbac", "easy", _node_reader),
+    Template("rbac-two-namespaces", "rbac", "hard", _two_namespaces),
+)

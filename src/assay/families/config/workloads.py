@@ -1,0 +1,246 @@
+"""Workloads and Services: containers' resource limits and security contexts, and whether a
+Service selects the pods it should and reaches their ports.
+
+- A workload is a ``Pod``, or a ``Deployment``, ``StatefulSet``, ``DaemonSet`` or ``Job`` whose
+  pod template (``spec.template``) says what its pods run; it is named ``Kind ns/name``.
+- A container's setting of its security context overrides the pod's (``runAsNonRoot``); the
+  other settings checked here exist on containers only.
+- Quantities follow the API's suffixes: ``m`` (milli), ``k M G T P E`` (powers of 1000) and
+  ``Ki Mi Gi Ti Pi Ei`` (powers of 1024), and exponents (``1e3``).
+- A Service selects the pods of its own namespace whose labels include every pair of its
+  ``selector``; a Service without a selector selects nothing. A port's ``targetPort`` is a
+  number, a name resolved against each selected pod's container ports, or, when missing, the
+  port's ``port``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from assay.families.config.cluster import Cluster, Pod, metadata
+from assay.families.config.selectors import ObjectError
+
+WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "Job")
+_QUANTITY = re.compile(r"^([+-]?[0-9.]+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+)?$")
+_FACTORS = {
+    "": Decimal(1),
+    "m": Decimal("0.001"),
+    **{s: Decimal(1000) ** (i + 1) for i, s in enumerate("kMGTPE")},
+    **{f"{s}i": Decimal(1024) ** (i + 1) for i, s in enumerate("KMGTPE")},
+}
+
+
+@dataclass(frozen=True)
+class Container:
+    """What the checks look at in one container."""
+
+    name: str
+    image: str
+    limits: Mapping[str, str]
+    requests: Mapping[str, str]
+    security: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A pod or the pod template of a controller."""
+
+    ref: str
+    """``Kind ns/name``."""
+    labels: Mapping[str, str]
+    """The labels its pods carry."""
+    pod_security: Mapping[str, object]
+    containers: tuple[Container, ...]
+
+
+def quantity(text: object) -> Decimal:
+    """The value of a resource quantity; raises :class:`ObjectError` for one that is not."""
+    match = _QUANTITY.match(str(text).strip())
+    if not match:
+        raise ObjectError(f"{str(text)[:40]!r} is not a quantity")
+    number, suffix = match.groups()
+    try:
+        value = Decimal(number)
+        if suffix and suffix[0] in "eE":
+            return value * Decimal(10) ** int(suffix[1:])
+    except (InvalidOperation, ValueError):
+        raise ObjectError(f"{str(text)[:40]!r} is not a quantity") from None
+    return value * _FACTORS[suffix or ""]
+
+
+def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, Workload]:
+    """Every workload among ``objects``, by reference."""
+    found = {}
+    for obj in objects:
+        kind = obj.get("kind")
+        if kind not in WORKLOAD_KINDS:
+            continue
+        name, namespace, labels = metadata(obj)
+        ref = f"{kind} {namespace}/{name}"
+        spec = obj.get("spec")
+        if kind != "Pod":
+            template = spec.get("template") if isinstance(spec, dict) else None
+            meta = template.get("metadata") if isinstance(template, dict) else None
+            labels = (meta.get("labels") if isinstance(meta, dict) else None) or {}
+            spec = template.get("spec") if isinstance(template, dict) else None
+        if not isinstance(spec, dict):
+            raise ObjectError(f"{ref}: has no pod spec")
+        found[ref] = Workload(ref, labels, _mapping(spec.get("securityContext")), _containers(spec))
+    return found
+
+
+def _containers(spec: Mapping[str, object]) -> tuple[Container, ...]:
+    listed = spec.get("containers")
+    containers = []
+    for item in listed if isinstance(listed, list) else []:
+        if not isinstance(item, dict):
+            continue
+        resources = _mapping(item.get("resources"))
+        containers.append(
+            Container(
+                name=str(item.get("name", "")),
+                image=str(item.get("image", "")),
+                limits={k: str(v) for k, v in _mapping(resources.get("limits")).items()},
+                requests={k: str(v) for k, v in _mapping(resources.get("requests")).items()},
+                security=_mapping(item.get("securityContext")),
+            )
+        )
+    return tuple(containers)
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class ContainerRules:
+    """What every container of a workload must have (see :class:`ContainersCheck`)."""
+
+    limits: Sequence[str] = ()
+    requests: Sequence[str] = ()
+    max_limits: Mapping[str, str] | None = None
+    run_as_non_root: bool = False
+    read_only_root_filesystem: bool = False
+    no_privilege_escalation: bool = False
+    drop_all_capabilities: bool = False
+    images: Mapping[str, str] | None = None
+
+
+def container_problems(workload: Workload, rules: ContainerRules) -> list[str]:
+    """What ``workload``'s containers lack under ``rules``, one line each; empty when none."""
+    problems = []
+    if rules.images is not None:
+        have = {c.name: c.image for c in workload.containers}
+        if have != dict(rules.images):
+            problems.append(f"containers {have} are not {dict(rules.images)}")
+    for c in workload.containers:
+        where = f"container {c.name}"
+        problems += [f"{where}: no {r} limit" for r in rules.limits if r not in c.limits]
+        problems += [f"{where}: no {r} request" for r in rules.requests if r not in c.requests]
+        for resource, most in (rules.max_limits or {}).items():
+            if resource in c.limits and quantity(c.limits[resource]) > quantity(most):
+                problems.append(f"{where}: {resource} limit {c.limits[resource]} is over {most}")
+        problems += [f"{where}: {text}" for text in _security_problems(c, workload, rules)]
+    return problems
+
+
+def _security_problems(c: Container, workload: Workload, rules: ContainerRules) -> list[str]:
+    security = c.security
+    problems = []
+    non_root = security.get("runAsNonRoot", workload.pod_security.get("runAsNonRoot"))
+    if rules.run_as_non_root and non_root is not True:
+        problems.append("runAsNonRoot is not true")
+    if rules.read_only_root_filesystem and security.get("readOnlyRootFilesystem") is not True:
+        problems.append("readOnlyRootFilesystem is not true")
+    if rules.no_privilege_escalation and security.get("allowPrivilegeEscalation") is not False:
+        problems.append("allowPrivilegeEscalation is not false")
+    if rules.drop_all_capabilities:
+        dropped = _mapping(security.get("capabilities")).get("drop")
+        if not isinstance(dropped, list) or "ALL" not in dropped:
+            problems.append("capabilities.drop does not hold ALL")
+    if security.get("privileged") is True and (
+        rules.run_as_non_root or rules.no_privilege_escalation
+    ):
+        problems.append("privileged")
+    return problems
+
+
+@dataclass(frozen=True)
+class ServicePort:
+    """One port of a Service."""
+
+    port: int
+    target: int | str
+    protocol: str
+
+
+@dataclass(frozen=True)
+class Service:
+    """A Service: its namespace, selector and ports."""
+
+    ref: str
+    """``ns/name``."""
+    namespace: str
+    selector: Mapping[str, str] | None
+    ports: tuple[ServicePort, ...]
+
+    def selects(self, pod: Pod) -> bool:
+        """Whether ``pod`` is one of this Service's endpoints."""
+        if not self.selector or pod.namespace != self.namespace:
+            return False
+        return all(pod.labels.get(k) == v for k, v in self.selector.items())
+
+
+def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, Service]:
+    """Every ``Service`` among ``objects``, by ``ns/name``."""
+    found = {}
+    for obj in objects:
+        if obj.get("kind") != "Service":
+            continue
+        name, namespace, _labels = metadata(obj)
+        spec = _mapping(obj.get("spec"))
+        selector = spec.get("selector")
+        ports = []
+        listed = spec.get("ports")
+        for item in listed if isinstance(listed, list) else []:
+            port = _mapping(item)
+            number = port.get("port")
+            if type(number) is not int:
+                raise ObjectError(f"Service {namespace}/{name}: a port needs a number")
+            target = port.get("targetPort", number)
+            ports.append(
+                ServicePort(
+                    number,
+                    target if isinstance(target, int | str) else number,
+                    str(port.get("protocol") or "TCP"),
+                )
+            )
+        found[f"{namespace}/{name}"] = Service(
+            f"{namespace}/{name}",
+            namespace,
+            {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else None,
+            tuple(ports),
+        )
+    return found
+
+
+def service_problems(service: Service, cluster: Cluster, expected: Sequence[str]) -> list[str]:
+    """How ``service`` differs from selecting exactly the pods ``expected`` and reaching a
+    declared port of each on every port; empty when it does not."""
+    selected = [pod for pod in cluster.pods if service.selects(pod)]
+    refs = {pod.ref for pod in selected}
+    problems = [f"does not select {ref}" for ref in sorted(set(expected) - refs)]
+    problems += [f"selects {ref}, which it should not" for ref in sorted(refs - set(expected))]
+    for pod in selected:
+        for port in service.ports:
+            if isinstance(port.target, str):
+                if pod.named_port(port.target, port.protocol) is None:
+                    problems.append(f"targetPort {port.target!r} is not a port of {pod.ref}")
+            elif not any(
+                p.number == port.target and p.protocol == port.protocol for p in pod.ports
+            ):
+                problems.append(f"targetPort {port.target} is not a port of {pod.ref}")
+    return problems
