@@ -197,6 +197,101 @@ def generate_sql(
     click.echo(f"wrote {saved.written} tasks to {out}{kept}")
 
 
+@cli.group("import")
+def import_group() -> None:
+    """Import tasks from public datasets.
+
+    \b
+    Example:
+      assay import spider spider/ --out tasks/
+    """
+
+
+def import_options(command: F) -> F:
+    """The options both dataset importers take."""
+    for option in reversed(
+        (
+            click.argument("directory", type=click.Path(file_okay=False, path_type=Path)),
+            click.option(
+                "--out",
+                type=click.Path(file_okay=False, path_type=Path),
+                required=True,
+                help="Directory to write task directories into.",
+            ),
+            click.option(
+                "--limit",
+                type=click.IntRange(1),
+                help="Import only the first this many entries.",
+            ),
+            click.option(
+                "--seed", type=int, default=0, show_default=True, help="Seed of the neighbours."
+            ),
+            setting_option(WORKERS, type=click.IntRange(1, 256)),
+            setting_option(SANDBOX, type=click.Choice(BACKENDS)),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+@import_group.command("spider")
+@import_options
+def import_spider(**options: Any) -> None:
+    """Import a Spider-style dataset: dev.json (or train_spider.json) entries with db_id,
+    question and query; databases at database/<db_id>/<db_id>.sqlite. Entries whose gold query
+    fails on its own database are listed, not imported; then the exit code is 1.
+
+    \b
+    Example:
+      assay import spider spider/ --out tasks/ --limit 200
+    """
+    _import_dataset("spider", **options)
+
+
+@import_group.command("bird")
+@import_options
+def import_bird(**options: Any) -> None:
+    """Import a BIRD-style dataset: dev.json (or train.json) entries with db_id, question,
+    evidence and SQL; databases at dev_databases/<db_id>/<db_id>.sqlite. Entries whose gold
+    query fails on its own database are listed, not imported; then the exit code is 1.
+
+    \b
+    Example:
+      assay import bird bird/dev/ --out tasks/ --limit 200
+    """
+    _import_dataset("bird", **options)
+
+
+def _import_dataset(
+    name: str,
+    *,
+    directory: Path,
+    out: Path,
+    limit: int | None,
+    seed: int,
+    workers: int,
+    sandbox: str,
+) -> None:
+    from assay._output import require_directory  # noqa: PLC0415
+    from assay.families.sql.importers import BIRD, SPIDER, import_dataset  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    layout = SPIDER if name == "spider" else BIRD
+    with _sandbox(sandbox, workers) as box, _progress("importing", limit or 0) as advance:
+        imported = import_dataset(
+            layout, directory, box, limit=limit, seed=seed, workers=workers, on_entry=advance
+        )
+    saved = save_tasks(imported.tasks, out)
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+    for skipped in imported.skipped:
+        click.echo(f"not imported: {skipped.where} ({skipped.db_id}): {skipped.reason}")
+    if imported.skipped:
+        click.echo(f"{len(imported.skipped)} entries not imported")
+        sys.exit(EXIT_FAIL)
+
+
 @cli.command()
 @click.argument("task_dir", type=click.Path(path_type=Path))
 @click.option(

@@ -19,21 +19,25 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
 from assay.errors import VerifierError
-from assay.families.sql.config import NEIGHBOURS_DIR, QUERY_FILE, SqlConfig
-from assay.families.sql.databases import Database, engine_bytes, engine_file
-from assay.families.sql.family import SqlFamily, run_queries
-from assay.families.sql.neighbours import DEFAULT_COUNT, neighbours
+from assay.families.sql._authoring import (
+    HARD_CODED,
+    LIMITS,
+    literal_query,
+    neighbour_files,
+    query_files,
+    self_check,
+    visible_answer,
+)
+from assay.families.sql.config import SqlConfig
+from assay.families.sql.family import SqlFamily
 from assay.families.sql.prompts import STYLES
-from assay.families.sql.results import Table
-from assay.families.sql.templates import LOCALES, TEMPLATES, Question, Template, value_sql
+from assay.families.sql.results import Failed
+from assay.families.sql.templates import LOCALES, TEMPLATES, Template
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
-from assay.tasks.spec import Limits, TaskSpec
-from assay.verdicts import Status
+from assay.tasks.spec import TaskSpec
 
 MAX_DRAWS = 8
-LIMITS = Limits(timeout_s=20, cpu_s=20, memory_mb=512)
-HARD_CODED = "bad-hard-coded"
 Engine = Literal["sqlite", "duckdb"]
 
 
@@ -90,7 +94,7 @@ def _make_task(
         if isinstance(task, str):
             problems.append(task)
             continue
-        wrong = _self_check(task, sandbox, family)
+        wrong = self_check(task, sandbox, family)
         if wrong is None:
             return task
         problems.append(wrong)
@@ -116,22 +120,22 @@ def _draft(
     style = rng.choice(sorted(STYLES))
     task_id = name
     config = SqlConfig(engine=engine, database=schema.file, seed=rng.randrange(1 << 30))
-    answer = _visible_answer(task_id, visible, question, config, sandbox)
+    answer = visible_answer(task_id, visible, question.references["reference"], config, sandbox)
+    if isinstance(answer, Failed):
+        raise VerifierError(
+            f"{task_id}: the reference failed on the visible database: {answer.message}"
+        )
     if not answer.rows:
         return "the reference answers nothing on the visible database"
     solutions: dict[str, Files] = {
-        name: _query(text) for name, text in sorted(question.references.items())
+        name: query_files(text) for name, text in sorted(question.references.items())
     }
-    solutions.update({f"bad-{label}": _query(text) for label, text in sorted(question.bad.items())})
-    solutions[HARD_CODED] = _query(_literal_query(answer))
-    suite = neighbours(
-        visible,
-        list(question.references.values()),
-        engine=engine,
-        seed=config.seed,
-        count=DEFAULT_COUNT,
+    solutions.update(
+        {f"bad-{label}": query_files(text) for label, text in sorted(question.bad.items())}
     )
-    hidden = {f"{NEIGHBOURS_DIR}/n{n:02d}.sql": text.encode() for n, text in enumerate(suite, 1)}
+    solutions[HARD_CODED] = query_files(literal_query(answer))
+    references = list(question.references.values())
+    hidden = neighbour_files(visible, references, engine=engine, seed=config.seed)
     tags = (schema.name, template.id, f"style:{style}", engine, *question.tags)
     if len(question.references) > 1:
         tags += ("readings",)
@@ -151,52 +155,3 @@ def _draft(
         hidden=hidden,
         solutions=solutions,
     )
-
-
-def _visible_answer(
-    task_id: str, visible: str, question: Question, config: SqlConfig, sandbox: Sandbox
-) -> Table:
-    """The reference's result on the visible database, run in the sandbox."""
-    database = Database(f"workspace/{config.database}", visible.encode())
-    path = engine_file(task_id, database, config.engine)
-    files = {f"db/0{path.suffix}": engine_bytes(path)}
-    run = run_queries(
-        sandbox, config, files, [question.references["reference"]], LIMITS, stop_on_failure=True
-    )
-    outcome = run.outcome(0, 0)
-    if not isinstance(outcome, Table):
-        raise VerifierError(
-            f"{task_id}: the reference failed on the visible database: {outcome.message}"
-        )
-    return outcome
-
-
-def _self_check(task: Task, sandbox: Sandbox, family: SqlFamily) -> str | None:
-    """Why the task is not sound (a reference fails, a known-bad query passes), or None."""
-    for name, files in task.references().items():
-        verdict = family.verify(task, files, sandbox)
-        if verdict.status is not Status.PASS:
-            return f"solutions/{name} does not pass: {verdict.summary}"
-    for name, files in task.known_bad().items():
-        verdict = family.verify(task, files, sandbox)
-        if verdict.status is not Status.FAIL:
-            return f"solutions/{name} is not caught: {verdict.summary}"
-    return None
-
-
-def _literal_query(answer: Table) -> str:
-    """A query that returns ``answer`` from literals and reads no table."""
-    names = [f"c{i}" for i in range(len(answer.columns))]
-    selects = []
-    for number, row in enumerate(answer.rows):
-        values = [
-            value_sql(v if v is None or isinstance(v, int | float | str) else str(v)) for v in row
-        ]
-        if number == 0:
-            values = [f"{v} AS {name}" for v, name in zip(values, names, strict=True)]
-        selects.append("SELECT " + ", ".join(values))
-    return "\nUNION ALL ".join(selects)
-
-
-def _query(text: str) -> Files:
-    return {QUERY_FILE: (text.strip() + "\n").encode()}
