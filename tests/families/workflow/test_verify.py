@@ -60,8 +60,17 @@ def test_each_known_bad_fails_on_its_mistake(
 
 
 def test_duplicates_on_a_second_run_fail_idempotence(family: WorkflowFamily, task: Task) -> None:
+    always_logs = task.solutions["reference"]["solution.py"].replace(b"if keys:", b"if True:")
+    verdict = verify(family, task, always_logs)
+    assert verdict.status is Status.FAIL
+    assert set(failed(verdict)) == {"idempotent"}
+    assert "1 unexpected event(s)" in failed(verdict)["idempotent"]
+
+
+def test_no_second_run_when_the_first_is_wrong(family: WorkflowFamily, task: Task) -> None:
     verdict = verify(family, task, task.solutions["bad-no-move"]["solution.py"])
-    assert "unexpected message" in failed(verdict)["idempotent"]
+    assert "idempotent" not in {c.name for c in verdict.criteria}
+    assert verdict.logs.count("exit 0") == 1
 
 
 def test_doing_nothing_fails(family: WorkflowFamily, task: Task) -> None:

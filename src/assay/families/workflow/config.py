@@ -32,8 +32,9 @@ class WorkflowConfig(BaseModel):
     )
     rerun: Literal["required", "scored", "off"] = Field(
         default="required",
-        description="Whether a script submission is run a second time on its own final state: "
-        "required (a change is a fail), scored (a change lowers the score only), off.",
+        description="Whether a script submission whose final state is right is run a second "
+        "time on that state: required (a change is a fail), scored (a change lowers the score "
+        "only), off.",
     )
     rerun_weight: float = Field(
         default=1.0, ge=0, le=10, description="Weight of the idempotence criterion."

@@ -1,0 +1,158 @@
+"""``assay generate workflow``: self-checked cloud-API workflow tasks from the template bank.
+
+For each task the generator draws an instance of a template (its initial state, the expected
+final state computed by the template's own model of the workflow, the reference script with the
+instance's parameters and its known-bad variants), renders the prompt in one of several styles,
+adds a script that does nothing and one that does the job and also deletes something it was not
+asked to, and verifies every solution in the sandbox against a real emulator: the reference must
+pass and every known-bad must fail, else the draw is redrawn. The same seed gives the same tasks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from assay.errors import VerifierError
+from assay.families.workflow.config import SCRIPT
+from assay.families.workflow.family import WorkflowFamily
+from assay.families.workflow.prompts import STYLES
+from assay.families.workflow.state import CloudState
+from assay.families.workflow.templates import LOCALES, TEMPLATES, Template, render, variant
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Files, Task
+from assay.tasks.spec import Limits, TaskSpec
+from assay.verdicts import Status
+
+MAX_DRAWS = 3
+LIMITS = Limits(timeout_s=30, cpu_s=30, memory_mb=512)
+
+
+def generate_workflow_tasks(
+    count: int,
+    seed: int,
+    sandbox: Sandbox,
+    *,
+    workers: int = 2,
+    on_task: Callable[[Task], None] | None = None,
+) -> list[Task]:
+    """Make ``count`` tasks, deterministic in ``seed``, in a stable order. Each is verified
+    before it is returned; raises :class:`VerifierError` when a template cannot make a sound
+    task in :data:`MAX_DRAWS` draws."""
+    order = _template_order(count, seed)
+
+    def make(index: int) -> Task:
+        task = _make_task(order[index], seed, index, sandbox)
+        if on_task is not None:
+            on_task(task)
+        return task
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(make, range(count)))
+
+
+def _template_order(count: int, seed: int) -> list[Template]:
+    """Every template once per round, each round shuffled, so the bank is covered evenly."""
+    rng = random.Random(f"assay-workflow-order:{seed}")
+    order: list[Template] = []
+    while len(order) < count:
+        batch = list(TEMPLATES)
+        rng.shuffle(batch)
+        order.extend(batch)
+    return order[:count]
+
+
+def _make_task(template: Template, seed: int, index: int, sandbox: Sandbox) -> Task:
+    family = WorkflowFamily()
+    problems: list[str] = []
+    for draw in range(MAX_DRAWS):
+        rng = random.Random(f"assay-workflow:{seed}:{index}:{draw}")
+        task = draft_task(template, rng, seed, index)
+        problem = self_check(family, task, sandbox)
+        if problem is None:
+            return task
+        problems.append(problem)
+    raise VerifierError(
+        f"template {template.id}: no sound task in {MAX_DRAWS} draws (seed {seed}, task "
+        f"{index}): {problems[-1]}"
+    )
+
+
+def self_check(family: WorkflowFamily, task: Task, sandbox: Sandbox) -> str | None:
+    """Why ``task`` is unsound (a reference that fails, a known-bad that passes), or None."""
+    for name, files in sorted(task.solutions.items()):
+        verdict = family.verify(task, files, sandbox)
+        want = Status.PASS if name.startswith("reference") else Status.FAIL
+        if verdict.status is not want:
+            failed = [f"{c.name}: {c.evidence}" for c in verdict.criteria if not c.passed]
+            return f"solutions/{name} is {verdict.status.value}, not {want.value}: {failed[:3]}"
+    return None
+
+
+def draft_task(template: Template, rng: random.Random, seed: int, index: int) -> Task:
+    """One task drawn from ``template`` (not yet checked)."""
+    locale = rng.choice(sorted(LOCALES))
+    draft = template.build(rng, locale)
+    style = rng.choice(sorted(STYLES))
+    reference = render(template.script(), draft.params)
+    solutions: dict[str, Files] = {"reference": _script(reference)}
+    for label, changes in sorted(draft.bad.items()):
+        solutions[f"bad-{label}"] = _script(variant(reference, changes))
+    solutions["bad-does-nothing"] = _script("# nothing to do\n")
+    solutions["bad-deletes-too-much"] = _script(
+        reference + "\n" + _collateral(draft.initial, draft.expected)
+    )
+    digest = hashlib.sha256(f"{seed}:{index}".encode()).hexdigest()[:8]
+    spec = TaskSpec(
+        id=f"workflow-{template.id}-{digest}",
+        family="workflow",
+        tags=(template.id, f"style:{style}", *template.services),
+        locale=draft.locale,
+        difficulty=template.difficulty,
+        limits=LIMITS,
+        config={"seed": seed},
+    )
+    return Task(
+        spec=spec,
+        prompt=STYLES[style](draft.facts, draft.locale, rng),
+        workspace={"state.json": draft.initial.to_json()},
+        hidden={"expected.json": draft.expected.to_json()},
+        solutions=solutions,
+    )
+
+
+def _script(text: str) -> Files:
+    return {SCRIPT: (text.rstrip("\n") + "\n").encode()}
+
+
+def _collateral(initial: CloudState, expected: CloudState) -> str:
+    """Code that deletes one thing the task must leave alone (run after doing the job)."""
+    head = "import boto3 as _boto3\n"
+    for bucket, objects in sorted(initial.buckets.items()):
+        kept = expected.buckets.get(bucket, {})
+        for key in sorted(objects):
+            if kept.get(key) == objects[key]:
+                return head + f"_boto3.client('s3').delete_object(Bucket={bucket!r}, Key={key!r})\n"
+    for queue, messages in sorted(initial.queues.items()):
+        if messages and not Counter(messages) - Counter(expected.queues.get(queue, ())):
+            return (
+                head + "_sqs = _boto3.client('sqs')\n"
+                f"_sqs.purge_queue(QueueUrl=_sqs.get_queue_url(QueueName={queue!r})['QueueUrl'])\n"
+            )
+    for table, content in sorted(initial.tables.items()):
+        wanted = expected.tables.get(table)
+        for item in content.items:
+            if wanted is not None and item in wanted.items:
+                keys = [k for k in (content.hash_key, content.range_key) if k is not None]
+                primary = {k: item[k] for k in keys}
+                return (
+                    head
+                    + f"_boto3.resource('dynamodb').Table({table!r}).delete_item(Key={primary!r})\n"
+                )
+    for group, streams in sorted(initial.logs.items()):
+        if any(streams.values()) and expected.logs.get(group) == streams:
+            return head + f"_boto3.client('logs').delete_log_group(logGroupName={group!r})\n"
+    raise VerifierError("the template leaves nothing untouched to delete by mistake")

@@ -1,0 +1,359 @@
+"""Templates over object storage: routing, archiving, cleaning up, migrating, scanning."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from assay.families.workflow.state import CloudState
+from assay.families.workflow.templates._base import COMPANIES, LOCALES, Draft, Facts, Template
+
+
+def invoice_routing(rng: random.Random, locale_name: str) -> Draft:
+    """Invoice CSVs routed to per-region queues; malformed files quarantined; a summary log."""
+    locale = LOCALES[locale_name]
+    company = rng.choice(COMPANIES)
+    bucket, group = f"{company}-invoices", f"/ops/{company}/invoice-router"
+    regions = list(locale.regions[: rng.randint(2, 3)])
+    header = locale.delimiter.join(["invoice_id", "region", "amount"])
+    incoming: dict[str, str] = {}
+    processed: dict[str, str] = {}
+    quarantine: dict[str, str] = {}
+    queues: dict[str, list[str]] = {f"invoices-{region}": [] for region in regions}
+    count = rng.randint(4, 7)
+    bad_at = set(rng.sample(range(count), rng.randint(1, 2)))
+    for number in range(count):
+        name = f"{2024 + number % 2}-{rng.randint(1, 12):02d}-batch-{number:02d}.csv"
+        rows, messages = [], []
+        for line in range(rng.randint(1, 3)):
+            invoice_id = f"INV-{rng.randint(10000, 99999)}-{line}"
+            region, cents = rng.choice(regions), rng.randint(500, 250000)
+            rows.append(locale.delimiter.join([invoice_id, region, locale.amount(cents)]))
+            messages.append((region, {"invoice_id": invoice_id, "amount": locale.value(cents)}))
+        if number in bad_at:
+            rows[0] = rng.choice(
+                [
+                    rows[0].replace(rows[0].split(locale.delimiter)[1], "atlantis"),
+                    locale.delimiter.join([rows[0].split(locale.delimiter)[0], regions[0], "n/a"]),
+                ]
+            )
+        body = "\n".join([header, *rows]) + "\n"
+        if number in bad_at and rng.random() < 0.3:
+            body = "invoice;region;amount;\nsee attachment\n"
+        incoming[f"incoming/{name}"] = body
+        if number in bad_at:
+            quarantine[f"quarantine/{name}"] = body
+        else:
+            processed[f"processed/{name}"] = body
+            for region, message in messages:
+                queues[f"invoices-{region}"].append(json.dumps(message))
+    routed = sum(len(v) for v in queues.values())
+    keep = {"README.txt": "Drop invoice CSVs in incoming/.\n"}
+    initial = CloudState(
+        buckets={bucket: {**incoming, **keep}},
+        queues=dict.fromkeys(queues, ()),
+        logs={group: {}},
+    )
+    summary = json.dumps({"routed": routed, "quarantined": len(quarantine)})
+    expected = CloudState(
+        buckets={bucket: {**processed, **quarantine, **keep}},
+        queues={name: tuple(bodies) for name, bodies in queues.items()},
+        logs={group: {"runs": (summary,)}},
+    )
+    separator = "semicolon" if locale.delimiter == ";" else "comma"
+    decimals = "a decimal comma" if locale.decimal_comma else "a decimal point"
+    return Draft(
+        initial=initial,
+        expected=expected,
+        params={
+            "BUCKET": bucket,
+            "INCOMING": "incoming/",
+            "PROCESSED": "processed/",
+            "QUARANTINE": "quarantine/",
+            "QUEUE_PREFIX": "invoices-",
+            "REGIONS": regions,
+            "DELIMITER": locale.delimiter,
+            "DECIMAL_COMMA": locale.decimal_comma,
+            "LOG_GROUP": group,
+            "LOG_STREAM": "runs",
+        },
+        facts=Facts(
+            title=f"route the new invoice files in s3://{bucket}/incoming/ to the regional queues",
+            steps=(
+                f"Each file under incoming/ is a CSV ({separator}-separated, header "
+                f"`{header}`, amounts in {locale.currency} with {decimals}).",
+                "Send one message per invoice row to the queue `invoices-<region>`: the JSON "
+                '`{"invoice_id": "...", "amount": <number>}`.',
+                "Then move the file to processed/ (same file name).",
+                f"A file with another header, an amount that is not a number or a region other "
+                f"than {', '.join(regions)} is malformed: move it to quarantine/ (same name) and "
+                "send nothing for it.",
+                f"If you handled at least one file, put one event on the log stream `runs` of "
+                f'`{group}` (create the stream): `{{"routed": <messages sent>, "quarantined": '
+                "<files quarantined>}`.",
+            ),
+        ),
+        bad={
+            "wrong-routing": (
+                ('QUEUE_PREFIX + str(invoice["region"])', "QUEUE_PREFIX + REGIONS[0]"),
+            ),
+            "duplicates-on-rerun": (("    move(key, PROCESSED)\n", ""),),
+            "skips-summary": (("if keys:", "if not keys:"),),
+            "deletes-malformed": (
+                (
+                    "        move(key, QUARANTINE)\n",
+                    "        s3.delete_object(Bucket=BUCKET, Key=key)\n",
+                ),
+            ),
+        },
+        locale=locale.name,
+        tags=("s3", "sqs", "logs"),
+    )
+
+
+def _day(rng: random.Random, year: int) -> str:
+    return f"{year}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+
+def log_archive(rng: random.Random, locale: str) -> Draft:
+    """Daily log files older than a cutoff moved to an archive bucket, with an index."""
+    company = rng.choice(COMPANIES)
+    bucket, archive = f"{company}-app-logs", f"{company}-app-logs-archive"
+    services = rng.sample(("api", "web", "worker", "billing", "auth"), 2)
+    cutoff = f"2024-{rng.randint(3, 10):02d}-{rng.randint(1, 28):02d}"
+    files: dict[str, str] = {}
+    for service in services:
+        days = {_day(rng, 2024) for _ in range(rng.randint(4, 7))} | {cutoff}
+        for day in sorted(days):
+            files[f"logs/{service}/{day}.log"] = f"{day}T00:00:01Z {service} started\n"
+    keep = {"logs/README.md": "One file per service and day.\n"}
+    old = {k: v for k, v in files.items() if k.rsplit("/", 1)[-1][:10] < cutoff}
+    if not old:
+        key = f"logs/{services[0]}/2024-01-02.log"
+        files[key] = old[key] = "2024-01-02T00:00:01Z started\n"
+    index = f"index/{cutoff}.txt"
+    earlier = {f"logs/{services[0]}/2023-12-31.log": "2023-12-31T00:00:01Z started\n"}
+    initial = CloudState(buckets={bucket: {**files, **keep}, archive: dict(earlier)})
+    expected = CloudState(
+        buckets={
+            bucket: {k: v for k, v in {**files, **keep}.items() if k not in old},
+            archive: {**earlier, **old, index: "".join(f"{k}\n" for k in sorted(old))},
+        }
+    )
+    return Draft(
+        initial=initial,
+        expected=expected,
+        params={
+            "BUCKET": bucket,
+            "ARCHIVE": archive,
+            "PREFIX": "logs/",
+            "CUTOFF": cutoff,
+            "INDEX": index,
+        },
+        facts=Facts(
+            title=f"archive the log files of s3://{bucket} older than {cutoff}",
+            steps=(
+                f"Log files are `logs/<service>/<YYYY-MM-DD>.log` in `{bucket}`.",
+                f"Move every one dated strictly before {cutoff} to the bucket `{archive}` under "
+                "the same key (copy, then delete the original). Files of that day or later stay.",
+                f"If you moved any, write `{index}` in `{archive}`: the moved keys, sorted, one "
+                "per line, each line ending with a newline.",
+            ),
+        ),
+        bad={
+            "off-by-one-day": (("day < CUTOFF", "day <= CUTOFF"),),
+            "copy-without-delete": (
+                ("            s3.delete_object(Bucket=BUCKET, Key=key)\n", ""),
+            ),
+            "delete-without-copy": (
+                (
+                    "            s3.copy_object(Bucket=ARCHIVE, Key=key, CopySource="
+                    '{"Bucket": BUCKET, "Key": key})\n',
+                    "",
+                ),
+            ),
+            "index-overwritten-on-rerun": (("if moved:", "if True:"),),
+        },
+        locale=locale,
+        tags=("s3",),
+    )
+
+
+def upload_cleanup(rng: random.Random, locale: str) -> Draft:
+    """Abandoned partial uploads (.tmp, .part, empty) deleted under one prefix; a count logged."""
+    company = rng.choice(COMPANIES)
+    bucket, group = f"{company}-user-uploads", f"/ops/{company}/cleanup"
+    objects: dict[str, str] = {}
+    doomed = set()
+    for number in range(rng.randint(6, 10)):
+        user = f"user-{rng.randint(100, 999)}"
+        kind = rng.choice(("photo.jpg", "doc.pdf", "doc.pdf.part", "upload.tmp", "empty.txt"))
+        key = f"uploads/{user}/{number:02d}-{kind}"
+        objects[key] = "" if kind == "empty.txt" else f"data {number}\n"
+        if kind in ("doc.pdf.part", "upload.tmp", "empty.txt"):
+            doomed.add(key)
+    if not doomed:
+        objects["uploads/user-1/00-stale.tmp"] = "x"
+        doomed.add("uploads/user-1/00-stale.tmp")
+    outside = {"config/settings.tmp": "keep=1\n", "archive/2023/old.part": "old\n"}
+    initial = CloudState(buckets={bucket: {**objects, **outside}}, logs={group: {}})
+    expected = CloudState(
+        buckets={bucket: {**{k: v for k, v in objects.items() if k not in doomed}, **outside}},
+        logs={group: {"uploads": (json.dumps({"deleted": len(doomed)}),)}},
+    )
+    return Draft(
+        initial=initial,
+        expected=expected,
+        params={
+            "BUCKET": bucket,
+            "PREFIX": "uploads/",
+            "SUFFIXES": [".tmp", ".part"],
+            "LOG_GROUP": group,
+            "LOG_STREAM": "uploads",
+        },
+        facts=Facts(
+            title=f"clean up the abandoned uploads in s3://{bucket}/uploads/",
+            steps=(
+                "Under uploads/ only, delete every object whose key ends in `.tmp` or `.part`, "
+                "and every empty (zero-byte) object. Nothing outside uploads/ is touched.",
+                f"If you deleted any, put one event on the stream `uploads` of `{group}` (create "
+                'the stream): `{"deleted": <how many>}`.',
+            ),
+        ),
+        bad={
+            "whole-bucket": (("Prefix=PREFIX", "Prefix=''"),),
+            "keeps-empty-objects": (("""or entry["Size"] == 0""", "or False"),),
+            "logs-on-every-run": (("if deleted:", "if True:"),),
+        },
+        locale=locale,
+        tags=("s3", "logs"),
+    )
+
+
+def prefix_migration(rng: random.Random, locale: str) -> Draft:
+    """Customer profiles moved from ``v1/customers/<id>.json`` to
+    ``v2/customers/<id>/profile.json``."""
+    company = rng.choice(COMPANIES)
+    bucket = f"{company}-profiles"
+    old: dict[str, str] = {}
+    new: dict[str, str] = {}
+    for _ in range(rng.randint(4, 8)):
+        customer = f"c{rng.randint(10000, 99999)}"
+        body = json.dumps({"id": customer, "tier": rng.choice(("free", "pro", "team"))})
+        old[f"v1/customers/{customer}.json"] = body
+        new[f"v2/customers/{customer}/profile.json"] = body
+    keep = {
+        "v1/customers/README.txt": "Profiles, one JSON file per customer.\n",
+        "v1/orders/o-1.json": json.dumps({"id": "o-1"}),
+    }
+    return Draft(
+        initial=CloudState(buckets={bucket: {**old, **keep}}),
+        expected=CloudState(buckets={bucket: {**new, **keep}}),
+        params={
+            "BUCKET": bucket,
+            "OLD": "v1/customers/",
+            "NEW": "v2/customers/",
+            "NAME": "profile.json",
+        },
+        facts=Facts(
+            title=f"migrate the customer profiles of s3://{bucket} to the v2 layout",
+            steps=(
+                "Each `v1/customers/<id>.json` moves to `v2/customers/<id>/profile.json` with "
+                "the same contents; the v1 copy is deleted once the v2 one is written.",
+                "Other files (not ending in .json, or outside v1/customers/) stay where they are.",
+            ),
+        ),
+        bad={
+            "copy-only": (("        s3.delete_object(Bucket=BUCKET, Key=key)\n", ""),),
+            "wrong-layout": (
+                ('target = f"{NEW}{customer}/{NAME}"', 'target = f"{NEW}{customer}.json"'),
+            ),
+            "moves-everything": (
+                ('        if not key.endswith(".json"):\n            continue\n', ""),
+            ),
+        },
+        locale=locale,
+        tags=("s3",),
+    )
+
+
+def pii_scan(rng: random.Random, locale: str) -> Draft:
+    """Exports holding identity numbers quarantined, one alert each."""
+    company = rng.choice(COMPANIES)
+    bucket = f"{company}-support-exports"
+    objects: dict[str, str] = {}
+    flagged: list[str] = []
+    for number in range(rng.randint(5, 8)):
+        key = f"exports/ticket-{rng.randint(1000, 9999)}-{number}.txt"
+        if rng.random() < 0.4:
+            ssn = f"{rng.randint(100, 899)}-{rng.randint(10, 99)}-{rng.randint(1000, 9999)}"
+            objects[key] = f"Customer wrote: my number is {ssn}, please help.\n"
+            flagged.append(key)
+        else:
+            phone = f"555-{rng.randint(100, 999)}-{rng.randint(1000, 9999)}"
+            objects[key] = f"Customer asked for a call back at {phone}.\n"
+    if not flagged:
+        key = "exports/ticket-0001-x.txt"
+        objects[key] = "SSN 123-45-6789 on file.\n"
+        flagged.append(key)
+    keep = {"templates/reply.txt": "Example: 123-45-6789 is not a real number.\n"}
+    quarantined = {"quarantine/" + k[len("exports/") :]: objects[k] for k in flagged}
+    alerts = tuple(
+        json.dumps({"key": k, "moved_to": "quarantine/" + k[len("exports/") :]}) for k in flagged
+    )
+    earlier = (json.dumps({"key": "exports/old.txt", "moved_to": "quarantine/old.txt"}),)
+    initial = CloudState(buckets={bucket: {**objects, **keep}}, queues={"security-alerts": earlier})
+    expected = CloudState(
+        buckets={
+            bucket: {
+                **{k: v for k, v in objects.items() if k not in flagged},
+                **quarantined,
+                **keep,
+            }
+        },
+        queues={"security-alerts": earlier + alerts},
+    )
+    return Draft(
+        initial=initial,
+        expected=expected,
+        params={
+            "BUCKET": bucket,
+            "PREFIX": "exports/",
+            "QUARANTINE": "quarantine/",
+            "QUEUE": "security-alerts",
+            "PATTERN": r"\b\d{3}-\d{2}-\d{4}\b",
+        },
+        facts=Facts(
+            title=f"quarantine the support exports in s3://{bucket}/exports/ that hold SSNs",
+            steps=(
+                "An export holds an SSN when it contains three digits, a dash, two digits, a "
+                "dash and four digits as a separate word (like 123-45-6789).",
+                "Move each such file from exports/ to quarantine/ (same file name) and send one "
+                'message to `security-alerts`: `{"key": "<old key>", "moved_to": "<new key>"}`.',
+                "Files outside exports/ are not scanned.",
+            ),
+        ),
+        bad={
+            "alerts-without-moving": (
+                (
+                    "            s3.copy_object(Bucket=BUCKET, Key=target, CopySource="
+                    '{"Bucket": BUCKET, "Key": key})\n'
+                    "            s3.delete_object(Bucket=BUCKET, Key=key)\n",
+                    "",
+                ),
+            ),
+            "scans-everything": (("Prefix=PREFIX)", "Prefix='')"),),
+            "loose-pattern": (("PATTERN, text", "'[0-9]-[0-9]', text"),),
+        },
+        locale=locale,
+        tags=("s3", "sqs"),
+    )
+
+
+TEMPLATES = (
+    Template("invoice-routing", ("s3", "sqs", "logs"), "medium", invoice_routing),
+    Template("log-archive", ("s3",), "easy", log_archive),
+    Template("upload-cleanup", ("s3", "logs"), "easy", upload_cleanup),
+    Template("prefix-migration", ("s3",), "easy", prefix_migration),
+    Template("pii-scan", ("s3", "sqs"), "medium", pii_scan),
+)
