@@ -351,6 +351,12 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     help="Only these checks, comma-separated ids (lint,reference,known-bad,...); all by default. "
     "Loading the tasks always runs.",
 )
+@click.option(
+    "--corpus",
+    type=click.Path(path_type=Path),
+    help="A text file or a directory of text files (a benchmark's dump, a crawl sample): tasks "
+    "mostly found in it are quarantined by the contamination check.",
+)
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
@@ -360,6 +366,7 @@ def audit(
     json_path: Path | None,
     profile_run: str | None,
     check_names: str | None,
+    corpus: Path | None,
     db: Path,
     workers: int,
     sandbox: str,
@@ -374,6 +381,7 @@ def audit(
       assay audit tasks/ --json audit.json
       assay audit tasks/ --profile qwen-k8
       assay audit tasks/ --checks lint,reference,known-bad
+      assay audit tasks/ --checks duplicates,contamination --corpus humaneval.jsonl
     """
     from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
     from assay._render import audit_table, console  # noqa: PLC0415
@@ -381,7 +389,7 @@ def audit(
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
-    checks = None if check_names is None else select_checks(check_names)
+    checks = select_checks(check_names, corpus)
     to_stdout = json_path is not None and str(json_path) == "-"
     report_file = None if to_stdout else json_path
     taskset = TaskSet.load(directory)
@@ -907,6 +915,46 @@ def generate_config(count: int, seed: int, out: Path, workers: int, sandbox: str
     require_directory(out)
     with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
         tasks = generate_config_tasks(
+            count, seed, box, workers=workers, on_task=lambda _t: advance()
+        )
+    saved = save_tasks(tasks, out)
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+
+
+@generate.command("workflow")
+@click.option(
+    "--n",
+    "count",
+    type=click.IntRange(1, 100000),
+    default=30,
+    show_default=True,
+    help="How many tasks.",
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same tasks.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Directory to write task directories into.",
+)
+@setting_option(WORKERS, type=click.IntRange(1, 256))
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def generate_workflow(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
+    """Generate cloud-API workflow tasks (object storage, queues, tables, logs), each
+    self-checked against a real emulator: the reference passes, every known-bad fails.
+
+    \b
+    Example:
+      assay generate workflow --n 100 --seed 1 --out tasks/
+    """
+    from assay._output import require_directory  # noqa: PLC0415
+    from assay.families.workflow.generator import generate_workflow_tasks  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
+        tasks = generate_workflow_tasks(
             count, seed, box, workers=workers, on_task=lambda _t: advance()
         )
     saved = save_tasks(tasks, out)

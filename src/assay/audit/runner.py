@@ -20,6 +20,7 @@ from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.audit.sensitivity import SensitivityCheck
+from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck, SetCheck, apply_set_findings
 from assay.errors import InputError
 from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
@@ -36,9 +37,13 @@ ENTRY_POINT_GROUP = "assay.audit_checks"
 VerdictSink = Callable[[Task, SolutionVerdict], None]
 
 
-def default_checks() -> list[AuditCheck]:
+Check = AuditCheck | SetCheck
+"""A check over one task at a time, or over the whole set."""
+
+
+def default_checks() -> list[Check]:
     """The built-in checks, then any registered in the ``assay.audit_checks`` entry points."""
-    checks: list[AuditCheck] = [
+    checks: list[Check] = [
         LintCheck(),
         ReferenceCheck(),
         KnownBadCheck(),
@@ -49,6 +54,8 @@ def default_checks() -> list[AuditCheck]:
         HeadroomCheck(),
         CheckerCrashCheck(),
         JudgeRedTeamCheck(),
+        DuplicatesCheck(),
+        ContaminationCheck(),
     ]
     names = {check.name for check in checks}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
@@ -59,19 +66,32 @@ def default_checks() -> list[AuditCheck]:
     return checks
 
 
-def select_checks(names: str) -> list[AuditCheck]:
-    """The checks named in ``names`` (comma-separated ids, as ``--checks`` takes them), in the
-    audit's own order. Loading the tasks always runs; ``lint`` is a check like the others.
+def select_checks(names: str | None, corpus: Path | None = None) -> list[Check]:
+    """The checks named in ``names`` (comma-separated ids, as ``--checks`` takes them; all when
+    None), in the audit's own order, the contamination check reading ``corpus`` if given.
+    Loading the tasks always runs; ``lint`` is a check like the others.
 
-    Raises :class:`InputError` for an empty list or an unknown id, naming the known ones.
+    Raises :class:`InputError` for an empty list or an unknown id, naming the known ones, and
+    for a corpus when the contamination check is not selected.
     """
     available = default_checks()
     known = [check.name for check in available]
-    wanted = [name.strip() for name in names.split(",") if name.strip()]
+    wanted = known if names is None else [n.strip() for n in names.split(",") if n.strip()]
     unknown = [name for name in wanted if name not in known]
     if unknown or not wanted:
         problem = f"unknown check {unknown[0]!r}" if unknown else "no check named"
         raise InputError(problem, field="--checks", fix=f"use ids from: {', '.join(known)}")
+    if corpus is not None and "contamination" not in wanted:
+        raise InputError(
+            "only the contamination check reads a corpus",
+            field="--corpus",
+            fix="add contamination to --checks, or leave --corpus out",
+        )
+    if corpus is not None:
+        available = [
+            ContaminationCheck(corpus) if check.name == "contamination" else check
+            for check in available
+        ]
     return [check for check in available if check.name in wanted]
 
 
@@ -79,7 +99,7 @@ def run_audit(
     taskset: TaskSet,
     sandbox: Sandbox,
     *,
-    checks: Sequence[AuditCheck] | None = None,
+    checks: Sequence[Check] | None = None,
     workers: int = 2,
     on_task: Callable[[TaskAudit], None] | None = None,
     on_verdict: VerdictSink | None = None,
@@ -91,11 +111,13 @@ def run_audit(
     """
     started = datetime.now(UTC)
     applied = list(checks) if checks is not None else default_checks()
+    per_task = [check for check in applied if not isinstance(check, SetCheck)]
+    over_set = [check for check in applied if isinstance(check, SetCheck)]
 
     def audit(task: Task) -> TaskAudit:
         path = str(taskset.paths.get(task.id, taskset.root))
         try:
-            result = _audit_task(task, path, sandbox, applied, on_verdict)
+            result = _audit_task(task, path, sandbox, per_task, on_verdict)
         except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
             result = _only(task.id, path, Decision.ERROR, _crashed("audit", exc))
         if on_task is not None:
@@ -112,14 +134,17 @@ def run_audit(
     finally:
         # On an interrupt, tasks not yet started are dropped rather than run to the end.
         pool.shutdown(wait=True, cancel_futures=True)
-    return AuditReport(
+    report = AuditReport(
         run_id=uuid.uuid4().hex[:12],
         root=str(taskset.root),
         started_at=started,
-        finished_at=datetime.now(UTC),
-        checks=tuple(check.name for check in applied),
+        finished_at=started,
+        checks=tuple(check.name for check in per_task),
         tasks=tuple(sorted(broken + audited, key=lambda t: t.task_id)),
     )
+    for check in over_set:
+        report = apply_set_findings(report, check.name, check.run_set(taskset.tasks))
+    return report.model_copy(update={"finished_at": datetime.now(UTC)})
 
 
 def run_audit_into(
@@ -130,7 +155,7 @@ def run_audit_into(
     workers: int = 2,
     on_task: Callable[[TaskAudit], None] | None = None,
     profile: RunProfile | None = None,
-    checks: Sequence[AuditCheck] | None = None,
+    checks: Sequence[Check] | None = None,
 ) -> AuditReport:
     """:func:`run_audit` with ``checks`` (the default ones when None), then, with a stored
     ``profile``, its findings (:func:`apply_profile`), then keep the report and every verdict

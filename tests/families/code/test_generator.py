@@ -9,8 +9,9 @@ from pathlib import Path
 from assay.audit import Decision, run_audit
 from assay.families.code.generator import generate_code_tasks
 from assay.families.code.templates import TEMPLATES
-from assay.sandbox import Sandbox
+from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task, TaskSet, load_task, save_task
+from assay.tasks.similarity import near_duplicates
 from tests.conftest import expected_outputs
 
 
@@ -62,3 +63,12 @@ def test_generated_set_passes_its_audit(sandbox: Sandbox, tmp_path: Path) -> Non
     report = run_audit(TaskSet.load(tmp_path), sandbox)
     assert [t.task_id for t in report.tasks if t.decision is not Decision.ACCEPTED] == []
     assert report.known_bad_caught == report.known_bad >= 36
+
+
+def test_a_set_twice_the_bank_holds_no_near_duplicates(pool: PoolSandbox) -> None:
+    # past one task a template, wordings repeat: they are drawn again, or taken from the least
+    # used templates, so the audit's duplicates check has nothing to quarantine
+    tasks = generate_code_tasks(2 * len(TEMPLATES) + 8, 7, pool)
+    assert near_duplicates({t.id: t.prompt for t in tasks}) == []
+    assert len({t.id for t in tasks}) == len(tasks)
+    assert generate_code_tasks(2 * len(TEMPLATES) + 8, 7, pool) == tasks  # still deterministic

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from itertools import chain
 
 from assay.errors import VerifierError
 from assay.families.code.config import Case, cases_json
@@ -26,10 +27,13 @@ from assay.families.code.raising import counts_as, promised_exceptions
 from assay.families.code.templates import TEMPLATES, Problem, Template
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
+from assay.tasks.similarity import is_near_duplicate, shingles
 from assay.tasks.spec import Limits, TaskSpec
 from assay.verdicts import Status
 
 MAX_DRAWS = 6
+REDRAWS = 3
+"""Times a near duplicate of an earlier task is drawn again from its template."""
 LIMITS = Limits(timeout_s=10, cpu_s=10, memory_mb=256)
 
 
@@ -51,7 +55,40 @@ def generate_code_tasks(
         return task
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(make, range(n)))
+        drafted = list(pool.map(make, range(n)))
+    return _distinct(drafted, order, seed, sandbox)
+
+
+def _distinct(tasks: list[Task], order: list[Template], seed: int, sandbox: Sandbox) -> list[Task]:
+    """``tasks`` with each near duplicate of an earlier task drawn again: from its own template
+    up to :data:`REDRAWS` times, then from the least used templates, once each. A template's
+    wordings run out after a few tasks, so a large set would otherwise repeat itself (the
+    audit's duplicates check quarantines what still does)."""
+    seen: dict[str, list[set[str]]] = {template.id: [] for template in TEMPLATES}
+    kept = []
+    for index, task in enumerate(tasks):
+        drafts = chain([(order[index], task)], _redraws(order[index], seed, index, sandbox, seen))
+        template, chosen = next(
+            ((t, c) for t, c in drafts if not is_near_duplicate(c.prompt, seen[t.id])),
+            (order[index], task),  # every template is worn out; the audit will say so
+        )
+        seen[template.id].append(shingles(chosen.prompt))
+        kept.append(chosen)
+    return kept
+
+
+def _redraws(
+    template: Template, seed: int, index: int, sandbox: Sandbox, seen: dict[str, list[set[str]]]
+) -> Iterator[tuple[Template, Task]]:
+    """Task ``index`` drawn again, then from the other templates, the least used first; each
+    made only when the one before it repeats an earlier task."""
+    for attempt in range(1, REDRAWS + 1):
+        yield template, _make_task(template, seed, index, sandbox, first_draw=attempt * MAX_DRAWS)
+    others = sorted(TEMPLATES, key=lambda other: (len(seen[other.id]), other.id))
+    for other in others:
+        if other.id != template.id:
+            draw = (REDRAWS + 1) * MAX_DRAWS
+            yield other, _make_task(other, seed, index, sandbox, first_draw=draw)
 
 
 def _template_order(n: int, seed: int) -> list[Template]:
@@ -65,9 +102,11 @@ def _template_order(n: int, seed: int) -> list[Template]:
     return order[:n]
 
 
-def _make_task(template: Template, seed: int, index: int, sandbox: Sandbox) -> Task:
+def _make_task(
+    template: Template, seed: int, index: int, sandbox: Sandbox, *, first_draw: int = 0
+) -> Task:
     family = CodeFamily()
-    for draw in range(MAX_DRAWS):
+    for draw in range(first_draw, first_draw + MAX_DRAWS):
         rng = random.Random(f"assay-code:{seed}:{index}:{draw}")
         task = _draft(template, rng, seed, index, sandbox)
         if all(

@@ -1,0 +1,207 @@
+"""Checks over a whole task set rather than one task: near duplicates and contamination.
+
+A set check returns findings per task id; the audit adds them to the tasks' audits after the
+per-task checks ran. An error finding rejects the task; a warning quarantines an accepted task
+until a person reviews it, as a 0% pass rate does.
+
+- ``duplicates``: near-duplicate tasks inside the set (MinHash with LSH over word 3-grams of the
+  prompts, then the exact Jaccard similarity): the second of each pair, by id, is
+  quarantined; training twice on one task weighs it double, and a duplicate across splits leaks.
+- ``contamination``: a task of the ``frozen`` split whose word 8-grams are mostly found in a task
+  of another split has been copied out of the held-out set: the copy is an error (it trains on
+  the test). With a corpus (``assay audit --corpus PATH``: a file or a directory of text files,
+  such as a benchmark's dump or a crawl sample), any task whose 8-grams are mostly in the corpus
+  is quarantined: a model may have seen it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from assay.audit.report import AuditReport, TaskAudit
+from assay.errors import InputError
+from assay.findings import Decision, Finding, Severity
+from assay.tasks.model import Task
+from assay.tasks.similarity import DUPLICATE_SIMILARITY, near_duplicates, ngrams
+from assay.tasks.spec import Split
+
+CONTAMINATION_WORDS = 8
+"""Words in the n-grams compared for contamination."""
+CONTAMINATION_SHARE = 0.5
+"""Share of a task's n-grams found elsewhere from which it counts as copied."""
+CORPUS_MAX_BYTES = 512 * 1024 * 1024
+"""A corpus larger than this is refused: its n-grams are held in memory."""
+
+
+@runtime_checkable
+class SetCheck(Protocol):
+    """A check over the whole task set."""
+
+    name: str
+
+    def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
+        """Findings by task id; tasks without any are left out."""
+        ...
+
+
+def task_text(task: Task) -> str:
+    """What the set checks compare: the prompt, what a model sees. (Two wordings of one problem
+    share most of their reference, so comparing references would call them duplicates.)"""
+    return task.prompt
+
+
+class DuplicatesCheck:
+    """No two tasks of the set are near duplicates."""
+
+    name = "duplicates"
+
+    def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
+        """Quarantine the second task of each near-duplicate pair; note the first."""
+        texts = {task.id: task_text(task) for task in tasks}
+        found: defaultdict[str, list[Finding]] = defaultdict(list)
+        for pair in near_duplicates(texts, DUPLICATE_SIMILARITY):
+            similar = f"Jaccard similarity {pair.similarity:.2f} of word 3-grams"
+            found[pair.second].append(
+                Finding(
+                    check=self.name,
+                    severity=Severity.WARNING,
+                    message=f"near duplicate of {pair.first} ({similar}): keep one of the two",
+                    evidence=f"{pair.first} and {pair.second}",
+                )
+            )
+            found[pair.first].append(
+                Finding(
+                    check=self.name,
+                    severity=Severity.INFO,
+                    message=f"{pair.second} is a near duplicate of this task ({similar})",
+                )
+            )
+        return dict(found)
+
+
+class ContaminationCheck:
+    """No frozen task is copied into another split, nor any task found in the corpus."""
+
+    name = "contamination"
+
+    def __init__(self, corpus: Path | None = None) -> None:
+        self.corpus = corpus
+        self._corpus_grams = None if corpus is None else _corpus_ngrams(corpus)
+
+    def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
+        """An error on each copy of a frozen task; a warning on each task found in the corpus."""
+        grams = {task.id: ngrams(task_text(task), CONTAMINATION_WORDS) for task in tasks}
+        found: defaultdict[str, list[Finding]] = defaultdict(list)
+        frozen = [task for task in tasks if task.spec.split is Split.FROZEN]
+        others = [task for task in tasks if task.spec.split is not Split.FROZEN]
+        owners: defaultdict[str, set[str]] = defaultdict(set)
+        for task in others:
+            for gram in grams[task.id]:
+                owners[gram].add(task.id)
+        for task in frozen:
+            for copy_id, share in _shares(grams[task.id], owners).items():
+                found[copy_id].append(
+                    Finding(
+                        check=self.name,
+                        severity=Severity.ERROR,
+                        message=f"copies frozen task {task.id} ({share:.0%} of its "
+                        f"{CONTAMINATION_WORDS}-word n-grams): remove it, or it trains on the "
+                        "held-out set",
+                        evidence=f"{task.id} (frozen) and {copy_id}",
+                    )
+                )
+        if self._corpus_grams is not None:
+            for task in tasks:
+                mine = grams[task.id]
+                share = len(mine & self._corpus_grams) / len(mine) if mine else 0.0
+                if share >= CONTAMINATION_SHARE:
+                    found[task.id].append(
+                        Finding(
+                            check=self.name,
+                            severity=Severity.WARNING,
+                            message=f"{share:.0%} of its {CONTAMINATION_WORDS}-word n-grams are "
+                            "in the corpus: a model may have seen it; quarantined for review",
+                            evidence=str(self.corpus),
+                        )
+                    )
+        return dict(found)
+
+
+def _shares(mine: set[str], owners: dict[str, set[str]]) -> dict[str, float]:
+    """For each task holding some of ``mine``, the share of ``mine`` it holds, kept from
+    :data:`CONTAMINATION_SHARE` up."""
+    if not mine:
+        return {}
+    counts: defaultdict[str, int] = defaultdict(int)
+    for gram in mine:
+        for owner in owners.get(gram, ()):
+            counts[owner] += 1
+    return {
+        owner: count / len(mine)
+        for owner, count in sorted(counts.items())
+        if count / len(mine) >= CONTAMINATION_SHARE
+    }
+
+
+def _corpus_ngrams(corpus: Path) -> set[str]:
+    """The n-grams of every file under ``corpus``, read as UTF-8 text (bad bytes replaced)."""
+    if not corpus.exists():
+        raise InputError(
+            "no such file or directory",
+            path=corpus,
+            field="--corpus",
+            fix="give a text file or a directory of text files",
+        )
+    files = [corpus] if corpus.is_file() else sorted(p for p in corpus.rglob("*") if p.is_file())
+    if not files:
+        raise InputError(
+            "the corpus holds no file",
+            path=corpus,
+            field="--corpus",
+            fix="give a text file or a directory of text files",
+        )
+    total = sum(path.stat().st_size for path in files)
+    if total > CORPUS_MAX_BYTES:
+        raise InputError(
+            f"the corpus is {total / 2**20:.0f} MiB, more than {CORPUS_MAX_BYTES // 2**20} MiB",
+            path=corpus,
+            field="--corpus",
+            fix="give a sample of it, or split it and audit against each part",
+        )
+    grams: set[str] = set()
+    for path in files:
+        try:
+            grams |= ngrams(path.read_bytes().decode(errors="replace"), CONTAMINATION_WORDS)
+        except OSError as exc:
+            raise InputError(
+                f"cannot read it: {exc.strerror or exc}",
+                path=path,
+                field="--corpus",
+                fix="make it readable or leave it out",
+            ) from None
+    return grams
+
+
+def apply_set_findings(
+    report: AuditReport, name: str, found: dict[str, list[Finding]]
+) -> AuditReport:
+    """``report`` with a set check's findings added to its tasks and their decisions updated:
+    an error rejects, a warning quarantines a task that was accepted."""
+    tasks = tuple(_apply(audited, found.get(audited.task_id, [])) for audited in report.tasks)
+    return report.model_copy(update={"tasks": tasks, "checks": (*report.checks, name)})
+
+
+def _apply(audited: TaskAudit, findings: list[Finding]) -> TaskAudit:
+    if not findings:
+        return audited
+    decision = audited.decision
+    if any(f.severity is Severity.ERROR for f in findings):
+        decision = Decision.REJECTED
+    elif any(f.severity is Severity.WARNING for f in findings) and decision is Decision.ACCEPTED:
+        decision = Decision.QUARANTINED
+    return audited.model_copy(
+        update={"findings": (*audited.findings, *findings), "decision": decision}
+    )

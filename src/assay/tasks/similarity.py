@@ -1,0 +1,110 @@
+"""Text similarity of tasks: MinHash with LSH for near duplicates, n-grams for contamination.
+Pure Python, no model: what is compared is the words. The audit's set checks use it, and so do
+generators, to avoid writing near duplicates in the first place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from itertools import combinations
+
+SHINGLE_WORDS = 3
+"""Words in a shingle for near duplicates."""
+DUPLICATE_SIMILARITY = 0.8
+"""Jaccard similarity of shingles from which two texts are near duplicates."""
+PERMUTATIONS = 64
+"""MinHash values per text."""
+BANDS = 16
+"""LSH bands of ``PERMUTATIONS / BANDS`` rows: pairs above about 0.5 Jaccard become candidates."""
+_PRIME = (1 << 61) - 1
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text``, lowercased: punctuation, layout and case do not tell tasks apart."""
+    return _WORD.findall(text.lower())
+
+
+def ngrams(text: str, n: int) -> set[str]:
+    """The word n-grams of ``text``; a text shorter than ``n`` words is one n-gram."""
+    tokens = words(text)
+    if len(tokens) < n:
+        return {" ".join(tokens)} if tokens else set()
+    return {" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    """The size of the intersection over the size of the union; 0 for two empty sets."""
+    union = len(a | b)
+    return len(a & b) / union if union else 0.0
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Two texts and their exact Jaccard similarity over shingles."""
+
+    first: str
+    second: str
+    similarity: float
+
+
+def shingles(text: str) -> set[str]:
+    """The shingles near duplicates are measured on."""
+    return ngrams(text, SHINGLE_WORDS)
+
+
+def is_near_duplicate(text: str, others: Iterable[set[str]]) -> bool:
+    """Whether ``text`` is a near duplicate of any text whose :func:`shingles` are given."""
+    mine = shingles(text)
+    return any(jaccard(mine, other) >= DUPLICATE_SIMILARITY for other in others)
+
+
+def near_duplicates(
+    texts: Mapping[str, str], threshold: float = DUPLICATE_SIMILARITY
+) -> list[Pair]:
+    """Pairs of ``texts`` (by key) whose shingle sets have a Jaccard similarity of at least
+    ``threshold``: candidates found by MinHash with LSH, then measured exactly, so a pair
+    reported is a pair that is that similar (LSH may miss pairs near the threshold, never
+    invent one). Sorted by key."""
+    sets = {key: shingles(text) for key, text in texts.items()}
+    buckets: defaultdict[tuple[int, bytes], list[str]] = defaultdict(list)
+    rows = PERMUTATIONS // BANDS
+    for key in sorted(sets):
+        signature = _signature(sets[key])
+        for band in range(BANDS):
+            chunk = signature[band * rows : (band + 1) * rows]
+            buckets[band, b"".join(v.to_bytes(8, "big") for v in chunk)].append(key)
+    candidates = {pair for keys in buckets.values() for pair in combinations(keys, 2)}
+    found = []
+    for first, second in sorted(candidates):
+        similarity = jaccard(sets[first], sets[second])
+        if similarity >= threshold:
+            found.append(Pair(first, second, similarity))
+    return found
+
+
+def _signature(shingled: Iterable[str]) -> list[int]:
+    hashes = [_hash(s) for s in shingled] or [0]
+    return [min((a * h + b) % _PRIME for h in hashes) for a, b in _COEFFICIENTS]
+
+
+def _hash(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _coefficients() -> list[tuple[int, int]]:
+    """Fixed (a, b) pairs of the universal hashes: the same signature on every run."""
+    out = []
+    for i in range(PERMUTATIONS):
+        digest = hashlib.blake2b(f"assay-minhash-{i}".encode(), digest_size=16).digest()
+        a = int.from_bytes(digest[:8], "big") % (_PRIME - 1) + 1
+        b = int.from_bytes(digest[8:], "big") % _PRIME
+        out.append((a, b))
+    return out
+
+
+_COEFFICIENTS = _coefficients()
