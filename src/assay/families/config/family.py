@@ -7,12 +7,13 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
-from assay.families.base import Exploit
+from assay.families.base import Exploit, Probe
 from assay.families.config.admission import admit
 from assay.families.config.documents import PACKAGES, PARSER
 from assay.families.config.expectations import judge, readings
 from assay.families.config.exploits import config_exploits
 from assay.families.config.lint import lint_config_task
+from assay.families.config.probes import config_probes
 from assay.families.config.schema import library_version
 from assay.families.config.spec import config_spec
 from assay.families.config.tools import ConfigTools
@@ -60,6 +61,11 @@ class ConfigFamily:
         :mod:`assay.families.config.exploits`)."""
         return config_exploits(task)
 
+    def probes(self, task: Task) -> list[Probe]:
+        """Copies of ``task`` with one requirement changed, for the audit's sensitivity check
+        (see :mod:`assay.families.config.probes`)."""
+        return config_probes(task)
+
     def tools(self, task: Task) -> ConfigTools:
         """The agent's tools: the cluster, a draft's validation, submit."""
         return ConfigTools(task)
@@ -90,13 +96,19 @@ class ConfigFamily:
             status = Status.ERROR if admission.stopped else Status.FAIL
             return record(status, admission.summary, admission.refusals, admission.result)
         judged = {name: judge(wanted, found, task.id) for name, wanted in expected.items()}
-        reading, criteria = max(judged.items(), key=lambda item: sum(c.passed for c in item[1]))
+        reading, criteria = max(judged.items(), key=lambda item: _standing(item[1]))
         passed = sum(c.passed for c in criteria)
         status = Status.PASS if passed == len(criteria) else Status.FAIL
         summary = f"{passed}/{len(criteria)} requirements met"
         if len(judged) > 1:
             summary += f" (reading {reading or 'expected'}, best of {len(judged)})"
         return record(status, summary, criteria, admission.result)
+
+
+def _standing(criteria: tuple[Criterion, ...]) -> tuple[bool, float]:
+    """How close a reading's criteria come to a pass: all met first, then the share met."""
+    met = sum(c.passed for c in criteria)
+    return met == len(criteria), met / max(len(criteria), 1)
 
 
 class _Recorder:

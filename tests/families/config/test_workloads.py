@@ -1,0 +1,207 @@
+"""Resource quantities, container requirements, Service selection; several readings of one
+task; and the probes of the audit's sensitivity check."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from assay.families.base import SensitivityFamily
+from assay.families.config import ConfigFamily
+from assay.families.config.cluster import make_cluster
+from assay.families.config.selectors import ObjectError
+from assay.families.config.workloads import (
+    ContainerRules,
+    container_problems,
+    quantity,
+    service_problems,
+    services_from_objects,
+    workloads_from_objects,
+)
+from assay.sandbox import PoolSandbox
+from assay.verdicts import Status
+from tests.families.config.conftest import fixture_task, with_hidden
+from tests.families.config.kube import pod
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("500m", Decimal("0.5")),
+        ("2", Decimal(2)),
+        ("0.25", Decimal("0.25")),
+        ("512Mi", Decimal(512 * 1024**2)),
+        ("1Gi", Decimal(1024**3)),
+        ("1G", Decimal(10**9)),
+        ("1k", Decimal(1000)),
+        ("1e3", Decimal(1000)),
+    ],
+)
+def test_quantities_read_as_the_api_reads_them(text: str, value: Decimal) -> None:
+    assert quantity(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "1 Gi", "Gi", "1GB", "one", "1x"])
+def test_text_that_is_not_a_quantity_is_refused(text: str) -> None:
+    with pytest.raises(ObjectError):
+        quantity(text)
+
+
+def _deployment(containers: list[dict[str, Any]], **pod_spec: Any) -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "api", "namespace": "shop"},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"app": "api"}},
+                "spec": {"containers": containers, **pod_spec},
+            }
+        },
+    }
+
+
+def test_limits_requests_and_their_bounds_are_checked_per_container() -> None:
+    good = {"limits": {"cpu": "500m", "memory": "256Mi"}, "requests": {"cpu": "100m"}}
+    objects = [
+        _deployment(
+            [
+                {"name": "api", "image": "a:1", "resources": good},
+                {"name": "sidecar", "image": "b:1", "resources": {"limits": {"cpu": "2"}}},
+            ]
+        )
+    ]
+    workload = workloads_from_objects(objects)["Deployment shop/api"]
+    assert workload.labels == {"app": "api"}
+    rules = ContainerRules(
+        limits=("cpu", "memory"), requests=("cpu",), max_limits={"cpu": "1", "memory": "1Gi"}
+    )
+    assert container_problems(workload, rules) == [
+        "container sidecar: no memory limit",
+        "container sidecar: no cpu request",
+        "container sidecar: cpu limit 2 is over 1",
+    ]
+    assert container_problems(workload, ContainerRules(images={"api": "a:1"})) == [
+        "containers {'api': 'a:1', 'sidecar': 'b:1'} are not {'api': 'a:1'}"
+    ]
+
+
+def test_a_containers_security_context_overrides_the_pods() -> None:
+    hardened = {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "capabilities": {"drop": ["ALL"]},
+    }
+    rules = ContainerRules(
+        run_as_non_root=True,
+        read_only_root_filesystem=True,
+        no_privilege_escalation=True,
+        drop_all_capabilities=True,
+    )
+    pod_level = _deployment(
+        [{"name": "api", "image": "a", "securityContext": hardened}],
+        securityContext={"runAsNonRoot": True},
+    )
+    overridden = _deployment(
+        [{"name": "api", "image": "a", "securityContext": {**hardened, "runAsNonRoot": False}}],
+        securityContext={"runAsNonRoot": True},
+    )
+    privileged = _deployment(
+        [
+            {
+                "name": "api",
+                "image": "a",
+                "securityContext": {**hardened, "privileged": True, "runAsNonRoot": True},
+            }
+        ]
+    )
+    found = workloads_from_objects([pod_level])["Deployment shop/api"]
+    assert container_problems(found, rules) == []
+    found = workloads_from_objects([overridden])["Deployment shop/api"]
+    assert container_problems(found, rules) == ["container api: runAsNonRoot is not true"]
+    found = workloads_from_objects([privileged])["Deployment shop/api"]
+    assert container_problems(found, rules) == ["container api: privileged"]
+
+
+def test_a_service_selects_pods_of_its_namespace_and_reaches_declared_ports() -> None:
+    cluster_objects = [
+        pod("shop/web-1", "10.0.0.1", "http=8080", app="web", track="stable"),
+        pod("shop/web-2", "10.0.0.2", "8080", app="web", track="canary"),
+        pod("ops/web-3", "10.0.1.1", "http=8080", app="web", track="stable"),
+    ]
+    from assay.families.config.cluster import cluster_from_objects  # noqa: PLC0415
+
+    cluster = cluster_from_objects(cluster_objects)
+
+    def service(selector: dict[str, str] | None, target: object) -> Any:
+        spec: dict[str, Any] = {"ports": [{"port": 80, "targetPort": target}]}
+        if selector is not None:
+            spec["selector"] = selector
+        obj = {
+            "apiVersion": "v1",
+            "kind": "Service",
+            "metadata": {"name": "web", "namespace": "shop"},
+            "spec": spec,
+        }
+        return services_from_objects([obj])["shop/web"]
+
+    stable = {"app": "web", "track": "stable"}
+    assert service_problems(service(stable, "http"), cluster, ["shop/web-1"]) == []
+    assert service_problems(service({"app": "web"}, 8080), cluster, ["shop/web-1"]) == [
+        "selects shop/web-2, which it should not"
+    ]
+    assert service_problems(service({"app": "web"}, "http"), cluster, ["shop/web-1"]) == [
+        "selects shop/web-2, which it should not",
+        "targetPort 'http' is not a port of shop/web-2",
+    ]
+    assert service_problems(service(None, "http"), cluster, ["shop/web-1"]) == [
+        "does not select shop/web-1"
+    ]
+    assert service_problems(service(stable, 80), cluster, ["shop/web-1"]) == [
+        "targetPort 80 is not a port of shop/web-1"
+    ]
+    assert make_cluster({}, []).pods == ()
+
+
+OR_READING = b"""
+[[reachability]]
+from = "*"
+to = "data/db-0"
+port = 5432
+allowed = false
+
+[[reachability]]
+from = "api/*"
+to = "data/db-0"
+port = 5432
+allowed = true
+"""
+
+
+def test_a_submission_passes_when_it_meets_one_reading(pool: PoolSandbox) -> None:
+    family = ConfigFamily()
+    task = with_hidden(fixture_task(), "expected-whole-namespace.toml", OR_READING)
+    or_policy = task.solutions["bad-or-instead-of-and"]
+    verdict = family.verify(task, or_policy, pool)
+    assert verdict.status is Status.PASS, verdict.summary
+    assert verdict.summary == "2/2 requirements met (reading whole-namespace, best of 2)"
+    verdict = family.verify(task, task.solutions["reference"], pool)
+    assert verdict.status is Status.PASS
+    assert "(reading expected, best of 2)" in verdict.summary
+    verdict = family.verify(task, task.solutions["bad-any-namespace"], pool)
+    assert verdict.status is Status.FAIL
+
+
+def test_every_probe_makes_the_reference_fail(pool: PoolSandbox) -> None:
+    family = ConfigFamily()
+    assert isinstance(family, SensitivityFamily)
+    task = with_hidden(fixture_task(), "expected-whole-namespace.toml", OR_READING)
+    probes = family.probes(task)
+    assert [p.name for p in probes] == [f"reachability[{i}]" for i in range(4)]
+    assert probes[0].what == "allowed False -> True"
+    for probe in probes:
+        assert "expected-whole-namespace.toml" not in probe.task.hidden
+        verdict = family.verify(probe.task, task.solutions["reference"], pool)
+        assert verdict.status is Status.FAIL, probe.name
