@@ -34,6 +34,8 @@ SERVICES = frozenset({"s3", "sqs", "dynamodb", "logs"})
 """The services an emulator answers; requests signed for any other are refused."""
 MEMORY_LIMIT_BYTES = 2 * 2**30
 """Address space an emulator may use; past it, requests fail inside moto, not on the host."""
+CPU_LIMIT_S = 300
+"""CPU seconds an emulator may use in its life: agent code cannot make it work without end."""
 _SCOPE = re.compile(r"Credential=[^/,]*/\d{8}/[a-z0-9-]+/([a-z0-9-]+)/aws4_request")
 _PR_SET_PDEATHSIG = 1
 
@@ -86,6 +88,7 @@ def _serve(socket_path: str, app: Wsgi, ready_fd: int) -> None:
     if os.getppid() == 1:
         os._exit(1)
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT_S, CPU_LIMIT_S))
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):
         os.dup2(devnull, fd)

@@ -12,7 +12,7 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer  # type: ignor
 from assay.families.workflow.emulator import Emulator
 from assay.families.workflow.state import CloudState, TableState
 
-MAX_OBJECTS = 5_000
+MAX_OBJECTS = 2_000
 MAX_MESSAGES = 5_000
 MAX_ITEMS = 5_000
 MAX_EVENTS = 5_000
@@ -131,18 +131,21 @@ def _buckets(emulator: Emulator) -> dict[str, dict[str, str]]:
     s3 = emulator.client("s3")
     found: dict[str, dict[str, str]] = {}
     count = 0
+    listed: dict[str, list[tuple[str, int]]] = {}
     for bucket in sorted(b["Name"] for b in s3.list_buckets().get("Buckets", [])):
-        objects: dict[str, str] = {}
+        listed[bucket] = []
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
-            for entry in page.get("Contents", []):
-                count += 1
-                if count > MAX_OBJECTS:
-                    raise StateTooLargeError(f"more than {MAX_OBJECTS} objects")
-                if entry["Size"] > MAX_BODY_BYTES:
-                    objects[entry["Key"]] = f"<{entry['Size']} bytes, larger than any answer>"
-                    continue
-                body = s3.get_object(Bucket=bucket, Key=entry["Key"])["Body"].read()
-                objects[entry["Key"]] = text_of(body)
+            listed[bucket] += [(e["Key"], e["Size"]) for e in page.get("Contents", [])]
+            count += len(page.get("Contents", []))
+            if count > MAX_OBJECTS:  # counted before any body is fetched
+                raise StateTooLargeError(f"more than {MAX_OBJECTS} objects")
+    for bucket, entries in listed.items():
+        objects: dict[str, str] = {}
+        for key, size in entries:
+            if size > MAX_BODY_BYTES:
+                objects[key] = f"<{size} bytes, larger than any answer>"
+                continue
+            objects[key] = text_of(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
         found[bucket] = objects
     return found
 

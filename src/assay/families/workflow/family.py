@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, SolutionFormatError, TaskFormatError
 from assay.families import version_label
-from assay.families.base import Exploit
+from assay.families.base import Exploit, Probe
 from assay.families.workflow.channel import PACKAGES, run_with
 from assay.families.workflow.cloud import StateTooLargeError, read_state, seed
 from assay.families.workflow.config import (
@@ -79,6 +79,13 @@ class WorkflowFamily:
         from assay.families.workflow.exploits import workflow_exploits  # noqa: PLC0415 - likewise
 
         return workflow_exploits(task)
+
+    def probes(self, task: Task) -> list[Probe]:
+        """Copies of ``task`` with one requirement changed, for the audit's sensitivity check
+        (see :mod:`.probes`)."""
+        from assay.families.workflow.probes import workflow_probes  # noqa: PLC0415 - likewise
+
+        return workflow_probes(task)
 
     def tools(self, task: Task) -> WorkflowTools:
         """The agent's tools over a fresh emulator seeded with ``task``'s initial state."""

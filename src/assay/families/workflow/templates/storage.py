@@ -192,7 +192,10 @@ def upload_cleanup(rng: random.Random, locale: str) -> Draft:
         objects[key] = "" if kind == "empty.txt" else f"data {number}\n"
         if kind in ("doc.pdf.part", "upload.tmp", "empty.txt"):
             doomed.add(key)
-    if not doomed:
+    if not any(key.endswith("empty.txt") for key in doomed):
+        objects["uploads/user-1/99-empty.txt"] = ""
+        doomed.add("uploads/user-1/99-empty.txt")
+    if not any(key.endswith((".tmp", ".part")) for key in doomed):
         objects["uploads/user-1/00-stale.tmp"] = "x"
         doomed.add("uploads/user-1/00-stale.tmp")
     outside = {"config/settings.tmp": "keep=1\n", "archive/2023/old.part": "old\n"}
