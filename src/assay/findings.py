@@ -34,3 +34,8 @@ class Finding(BaseModel):
     severity: Severity = Field(description="error rejects the task; warning and info do not.")
     message: str = Field(description="One line a person can act on.")
     evidence: str = Field(default="", description="What was seen: paths, outputs, verdicts.")
+    review: bool = Field(
+        default=False,
+        description="A person must look before the task is used: a task with such a finding and "
+        "no error is quarantined, not accepted.",
+    )

@@ -2,6 +2,7 @@
 
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.flaky import FlakyCheck
 from assay.audit.headroom import HeadroomCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.mutation import MutationCheck
@@ -20,6 +21,7 @@ __all__ = [
     "Decision",
     "EmptySubmissionCheck",
     "Finding",
+    "FlakyCheck",
     "HeadroomCheck",
     "JudgeRedTeamCheck",
     "KnownBadCheck",

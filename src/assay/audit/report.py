@@ -83,12 +83,15 @@ class AuditReport(BaseModel):
 def decide(findings: list[Finding], *, unfinished: bool = False) -> Decision:
     """Any error found in the task rejects it. Otherwise a task that could not be checked
     whole (``unfinished``: the sandbox, a verifier or assay failed) is ``error``, which says
-    nothing about the task: audit it again. Otherwise the task is accepted.
+    nothing about the task: audit it again. Otherwise a finding that needs a person
+    (``review``) quarantines the task, and without one the task is accepted.
     """
     if any(f.severity is Severity.ERROR for f in findings):
         return Decision.REJECTED
     if unfinished:
         return Decision.ERROR
+    if any(f.review for f in findings):
+        return Decision.QUARANTINED
     return Decision.ACCEPTED
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.flaky import FlakyCheck
 from assay.audit.headroom import HeadroomCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.mutation import MutationCheck
@@ -48,6 +49,7 @@ def default_checks() -> list[Check]:
         ReferenceCheck(),
         KnownBadCheck(),
         EmptySubmissionCheck(),
+        FlakyCheck(),
         RedTeamCheck(),
         MutationCheck(),
         SensitivityCheck(),

@@ -1,0 +1,116 @@
+"""The ``flaky`` check: the verdicts on the task's own solutions do not change between runs.
+
+The reference and the known-bad solutions are verified :data:`RUNS` more times, at once (so each
+run competes with the others for the CPU), each under other conditions: the hash seed, the time
+zone and the locale differ from run to run (see :data:`CONDITIONS`). A solution whose verdict
+changes is a finding with the runs side by side: a reference that sometimes fails, or a known-bad
+that sometimes passes, is a task whose reward is partly chance. Such a task is quarantined for a
+person to look at (the cause may be the task, or a solution that depends on the clock or the
+hash order), never accepted. Runs that end in ``error`` are infrastructure and are not counted
+as a change. The order of a task's cases is fixed by its family and is not varied here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from assay.audit.base import AuditContext, CheckOutcome
+from assay.findings import Finding, Severity
+from assay.sandbox.protocol import ExecResult, Sandbox
+from assay.tasks.model import Files, Task
+from assay.tasks.spec import Limits
+from assay.verdicts import Status
+
+CONDITIONS: tuple[dict[str, str], ...] = (
+    {"PYTHONHASHSEED": "1", "TZ": "UTC", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"},
+    {"PYTHONHASHSEED": "2", "TZ": "Pacific/Kiritimati", "LC_ALL": "de_DE.UTF-8", "LANG": "de_DE"},
+    {"PYTHONHASHSEED": "3", "TZ": "America/Adak", "LC_ALL": "tr_TR.UTF-8", "LANG": "tr_TR"},
+)
+"""The conditions of the extra runs: hash seeds, time zones on both sides of the date line and
+locales with their own decimal commas and case rules (where the sandbox has them)."""
+RUNS = len(CONDITIONS)
+ENV = "/usr/bin/env"
+
+
+class FlakyCheck:
+    """Verdicts on the reference and the known-bad solutions hold under other conditions."""
+
+    name = "flaky"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        """Verify each of the task's own solutions once as usual and once under each of the
+        :data:`CONDITIONS`, the varied runs at once."""
+        solutions = {**task.references(), **task.known_bad()}
+        findings = []
+        for label, files in solutions.items():
+            statuses = _statuses(task, files, context)
+            decided = {status for _, status in statuses if status is not Status.ERROR}
+            if len(decided) > 1:
+                findings.append(_finding(self.name, label, statuses))
+        return CheckOutcome(findings=findings)
+
+
+def _statuses(task: Task, files: Files, context: AuditContext) -> list[tuple[str, Status]]:
+    plain = context.verify(task, files).status
+
+    def varied(env: dict[str, str]) -> tuple[str, Status]:
+        sandbox = WithEnvironment(context.sandbox, env)
+        label = " ".join(f"{k}={v}" for k, v in env.items() if k != "LANG")
+        return label, context.family.verify(task, files, sandbox).status
+
+    with ThreadPoolExecutor(max_workers=RUNS) as pool:
+        return [("as usual", plain), *pool.map(varied, CONDITIONS)]
+
+
+def _finding(check: str, label: str, statuses: list[tuple[str, Status]]) -> Finding:
+    bad = label.startswith("bad-")
+    what = "sometimes passes" if bad else "sometimes fails"
+    return Finding(
+        check=check,
+        severity=Severity.WARNING,
+        review=True,
+        message=f"{label} {what}: its verdict changes with the run; quarantined until a person "
+        "finds whether the task or the solution depends on chance, the clock or the locale",
+        evidence="\n".join(f"{status.value:<5} {conditions}" for conditions, status in statuses),
+    )
+
+
+class WithEnvironment:
+    """A sandbox whose commands run with ``env`` set (through ``/usr/bin/env``), otherwise the
+    sandbox it wraps."""
+
+    def __init__(self, inner: Sandbox, env: Mapping[str, str]) -> None:
+        self.inner = inner
+        self.env = dict(env)
+        self.name = inner.name
+
+    @property
+    def python(self) -> str:
+        """The wrapped backend's interpreter."""
+        return self.inner.python
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The wrapped backend's notes."""
+        return self.inner.notes
+
+    def close(self) -> None:
+        """Nothing: the wrapped sandbox belongs to its owner."""
+
+    def run(
+        self,
+        command: Sequence[str],
+        *,
+        files: Mapping[str, bytes] | None = None,
+        limits: Limits | None = None,
+        stdin: bytes = b"",
+        packages: Sequence[str] = (),
+    ) -> ExecResult:
+        """Run ``command`` in the wrapped sandbox with the environment set."""
+        wrapped = [ENV, *(f"{key}={value}" for key, value in self.env.items()), *command]
+        return self.inner.run(wrapped, files=files, limits=limits, stdin=stdin, packages=packages)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)

@@ -1,0 +1,86 @@
+"""The flaky check: a solution whose verdict changes with the hash seed, the time zone or the
+locale is a finding that quarantines the task; steady verdicts say nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.audit import FlakyCheck, run_audit, select_checks
+from assay.audit.base import AuditContext
+from assay.audit.flaky import CONDITIONS, WithEnvironment
+from assay.audit.runner import default_checks
+from assay.families.code import CodeFamily
+from assay.findings import Decision, Finding, Severity
+from assay.sandbox import PoolSandbox
+from assay.tasks import Task, TaskSet, save_task
+from tests.conftest import REFERENCE, make_median_task
+
+pytestmark = pytest.mark.sandbox
+
+# Right only where the clock's zone is UTC: the sandbox's own, and the first condition's.
+CLOCK = b"import time\nOFF = time.localtime().tm_gmtoff != 0\n"
+WRONG = b"def median(values):\n    return 0\n"
+
+
+def with_solutions(**solutions: bytes) -> Task:
+    task = make_median_task()
+    return task.model_copy(
+        update={
+            "solutions": {
+                name.replace("_", "-"): {"solution.py": source}
+                for name, source in solutions.items()
+            }
+        }
+    )
+
+
+def run_check(task: Task, pool: PoolSandbox) -> list[Finding]:
+    return FlakyCheck().run(task, AuditContext(family=CodeFamily(), sandbox=pool)).findings
+
+
+def test_it_is_a_default_check_and_steady_verdicts_say_nothing(pool: PoolSandbox) -> None:
+    assert "flaky" in [check.name for check in default_checks()]
+    assert run_check(make_median_task(), pool) == []
+
+
+def test_the_conditions_reach_the_command(pool: PoolSandbox) -> None:
+    for env in CONDITIONS:
+        sandbox = WithEnvironment(pool, env)
+        script = (
+            "import os, time; "
+            "print(os.environ['TZ'], os.environ['PYTHONHASHSEED'], time.localtime().tm_gmtoff)"
+        )
+        result = sandbox.run([sandbox.python, "-c", script])
+        tz, seed, offset = result.stdout.split()
+        assert (tz, seed) == (env["TZ"], env["PYTHONHASHSEED"])
+        assert (int(offset) == 0) == (env["TZ"] == "UTC")
+
+
+def test_a_reference_that_depends_on_the_time_zone_is_quarantined(
+    pool: PoolSandbox, tmp_path: Path
+) -> None:
+    clocked = CLOCK + REFERENCE.replace(
+        b"def median(values):", b"def median(values):\n    if OFF:\n        return 0\n", 1
+    )
+    task = with_solutions(reference=clocked, bad_wrong=WRONG)
+    findings = run_check(task, pool)
+    assert len(findings) == 1
+    finding = findings[0]
+    assert (finding.severity, finding.review) == (Severity.WARNING, True)
+    assert finding.message.startswith("reference sometimes fails")
+    lines = finding.evidence.splitlines()
+    assert lines[0].startswith("pass  as usual")
+    assert any(line.startswith("fail ") and "TZ=Pacific/Kiritimati" in line for line in lines)
+    save_task(task, tmp_path)
+    report = run_audit(TaskSet.load(tmp_path), pool, checks=select_checks("flaky"))
+    assert report.tasks[0].decision is Decision.QUARANTINED
+
+
+def test_a_known_bad_that_passes_in_some_zones_is_found(pool: PoolSandbox) -> None:
+    lucky = CLOCK + REFERENCE.replace(
+        b"def median(values):", b"def median(values):\n    if not OFF:\n        return 0\n", 1
+    )
+    findings = run_check(with_solutions(reference=REFERENCE, bad_lucky=lucky), pool)
+    assert [f.message.split(":")[0] for f in findings] == ["bad-lucky sometimes passes"]
