@@ -180,16 +180,20 @@ print(json.dumps({{"processes": "\\n".join(seen), "kill": killed}}))
     assert answer["kill"].startswith("refused")
 
 
-def test_cannot_replace_the_socket_or_reset_the_emulator(
+def test_cannot_replace_the_socket_poison_the_bytecode_or_reset_the_emulator(
     channel: ChannelSandbox, emulator: Emulator
 ) -> None:
     emulator.client("sqs").create_queue(QueueName="kept")
     code = """
 import json, os, urllib.request
+COMPILED = "/run/pycache/opt/assay/packages/boto3/__init__.cpython-311.pyc"
+assert os.path.exists(COMPILED)
 results = {}
 for name, act in [
     ("unlink", lambda: os.unlink("/run/emulator/aws.sock")),
     ("create", lambda: open("/run/emulator/other", "w")),
+    ("bytecode", lambda: open(COMPILED, "wb")),
+    ("new-bytecode", lambda: open("/run/pycache/evil.pyc", "wb")),
 ]:
     try:
         act()

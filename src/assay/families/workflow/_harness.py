@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up
 
 SOCKET = "/run/emulator/aws.sock"
 PACKAGES = "/opt/assay/packages"
+BYTECODE = "/run/pycache"
 CHUNK = 65536
 
 
@@ -73,6 +74,8 @@ def _listen() -> int:
 
 
 def main() -> None:
+    if os.path.isdir(BYTECODE):  # noqa: PTH112 - no pathlib import at start-up
+        sys.pycache_prefix = BYTECODE
     script = sys.argv[1]
     port = _listen()
     os.environ.update(

@@ -2,10 +2,11 @@
 
 Each job runs in a bubblewrap sandbox exactly like :class:`assay.sandbox.BubblewrapSandbox`'s
 (own network namespace with only loopback, read-only system, seccomp filter, unprivileged uid,
-limits), plus one read-only bind: the emulator's directory, which holds nothing but its Unix
-socket, at :data:`CHANNEL_DIR`. The harness (:mod:`._harness`) forwards a loopback port of the
-sandbox's own namespace to that socket, so the SDK sees an ordinary endpoint. Other emulators'
-sockets, the host's loopback and every other network are simply not there.
+limits), plus two read-only binds: the emulator's directory, which holds nothing but its Unix
+socket, at :data:`CHANNEL_DIR`, and the SDK's compiled bytecode at :data:`BYTECODE_DIR`. The
+harness (:mod:`._harness`) forwards a loopback port of the sandbox's own namespace to that
+socket, so the SDK sees an ordinary endpoint. Other emulators' sockets, the host's loopback
+and every other network are simply not there.
 
 The pool backend's workers have their mounts fixed when they start, so workflow jobs always go
 through this backend, whichever sandbox the caller lent.
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from functools import cache
 from importlib.resources import files as package_files
 
+from assay.families.workflow._bytecode import bytecode_cache
 from assay.families.workflow.emulator import Emulator
 from assay.sandbox import BubblewrapSandbox, ExecResult
 from assay.tasks.model import Files
@@ -25,6 +27,8 @@ from assay.tasks.spec import Limits
 
 CHANNEL_DIR = "/run/emulator"
 """Where a job sees its emulator's directory."""
+BYTECODE_DIR = "/run/pycache"
+"""Where a job sees the SDK's compiled bytecode (see :mod:`._bytecode`)."""
 PACKAGES = ("boto3",)
 """What agent code may import besides the standard library."""
 
@@ -67,7 +71,11 @@ class ChannelSandbox(BubblewrapSandbox):
         if directory is None:
             return args
         at = args.index("--remount-ro")  # mount points are made while / is still writable
-        wiring = ["--perms", "0755", "--dir", "/run", "--ro-bind", directory, CHANNEL_DIR]
+        wiring = [
+            *("--perms", "0755", "--dir", "/run"),
+            *("--ro-bind", directory, CHANNEL_DIR),
+            *("--ro-bind", str(bytecode_cache(PACKAGES)), BYTECODE_DIR),
+        ]
         return [*args[:at], *wiring, *args[at:]]
 
 
