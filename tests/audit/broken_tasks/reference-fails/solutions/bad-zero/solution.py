@@ -1,0 +1,2 @@
+def median(values):
+    return 0

@@ -1,0 +1,2 @@
+def check(args, output, expected):
+    return output is None or isinstance(output, (int, float))
