@@ -265,3 +265,14 @@ def typo(word: str, rng: random.Random) -> str:
     index = min(index, len(word) - 1)
     swapped = word[: index - 1] + word[index] + word[index - 1] + word[index + 1 :]
     return swapped if swapped != word else word + "s"
+
+
+def four_namespaces(rng: random.Random) -> tuple[ClusterBuilder, str, str, str]:
+    """A cluster of an app namespace, a data namespace, a web namespace and monitoring."""
+    built = ClusterBuilder(rng)
+    app_ns, web_ns = team_namespaces(rng, 2)
+    built.namespace(app_ns, team=app_ns)
+    built.namespace("data", team="data")
+    built.namespace(web_ns, team=web_ns)
+    built.namespace("monitoring", team="observability")
+    return built, app_ns, "data", web_ns
