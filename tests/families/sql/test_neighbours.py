@@ -108,3 +108,10 @@ def test_the_fixtures_neighbours_are_what_the_generator_makes(tmp_path: Path) ->
     write_neighbours(task)
     for path in sorted((FIXTURES / ORDERS / "hidden" / "databases").glob("*.sql")):
         assert (task / "hidden" / "databases" / path.name).read_text() == path.read_text()
+
+
+def test_a_whole_amount_gets_rows_a_cent_and_a_unit_either_side() -> None:
+    """``price > 24`` is told apart from ``price > 25`` (a shifted boundary) and ``price >= 24``."""
+    texts = neighbours(VISIBLE, ["SELECT name FROM products WHERE price > 24"], seed=1)
+    prices = {row[0] for text in texts for row in rows(text, "SELECT price FROM products")}
+    assert {23, 23.99, 24, 24.01, 25} <= prices

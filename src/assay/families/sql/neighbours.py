@@ -7,7 +7,8 @@ visible rows (some dropped from tables nothing references) and adds rows cloned 
 
 - for every comparison of a column with a literal in the given queries (``=``, ``<>``, ``<``,
   ``<=``, ``>``, ``>=``, ``BETWEEN``, ``IN``, ``LIKE``): rows on the literal and on either side of
-  it (the next integer, a cent, a day, a second; the last second of a day for a date);
+  it (the next integer, a cent, a day, a second; the last second of a day for a date; a cent
+  and a unit for a whole amount);
 - for every join of two columns: a parent row that nothing joins (an empty group) and, where no
   foreign key forbids it, a child row whose key matches no parent (an orphan);
 - NULL in every nullable column; a duplicate of a row (new keys, same values) for DISTINCT;
@@ -125,7 +126,9 @@ def _around(value: object, kind: str) -> list[object]:  # noqa: PLR0911 - one an
         return [value]
     if isinstance(value, int) and kind != "real":
         return [value - 1, value, value + 1]
-    if isinstance(value, int | float):
+    if isinstance(value, int):  # a whole amount: a cent and a unit either side
+        return [value - 1, round(value - 0.01, 6), value, round(value + 0.01, 6), value + 1]
+    if isinstance(value, float):
         return [round(value - 0.01, 6), value, round(value + 0.01, 6)]
     if isinstance(value, str) and _DATE.match(value):
         day = dt.date.fromisoformat(value)
