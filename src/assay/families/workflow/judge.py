@@ -66,7 +66,7 @@ def _contents(state: CloudState) -> Contents:
         found["queue", name] = _multiset(_normal(body) for body in messages)
     for name, table in state.tables.items():
         keys = (table.hash_key, table.range_key)
-        found["table", name] = (keys, _multiset(_canonical(item) for item in table.items))
+        found["table", name] = (keys, _multiset("json:" + _canonical(item) for item in table.items))
     for name, streams in state.logs.items():
         found["logs", name] = {
             stream: _multiset(_normal(m) for m in messages) for stream, messages in streams.items()

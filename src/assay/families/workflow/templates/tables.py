@@ -25,7 +25,8 @@ def inventory_sync(rng: random.Random, locale_name: str) -> Draft:
     rows, unknown = [], []
     final = {s: dict(item) for s, item in items.items()}
     for number, sku in enumerate(listed):
-        quantity = 0 if number == 0 or rng.random() < 0.3 else rng.randint(1, 80)
+        zero = number == 0 or (number > 1 and rng.random() < 0.3)  # at least one of each
+        quantity = 0 if zero else rng.randint(1, 80)
         rows.append((sku, quantity))
         if quantity == 0:
             del final[sku]
