@@ -21,7 +21,7 @@ from assay.errors import AssayError, InputError
 from assay.settings import DB, MAX_REQUESTS, MAX_SANDBOXES, SANDBOX, WORKERS, Setting
 
 if TYPE_CHECKING:
-    from assay.audit import AuditReport
+    from assay.audit import AuditReport, TaskAudit
     from assay.policies import Policy
     from assay.runs import RunnerOptions, RunSpec
     from assay.sandbox import Sandbox
@@ -352,6 +352,12 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     "Loading the tasks always runs.",
 )
 @click.option(
+    "--since",
+    "since_run",
+    help="An earlier audit run (`assay runs` lists them): print what changed since, task by "
+    "task: decisions, versions, findings that appeared or went away.",
+)
+@click.option(
     "--corpus",
     type=click.Path(path_type=Path),
     help="A text file or a directory of text files (a benchmark's dump, a crawl sample): tasks "
@@ -367,6 +373,7 @@ def audit(
     profile_run: str | None,
     check_names: str | None,
     corpus: Path | None,
+    since_run: str | None,
     db: Path,
     workers: int,
     sandbox: str,
@@ -382,10 +389,12 @@ def audit(
       assay audit tasks/ --profile qwen-k8
       assay audit tasks/ --checks lint,reference,known-bad
       assay audit tasks/ --checks duplicates,contamination --corpus humaneval.jsonl
+      assay audit tasks/ --since 3f9c2a81d4e0
     """
     from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
-    from assay._render import audit_table, console  # noqa: PLC0415
+    from assay._render import audit_table, console, plain  # noqa: PLC0415
     from assay.audit import run_audit_into, select_checks, summary_line  # noqa: PLC0415
+    from assay.audit.changes import change_lines, compare  # noqa: PLC0415
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
@@ -398,6 +407,7 @@ def audit(
     total = len(taskset) + len(taskset.failures)
     with _store(db) as store:
         profiled = None if profile_run is None else run_profile(store, profile_run)
+        before = None if since_run is None else _earlier_audit(store, since_run)
         with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
             report = run_audit_into(
                 store,
@@ -414,6 +424,10 @@ def audit(
     else:
         console().print(audit_table(report))
         click.echo(summary_line(report))
+    if before is not None and since_run is not None:
+        shown = console(stderr=to_stdout)
+        for line in change_lines(compare(since_run, before, report)):
+            shown.print(plain(line))
     if report_file is not None:
         try:
             write_atomically(report_file, text)
@@ -1106,6 +1120,18 @@ def config_permissions(
         )
     console().print(table)
     click.echo(f"{who}: {len(rows)} permissions")
+
+
+def _earlier_audit(store: Store, name: str) -> list[TaskAudit]:
+    """The task audits of audit run ``name``, for ``--since``; a one-line error without it."""
+    before = store.task_audits(name)
+    if before is None:
+        raise InputError(
+            f"no audit run named {name!r} in this store",
+            field="--since",
+            fix="`assay runs` lists the runs; rollout runs cannot be compared with an audit",
+        )
+    return before
 
 
 def _complete_taskset(taskset: TaskSet) -> TaskSet:

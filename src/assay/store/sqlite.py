@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from assay.audit.report import AuditReport
+from assay.audit.report import AuditReport, TaskAudit
 from assay.episodes.records import Trajectory
 from assay.errors import StoreError
 from assay.store import _jobs
@@ -138,6 +138,17 @@ class Store:
             fields["checks"] = json.loads(fields["checks"])
             runs.append(StoredRun.model_validate(fields))
         return runs
+
+    def task_audits(self, run_id: str) -> list[TaskAudit] | None:
+        """The per-task results of audit run ``run_id``, by task id; None when the store holds
+        no audit run of that name."""
+        runs, _ = self._select("SELECT run_id FROM audit_runs WHERE run_id = ?", [run_id])
+        if not runs:
+            return None
+        rows, _ = self._select(
+            "SELECT record FROM task_audits WHERE run_id = ? ORDER BY task_id", [run_id]
+        )
+        return [TaskAudit.model_validate_json(row[0]) for row in rows]
 
     def verdicts(
         self, *, task_id: str | None = None, run_id: str | None = None

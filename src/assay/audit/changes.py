@@ -1,0 +1,90 @@
+"""What changed between two audits of a task set (``assay audit --since RUN``).
+
+Tasks are matched by id. A task's change is its decision before and after (None where the task
+was not in that audit), whether its content version moved, and the findings that appeared or
+went away, a finding being its check, severity and message. Info findings are left out of the
+comparison: they note, they do not decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assay.audit.report import AuditReport, TaskAudit
+from assay.findings import Decision, Finding, Severity
+
+
+@dataclass(frozen=True)
+class TaskChange:
+    """How one task's audit differs from an earlier one."""
+
+    task_id: str
+    before: Decision | None
+    after: Decision | None
+    new_version: bool
+    appeared: tuple[Finding, ...]
+    went_away: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
+class AuditChanges:
+    """The tasks whose audit changed since run ``since``, by task id."""
+
+    since: str
+    changes: tuple[TaskChange, ...]
+    unchanged: int
+
+
+def compare(since: str, before: Sequence[TaskAudit], after: AuditReport) -> AuditChanges:
+    """The changes from the task audits ``before`` (audit run ``since``) to ``after``."""
+    old = {task.task_id: task for task in before}
+    new = {task.task_id: task for task in after.tasks}
+    changes = []
+    unchanged = 0
+    for task_id in sorted(old.keys() | new.keys()):
+        change = _change(task_id, old.get(task_id), new.get(task_id))
+        if change is None:
+            unchanged += 1
+        else:
+            changes.append(change)
+    return AuditChanges(since=since, changes=tuple(changes), unchanged=unchanged)
+
+
+def _change(task_id: str, old: TaskAudit | None, new: TaskAudit | None) -> TaskChange | None:
+    was = _deciding(old)
+    now = _deciding(new)
+    change = TaskChange(
+        task_id=task_id,
+        before=None if old is None else old.decision,
+        after=None if new is None else new.decision,
+        new_version=old is not None and new is not None and old.task_version != new.task_version,
+        appeared=tuple(f for f in now if _key(f) not in {_key(w) for w in was}),
+        went_away=tuple(f for f in was if _key(f) not in {_key(n) for n in now}),
+    )
+    same = change.before == change.after and not change.appeared and not change.went_away
+    return None if same and not change.new_version else change
+
+
+def _deciding(audit: TaskAudit | None) -> list[Finding]:
+    return [] if audit is None else [f for f in audit.findings if f.severity is not Severity.INFO]
+
+
+def _key(finding: Finding) -> tuple[str, str, str]:
+    return finding.check, finding.severity.value, finding.message
+
+
+def change_lines(changes: AuditChanges) -> list[str]:
+    """The changes as lines of text, one per task and one per finding under it."""
+    lines = [
+        f"since audit {changes.since}: {len(changes.changes)} tasks changed, "
+        f"{changes.unchanged} unchanged"
+    ]
+    for change in changes.changes:
+        before = "new" if change.before is None else change.before.value
+        after = "gone" if change.after is None else change.after.value
+        moved = " (new version)" if change.new_version else ""
+        lines.append(f"  {change.task_id}: {before} -> {after}{moved}")
+        lines += [f"    + [{f.check}] {f.message}" for f in change.appeared]
+        lines += [f"    - [{f.check}] {f.message}" for f in change.went_away]
+    return lines
