@@ -48,17 +48,52 @@ class TaskAudit(BaseModel):
         )
 
 
+REPORT_FORMAT = 2
+"""The version of the audit report's JSON: 2 added ``format``, ``diversity`` and each finding's
+``review``. The schema is ``docs/audit-report.schema.json``."""
+
+
+class Diversity(BaseModel):
+    """How the audited set spreads: tasks per family, split, difficulty, locale and tag."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tasks: int = Field(ge=0, description="Tasks that loaded.")
+    families: dict[str, int] = Field(default_factory=dict, description="Tasks per family.")
+    splits: dict[str, int] = Field(default_factory=dict, description="Tasks per split.")
+    difficulties: dict[str, int] = Field(
+        default_factory=dict, description="Tasks per difficulty ('unset' where none is given)."
+    )
+    locales: dict[str, int] = Field(
+        default_factory=dict, description="Tasks per locale ('unset' where none is given)."
+    )
+    tags: dict[str, int] = Field(
+        default_factory=dict, description="Tasks per tag (templates, styles, categories)."
+    )
+    evenness: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Shannon entropy of the tags' spread over its maximum: 1 when every tag "
+        "labels as many tasks, near 0 when one tag labels nearly all; None without two tags.",
+    )
+
+
 class AuditReport(BaseModel):
     """One audit run over a task set."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    format: int = Field(default=REPORT_FORMAT, description="Version of this report's layout.")
     run_id: str = Field(description="Unique id of this audit run.")
     root: str = Field(description="The directory audited.")
     started_at: datetime = Field(description="When the run started (UTC).")
     finished_at: datetime = Field(description="When the run finished (UTC).")
     checks: tuple[str, ...] = Field(description="Names of the checks applied.")
     tasks: tuple[TaskAudit, ...] = Field(description="One entry per task directory.")
+    diversity: Diversity | None = Field(
+        default=None, description="How the tasks that loaded spread (absent before format 2)."
+    )
 
     def count(self, decision: Decision) -> int:
         """How many tasks ended with ``decision``."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.diversity import diversity
 from assay.audit.flaky import FlakyCheck
 from assay.audit.headroom import HeadroomCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
@@ -143,9 +144,14 @@ def run_audit(
         finished_at=started,
         checks=tuple(check.name for check in per_task),
         tasks=tuple(sorted(broken + audited, key=lambda t: t.task_id)),
+        diversity=diversity(taskset.tasks),
     )
+    # The set checks compare the tasks still in the running: a rejected task will not be used,
+    # so it makes no other task a duplicate or a copy.
+    rejected = {t.task_id for t in report.tasks if t.decision is Decision.REJECTED}
+    candidates = [task for task in taskset.tasks if task.id not in rejected]
     for check in over_set:
-        report = apply_set_findings(report, check.name, check.run_set(taskset.tasks))
+        report = apply_set_findings(report, check.name, check.run_set(candidates))
     return report.model_copy(update={"finished_at": datetime.now(UTC)})
 
 
