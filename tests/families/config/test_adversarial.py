@@ -3,12 +3,14 @@ wrong, never an ``error``, never a crash of the trusted side."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from assay.families.config import ConfigFamily
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.verdicts import Status
-from tests.families.config.conftest import fixture_task
+from tests.families.config.conftest import fixture_task, with_config
 
 family = ConfigFamily()
 
@@ -128,3 +130,90 @@ def test_replacing_objects_of_the_cluster_is_refused(pool: PoolSandbox) -> None:
     verdict = family.verify(fixture_task(), {"policy.yaml": pod}, pool)
     assert verdict.status is Status.FAIL
     assert "kind 'Pod' is not one this task accepts" in verdict.criteria[0].evidence
+
+
+TOKENS = [
+    b"{}",
+    b"[]",
+    b"null",
+    b"-1",
+    b"0",
+    b"70000",
+    b'""',
+    b"*",
+    b"[{}]",
+    b"true",
+    b"1.5",
+    b"{a: b}",
+    b"[*]",
+    b"::",
+    b"0.0.0.0/0",
+    b"10.0.0.0/33",
+    b"&x",
+    b"!!binary aGk=",
+]
+
+
+def _mutated(text: bytes, rng: random.Random) -> bytes:
+    """``text`` with a few lines deleted, repeated or given another value."""
+    lines = text.split(b"\n")
+    for _ in range(rng.randint(1, 3)):
+        index = rng.randrange(len(lines))
+        choice = rng.random()
+        if choice < 0.3:
+            del lines[index]
+        elif choice < 0.5:
+            lines.insert(index, lines[rng.randrange(len(lines))])
+        else:
+            key, colon, _value = lines[index].partition(b": ")
+            lines[index] = key + (colon or b" ") + rng.choice(TOKENS)
+        if not lines:
+            lines = [b""]
+    return b"\n".join(lines)
+
+
+def test_mangled_references_are_judged_never_an_error(pool: PoolSandbox) -> None:
+    task = fixture_task()
+    reference = task.solutions["reference"]["policy.yaml"]
+    rng = random.Random(7)
+    statuses = set()
+    for _ in range(120):
+        verdict = family.verify(task, {"policy.yaml": _mutated(reference, rng)}, pool)
+        assert verdict.status in (Status.PASS, Status.FAIL), verdict.summary
+        assert verdict.status is Status.PASS or verdict.criteria
+        statuses.add(verdict.status)
+    assert statuses == {Status.PASS, Status.FAIL}
+
+
+DEPLOYMENT = b"""apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: api
+        image: api:1
+        ports: [{containerPort: PORT}]
+        resources: {requests: {memory: REQUEST}, limits: {memory: 256Mi}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("port", "request_", "evidence"),
+    [
+        (b"-1", b"128Mi", "containerPort -1 is not in 1-65535"),
+        (b"8080", b"512Mi", "requests.memory must be less than or equal to its limit"),
+        (b"8080", b"lots", "'lots' is not a quantity"),
+    ],
+)
+def test_workloads_the_api_server_refuses_fail(
+    port: bytes, request_: bytes, evidence: str, pool: PoolSandbox
+) -> None:
+    task = with_config(fixture_task(), kinds=["Deployment"])
+    data = DEPLOYMENT.replace(b"PORT", port).replace(b"REQUEST", request_)
+    verdict = family.verify(task, {"deployment.yaml": data}, pool)
+    assert verdict.status is Status.FAIL
+    assert evidence in verdict.criteria[0].evidence, verdict.criteria[0].evidence

@@ -129,7 +129,7 @@ def pod_from_object(obj: Mapping[str, object]) -> Pod:
     ports: list[ContainerPort] = []
     for container in spec.get("containers") or []:
         for port in (container.get("ports") if isinstance(container, dict) else None) or []:
-            ports.append(_container_port(port, f"Pod {namespace}/{name}"))
+            ports.append(container_port(port, f"Pod {namespace}/{name}"))
     ip = status.get("podIP")
     try:
         address = ipaddress.ip_address(ip) if isinstance(ip, str) and ip else None
@@ -138,7 +138,8 @@ def pod_from_object(obj: Mapping[str, object]) -> Pod:
     return Pod(namespace, name, labels, address, tuple(ports))
 
 
-def _container_port(port: object, where: str) -> ContainerPort:
+def container_port(port: object, where: str) -> ContainerPort:
+    """A container port as the API server accepts it; raises :class:`ObjectError`."""
     if not isinstance(port, dict):
         raise ObjectError(f"{where}: a container port must be an object")
     number, name = port.get("containerPort"), port.get("name")

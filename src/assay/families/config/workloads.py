@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from assay.families.config.cluster import Cluster, Pod, metadata
+from assay.families.config.cluster import Cluster, Pod, container_port, metadata
 from assay.families.config.selectors import ObjectError
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "Job")
@@ -88,27 +88,47 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
             spec = template.get("spec") if isinstance(template, dict) else None
         if not isinstance(spec, dict):
             raise ObjectError(f"{ref}: has no pod spec")
-        found[ref] = Workload(ref, labels, _mapping(spec.get("securityContext")), _containers(spec))
+        containers = _containers(spec, ref)
+        found[ref] = Workload(ref, labels, _mapping(spec.get("securityContext")), containers)
     return found
 
 
-def _containers(spec: Mapping[str, object]) -> tuple[Container, ...]:
+def _containers(spec: Mapping[str, object], ref: str) -> tuple[Container, ...]:
+    """The containers of a pod spec, refused as the API server refuses them: a port out of
+    range, a quantity that is not one, a request above its limit."""
     listed = spec.get("containers")
     containers = []
     for item in listed if isinstance(listed, list) else []:
         if not isinstance(item, dict):
             continue
         resources = _mapping(item.get("resources"))
-        containers.append(
-            Container(
-                name=str(item.get("name", "")),
-                image=str(item.get("image", "")),
-                limits={k: str(v) for k, v in _mapping(resources.get("limits")).items()},
-                requests={k: str(v) for k, v in _mapping(resources.get("requests")).items()},
-                security=_mapping(item.get("securityContext")),
-            )
+        container = Container(
+            name=str(item.get("name", "")),
+            image=str(item.get("image", "")),
+            limits={k: str(v) for k, v in _mapping(resources.get("limits")).items()},
+            requests={k: str(v) for k, v in _mapping(resources.get("requests")).items()},
+            security=_mapping(item.get("securityContext")),
         )
+        where = f"{ref}: container {container.name}"
+        for port in item.get("ports") or [] if isinstance(item.get("ports"), list) else []:
+            container_port(port, where)
+        _check_resources(container, where)
+        containers.append(container)
     return tuple(containers)
+
+
+def _check_resources(container: Container, where: str) -> None:
+    try:
+        limits = {k: quantity(v) for k, v in container.limits.items()}
+        requests = {k: quantity(v) for k, v in container.requests.items()}
+    except ObjectError as exc:
+        raise ObjectError(f"{where}: resources: {exc}") from None
+    for resource, requested in requests.items():
+        if resource in limits and requested > limits[resource]:
+            raise ObjectError(
+                f"{where}: resources.requests.{resource} must be less than or equal to "
+                f"its limit ({container.requests[resource]} > {container.limits[resource]})"
+            )
 
 
 def _mapping(value: object) -> Mapping[str, object]:

@@ -31,6 +31,7 @@ def _egress_dns_and_db(rng: random.Random) -> Problem:
     dbs = built.app(data_ns, "postgres")
     built.app(data_ns, "redis")
     built.app(web_ns, "web")
+    built.app(web_ns, "postgres")  # another team's database: not the one allowed
     built.app("monitoring", "prometheus")
     dns_peer = [peer("kube-system", **{"k8s-app": "kube-dns"})]
     dns_ports = [*ports(53, protocol="UDP"), *ports(53)]
