@@ -201,7 +201,7 @@ for name, act in [
     except OSError as exc:
         results[name] = "refused: " + type(exc).__name__
 endpoint = os.environ["AWS_ENDPOINT_URL"]
-for path in ("/moto-api/reset", "/moto-api/data.json"):
+for path in ("/moto-api/reset", "/moto-api/data.json", "/_assay/requests"):
     try:
         urllib.request.urlopen(urllib.request.Request(endpoint + path, method="POST", data=b""))
         results[path] = "reached"

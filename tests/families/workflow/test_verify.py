@@ -111,3 +111,23 @@ def test_a_missing_script_fails(family: WorkflowFamily, task: Task) -> None:
     verdict = family.verify(task, {"other.py": b""}, LocalSandbox())
     assert verdict.status is Status.FAIL
     assert "solution.py" in verdict.summary
+
+
+def test_api_calls_are_counted_and_scored_against_the_reference(family: WorkflowFamily) -> None:
+    task = router_task()
+    reference = task.solutions["reference"]["solution.py"]
+    verdict = verify(family, task, reference)
+    calls = next(c for c in verdict.criteria if c.name == "api-calls")
+    assert calls.weight == 0
+    made = int(calls.evidence.split()[0])
+    assert made >= 10  # a listing, 3 reads, 2 sends, 3 copies and deletes, the log
+    config = {**task.spec.config, "reference_calls": made, "calls_weight": 0.5}
+    scored = task.model_copy(update={"spec": task.spec.model_copy(update={"config": config})})
+    chatty = reference + b"\nfor _ in range(3 * %d):\n    s3.list_buckets()\n" % made
+    verdict = verify(family, scored, chatty)
+    assert verdict.status is Status.PASS
+    calls = next(c for c in verdict.criteria if c.name == "api-calls")
+    assert not calls.passed
+    assert calls.score is not None
+    assert calls.score < 0.3
+    assert verdict.score < 1.0

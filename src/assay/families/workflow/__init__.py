@@ -1,4 +1,21 @@
-"""The workflow family: multi-step jobs against emulated cloud APIs, judged by final state."""
+"""The workflow family: multi-step jobs against emulated cloud APIs, judged by final state.
+
+A task directory::
+
+    task.toml            family = "workflow"; [workflow] initial, expected, rerun (see config)
+    prompt.md            the job, in words
+    workspace/state.json the starting state (buckets, queues, tables, log groups): the emulator
+                         is seeded with it, and the agent reads it as a description
+    hidden/expected.json the state the account must end in, exactly (see state and judge)
+    solutions/reference/solution.py, solutions/bad-<label>/solution.py
+
+The cloud is moto's AWS emulation, one process per episode or verification (see emulator); agent
+code reaches it from the sandbox through its socket and nothing else (see channel). A script
+submission runs against a fresh emulator (twice, when its first run is right: the rerun check);
+an episode's own emulator is judged after it. Either way the verdict is the final state, read
+by the trusted side through the emulator's API: one criterion per resource, the difference as
+evidence.
+"""
 
 from assay.families.workflow.family import WorkflowFamily
 

@@ -4,9 +4,11 @@ It imports moto's server and answers one request of each supported service once,
 everything an emulator needs is loaded; then it reads commands, one JSON object a line, on
 standard input and answers each with one line on standard output:
 
-- ``{"op": "start", "socket": PATH}``: fork an emulator that serves the AWS API on the Unix
-  socket ``PATH`` (made connectable by any uid: the directory holding it is the access control)
-  and answer ``{"pid": N, "start_s": S}`` once it accepts connections;
+- ``{"op": "start", "socket": PATH, "token": T}``: fork an emulator that serves the AWS API on
+  the Unix socket ``PATH`` (made connectable by any uid: the directory holding it is the
+  access control) and answer ``{"pid": N, "start_s": S}`` once it accepts connections; it
+  counts the requests it serves and tells the count to whoever presents ``T`` at
+  :data:`COUNT_PATH`;
 - ``{"op": "stop", "pid": N}``: kill that emulator and reap it, answer ``{"stopped": N}``.
 
 An emulator is a process of its own because moto's backends are global to a process: two
@@ -19,17 +21,21 @@ standard input closes.
 from __future__ import annotations
 
 import ctypes
+import hmac
 import json
 import os
 import re
 import resource
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+COUNT_PATH = "/_assay/requests"
+"""Where the trusted side asks how many requests an emulator served."""
 SERVICES = frozenset({"s3", "sqs", "dynamodb", "logs"})
 """The services an emulator answers; requests signed for any other are refused."""
 MEMORY_LIMIT_BYTES = 2 * 2**30
@@ -58,6 +64,26 @@ def guarded(app: Wsgi) -> Wsgi:
     return serve
 
 
+def counted(app: Wsgi, token: str) -> Wsgi:
+    """``app`` counting the requests it is sent; :data:`COUNT_PATH` with the right token (which
+    only the trusted side holds) answers the count instead of being served."""
+    lock = threading.Lock()
+    served = [0]
+
+    def serve(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") == COUNT_PATH:
+            given = str(environ.get("HTTP_X_ASSAY_TOKEN", ""))
+            if token and hmac.compare_digest(given.encode(), token.encode()):
+                start_response("200 OK", [("Content-Type", "text/plain")])
+                with lock:
+                    return [str(served[0]).encode()]
+        with lock:
+            served[0] += 1
+        return app(environ, start_response)
+
+    return serve
+
+
 def _warm(app: Wsgi) -> None:
     """One read-only request per service, so that the first real one is fast."""
     from werkzeug.test import Client  # noqa: PLC0415 - loaded with moto, after the fork guard
@@ -78,7 +104,7 @@ def _warm(app: Wsgi) -> None:
         client.open(path, method=method, headers=signed, data=body).close()
 
 
-def _serve(socket_path: str, app: Wsgi, ready_fd: int) -> None:
+def _serve(socket_path: str, app: Wsgi, ready_fd: int, token: str) -> None:
     """In the forked child: serve ``app`` on ``socket_path`` until killed."""
     from moto.moto_server.werkzeug_app import MotoRequestHandler  # noqa: PLC0415 - loaded already
     from werkzeug.serving import make_server  # noqa: PLC0415 - likewise
@@ -93,7 +119,11 @@ def _serve(socket_path: str, app: Wsgi, ready_fd: int) -> None:
     for fd in (0, 1):
         os.dup2(devnull, fd)
     server = make_server(
-        f"unix://{socket_path}", 0, app, threaded=True, request_handler=MotoRequestHandler
+        f"unix://{socket_path}",
+        0,
+        counted(app, token),
+        threaded=True,
+        request_handler=MotoRequestHandler,
     )
     Path(socket_path).chmod(0o777)  # any uid may connect: the directory keeps others out
     os.write(ready_fd, b"1")
@@ -101,14 +131,14 @@ def _serve(socket_path: str, app: Wsgi, ready_fd: int) -> None:
     server.serve_forever()
 
 
-def _start(socket_path: str, app: Wsgi) -> dict[str, Any]:
+def _start(socket_path: str, app: Wsgi, token: str) -> dict[str, Any]:
     started = time.perf_counter()
     ready_read, ready_write = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(ready_read)
-            _serve(socket_path, app, ready_write)
+            _serve(socket_path, app, ready_write, token)
         finally:
             os._exit(1)
     os.close(ready_write)
@@ -145,7 +175,7 @@ def main() -> None:
     for line in sys.stdin:
         command = json.loads(line)
         if command.get("op") == "start":
-            answer = _start(str(command["socket"]), app)
+            answer = _start(str(command["socket"]), app, str(command.get("token", "")))
         elif command.get("op") == "stop":
             answer = _stop(int(command["pid"]))
         else:

@@ -39,6 +39,19 @@ class WorkflowConfig(BaseModel):
     rerun_weight: float = Field(
         default=1.0, ge=0, le=10, description="Weight of the idempotence criterion."
     )
+    reference_calls: int | None = Field(
+        default=None,
+        ge=1,
+        description="API requests the reference's first run made (recorded by the generator).",
+    )
+    calls_weight: float = Field(
+        default=0.0,
+        ge=0,
+        le=10,
+        description="Weight of the api-calls criterion: the reference's requests over the "
+        "submission's, at most 1; it counts in the score only. 0 (or no reference_calls): "
+        "the count is shown, not scored.",
+    )
     seed: int = Field(default=0, description="Seed the task was generated with (provenance).")
 
 

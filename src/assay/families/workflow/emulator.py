@@ -10,9 +10,12 @@ happens in the emulator's process, never in assay's.
 from __future__ import annotations
 
 import contextlib
+import http.client
 import json
 import os
+import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +26,7 @@ from typing import IO, Any
 
 from assay.errors import SandboxError
 from assay.families.workflow import _transport
+from assay.families.workflow._emulator_process import COUNT_PATH
 
 SOCKET_NAME = "aws.sock"
 """Name of the socket in an emulator's directory."""
@@ -32,13 +36,16 @@ START_TIMEOUT_S = 60.0
 class Emulator:
     """One running emulator: its socket, its process, clients to it."""
 
-    def __init__(self, factory: EmulatorFactory, directory: Path, pid: int, start_s: float) -> None:
+    def __init__(
+        self, factory: EmulatorFactory, directory: Path, pid: int, start_s: float, token: str
+    ) -> None:
         self.directory = directory
         """Directory holding only the socket; it is what a sandbox gets bound in."""
         self.pid = pid
         self.start_s = start_s
         """Seconds from the fork to the first accepted connection being possible."""
         self._factory = factory
+        self._token = token
         self._clients: dict[str, Any] = {}
         self._closed = False
 
@@ -52,6 +59,23 @@ class Emulator:
         if service not in self._clients:
             self._clients[service] = _transport.client(service, self.socket_path)
         return self._clients[service]
+
+    def requests_served(self) -> int:
+        """How many requests the emulator has served (the trusted side's own included)."""
+        connection = http.client.HTTPConnection("localhost", timeout=_transport.TIMEOUT_S)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(_transport.TIMEOUT_S)
+            sock.connect(str(self.socket_path))
+            connection.sock = sock
+            connection.request("GET", COUNT_PATH, headers={"X-Assay-Token": self._token})
+            answer = connection.getresponse()
+            text = answer.read(64).decode(errors="replace")
+        finally:
+            connection.close()
+        if answer.status != 200 or not text.isdigit():
+            raise SandboxError(f"the emulator did not tell its request count: {text[:60]}")
+        return int(text)
 
     def close(self) -> None:
         """Kill the emulator and remove its directory. Idempotent."""
@@ -84,14 +108,17 @@ class EmulatorFactory:
         directory = Path(tempfile.mkdtemp(prefix="assay-emulator-"))
         directory.chmod(0o755)
         try:
-            answer = self._ask({"op": "start", "socket": str(directory / SOCKET_NAME)})
+            token = secrets.token_hex(16)
+            answer = self._ask(
+                {"op": "start", "socket": str(directory / SOCKET_NAME), "token": token}
+            )
         except BaseException:
             shutil.rmtree(directory, ignore_errors=True)
             raise
         if "pid" not in answer:
             shutil.rmtree(directory, ignore_errors=True)
             raise SandboxError(f"the emulator did not start: {answer.get('error', answer)}")
-        return Emulator(self, directory, int(answer["pid"]), float(answer["start_s"]))
+        return Emulator(self, directory, int(answer["pid"]), float(answer["start_s"]), token)
 
     def stop(self, pid: int) -> None:
         """Kill and reap the emulator ``pid``."""

@@ -217,12 +217,14 @@ def _run_and_judge(
 ) -> list[Criterion]:
     """Run the script (twice unless reruns are off) and judge the state after the first run."""
     limits = case.task.spec.limits
+    before = emulator.requests_served()
     first = run_with(emulator, SCRIPT, {SCRIPT: script}, limits)
     record.runs.append(first)
+    calls = _calls(emulator, before, case.config)
     actual = _read(emulator)
     if isinstance(actual, str):
-        return [_ran(first), _unread(actual)]
-    criteria = [_ran(first), *judge_state(case.initial, case.expected, actual)]
+        return [_ran(first), _unread(actual), calls]
+    criteria = [_ran(first), *judge_state(case.initial, case.expected, actual), calls]
     if case.config.rerun == "off" or not all(c.passed for c in criteria):
         return criteria  # a second run only tells more when the first one was right
     record.runs.append(run_with(emulator, SCRIPT, {SCRIPT: script}, limits))
@@ -233,6 +235,28 @@ def _run_and_judge(
     else:
         rerun = idempotence(actual, again, required=case.config.rerun == "required")
     return [*criteria, rerun.model_copy(update={"weight": case.config.rerun_weight})]
+
+
+def _calls(emulator: Emulator, before: int, config: WorkflowConfig) -> Criterion:
+    """The api-calls criterion: requests the script made, against the reference's."""
+    try:
+        made = emulator.requests_served() - before
+    except (SandboxError, OSError) as exc:  # the candidate broke its emulator
+        why = str(exc)[:300]
+        return Criterion(name="api-calls", passed=False, weight=0.0, evidence=why, kind="api-calls")
+    reference = config.reference_calls
+    if reference is None or config.calls_weight == 0:
+        return Criterion(
+            name="api-calls", passed=True, weight=0.0, evidence=f"{made} requests", kind="api-calls"
+        )
+    return Criterion(
+        name="api-calls",
+        passed=made <= 2 * reference,
+        weight=config.calls_weight,
+        score=min(1.0, reference / made) if made else 0.0,
+        evidence=f"{made} requests, the reference {reference}",
+        kind="api-calls",
+    )
 
 
 def _decide(criteria: tuple[Criterion, ...], record: _Recorder) -> Verdict:

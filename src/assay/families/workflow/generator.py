@@ -28,6 +28,8 @@ from assay.tasks.spec import Limits, TaskSpec
 from assay.verdicts import Status
 
 MAX_DRAWS = 3
+CALLS_WEIGHT = 0.25
+"""Weight of the api-calls criterion in generated tasks (the score only, never the status)."""
 LIMITS = Limits(timeout_s=30, cpu_s=30, memory_mb=512)
 
 
@@ -71,25 +73,31 @@ def _make_task(template: Template, seed: int, index: int, sandbox: Sandbox) -> T
     for draw in range(MAX_DRAWS):
         rng = random.Random(f"assay-workflow:{seed}:{index}:{draw}")
         task = draft_task(template, rng, seed, index)
-        problem = self_check(family, task, sandbox)
-        if problem is None:
-            return task
-        problems.append(problem)
+        checked = self_check(family, task, sandbox)
+        if isinstance(checked, int):
+            config = {**task.spec.config, "reference_calls": checked, "calls_weight": CALLS_WEIGHT}
+            return task.model_copy(update={"spec": task.spec.model_copy(update={"config": config})})
+        problems.append(checked)
     raise VerifierError(
         f"template {template.id}: no sound task in {MAX_DRAWS} draws (seed {seed}, task "
         f"{index}): {problems[-1]}"
     )
 
 
-def self_check(family: WorkflowFamily, task: Task, sandbox: Sandbox) -> str | None:
-    """Why ``task`` is unsound (a reference that fails, a known-bad that passes), or None."""
+def self_check(family: WorkflowFamily, task: Task, sandbox: Sandbox) -> int | str:
+    """The API requests the reference made when ``task`` is sound; else why it is not (a
+    reference that fails, a known-bad that passes)."""
+    calls = 0
     for name, files in sorted(task.solutions.items()):
         verdict = family.verify(task, files, sandbox)
         want = Status.PASS if name.startswith("reference") else Status.FAIL
         if verdict.status is not want:
             failed = [f"{c.name}: {c.evidence}" for c in verdict.criteria if not c.passed]
             return f"solutions/{name} is {verdict.status.value}, not {want.value}: {failed[:3]}"
-    return None
+        if name == "reference":
+            counted = [c.evidence for c in verdict.criteria if c.name == "api-calls"]
+            calls = int(counted[0].split()[0]) if counted else 0
+    return max(calls, 1)
 
 
 def draft_task(template: Template, rng: random.Random, seed: int, index: int) -> Task:
