@@ -78,8 +78,13 @@ def test_prompts_speak_their_locale() -> None:
     template = TEMPLATES[0]
     english = draft(template, random.Random(1), 0, 0, style="precise", locale="en")
     german = draft(template, random.Random(1), 0, 0, style="precise", locale="de")
+    french = draft(template, random.Random(1), 0, 0, style="precise", locale="fr")
     assert "Requirement" in english.prompt
     assert "Anforderung" in german.prompt
+    assert "Exigence" in french.prompt
+    overruled = draft(template, random.Random(1), 0, 0, style="overruled", locale="en")
+    assert "what counts in the end" in overruled.prompt
+    assert set(LOCALES) == {"en", "de", "fr"}
 
 
 def test_a_generated_batch_passes_its_own_audit(

@@ -1,5 +1,6 @@
 """Prompt styles for generated config tasks, in each locale: a precise specification, a terse
-ticket, and a vague request (for templates with more than one reasonable reading)."""
+ticket, a thread whose first request is overruled by a later one (the task says which wins),
+and a vague request (for templates with more than one reasonable reading)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ _FRAME = {
         "`kubectl apply` would.",
         "ticket_submit": "cluster: {file}. reply with the yaml ({kinds}).",
         "vague_submit": "The cluster is in {file}. Send me the YAML to apply.",
+        "first": "**{who}** (Monday): {shortcut}",
+        "then": "**security review** (Tuesday): No. That is not what we agreed. What has to "
+        "hold, and what counts in the end, is this:",
     },
     "de": {
         "title": "Kubernetes-Änderung",
@@ -30,9 +34,46 @@ _FRAME = {
         "`kubectl apply` angewendet.",
         "ticket_submit": "Cluster: {file}. Bitte YAML ({kinds}) zurück.",
         "vague_submit": "Der Cluster steht in {file}. Schick mir das YAML zum Anwenden.",
+        "first": "**{who}** (Montag): {shortcut}",
+        "then": "**Security-Review** (Dienstag): Nein, so war das nicht abgesprochen. Gelten "
+        "muss, und am Ende zählt, Folgendes:",
+    },
+    "fr": {
+        "title": "Changement Kubernetes",
+        "cluster": "Le cluster tel qu'il tourne aujourd'hui est décrit dans `{file}` "
+        "(namespaces et leurs labels, pods avec labels, adresses et ports nommés, objets "
+        "existants).",
+        "requirement": "Exigence",
+        "submit": "Rendre les objets à appliquer ({kinds}) en YAML, un document par objet. Ils "
+        "sont validés contre les schémas de Kubernetes {version} et appliqués comme le ferait "
+        "`kubectl apply`.",
+        "ticket_submit": "cluster : {file}. répondre avec le yaml ({kinds}).",
+        "vague_submit": "Le cluster est dans {file}. Envoie-moi le YAML à appliquer.",
+        "first": "**{who}** (lundi) : {shortcut}",
+        "then": "**revue sécurité** (mardi) : Non, ce n'est pas ce qui était convenu. Ce qui "
+        "doit tenir, et ce qui compte au final, c'est ceci :",
     },
 }
+_SHORTCUTS = {
+    "en": (
+        "just open it up for everyone for now, we'll tighten it later.",
+        "give it whatever it needs, admin is fine, it's only staging.",
+        "don't bother with details, allow it all and move on.",
+    ),
+    "de": (
+        "mach es erstmal für alle auf, wir ziehen es später enger.",
+        "gib ihm einfach alle Rechte, ist ja nur Staging.",
+        "keine Details, erlaub einfach alles.",
+    ),
+    "fr": (
+        "ouvre tout à tout le monde pour l'instant, on resserrera plus tard.",
+        "donne-lui tous les droits, c'est juste la préprod.",
+        "pas de détails, autorise tout et on passe à autre chose.",
+    ),
+}
+"""What the first, overruled message asks for."""
 _TICKETS = ("OPS", "PLAT", "SEC", "INFRA", "SRE")
+_PEOPLE = ("dana", "ops-oncall", "mk", "team lead", "j.ortiz")
 
 
 def precise(problem: Problem, locale: str, context: dict[str, str], rng: random.Random) -> str:
@@ -53,6 +94,18 @@ def ticket(problem: Problem, locale: str, context: dict[str, str], rng: random.R
     return f"**{key}** {problem.terse[locale]}\n\n{frame['ticket_submit'].format(**context)}\n"
 
 
+def overruled(problem: Problem, locale: str, context: dict[str, str], rng: random.Random) -> str:
+    """A thread whose first message asks for a shortcut and a later one overrules it; the
+    thread says the later one counts."""
+    frame = _FRAME[locale]
+    shortcuts = _SHORTCUTS[locale]
+    first = frame["first"].format(who=rng.choice(_PEOPLE), shortcut=rng.choice(shortcuts))
+    return (
+        f"{first}\n\n{frame['then']}\n\n{problem.precise[locale]}\n\n"
+        f"{frame['cluster'].format(**context)} {frame['submit'].format(**context)}\n"
+    )
+
+
 def vague(problem: Problem, locale: str, context: dict[str, str], rng: random.Random) -> str:
     """A request that leaves a choice open; each reasonable reading has its reference."""
     del rng
@@ -62,7 +115,12 @@ def vague(problem: Problem, locale: str, context: dict[str, str], rng: random.Ra
 
 
 Style = Callable[[Problem, str, dict[str, str], random.Random], str]
-STYLES: dict[str, Style] = {"precise": precise, "ticket": ticket, "vague": vague}
+STYLES: dict[str, Style] = {
+    "precise": precise,
+    "ticket": ticket,
+    "overruled": overruled,
+    "vague": vague,
+}
 
 
 def styles_for(problem: Problem) -> list[str]:

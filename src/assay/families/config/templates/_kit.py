@@ -17,8 +17,8 @@ from typing import Any
 
 Obj = dict[str, Any]
 Text = Mapping[str, str]
-"""One text in each locale (``en``, ``de``)."""
-LOCALES = ("en", "de")
+"""One text in each locale (``en``, ``de``, ``fr``)."""
+LOCALES = ("en", "de", "fr")
 RBAC_API = "rbac.authorization.k8s.io"
 NAME_LABEL = "kubernetes.io/metadata.name"
 
@@ -66,9 +66,9 @@ class Template:
     build: Callable[[random.Random], Problem] = field(repr=False)
 
 
-def text(en: str, de: str) -> Text:
+def text(en: str, de: str, fr: str) -> Text:
     """A text in every locale."""
-    return {"en": en, "de": de}
+    return {"en": en, "de": de, "fr": fr}
 
 
 def suffix(rng: random.Random) -> str:

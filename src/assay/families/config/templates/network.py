@@ -73,16 +73,24 @@ def _db_only_from_client(rng: random.Random) -> Problem:
             f"Kein anderer Pod darf sie auf {port} erreichen, auch keine Pods mit "
             f"`app: {client}` in anderen Namespaces. Aller übrige Verkehr im Cluster muss wie "
             "bisher funktionieren.",
+            f"Seuls les pods étiquetés `app: {client}` du namespace `{app_ns}` peuvent se "
+            f"connecter aux pods {db_app} du namespace `{data_ns}` sur le port {port} "
+            f"({port_name}). Aucun autre pod ne doit les joindre sur {port}, y compris les "
+            f"pods `app: {client}` d'autres namespaces. Tout le reste du trafic du cluster doit "
+            "continuer comme aujourd'hui.",
         ),
         terse=text(
             f"{data_ns}/{db_app}:{port} <- only {app_ns}/app={client}. rest unchanged.",
             f"{data_ns}/{db_app}:{port} <- nur {app_ns}/app={client}. Rest unverändert.",
+            f"{data_ns}/{db_app}:{port} <- uniquement {app_ns}/app={client}. le reste inchangé.",
         ),
         vague=text(
             f"Lock down {db_app}: only the {client} should be able to talk to it on {port}. "
             "Don't break anything else.",
             f"Bitte {db_app} absichern: nur der {client} soll auf {port} damit reden dürfen. "
             "Sonst nichts kaputt machen.",
+            f"Verrouiller {db_app} : seul le {client} doit pouvoir lui parler sur {port}. "
+            "Sans rien casser d'autre.",
         ),
         readings=(
             Reading(
@@ -150,14 +158,19 @@ def _default_deny_namespace(rng: random.Random) -> Problem:
             f"Alle eingehenden Verbindungen zu allen Pods im Namespace `{target}` verbieten, "
             f"von überall, auch von anderen Pods in `{target}`. Ausgehender Verkehr aus "
             f"`{target}` und der Verkehr anderer Namespaces darf sich nicht ändern.",
+            f"Refuser toute connexion entrante vers tous les pods du namespace `{target}`, d'où "
+            f"qu'elle vienne, y compris des autres pods de `{target}`. Le trafic sortant de "
+            f"`{target}` et tout le trafic des autres namespaces ne changent pas.",
         ),
         terse=text(
             f"default-deny ingress for ns {target}. egress + other ns untouched.",
             f"default-deny Ingress für ns {target}. Egress + andere ns unverändert.",
+            f"default-deny en entrée pour le ns {target}. egress + autres ns inchangés.",
         ),
         vague=text(
             f"Nobody should be able to get into {target} anymore. Please close it off.",
             f"Niemand soll mehr in {target} hineinkommen. Bitte dichtmachen.",
+            f"Plus personne ne doit pouvoir entrer dans {target}. Fermez-le, s'il vous plaît.",
         ),
         readings=(Reading("same-namespace-allowed", within, [same_ns]),),
         expected=expected,
@@ -233,10 +246,16 @@ def _allow_scrape(rng: random.Random) -> Problem:
             f"in `{app_ns}` auf dem Container-Port `metrics` scrapen dürfen. Sonst darf nichts "
             f"`{app_ns}` erreichen: nicht der Prometheus im Namespace `sandbox`, kein anderer "
             "Port.",
+            f"Le namespace `{app_ns}` refuse tout trafic entrant (policy `default-deny-ingress`). "
+            "Permettre aux pods Prometheus du namespace `monitoring` (`app: prometheus`) de "
+            f"collecter chaque pod de `{app_ns}` sur son port de conteneur nommé `metrics`. Rien "
+            f"d'autre ne doit joindre `{app_ns}` : ni le Prometheus du namespace `sandbox`, ni "
+            "un autre port.",
         ),
         terse=text(
             f"allow monitoring/prometheus -> {app_ns}/* port 'metrics'. keep default-deny.",
             f"monitoring/prometheus -> {app_ns}/* Port 'metrics' erlauben. default-deny bleibt.",
+            f"autoriser monitoring/prometheus -> {app_ns}/* port 'metrics'. garder default-deny.",
         ),
         expected=expected,
         reference=[policy([peer("monitoring", app="prometheus")])],
@@ -297,10 +316,14 @@ def _tenant_isolation(rng: random.Random) -> Problem:
             f"Den Mandanten-Namespace `{app_ns}` isolieren: seine Pods nehmen nur Verbindungen "
             f"von Pods aus `{app_ns}` selbst an, auf jedem Port. Die Pods von `{app_ns}` "
             "erreichen weiter alles wie bisher, andere Namespaces bleiben unverändert.",
+            f"Isoler le namespace client `{app_ns}` : ses pods n'acceptent de connexions que des "
+            f"pods de `{app_ns}` lui-même, sur tout port. Les pods de `{app_ns}` joignent "
+            "toujours ce qu'ils joignent aujourd'hui, et les autres namespaces ne changent pas.",
         ),
         terse=text(
             f"{app_ns}: ingress only from same ns.",
             f"{app_ns}: Ingress nur aus demselben ns.",
+            f"{app_ns} : entrée uniquement depuis le même ns.",
         ),
         expected=expected,
         reference=[policy([{"podSelector": {}}])],

@@ -75,10 +75,16 @@ def _egress_dns_and_db(rng: random.Random) -> Problem:
             "(die `k8s-app: kube-dns`-Pods in `kube-system`, Port 53 über UDP und TCP) und zu "
             f"den Postgres-Pods in `{data_ns}` auf 5432 öffnen. Sonst nichts. Eingehender "
             "Verkehr und alle anderen Pods bleiben unverändert.",
+            f"Les pods `app: worker` de `{app_ns}` ne peuvent ouvrir de connexions que vers le DNS "
+            "du cluster (les pods `k8s-app: kube-dns` de `kube-system`, port 53 en UDP et TCP) "
+            f"et vers les pods postgres de `{data_ns}` sur 5432. Rien d'autre. Le trafic entrant "
+            "et tous les autres pods ne changent pas.",
         ),
         terse=text(
             f"egress lockdown {app_ns}/worker: dns (53 udp+tcp) + {data_ns}/postgres:5432 only",
             f"Egress-Sperre {app_ns}/worker: nur DNS (53 UDP+TCP) + {data_ns}/postgres:5432",
+            f"verrouillage egress {app_ns}/worker : dns (53 udp+tcp) + "
+            f"{data_ns}/postgres:5432 seulement",
         ),
         expected=expected,
         reference=[reference],
@@ -162,10 +168,15 @@ def _ip_block(rng: random.Random) -> Problem:
             f"Die Ledger-Pods in `{data_ns}` (`app: ledger`, gRPC auf 50051) dürfen auf 50051 "
             f"nur aus `{cidr}` erreicht werden, dem Partnernetz, außer dem gesperrten Bereich "
             f"`{excluded}`. Maßgeblich sind die Pod-Adressen im Cluster. Alles andere bleibt.",
+            f"Les pods ledger de `{data_ns}` (`app: ledger`, gRPC sur 50051) ne sont joignables "
+            f"sur 50051 que depuis les adresses de `{cidr}`, le réseau partenaire, sauf la "
+            f"plage en quarantaine `{excluded}`. Prendre les adresses des pods telles que le "
+            "cluster les montre. Tout le reste reste en l'état.",
         ),
         terse=text(
             f"ledger:50051 <- {cidr} minus {excluded} only",
             f"ledger:50051 <- nur {cidr} ohne {excluded}",
+            f"ledger:50051 <- {cidr} sauf {excluded} uniquement",
         ),
         expected=expected,
         reference=[policy({"cidr": cidr, "except": [excluded]})],
@@ -246,10 +257,14 @@ def _port_range(rng: random.Random) -> Problem:
             f"Die `app: media`-Pods in `{ns}` lauschen auf allen TCP-Ports von {low} bis "
             f"{high}. Nur die `app: web`-Pods in `{ns}` dürfen diesen Bereich erreichen; der "
             "Admin-Port 9000 bleibt für alle offen, sonst ändert sich nichts.",
+            f"Les pods `app: media` de `{ns}` écoutent sur tous les ports TCP de {low} à {high}. "
+            f"Seuls les pods `app: web` de `{ns}` peuvent joindre cette plage ; le port "
+            "d'administration 9000 reste ouvert à tous, et rien d'autre ne change.",
         ),
         terse=text(
             f"{ns}/media tcp {low}-{high}: only web. 9000 open.",
             f"{ns}/media TCP {low}-{high}: nur web. 9000 offen.",
+            f"{ns}/media tcp {low}-{high} : seulement web. 9000 ouvert.",
         ),
         expected=expected,
         reference=[policy(ranged)],

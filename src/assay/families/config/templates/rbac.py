@@ -98,14 +98,19 @@ def _configmap_reader(rng: random.Random) -> Problem:
             f"Das Service-Konto `{account}` im Namespace `{ns}` soll ConfigMaps in `{ns}` "
             "lesen können (get, list, watch), und sonst nichts: keine anderen Ressourcen, "
             "Verben oder Namespaces.",
+            f"Le compte de service `{account}` du namespace `{ns}` doit pouvoir lire (get, list, "
+            f"watch) les config maps de `{ns}`, et rien d'autre : aucune autre ressource, aucun "
+            "autre verbe, aucun autre namespace.",
         ),
         terse=text(
             f"sa {ns}/{account}: read configmaps in {ns}. least privilege.",
             f"SA {ns}/{account}: ConfigMaps in {ns} lesen. Minimale Rechte.",
+            f"sa {ns}/{account} : lire les configmaps dans {ns}. moindre privilège.",
         ),
         vague=text(
             f"{account} in {ns} needs to read its configuration. Give it what it needs, no more.",
             f"{account} in {ns} muss seine Konfiguration lesen. Bitte nur das Nötigste geben.",
+            f"{account} dans {ns} doit lire sa configuration. Donnez-lui le nécessaire, pas plus.",
         ),
         readings=(
             Reading(
@@ -176,10 +181,14 @@ def _pod_logs(rng: random.Random) -> Problem:
             f"Mitglieder der Gruppe `{group}` sollen die Pods in `{ns}` auflisten und abrufen "
             f"und ihre Logs lesen (`pods/log`), nur in `{ns}`. Kein exec, kein Löschen, keine "
             "anderen Namespaces.",
+            f"Les membres du groupe `{group}` doivent pouvoir lister et lire les pods de `{ns}` et "
+            f"leurs journaux (`pods/log`), dans `{ns}` seulement. Pas d'exec dans les pods, "
+            "aucune suppression, aucun autre namespace.",
         ),
         terse=text(
             f"{group}: pods get/list + logs in {ns}. nothing else",
             f"{group}: Pods get/list + Logs in {ns}. Sonst nichts",
+            f"{group} : pods get/list + logs dans {ns}. rien d'autre",
         ),
         expected=expected,
         reference=granting(*rules),
@@ -235,10 +244,14 @@ def _named_secret(rng: random.Random) -> Problem:
             "secrets, and gets nothing else.",
             f"Das Service-Konto `{ns}/{account}` soll das Secret `{secret}` in `{ns}` lesen "
             "(get) dürfen, kein anderes Secret; kein list, watch oder Ändern, sonst nichts.",
+            f"Le compte de service `{ns}/{account}` doit pouvoir lire (get) le secret `{secret}` "
+            f"de `{ns}`, et aucun autre secret ; il ne peut ni lister, ni surveiller, ni modifier "
+            "de secrets, et n'a rien d'autre.",
         ),
         terse=text(
             f"{account}: get secret/{secret} in {ns}. only that one.",
             f"{account}: get secret/{secret} in {ns}. Nur dieses.",
+            f"{account} : get secret/{secret} dans {ns}. celui-là seulement.",
         ),
         expected=expected,
         reference=granting(rule("get", "secrets", names=[secret])),
@@ -295,10 +308,14 @@ def _deployment_restarter(rng: random.Random) -> Problem:
             f"Der Benutzer `{user}` soll Deployments in `{ns}` mit `kubectl rollout restart` "
             "neu starten können: get, list und patch auf `deployments` der API-Gruppe `apps` "
             f"in `{ns}`. Nicht mehr, und nirgendwo sonst.",
+            f"L'utilisateur `{user}` doit pouvoir redémarrer les deployments de `{ns}` avec "
+            "`kubectl rollout restart` : get, list et patch sur `deployments` du groupe d'API "
+            f"`apps` dans `{ns}`. Rien de plus, et nulle part ailleurs.",
         ),
         terse=text(
             f"{user} needs rollout restart in {ns}",
             f"{user} braucht rollout restart in {ns}",
+            f"{user} a besoin de rollout restart dans {ns}",
         ),
         expected=expected,
         reference=granting(grant),
@@ -338,8 +355,14 @@ def _node_reader(rng: random.Random) -> Problem:
             "nodes (a cluster-scoped resource), and nothing else.",
             f"Mitglieder der Gruppe `{group}` sollen die Nodes des Clusters (eine "
             "clusterweite Ressource) abrufen, auflisten und beobachten können, sonst nichts.",
+            f"Les membres du groupe `{group}` doivent pouvoir lire, lister et surveiller les nodes "
+            "du cluster (une ressource de portée cluster), et rien d'autre.",
         ),
-        terse=text(f"{group}: read-only nodes", f"{group}: Nodes nur lesen"),
+        terse=text(
+            f"{group}: read-only nodes",
+            f"{group}: Nodes nur lesen",
+            f"{group} : nodes en lecture seule",
+        ),
         expected=expected,
         reference=[cluster_role, binding(None, "node-reader", "ClusterRole:node-reader", subject)],
         bad={
@@ -391,10 +414,13 @@ def _two_namespaces(rng: random.Random) -> Problem:
             f"`{home}` and in `{second}`, and in no other namespace; it gets nothing else.",
             f"Das Service-Konto `{account}` aus `{home}` soll Pods in `{home}` und in "
             f"`{second}` abrufen und auflisten können, in keinem anderen Namespace; sonst nichts.",
+            f"Le compte de service `{account}` de `{home}` doit pouvoir lire et lister les pods de "
+            f"`{home}` et de `{second}`, et d'aucun autre namespace ; il n'a rien d'autre.",
         ),
         terse=text(
             f"{home}/{account}: get/list pods in {home} + {second}",
             f"{home}/{account}: Pods get/list in {home} + {second}",
+            f"{home}/{account} : get/list pods dans {home} + {second}",
         ),
         expected=expected,
         reference=[reader, bound(home), bound(second)],

@@ -97,10 +97,14 @@ def _limits(rng: random.Random) -> Problem:
             f"Jeder Container des Deployments `{ns}/{name}` muss CPU- und Speicher-Requests "
             f"und -Limits setzen, Limits höchstens {cpu} CPU und {memory} Speicher. Container "
             "und Images bleiben, wie sie sind. Das ganze Deployment abgeben.",
+            f"Chaque conteneur du Deployment `{ns}/{name}` doit définir des requests et des limits "
+            f"de CPU et de mémoire, avec des limits d'au plus {cpu} de CPU et {memory} de "
+            "mémoire. Garder ses conteneurs et images tels quels. Rendre le Deployment entier.",
         ),
         terse=text(
             f"{ns}/{name}: add requests+limits to all containers (max {cpu} / {memory})",
             f"{ns}/{name}: Requests+Limits für alle Container (max {cpu} / {memory})",
+            f"{ns}/{name} : requests+limits sur tous les conteneurs (max {cpu} / {memory})",
         ),
         expected=expected,
         reference=[deployment(ns, name, _with(containers, resources=good))],
@@ -163,10 +167,14 @@ def _security_context(rng: random.Random) -> Problem:
             f"Das Deployment `{ns}/{name}` härten: jeder Container läuft als Nicht-Root, darf "
             "keine Rechte ausweiten, hat ein schreibgeschütztes Root-Dateisystem und legt alle "
             "Linux-Capabilities ab. Container und Images bleiben.",
+            f"Durcir le Deployment `{ns}/{name}` : chaque conteneur tourne en utilisateur non "
+            "root, ne peut pas élever ses privilèges, a un système de fichiers racine en lecture "
+            "seule et abandonne toutes les capabilities Linux. Garder conteneurs et images.",
         ),
         terse=text(
             f"{ns}/{name}: nonroot, no priv-esc, ro rootfs, drop ALL caps",
             f"{ns}/{name}: nonroot, keine Priv-Esc, ro rootfs, drop ALL caps",
+            f"{ns}/{name} : nonroot, pas de priv-esc, rootfs ro, drop ALL caps",
         ),
         expected=expected,
         reference=[
@@ -221,10 +229,14 @@ def _service(rng: random.Random) -> Problem:
             f"stabilen `{app}`-Web-Pods in `{ns}` (Labels `app: web`, `part: {app}`, "
             "`track: stable`) auf ihren Port `http` schickt, und an keinen anderen: nicht an "
             "den Canary.",
+            f"Créer un Service `{app}` dans `{ns}` sur le port 80 qui envoie le trafic aux pods "
+            f"web stables de `{app}` dans `{ns}` (labels `app: web`, `part: {app}`, "
+            "`track: stable`) sur leur port nommé `http`, et à aucun autre pod : pas au canary.",
         ),
         terse=text(
             f"svc {ns}/{app}:80 -> stable web pods (http). no canary",
             f"Service {ns}/{app}:80 -> stabile Web-Pods (http). Kein Canary",
+            f"svc {ns}/{app}:80 -> pods web stables (http). pas de canary",
         ),
         expected=expected,
         reference=[service(selector)],
