@@ -87,9 +87,9 @@ def _db_only_from_client(rng: random.Random) -> Problem:
         vague=text(
             f"Lock down {db_app}: only the {client} should be able to talk to it on {port}. "
             "Don't break anything else.",
-            f"Bitte {db_app} absichern: nur der {client} soll auf {port} damit reden dürfen. "
-            "Sonst nichts kaputt machen.",
-            f"Verrouiller {db_app} : seul le {client} doit pouvoir lui parler sur {port}. "
+            f"Bitte {db_app} absichern: nur der {client}-Service soll auf {port} damit reden "
+            "dürfen. Sonst nichts kaputt machen.",
+            f"Verrouiller {db_app} : seul le service {client} doit pouvoir lui parler sur {port}. "
             "Sans rien casser d'autre.",
         ),
         readings=(
