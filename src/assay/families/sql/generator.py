@@ -107,7 +107,7 @@ def _make_task(
 def _draft(
     template: Template,
     rng: random.Random,
-    name: str,
+    task_id: str,
     *,
     engine: Engine,
     sandbox: Sandbox,
@@ -118,7 +118,6 @@ def _draft(
     visible = schema.build(rng)
     question = template.build(rng, formats)
     style = rng.choice(sorted(STYLES))
-    task_id = name
     config = SqlConfig(engine=engine, database=schema.file, seed=rng.randrange(1 << 30))
     answer = visible_answer(task_id, visible, question.references["reference"], config, sandbox)
     if isinstance(answer, Failed):

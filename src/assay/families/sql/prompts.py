@@ -1,4 +1,8 @@
-"""Prompt styles for generated sql tasks: the ways people ask a data question."""
+"""Prompt styles for generated sql tasks: the ways people ask a data question.
+
+Each style draws its wording from the generator (headings, greetings, why the answer is needed),
+so that two tasks of one template and style read as two requests, not as one with its dates
+changed."""
 
 from __future__ import annotations
 
@@ -8,9 +12,39 @@ from collections.abc import Callable
 from assay.families.sql.templates import Question, Schema
 
 ENGINES = {"sqlite": "SQLite", "duckdb": "DuckDB"}
-_TICKET_PREFIXES = ("DATA", "BI", "OPS", "FIN", "CARE", "CLM")
-_GREETINGS = ("Hi,", "Hello,", "Hey team,", "Good morning,")
-_SIGN_OFFS = ("Thanks!", "Thank you.", "Cheers,", "Many thanks.")
+_TICKET_PREFIXES = ("DATA", "BI", "OPS", "FIN", "CARE", "CLM", "REP", "ANL")
+_GREETINGS = ("Hi,", "Hello,", "Hey team,", "Good morning,", "Hi there,", "Dear data team,")
+_SIGN_OFFS = ("Thanks!", "Thank you.", "Cheers,", "Many thanks.", "Best regards,", "Ta!")
+_HEADINGS = ("Data request", "Query specification", "Analytics request", "Report definition")
+_PURPOSES = (
+    "It is for the monthly management pack.",
+    "The auditors asked for this.",
+    "We need it before Friday's planning meeting.",
+    "This feeds a dashboard tile, so it has to be exact.",
+    "A manager wants to double-check a number in last week's report.",
+    "We are comparing this with the figures from the old system.",
+    "Finance needs it to close the period.",
+    "It goes into the regulator's quarterly return.",
+    "The operations lead wants it for a staffing decision.",
+    "We will schedule this query to run every night.",
+    "It answers a complaint we received.",
+    "The numbers go into a slide for the board.",
+)
+_PEOPLE = (
+    "Priya (finance)",
+    "Marco (operations)",
+    "Aiko (customer care)",
+    "Jonas (controlling)",
+    "Fatima (compliance)",
+    "Lars (planning)",
+    "Chloé (marketing)",
+    "Tomás (audit)",
+    "Nkechi (data platform)",
+    "Mei (product)",
+    "Olek (procurement)",
+    "Sara (risk)",
+)
+_CHAT_OPENERS = ("quick one on", "can someone pull this from", "need a query against", "q about")
 
 
 def _where(schema: Schema, engine: str) -> str:
@@ -19,12 +53,12 @@ def _where(schema: Schema, engine: str) -> str:
 
 def spec(question: Question, schema: Schema, engine: str, rng: random.Random) -> str:
     """A precise specification with headings."""
-    del rng
     rules = "\n".join(f"- {line}" for line in question.spec)
     requirements = f"\n\n## Requirements\n\n{rules}" if rules else ""
     return (
-        f"# Data request\n\nDatabase: {_where(schema, engine)}.\n\n## Question\n\n"
-        f"{question.ask}{requirements}\n\n## Answer\n\nOne read-only SQL query.\n"
+        f"# {rng.choice(_HEADINGS)}\n\nDatabase: {_where(schema, engine)}.\n\n"
+        f"## Question\n\n{question.ask} {rng.choice(_PURPOSES)}{requirements}\n\n"
+        f"## Answer\n\nOne read-only SQL query.\n\nRequested by {rng.choice(_PEOPLE)}.\n"
     )
 
 
@@ -33,7 +67,10 @@ def ticket(question: Question, schema: Schema, engine: str, rng: random.Random) 
     key = f"{rng.choice(_TICKET_PREFIXES)}-{rng.randint(100, 9999)}"
     rules = "\n".join(f"* {line}" for line in question.spec)
     notes = f"\n\nNotes:\n{rules}" if rules else ""
-    return f"**{key}** ({schema.file}, {ENGINES[engine]})\n\n{question.ask}{notes}\n\nsql pls\n"
+    return (
+        f"**{key}** ({schema.file}, {ENGINES[engine]})\n\n{question.ask}{notes}\n\n"
+        f"Context: {rng.choice(_PURPOSES)}\nReporter: {rng.choice(_PEOPLE)}\n\nsql pls\n"
+    )
 
 
 def email(question: Question, schema: Schema, engine: str, rng: random.Random) -> str:
@@ -41,19 +78,21 @@ def email(question: Question, schema: Schema, engine: str, rng: random.Random) -
     details = " ".join(question.spec)
     more = f"\n\n{details}" if details else ""
     return (
-        f"{rng.choice(_GREETINGS)}\n\n{question.ask}{more}\n\n"
+        f"{rng.choice(_GREETINGS)}\n\n{question.ask} {rng.choice(_PURPOSES)}{more}\n\n"
         f"The data is in {_where(schema, engine)}. Could you send me the SQL query that answers "
-        f"this?\n\n{rng.choice(_SIGN_OFFS)}\n"
+        f"this?\n\n{rng.choice(_SIGN_OFFS)}\n{rng.choice(_PEOPLE).split()[0]}\n"
     )
 
 
 def chat(question: Question, schema: Schema, engine: str, rng: random.Random) -> str:
     """A quick message in a team chat."""
-    del rng
     details = "".join(f"\n- {line[0].lower()}{line[1:]}" for line in question.spec)
+    purpose = rng.choice(_PURPOSES)
+    who = rng.choice(_PEOPLE).split()[0].lower()
     return (
-        f"quick one on {schema.file} ({ENGINES[engine]}): {question.ask[0].lower()}"
-        f"{question.ask[1:]}{details}\nneed it as a single query\n"
+        f"{who}: {rng.choice(_CHAT_OPENERS)} {schema.file} ({ENGINES[engine]}): "
+        f"{question.ask[0].lower()}{question.ask[1:]}{details}\n"
+        f"({purpose[0].lower()}{purpose[1:-1]}) need it as a single query\n"
     )
 
 

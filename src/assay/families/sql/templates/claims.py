@@ -82,13 +82,14 @@ _ADJUSTERS = (
     "Mia Roth",
 )
 _OPEN = "c.status IN ('open', 'review')"
+_PRODUCTS = ("home", "motor", "travel", "pet")
 _LIMITS = (500, 1000, 2500)
 """Amounts up to which claims are fast-tracked: thresholds of the triage questions."""
 
 
 def _database(rng: random.Random) -> str:
     policies = [
-        (i, holder, rng.choice(("home", "motor", "travel", "pet")), rng.choice(_REGIONS))
+        (i, holder, rng.choice(_PRODUCTS), rng.choice(_REGIONS))
         for i, holder in enumerate(rng.sample(_HOLDERS, rng.randint(10, 16)), 1)
     ]
     adjusters = [
@@ -177,48 +178,54 @@ def _triage_queue(rng: random.Random, f: Formats) -> Question:
 
 
 def _outstanding(rng: random.Random, f: Formats) -> Question:
-    del rng, f
+    del f
+    product = rng.choice(_PRODUCTS)
     reference = (
         "SELECT c.id, c.amount - COALESCE(SUM(p.amount), 0) AS outstanding FROM claims AS c "
-        "LEFT JOIN payments AS p ON p.claim_id = c.id WHERE c.status = 'approved' "
-        "GROUP BY c.id, c.amount"
+        "JOIN policies AS o ON o.id = c.policy_id LEFT JOIN payments AS p ON p.claim_id = c.id "
+        "WHERE c.status = 'approved' AND o.product = :product GROUP BY c.id, c.amount"
     )
     return Question(
-        ask="How much is still to be paid on each approved claim?",
+        ask=f"How much is still to be paid on each approved claim on a {product} policy?",
         spec=(
             "Outstanding is the claim amount minus all payments made on it so far.",
             "Return the claim id and the outstanding amount, also for claims paid nothing yet.",
         ),
-        references={"reference": sql(reference)},
+        references={"reference": sql(reference, product=product)},
         bad={
             "null-mishandled": sql(
-                reference.replace("COALESCE(SUM(p.amount), 0)", "SUM(p.amount)")
+                reference.replace("COALESCE(SUM(p.amount), 0)", "SUM(p.amount)"), product=product
             ),
-            "inner-join": sql(reference.replace("LEFT JOIN", "JOIN")),
-            "dropped-filter": sql(reference.replace(" WHERE c.status = 'approved'", "")),
+            "inner-join": sql(reference.replace("LEFT JOIN", "JOIN"), product=product),
+            "dropped-filter": sql(
+                reference.replace("c.status = 'approved' AND ", ""), product=product
+            ),
         },
         tags=("left-join", "null", "coalesce"),
     )
 
 
 def _unassigned_by_region(rng: random.Random, f: Formats) -> Question:
-    del f
+    values, period = _period(rng, f)
     reference = (
         "SELECT p.region, COUNT(*) AS unassigned FROM claims AS c JOIN policies AS p "  # noqa: S608 - template query text; values go through sql()
-        f"ON p.id = c.policy_id WHERE c.adjuster_id IS NULL AND {_OPEN} GROUP BY p.region"
+        f"ON p.id = c.policy_id WHERE c.adjuster_id IS NULL AND {_OPEN} "
+        "AND c.filed_at >= :start AND c.filed_at < :after GROUP BY p.region"
     )
-    del rng
     return Question(
-        ask="How many claims still waiting for a decision have no adjuster yet, per region?",
+        ask=f"Of the claims filed {period} that still wait for a decision, how many have no "
+        "adjuster yet, per region?",
         spec=(
             "Waiting means the status is open or review.",
             "Return the region and the count; regions with none are left out.",
         ),
-        references={"reference": sql(reference)},
+        references={"reference": sql(reference, **values)},
         bad={
-            "count-column": sql(reference.replace("COUNT(*)", "COUNT(c.adjuster_id)")),
-            "null-equals": sql(reference.replace("c.adjuster_id IS NULL", "c.adjuster_id = NULL")),
-            "dropped-filter": sql(reference.replace(f" AND {_OPEN}", "")),
+            "count-column": sql(reference.replace("COUNT(*)", "COUNT(c.adjuster_id)"), **values),
+            "null-equals": sql(
+                reference.replace("c.adjuster_id IS NULL", "c.adjuster_id = NULL"), **values
+            ),
+            "dropped-filter": sql(reference.replace(f" AND {_OPEN}", ""), **values),
         },
         tags=("null", "count", "group-by"),
     )
