@@ -142,6 +142,7 @@ def main() -> None:
     task = the_task()
     family = WorkflowFamily()
     os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing")  # noqa: S106
+    os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
     assay_verify(family, task)  # warm: the parent, the sandbox's filter, the SDK's models
     in_process(task)
     report = {
