@@ -9,11 +9,18 @@ import pytest
 
 from assay.audit import Decision, run_audit
 from assay.families.workflow.config import expected_state, initial_state, workflow_config
-from assay.families.workflow.generator import draft_task, generate_workflow_tasks
+from assay.families.workflow.generator import (
+    _distinct_draws,
+    _draw,
+    _template_order,
+    draft_task,
+    generate_workflow_tasks,
+)
 from assay.families.workflow.prompts import STYLES
 from assay.families.workflow.templates import LOCALES, TEMPLATES
 from assay.sandbox import LocalSandbox
 from assay.tasks import TaskSet, save_task
+from assay.tasks.similarity import near_duplicates
 
 
 def test_the_bank_has_fifteen_workflows_over_every_service() -> None:
@@ -68,3 +75,13 @@ def test_generated_tasks_pass_their_own_audit(tmp_path: Path) -> None:
     }
     assert problems == {}
     assert report.known_bad_caught == report.known_bad >= 8
+
+
+def test_a_hundred_drafts_hold_no_near_duplicate_prompts() -> None:
+    order = _template_order(100, 3)
+    draws = _distinct_draws(order, 3)
+    prompts = {
+        f"{index}": _draw(template, 3, index, draws[index]).prompt
+        for index, template in enumerate(order)
+    }
+    assert near_duplicates(prompts) == []

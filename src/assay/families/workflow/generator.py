@@ -24,10 +24,12 @@ from assay.families.workflow.state import CloudState
 from assay.families.workflow.templates import LOCALES, TEMPLATES, Template, render, variant
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
+from assay.tasks.similarity import is_near_duplicate, shingles
 from assay.tasks.spec import Limits, TaskSpec
 from assay.verdicts import Status
 
 MAX_DRAWS = 3
+PROMPT_DRAWS = 4
 CALLS_WEIGHT = 0.25
 """Weight of the api-calls criterion in generated tasks (the score only, never the status)."""
 LIMITS = Limits(timeout_s=30, cpu_s=30, memory_mb=512)
@@ -43,11 +45,13 @@ def generate_workflow_tasks(
 ) -> list[Task]:
     """Make ``count`` tasks, deterministic in ``seed``, in a stable order. Each is verified
     before it is returned; raises :class:`VerifierError` when a template cannot make a sound
-    task in :data:`MAX_DRAWS` draws."""
+    task in :data:`MAX_DRAWS` draws. A draft whose prompt is a near duplicate of an earlier
+    one is drawn again first (up to :data:`PROMPT_DRAWS` times)."""
     order = _template_order(count, seed)
+    first_draws = _distinct_draws(order, seed)
 
     def make(index: int) -> Task:
-        task = _make_task(order[index], seed, index, sandbox)
+        task = _make_task(order[index], seed, index, first_draws[index], sandbox)
         if on_task is not None:
             on_task(task)
         return task
@@ -67,12 +71,31 @@ def _template_order(count: int, seed: int) -> list[Template]:
     return order[:count]
 
 
-def _make_task(template: Template, seed: int, index: int, sandbox: Sandbox) -> Task:
+def _draw(template: Template, seed: int, index: int, draw: int) -> Task:
+    return draft_task(template, random.Random(f"assay-workflow:{seed}:{index}:{draw}"), seed, index)
+
+
+def _distinct_draws(order: list[Template], seed: int) -> list[int]:
+    """For each task, the first draw whose prompt is no near duplicate of an earlier task's."""
+    seen: dict[str, list[set[str]]] = {}
+    draws = []
+    for index, template in enumerate(order):
+        earlier = seen.setdefault(template.id, [])
+        draw = 0
+        prompt = _draw(template, seed, index, draw).prompt
+        while draw + 1 < PROMPT_DRAWS and is_near_duplicate(prompt, earlier):
+            draw += 1
+            prompt = _draw(template, seed, index, draw).prompt
+        earlier.append(shingles(prompt))
+        draws.append(draw)
+    return draws
+
+
+def _make_task(template: Template, seed: int, index: int, first: int, sandbox: Sandbox) -> Task:
     family = WorkflowFamily()
     problems: list[str] = []
-    for draw in range(MAX_DRAWS):
-        rng = random.Random(f"assay-workflow:{seed}:{index}:{draw}")
-        task = draft_task(template, rng, seed, index)
+    for draw in range(first, first + MAX_DRAWS):
+        task = _draw(template, seed, index, draw)
         checked = self_check(family, task, sandbox)
         if isinstance(checked, int):
             config = {**task.spec.config, "reference_calls": checked, "calls_weight": CALLS_WEIGHT}
@@ -125,7 +148,7 @@ def draft_task(template: Template, rng: random.Random, seed: int, index: int) ->
     )
     return Task(
         spec=spec,
-        prompt=STYLES[style](draft.facts, draft.locale, rng),
+        prompt=STYLES[style](draft.facts, draft.locale, draft.initial, rng),
         workspace={"state.json": draft.initial.to_json()},
         hidden={"expected.json": draft.expected.to_json()},
         solutions=solutions,
