@@ -189,7 +189,7 @@ DEPLOYMENT = b"""apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api, namespace: shop}
 spec:
-  selector: {matchLabels: {app: api}}
+  selector: {matchLabels: {app: SELECTED}}
   template:
     metadata: {labels: {app: api}}
     spec:
@@ -202,18 +202,20 @@ spec:
 
 
 @pytest.mark.parametrize(
-    ("port", "request_", "evidence"),
+    ("port", "request_", "selected", "evidence"),
     [
-        (b"-1", b"128Mi", "containerPort -1 is not in 1-65535"),
-        (b"8080", b"512Mi", "requests.memory must be less than or equal to its limit"),
-        (b"8080", b"lots", "'lots' is not a quantity"),
+        (b"-1", b"128Mi", b"api", "containerPort -1 is not in 1-65535"),
+        (b"8080", b"512Mi", b"api", "requests.memory must be less than or equal to its limit"),
+        (b"8080", b"lots", b"api", "'lots' is not a quantity"),
+        (b"8080", b"128Mi", b"apx", "spec.selector does not match the template's labels"),
     ],
 )
 def test_workloads_the_api_server_refuses_fail(
-    port: bytes, request_: bytes, evidence: str, pool: PoolSandbox
+    port: bytes, request_: bytes, selected: bytes, evidence: str, pool: PoolSandbox
 ) -> None:
     task = with_config(fixture_task(), kinds=["Deployment"])
     data = DEPLOYMENT.replace(b"PORT", port).replace(b"REQUEST", request_)
+    data = data.replace(b"SELECTED", selected)
     verdict = family.verify(task, {"deployment.yaml": data}, pool)
     assert verdict.status is Status.FAIL
     assert evidence in verdict.criteria[0].evidence, verdict.criteria[0].evidence

@@ -17,6 +17,7 @@ from assay.families.config.generator import draft, self_check
 from assay.families.config.prompts import styles_for
 from assay.families.config.templates import LOCALES, TEMPLATES, Template
 from assay.sandbox import PoolSandbox
+from assay.verdicts import Status
 
 family = ConfigFamily()
 KNOWN_BAD = {
@@ -56,6 +57,12 @@ def test_each_template_makes_sound_tasks_in_each_style_and_locale(
         locale = LOCALES[number % len(LOCALES)]
         task = draft(template, random.Random(number), 5, number, style=style, locale=locale)
         assert self_check(family, task, pool) == [], (style, locale)
+        if number == 0:  # the reference's near misses are told apart from it
+            mutants = family.mutants(task)
+            assert mutants
+            for mutant in mutants:
+                verdict = family.verify(task, mutant.files, pool)
+                assert verdict.status is Status.FAIL, mutant.diff
         assert family.lint(task) == []
         assert task.spec.locale == locale
         assert f"style:{style}" in task.spec.tags

@@ -55,10 +55,11 @@ def _deployment(containers: list[dict[str, Any]], **pod_spec: Any) -> dict[str, 
         "kind": "Deployment",
         "metadata": {"name": "api", "namespace": "shop"},
         "spec": {
+            "selector": {"matchLabels": {"app": "api"}},
             "template": {
                 "metadata": {"labels": {"app": "api"}},
                 "spec": {"containers": containers, **pod_spec},
-            }
+            },
         },
     }
 
@@ -161,6 +162,10 @@ def test_a_service_selects_pods_of_its_namespace_and_reaches_declared_ports() ->
     ]
     assert service_problems(service(stable, 80), cluster, ["shop/web-1"]) == [
         "targetPort 80 is not a port of shop/web-1"
+    ]
+    assert service_problems(service(stable, "http"), cluster, ["shop/web-1"], [80]) == []
+    assert service_problems(service(stable, "http"), cluster, ["shop/web-1"], [443]) == [
+        "serves ports [80], not [443]"
     ]
     assert make_cluster({}, []).pods == ()
 

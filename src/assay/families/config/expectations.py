@@ -25,7 +25,8 @@ Five kinds of requirement, each a criterion on the verdict:
     ``images`` (container name to image: the containers must be exactly these).
 ``[[services]]``
     ``service`` (``ns/name``) and ``selects``, the pods it must select, exactly, each reached
-    on a port it declares (see :mod:`.workloads`).
+    on a port it declares, and ``ports``, the port numbers it must serve (see
+    :mod:`.workloads`).
 
 A task may have several reasonable readings: ``hidden/expected-<reading>.toml`` files beside
 ``expected.toml`` are read the same way, and a submission passes when it meets every
@@ -187,6 +188,7 @@ class ServiceCheck(BaseModel):
     name: str | None = None
     service: str = Field(pattern=r"^[a-z0-9.-]+/[a-z0-9.-]+$")
     selects: list[str] = Field(min_length=1)
+    ports: list[int] = Field(default_factory=list, description="The ports it serves, exactly.")
 
     def label(self) -> str:
         """The criterion's name."""
@@ -291,7 +293,7 @@ def judge_services(checks: Sequence[ServiceCheck], found: Meaning) -> list[Crite
         if service is None:
             wrong = [f"there is no Service {check.service}"]
         else:
-            wrong = service_problems(service, cluster, check.selects)
+            wrong = service_problems(service, cluster, check.selects, check.ports)
         criteria.append(_criterion(check.label(), wrong, len(check.selects), "services"))
     return criteria
 

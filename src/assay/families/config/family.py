@@ -7,12 +7,13 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
-from assay.families.base import Exploit, Probe
+from assay.families.base import Exploit, Mutant, Probe
 from assay.families.config.admission import admit
 from assay.families.config.documents import PACKAGES, PARSER
 from assay.families.config.expectations import judge, readings
 from assay.families.config.exploits import config_exploits
 from assay.families.config.lint import lint_config_task
+from assay.families.config.mutants import config_mutants
 from assay.families.config.probes import config_probes
 from assay.families.config.schema import library_version
 from assay.families.config.spec import config_spec
@@ -60,6 +61,11 @@ class ConfigFamily:
         """Reward hacks shaped for ``task``, for the audit's red-team check (see
         :mod:`assay.families.config.exploits`)."""
         return config_exploits(task)
+
+    def mutants(self, task: Task) -> list[Mutant]:
+        """Near misses of ``task``'s reference, for the audit's mutation check (see
+        :mod:`assay.families.config.mutants`)."""
+        return config_mutants(task)
 
     def probes(self, task: Task) -> list[Probe]:
         """Copies of ``task`` with one requirement changed, for the audit's sensitivity check

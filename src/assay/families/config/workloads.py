@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from assay.families.config.cluster import Cluster, Pod, container_port, metadata
-from assay.families.config.selectors import ObjectError
+from assay.families.config.selectors import ObjectError, parse_selector
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "Job")
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+)?$")
@@ -85,12 +85,24 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
             template = spec.get("template") if isinstance(spec, dict) else None
             meta = template.get("metadata") if isinstance(template, dict) else None
             labels = (meta.get("labels") if isinstance(meta, dict) else None) or {}
+            if kind != "Job":
+                _selector_matches(spec, labels, ref)
             spec = template.get("spec") if isinstance(template, dict) else None
         if not isinstance(spec, dict):
             raise ObjectError(f"{ref}: has no pod spec")
         containers = _containers(spec, ref)
         found[ref] = Workload(ref, labels, _mapping(spec.get("securityContext")), containers)
     return found
+
+
+def _selector_matches(spec: object, labels: Mapping[str, str], ref: str) -> None:
+    """A controller's ``spec.selector`` must select its own pod template, or the API server
+    refuses it (``selector does not match template labels``)."""
+    selector = parse_selector(
+        spec.get("selector") if isinstance(spec, dict) else None, f"{ref}: spec.selector"
+    )
+    if not selector.requirements or not selector.matches(labels):
+        raise ObjectError(f"{ref}: spec.selector does not match the template's labels")
 
 
 def _containers(spec: Mapping[str, object], ref: str) -> tuple[Container, ...]:
@@ -247,12 +259,19 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
     return found
 
 
-def service_problems(service: Service, cluster: Cluster, expected: Sequence[str]) -> list[str]:
-    """How ``service`` differs from selecting exactly the pods ``expected`` and reaching a
-    declared port of each on every port; empty when it does not."""
+def service_problems(
+    service: Service, cluster: Cluster, expected: Sequence[str], ports: Sequence[int] = ()
+) -> list[str]:
+    """How ``service`` differs from selecting exactly the pods ``expected``, reaching a
+    declared port of each on every port, and (when given) serving exactly ``ports``; empty
+    when it does not."""
     selected = [pod for pod in cluster.pods if service.selects(pod)]
     refs = {pod.ref for pod in selected}
-    problems = [f"does not select {ref}" for ref in sorted(set(expected) - refs)]
+    problems = []
+    served = sorted({port.port for port in service.ports})
+    if ports and served != sorted(set(ports)):
+        problems.append(f"serves ports {served}, not {sorted(set(ports))}")
+    problems += [f"does not select {ref}" for ref in sorted(set(expected) - refs)]
     problems += [f"selects {ref}, which it should not" for ref in sorted(refs - set(expected))]
     for pod in selected:
         for port in service.ports:

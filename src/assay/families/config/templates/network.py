@@ -204,6 +204,7 @@ def _allow_scrape(rng: random.Random) -> Problem:
     built.app(data_ns, "postgres")
     built.app(web_ns, "web")
     prometheus = built.app("monitoring", "prometheus")
+    built.app("monitoring", "web")  # dashboards: in monitoring, but not Prometheus
     built.app("sandbox", "prometheus")
     built.add(netpol(app_ns, "default-deny-ingress", None, policyTypes=["Ingress"]))
     numbers = {ref: 9090 if "/api-" in ref else 9100 for ref in targets}
@@ -240,17 +241,18 @@ def _allow_scrape(rng: random.Random) -> Problem:
             f"The namespace `{app_ns}` denies all ingress (policy `default-deny-ingress`). Let "
             "the Prometheus pods of the namespace `monitoring` (`app: prometheus`) scrape every "
             f"pod of `{app_ns}` on its container port named `metrics`. Nothing else may reach "
-            f"`{app_ns}`: not the Prometheus of the `sandbox` namespace, and no other port.",
+            f"`{app_ns}`: no other pod of `monitoring`, not the Prometheus of the `sandbox` "
+            "namespace, and no other port.",
             f"Der Namespace `{app_ns}` verbietet jeden Ingress (Policy `default-deny-ingress`). "
             "Die Prometheus-Pods im Namespace `monitoring` (`app: prometheus`) sollen alle Pods "
             f"in `{app_ns}` auf dem Container-Port `metrics` scrapen dürfen. Sonst darf nichts "
-            f"`{app_ns}` erreichen: nicht der Prometheus im Namespace `sandbox`, kein anderer "
-            "Port.",
+            f"`{app_ns}` erreichen: kein anderer Pod aus `monitoring`, nicht der Prometheus im "
+            "Namespace `sandbox`, kein anderer Port.",
             f"Le namespace `{app_ns}` refuse tout trafic entrant (policy `default-deny-ingress`). "
             "Permettre aux pods Prometheus du namespace `monitoring` (`app: prometheus`) de "
             f"collecter chaque pod de `{app_ns}` sur son port de conteneur nommé `metrics`. Rien "
-            f"d'autre ne doit joindre `{app_ns}` : ni le Prometheus du namespace `sandbox`, ni "
-            "un autre port.",
+            f"d'autre ne doit joindre `{app_ns}` : aucun autre pod de `monitoring`, ni le "
+            "Prometheus du namespace `sandbox`, ni un autre port.",
         ),
         terse=text(
             f"allow monitoring/prometheus -> {app_ns}/* port 'metrics'. keep default-deny.",

@@ -26,6 +26,10 @@ def _egress_dns_and_db(rng: random.Random) -> Problem:
     for index, ref in enumerate(dns):
         built.add(_dns_pod(ref.split("/")[1], f"10.96.0.{10 + index}"))
     built.pods["kube-system/coredns"] = dns
+    cache = _dns_pod("node-local-dns-0", "10.96.0.50")  # also on 53, but not kube-dns
+    cache["metadata"]["labels"] = {"k8s-app": "node-local-dns"}
+    built.add(cache)
+    built.pods["kube-system/node-local-dns"] = ["kube-system/node-local-dns-0"]
     workers = built.app(app_ns, "worker", 2)
     built.app(app_ns, "api")
     dbs = built.app(data_ns, "postgres")

@@ -217,7 +217,7 @@ def _service(rng: random.Random) -> Problem:
         }
 
     selector = {"app": "web", "part": app, "track": "stable"}
-    expected = {"services": [{"service": f"{ns}/{app}", "selects": stable}]}
+    expected = {"services": [{"service": f"{ns}/{app}", "selects": stable, "ports": [80]}]}
     return Problem(
         kinds=("Service",),
         cluster=built.objects,
