@@ -131,3 +131,9 @@ def test_api_calls_are_counted_and_scored_against_the_reference(family: Workflow
     assert calls.score is not None
     assert calls.score < 0.3
     assert verdict.score < 1.0
+
+
+def test_the_script_runs_beside_the_workspace_files(family: WorkflowFamily, task: Task) -> None:
+    reads = b"import json\nassert 'inbox' in json.load(open('state.json'))['buckets']\n"
+    verdict = verify(family, task, reads)
+    assert {c.name: c.passed for c in verdict.criteria}["script"] is True

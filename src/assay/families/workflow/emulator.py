@@ -71,6 +71,8 @@ class Emulator:
             connection.request("GET", COUNT_PATH, headers={"X-Assay-Token": self._token})
             answer = connection.getresponse()
             text = answer.read(64).decode(errors="replace")
+        except (OSError, http.client.HTTPException) as exc:
+            raise SandboxError(f"the emulator did not answer: {exc}") from exc
         finally:
             connection.close()
         if answer.status != 200 or not text.isdigit():

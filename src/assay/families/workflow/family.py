@@ -193,8 +193,7 @@ class _Case:
 
 
 def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
-    script = solution.get(SCRIPT)
-    if script is None:
+    if SCRIPT not in solution:
         return record(Status.FAIL, f"{SCRIPT} was not submitted")
     try:
         emulator = emulators().start()
@@ -206,19 +205,20 @@ def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
         except Exception as exc:  # noqa: BLE001 - nothing of the candidate's has run yet
             return record(Status.ERROR, f"seeding the emulator failed: {str(exc)[:300]}")
         try:
-            criteria = _run_and_judge(case, emulator, script, record)
+            files = {**case.task.workspace, **solution}
+            criteria = _run_and_judge(case, emulator, files, record)
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
     return _decide(tuple(criteria), record)
 
 
 def _run_and_judge(
-    case: _Case, emulator: Emulator, script: bytes, record: _Recorder
+    case: _Case, emulator: Emulator, files: Files, record: _Recorder
 ) -> list[Criterion]:
     """Run the script (twice unless reruns are off) and judge the state after the first run."""
     limits = case.task.spec.limits
     before = emulator.requests_served()
-    first = run_with(emulator, SCRIPT, {SCRIPT: script}, limits)
+    first = run_with(emulator, SCRIPT, files, limits)
     record.runs.append(first)
     calls = _calls(emulator, before, case.config)
     actual = _read(emulator)
@@ -227,7 +227,7 @@ def _run_and_judge(
     criteria = [_ran(first), *judge_state(case.initial, case.expected, actual), calls]
     if case.config.rerun == "off" or not all(c.passed for c in criteria):
         return criteria  # a second run only tells more when the first one was right
-    record.runs.append(run_with(emulator, SCRIPT, {SCRIPT: script}, limits))
+    record.runs.append(run_with(emulator, SCRIPT, files, limits))
     again = _read(emulator)
     if isinstance(again, str):
         kind = "idempotence" if case.config.rerun == "required" else "idempotence-scored"
