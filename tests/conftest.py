@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -60,14 +61,53 @@ def make_median_task(task_id: str = "median-1", **spec: object) -> Task:
             config={"function": "median"},
             **({"limits": Limits(timeout_s=5, memory_mb=256)} | spec),  # type: ignore[arg-type]
         ),
-        prompt="Write `median(values)` in solution.py: the median of a list of numbers, "
-        "the mean of the two middle values for even lengths, None for an empty list.\n",
+        prompt=_context(task_id) + "Write `median(values)` in solution.py: the median of a list "
+        "of numbers, the mean of the two middle values for even lengths, None for an empty list.\n",
         hidden={"cases.json": cases_json(cases)},
         solutions={
             "reference": {"solution.py": REFERENCE},
             "bad-unsorted": {"solution.py": BAD_NO_SORT},
         },
     )
+
+
+_CONTEXT_WORDS = [
+    "amber",
+    "birch",
+    "cedar",
+    "delta",
+    "ember",
+    "fjord",
+    "grove",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lagoon",
+    "meadow",
+    "nectar",
+    "orchid",
+    "prairie",
+    "quartz",
+    "raven",
+    "sierra",
+    "tundra",
+    "umber",
+    "violet",
+    "willow",
+    "yarrow",
+    "zephyr",
+]
+
+
+def _context(task_id: str) -> str:
+    """A few words of context that differ from task id to task id, so that a set of median
+    tasks is not a set of duplicates to the audit (the default task has none)."""
+    if task_id == "median-1":
+        return ""
+    digest = hashlib.sha256(task_id.encode()).digest()
+    words = [_CONTEXT_WORDS[byte % len(_CONTEXT_WORDS)] for byte in digest[:5]]
+    return f"For the {' '.join(words)} report: "
 
 
 def with_checker(task: Task, source: bytes, name: str = "checker.py") -> Task:

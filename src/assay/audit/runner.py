@@ -146,10 +146,11 @@ def run_audit(
         tasks=tuple(sorted(broken + audited, key=lambda t: t.task_id)),
         diversity=diversity(taskset.tasks),
     )
-    # The set checks compare the tasks still in the running: a rejected task will not be used,
-    # so it makes no other task a duplicate or a copy.
-    rejected = {t.task_id for t in report.tasks if t.decision is Decision.REJECTED}
-    candidates = [task for task in taskset.tasks if task.id not in rejected]
+    # The set checks compare the tasks still in the running: a rejected task will not be used
+    # and one that could not be audited is not decided yet, so neither makes another task a
+    # duplicate or a copy.
+    out = {t.task_id for t in report.tasks if t.decision in (Decision.REJECTED, Decision.ERROR)}
+    candidates = [task for task in taskset.tasks if task.id not in out]
     for check in over_set:
         report = apply_set_findings(report, check.name, check.run_set(candidates))
     return report.model_copy(update={"finished_at": datetime.now(UTC)})
