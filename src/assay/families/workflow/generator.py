@@ -32,7 +32,8 @@ MAX_DRAWS = 3
 PROMPT_DRAWS = 4
 CALLS_WEIGHT = 0.25
 """Weight of the api-calls criterion in generated tasks (the score only, never the status)."""
-LIMITS = Limits(timeout_s=30, cpu_s=30, memory_mb=512)
+LIMITS = Limits(timeout_s=60, cpu_s=30, memory_mb=512)
+"""Per run of the script; the audit's headroom check sums both runs of a verification."""
 
 
 def generate_workflow_tasks(
