@@ -89,6 +89,9 @@ def test_prompts_speak_their_locale() -> None:
     assert "Requirement" in english.prompt
     assert "Anforderung" in german.prompt
     assert "Exigence" in french.prompt
+    pods = [line for line in english.prompt.splitlines() if line.startswith("  pod ")]
+    assert pods, "a precise prompt summarises the cluster's pods"
+    assert all(pod in german.prompt for pod in pods)
     overruled = draft(template, random.Random(1), 0, 0, style="overruled", locale="en")
     assert "what counts in the end" in overruled.prompt
     assert set(LOCALES) == {"en", "de", "fr"}

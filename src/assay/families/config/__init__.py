@@ -14,7 +14,9 @@ validated against the pinned Kubernetes schema (:mod:`.schema`), applied to the 
 :mod:`.expectations`).
 
 Agents act through :mod:`.tools` (the cluster, validation of a draft, submit; a ```yaml block in
-single-turn mode); the audit's red-team tries :mod:`.exploits`; :mod:`.manifests` serves
+single-turn mode). The audit tries the reward hacks of :mod:`.exploits`, the near misses of
+:mod:`.mutants` and the changed expectations of :mod:`.probes`. :mod:`.generator` makes tasks
+from the template bank (:mod:`.templates`, :mod:`.prompts`); :mod:`.manifests` serves
 ``assay config reachability`` and ``assay config permissions``.
 """
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 from assay.families.config.templates import Problem
 
@@ -77,14 +78,67 @@ _PEOPLE = ("dana", "ops-oncall", "mk", "team lead", "j.ortiz")
 
 
 def precise(problem: Problem, locale: str, context: dict[str, str], rng: random.Random) -> str:
-    """A specification with a heading, the cluster, the requirement and what to submit."""
+    """A specification with a heading, the cluster (summarised), the requirement and what to
+    submit."""
     del rng
     frame = _FRAME[locale]
+    summary = "\n".join(cluster_summary(problem.cluster))
     return (
         f"# {frame['title']}\n\n{frame['cluster'].format(**context)}\n\n"
+        f"```text\n{summary}\n```\n\n"
         f"## {frame['requirement']}\n\n{problem.precise[locale]}\n\n"
         f"{frame['submit'].format(**context)}\n"
     )
+
+
+def cluster_summary(objects: list[dict[str, Any]]) -> list[str]:
+    """One line per namespace, then the objects in it, indented: pods with their labels,
+    address and ports; other objects by kind and name."""
+    namespaces: dict[str, list[str]] = {}
+    scoped: list[str] = []
+    for obj in objects:
+        meta = obj.get("metadata", {})
+        kind, name = obj.get("kind", "?"), meta.get("name", "?")
+        if kind == "Namespace":
+            namespaces.setdefault(name, [])
+            continue
+        if "namespace" not in meta:
+            scoped.append(f"{kind} {name}")
+            continue
+        namespaces.setdefault(meta["namespace"], []).append(f"  {_line(obj)}")
+    lines = []
+    labels = {
+        obj["metadata"]["name"]: obj["metadata"].get("labels", {})
+        for obj in objects
+        if obj.get("kind") == "Namespace"
+    }
+    for name, members in namespaces.items():
+        lines.append(f"namespace {name} {_labels(labels.get(name, {}))}".rstrip())
+        lines += members
+    return lines + scoped
+
+
+def _line(obj: dict[str, Any]) -> str:
+    kind, meta = obj.get("kind"), obj.get("metadata", {})
+    if kind in ("Deployment", "StatefulSet", "DaemonSet"):
+        template = obj.get("spec", {}).get("template", {}).get("spec", {})
+        images = ", ".join(
+            f"{c.get('name')} {c.get('image')}" for c in template.get("containers", [])
+        )
+        return f"{kind} {meta.get('name')} (replicas {obj['spec'].get('replicas', 1)}): {images}"
+    if kind != "Pod":
+        return f"{kind} {meta.get('name')}"
+    ports = [
+        f"{p.get('name', '-')} {p['containerPort']}/{p.get('protocol', 'TCP')}"
+        for c in obj.get("spec", {}).get("containers", [])
+        for p in c.get("ports", [])
+    ]
+    address = obj.get("status", {}).get("podIP", "-")
+    return f"pod {meta.get('name')} {_labels(meta.get('labels', {}))} {address} {', '.join(ports)}"
+
+
+def _labels(labels: dict[str, str]) -> str:
+    return "{" + ", ".join(f"{k}={v}" for k, v in labels.items()) + "}" if labels else ""
 
 
 def ticket(problem: Problem, locale: str, context: dict[str, str], rng: random.Random) -> str:
@@ -100,9 +154,11 @@ def overruled(problem: Problem, locale: str, context: dict[str, str], rng: rando
     frame = _FRAME[locale]
     shortcuts = _SHORTCUTS[locale]
     first = frame["first"].format(who=rng.choice(_PEOPLE), shortcut=rng.choice(shortcuts))
+    summary = "\n".join(cluster_summary(problem.cluster))
     return (
         f"{first}\n\n{frame['then']}\n\n{problem.precise[locale]}\n\n"
-        f"{frame['cluster'].format(**context)} {frame['submit'].format(**context)}\n"
+        f"{frame['cluster'].format(**context)}\n\n```text\n{summary}\n```\n\n"
+        f"{frame['submit'].format(**context)}\n"
     )
 
 

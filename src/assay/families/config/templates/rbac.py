@@ -26,7 +26,9 @@ def _cluster(rng: random.Random, count: int = 3) -> tuple[ClusterBuilder, list[s
     names = team_namespaces(rng, count)
     for name in names:
         built.namespace(name, team=name)
-    built.app(names[0], "api")
+        for app in rng.sample(["api", "web", "worker", "redis", "gateway"], rng.randint(1, 3)):
+            built.app(name, app, rng.randint(1, 2))
+        built.add(service_account(name, rng.choice(["default-runner", "ci-deployer", "backup"])))
     return built, names
 
 
@@ -328,54 +330,75 @@ def _deployment_restarter(rng: random.Random) -> Problem:
     )
 
 
-def _node_reader(rng: random.Random) -> Problem:
+CLUSTER_RESOURCES = (
+    ("nodes", ""),
+    ("persistentvolumes", ""),
+    ("namespaces", ""),
+    ("storageclasses", "storage.k8s.io"),
+    ("customresourcedefinitions", "apiextensions.k8s.io"),
+    ("priorityclasses", "scheduling.k8s.io"),
+)
+
+
+def _cluster_reader(rng: random.Random) -> Problem:
     built, (ns, _other, _third) = _cluster(rng)
-    group = rng.choice(["capacity-planning", "sre-dashboards", "autoscaler-admins"])
+    group = rng.choice(
+        ["capacity-planning", "sre-dashboards", "autoscaler-admins", "finops", "platform-audit"]
+    )
+    resource, api_group = rng.choice(CLUSTER_RESOURCES)
     subject = f"Group:{group}"
-    nodes = rule("get list watch", "nodes")
+    reader = rule("get list watch", resource, group=api_group)
     expected = {
         "permissions": [
-            _permission(subject, "get list watch", "nodes", True),
-            _permission(subject, "update delete", "nodes", False),
+            _permission(subject, "get list watch", resource, True, group=api_group),
+            _permission(subject, "update delete", resource, False, group=api_group),
             _permission(subject, "list", "pods", False, namespace=ns),
         ],
         "only": [
             {
                 "subject": subject,
-                "allow": [{"verbs": ["get", "list", "watch"], "resources": ["nodes"]}],
+                "allow": [
+                    {
+                        "verbs": ["get", "list", "watch"],
+                        "groups": [api_group],
+                        "resources": [resource],
+                    }
+                ],
             }
         ],
     }
-    cluster_role = role(None, "node-reader", nodes)
+    name = f"{resource}-reader"
+    cluster_role = role(None, name, reader)
+    where = f"`{resource}`" + (f" (API group `{api_group}`)" if api_group else "")
     return Problem(
         kinds=RBAC_KINDS,
         cluster=built.objects,
         precise=text(
             f"Members of the group `{group}` must be able to get, list and watch the cluster's "
-            "nodes (a cluster-scoped resource), and nothing else.",
-            f"Mitglieder der Gruppe `{group}` sollen die Nodes des Clusters (eine "
-            "clusterweite Ressource) abrufen, auflisten und beobachten können, sonst nichts.",
-            f"Les membres du groupe `{group}` doivent pouvoir lire, lister et surveiller les nodes "
-            "du cluster (une ressource de portée cluster), et rien d'autre.",
+            f"{where}, a cluster-scoped resource, and nothing else.",
+            f"Mitglieder der Gruppe `{group}` sollen {where} des Clusters, eine clusterweite "
+            "Ressource, abrufen, auflisten und beobachten können, sonst nichts.",
+            f"Les membres du groupe `{group}` doivent pouvoir lire, lister et surveiller les "
+            f"{where} du cluster, une ressource de portée cluster, et rien d'autre.",
         ),
         terse=text(
-            f"{group}: read-only nodes",
-            f"{group}: Nodes nur lesen",
-            f"{group} : nodes en lecture seule",
+            f"{group}: read-only {resource}",
+            f"{group}: {resource} nur lesen",
+            f"{group} : {resource} en lecture seule",
         ),
         expected=expected,
-        reference=[cluster_role, binding(None, "node-reader", "ClusterRole:node-reader", subject)],
+        reference=[cluster_role, binding(None, name, f"ClusterRole:{name}", subject)],
         bad={
             "role-binding-for-a-cluster-resource": [
                 cluster_role,
-                binding(ns, "node-reader", "ClusterRole:node-reader", subject),
+                binding(ns, name, f"ClusterRole:{name}", subject),
             ],
             "wildcard-resources": [
-                role(None, "node-reader", rule("get list watch", "*")),
-                binding(None, "node-reader", "ClusterRole:node-reader", subject),
+                role(None, name, rule("get list watch", "*", group=api_group)),
+                binding(None, name, f"ClusterRole:{name}", subject),
             ],
         },
-        tags=("rbac", "cluster-scoped"),
+        tags=("rbac", "cluster-scoped", resource),
     )
 
 
@@ -445,6 +468,6 @@ TEMPLATES = (
     Template("rbac-pod-logs", "rbac", "medium", _pod_logs),
     Template("rbac-named-secret", "rbac", "medium", _named_secret),
     Template("rbac-deployment-restarter", "rbac", "medium", _deployment_restarter),
-    Template("rbac-node-reader", "rbac", "easy", _node_reader),
+    Template("rbac-cluster-reader", "rbac", "easy", _cluster_reader),
     Template("rbac-two-namespaces", "rbac", "hard", _two_namespaces),
 )

@@ -49,6 +49,22 @@ def _containers(rng: random.Random, name: str) -> list[Obj]:
     return found
 
 
+NEIGHBOURS = ("cart", "recommender", "mailer", "auth-proxy", "indexer", "scheduler", "ledger-sync")
+
+
+def _neighbours(built: ClusterBuilder, ns: str, name: str, rng: random.Random) -> None:
+    """Other Deployments of the namespace, already set up, as a real namespace has them."""
+    for other in rng.sample([n for n in NEIGHBOURS if n != name], rng.randint(1, 3)):
+        resources = {
+            "limits": {
+                "cpu": f"{rng.choice([100, 200, 400])}m",
+                "memory": f"{rng.choice([64, 128, 384])}Mi",
+            }
+        }
+        containers = _with(_containers(rng, other), resources=resources)
+        built.add(deployment(ns, other, containers))
+
+
 def _with(containers: list[Obj], **fields: Mapping[str, Any]) -> list[Obj]:
     changed = copy.deepcopy(containers)
     for container in changed:
@@ -62,11 +78,12 @@ def _images(containers: list[Obj]) -> dict[str, str]:
 
 def _limits(rng: random.Random) -> Problem:
     ns = team_namespaces(rng, 1)[0]
-    name = rng.choice(["checkout", "search-api", "thumbnailer", "notifier"])
+    name = rng.choice(["checkout", "search-api", "thumbnailer", "notifier", "invoicer", "geo"])
     built = ClusterBuilder(rng)
     built.namespace(ns, team=ns)
     containers = _containers(rng, name)
     built.add(deployment(ns, name, containers))
+    _neighbours(built, ns, name, rng)
     cpu_m = rng.choice([250, 500, 1000])
     memory_mi = rng.choice([256, 512, 1024])
     cpu, memory = f"{cpu_m}m", f"{memory_mi}Mi"
@@ -125,11 +142,12 @@ def _limits(rng: random.Random) -> Problem:
 
 def _security_context(rng: random.Random) -> Problem:
     ns = team_namespaces(rng, 1)[0]
-    name = rng.choice(["billing-api", "webhooks", "pdf-render", "gateway"])
+    name = rng.choice(["billing-api", "webhooks", "pdf-render", "gateway", "uploader", "sso"])
     built = ClusterBuilder(rng)
     built.namespace(ns, team=ns)
     containers = _containers(rng, name)
     built.add(deployment(ns, name, containers))
+    _neighbours(built, ns, name, rng)
     hardened = {
         "runAsNonRoot": True,
         "allowPrivilegeEscalation": False,
