@@ -17,6 +17,11 @@ on engine files built from the text (:mod:`.databases`), opened read-only and lo
 (:mod:`._runner`); its results come back as bounded records (:mod:`.results`) and are compared in
 the trusted process (:mod:`.compare`). It passes when, for some reference, its result matches that
 reference's on every database of the suite.
+
+Tasks are made by :mod:`.generator` (``assay generate sql``: question templates over four
+schemas in :mod:`.templates`) and :mod:`.importers` (``assay import spider`` and ``assay import
+bird``); both self-check each task in the sandbox. For the audit the family gives reward hacks
+(:mod:`.exploits`) and mutants of the reference (:mod:`.mutants`).
 """
 
 from assay.families.sql.config import SqlConfig
