@@ -102,11 +102,9 @@ _CONTEXT_WORDS = [
 
 def _context(task_id: str) -> str:
     """A few words of context that differ from task id to task id, so that a set of median
-    tasks is not a set of duplicates to the audit (the default task has none)."""
-    if task_id == "median-1":
-        return ""
+    tasks is not a set of duplicates to the audit."""
     digest = hashlib.sha256(task_id.encode()).digest()
-    words = [_CONTEXT_WORDS[byte % len(_CONTEXT_WORDS)] for byte in digest[:5]]
+    words = [_CONTEXT_WORDS[byte % len(_CONTEXT_WORDS)] for byte in digest[:8]]
     return f"For the {' '.join(words)} report: "
 
 

@@ -23,7 +23,7 @@ from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.audit.sensitivity import SensitivityCheck
 from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck, SetCheck, apply_set_findings
-from assay.errors import InputError
+from assay.errors import InputError, SandboxError
 from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
 from assay.profiles import RunProfile
@@ -194,8 +194,8 @@ def _audit_task(
 ) -> TaskAudit:
     """Apply ``checks`` in order. A check that finds the task unreadable (it raises
     :class:`InputError`) ends the task's audit with that one finding: the later checks need what
-    is malformed. A check that fails for any other reason leaves the task unfinished (``error``)
-    and the rest still run.
+    is malformed. A check that fails leaves the task unfinished (``error``); after a failure of
+    the sandbox (:class:`SandboxError`) no later check runs, after any other the rest still do.
     """
     try:
         family = family_of(task, Path(path))
@@ -210,6 +210,11 @@ def _audit_task(
             outcome = check.run(task, context)
         except InputError as exc:
             _add_once(findings, _finding(check.name, str(exc.under(task.id, path))))
+            break
+        except SandboxError as exc:
+            # The sandbox failed: every later check verifies in it too, and the task is
+            # undecided whatever they find, so they are not run (audit the task again).
+            problems.append(_crashed(check.name, exc))
             break
         except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
             problems.append(_crashed(check.name, exc))

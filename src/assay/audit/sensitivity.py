@@ -4,8 +4,9 @@ The family makes the probes (:class:`assay.families.base.SensitivityFamily`; for
 :mod:`assay.families.code.sensitivity`): copies of the task with one expected value changed so
 that no right answer matches both. The reference is verified against each. A verifier that still
 passes it is not looking at that value, whatever it claims to check: an error finding, with the
-change as evidence. A probe whose verification ends in ``error`` says nothing and is counted in
-the verdicts the audit keeps.
+change as evidence. A probe whose verification ends in ``error`` says nothing: it is kept with
+the audit's verdicts (so the task is undecided) and the probing stops. Nothing is probed while
+the reference does not pass on the task as it is.
 """
 
 from __future__ import annotations
@@ -32,12 +33,17 @@ class SensitivityCheck:
         if not references:
             return CheckOutcome()
         label, reference = next(iter(sorted(references.items())))
+        probes = family.probes(task)
+        if not probes or context.verify(task, reference).status is not Status.PASS:
+            return CheckOutcome()  # the reference check reports a reference that does not pass
         findings, verdicts = [], []
-        for probe in family.probes(task):
+        for probe in probes:
             verdict = context.verify(probe.task, reference)
             if verdict.status is Status.ERROR:
+                # the task stays undecided; the other probes would only say so again
                 verdicts.append(SolutionVerdict(f"{label} (sensitivity {probe.name})", verdict))
-            elif verdict.status is Status.PASS:
+                break
+            if verdict.status is Status.PASS:
                 findings.append(
                     Finding(
                         check=self.name,
