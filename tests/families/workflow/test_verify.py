@@ -46,7 +46,7 @@ def test_the_reference_passes(family: WorkflowFamily, task: Task) -> None:
     ("bad", "criterion", "evidence"),
     [
         ("bad-wrong-routing", "queue:orders-us", "1 message(s) missing"),
-        ("bad-no-move", "bucket:inbox", "2 unexpected object(s): in/a.json, in/b.json"),
+        ("bad-no-move", "bucket:inbox", "3 unexpected object(s): in/a.json, in/b.json, in/c.json"),
         ("bad-deletes-all", "bucket:inbox", "keep/readme.txt"),
         ("bad-skips-log", "logs:/ops/router", "stream summary is missing"),
     ],
