@@ -512,20 +512,29 @@ def sandbox_run(
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
-    """Generate a small suite of code tasks, audit it, profile it with a scripted policy of
-    uneven skill (mix), store the results and print a summary with the pass-rate histogram.
+    """Generate a small suite of tasks of every built-in family (--n code tasks and a few SQL,
+    Kubernetes configuration and cloud workflow tasks), audit it, profile it with a scripted
+    policy of uneven skill (mix), store the results and print a summary with the pass-rate
+    histogram.
 
     \b
     Example:
       assay demo --out demo-out
     """
     from assay.audit import summary_line  # noqa: PLC0415
-    from assay.demo import DEMO_PROFILE_K, DEMO_SEED, check_demo_out, run_demo  # noqa: PLC0415
+    from assay.demo import (  # noqa: PLC0415
+        DEMO_PROFILE_K,
+        DEMO_SEED,
+        check_demo_out,
+        demo_counts,
+        run_demo,
+    )
     from assay.policies import MixedPolicy  # noqa: PLC0415
     from assay.profiles import histogram_lines  # noqa: PLC0415
 
     check_demo_out(out)
-    progress = _progress("generating, auditing, profiling", (2 + DEMO_PROFILE_K) * count)
+    total = sum(demo_counts(count).values())
+    progress = _progress("generating, auditing, profiling", (2 + DEMO_PROFILE_K) * total)
     with _store(db) as store, _sandbox(sandbox, workers) as box, progress as advance:
         result = run_demo(
             out,

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 from assay._output import require_directory, write_atomically
 from assay.audit import AuditReport, TaskAudit, run_audit_into
@@ -33,6 +34,10 @@ from assay.store import Store
 from assay.tasks import Task, TaskSet, save_task
 
 DEMO_TASKS = 24
+"""Code tasks in the demo by default."""
+DEMO_OTHERS: tuple[tuple[str, int], ...] = (("sql", 4), ("config", 4), ("workflow", 2))
+"""Tasks of the other built-in families beside :data:`DEMO_TASKS` code tasks; scaled with the
+number of code tasks asked for, at least one of each."""
 DEMO_SEED = 2026
 DEMO_PROFILE_K = 8
 """Samples per task of the demo's profile."""
@@ -88,8 +93,9 @@ def run_demo(
     on_audited: Callable[[TaskAudit], None] | None = None,
     on_episode: Callable[[Outcome], None] | None = None,
 ) -> DemoResult:
-    """Generate ``n`` code tasks into ``out/tasks``, audit them, profile them with ``mix``
-    (:data:`DEMO_PROFILE_K` samples a task), store both and write both reports.
+    """Generate ``n`` code tasks and a few of every other built-in family (:func:`demo_counts`)
+    into ``out/tasks``, audit them, profile them with ``mix`` (:data:`DEMO_PROFILE_K` samples a
+    task), store both and write both reports.
 
     Raises :class:`InputError` before generating anything if ``out`` cannot take the demo's
     output without losing something (see :func:`check_demo_out`).
@@ -97,7 +103,10 @@ def run_demo(
     check_demo_out(out)
     require_directory(out)
     tasks_dir = out / "tasks"
-    tasks = generate_code_tasks(n, DEMO_SEED, sandbox, workers=workers, on_task=on_generated)
+    tasks = []
+    for family, count in demo_counts(n).items():
+        generate = _generator(family)
+        tasks += generate(count, DEMO_SEED, sandbox, workers=workers, on_task=on_generated)
     _write_tasks(tasks, tasks_dir)
     report = run_audit_into(
         store, TaskSet.load(tasks_dir), sandbox, workers=workers, on_task=on_audited
@@ -116,6 +125,46 @@ def run_demo(
         profile_path=profile_path,
         profile=profile,
     )
+
+
+def demo_counts(n: int) -> dict[str, int]:
+    """How many tasks of each family the demo makes for ``n`` code tasks."""
+    others = {family: max(1, count * n // DEMO_TASKS) for family, count in DEMO_OTHERS}
+    return {"code": n, **others}
+
+
+def _generator(family: str) -> Generator:
+    """The library generator of a built-in family, imported only when the demo runs."""
+    if family == "sql":
+        from assay.families.sql.generator import generate_sql_tasks  # noqa: PLC0415
+
+        return generate_sql_tasks
+    if family == "config":
+        from assay.families.config.generator import generate_config_tasks  # noqa: PLC0415
+
+        return generate_config_tasks
+    if family == "workflow":
+        from assay.families.workflow.generator import generate_workflow_tasks  # noqa: PLC0415
+
+        return generate_workflow_tasks
+    return generate_code_tasks
+
+
+class Generator(Protocol):
+    """``generate_<family>_tasks``: ``count`` self-checked tasks, the same for the same seed."""
+
+    def __call__(
+        self,
+        count: int,
+        seed: int,
+        sandbox: Sandbox,
+        /,
+        *,
+        workers: int = ...,
+        on_task: Callable[[Task], None] | None = ...,
+    ) -> list[Task]:
+        """Generate the tasks."""
+        ...
 
 
 def profile_demo(
