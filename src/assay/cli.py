@@ -106,24 +106,72 @@ def generate() -> None:
     """
 
 
+def generate_options(command: F) -> F:
+    """The options every `assay generate FAMILY` takes: how many, the seed, where to, and the
+    workers and sandbox that self-check each task."""
+    options = [
+        click.option(
+            "--n",
+            "count",
+            type=click.IntRange(1, 100000),
+            default=30,
+            show_default=True,
+            help="How many tasks.",
+        ),
+        click.option(
+            "--seed", type=int, default=0, show_default=True, help="Same seed, same tasks."
+        ),
+        click.option(
+            "--out",
+            type=click.Path(file_okay=False, path_type=Path),
+            required=True,
+            help="Directory to write task directories into.",
+        ),
+        setting_option(WORKERS, type=click.IntRange(1, 256)),
+        setting_option(SANDBOX, type=click.Choice(BACKENDS)),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _generate_into(
+    out: Path,
+    count: int,
+    workers: int,
+    sandbox: str,
+    make: Callable[[Sandbox, Callable[[Task], None]], list[Task]],
+) -> None:
+    """Run ``make(sandbox, on_task)`` with a progress bar and write its tasks into ``out``."""
+    from assay._output import require_directory  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
+        tasks = make(box, lambda _t: advance())
+    saved = save_tasks(tasks, out)
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+
+
+def _generate_family(
+    family: str, *, count: int, seed: int, out: Path, workers: int, sandbox: str
+) -> None:
+    """`assay generate FAMILY` for a family whose generator takes no options of its own."""
+    from assay.families.generators import generator_of  # noqa: PLC0415
+
+    generate = generator_of(family)
+    _generate_into(
+        out,
+        count,
+        workers,
+        sandbox,
+        lambda box, on_task: generate(count, seed, box, workers=workers, on_task=on_task),
+    )
+
+
 @generate.command("code")
-@click.option(
-    "--n",
-    "count",
-    type=click.IntRange(1, 100000),
-    default=30,
-    show_default=True,
-    help="How many tasks.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same tasks.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Directory to write task directories into.",
-)
-@setting_option(WORKERS, type=click.IntRange(1, 256))
-@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+@generate_options
 def generate_code(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
     """Generate Python function tasks from the template bank, each self-checked in the sandbox.
 
@@ -131,28 +179,11 @@ def generate_code(count: int, seed: int, out: Path, workers: int, sandbox: str) 
     Example:
       assay generate code --n 50 --seed 1 --out tasks/
     """
-    from assay._output import require_directory  # noqa: PLC0415
-    from assay.families.code.generator import generate_code_tasks  # noqa: PLC0415
-    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
-
-    require_directory(out)
-    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
-        tasks = generate_code_tasks(count, seed, box, workers=workers, on_task=lambda _t: advance())
-    saved = save_tasks(tasks, out)
-    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
-    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+    _generate_family("code", count=count, seed=seed, out=out, workers=workers, sandbox=sandbox)
 
 
 @generate.command("sql")
-@click.option(
-    "--n",
-    "count",
-    type=click.IntRange(1, 100000),
-    default=30,
-    show_default=True,
-    help="How many tasks.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same tasks.")
+@generate_options
 @click.option(
     "--engine",
     type=click.Choice(("sqlite", "duckdb")),
@@ -160,14 +191,6 @@ def generate_code(count: int, seed: int, out: Path, workers: int, sandbox: str) 
     show_default=True,
     help="The engine the tasks' queries run on.",
 )
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Directory to write task directories into.",
-)
-@setting_option(WORKERS, type=click.IntRange(1, 256))
-@setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def generate_sql(
     *, count: int, seed: int, engine: str, out: Path, workers: int, sandbox: str
 ) -> None:
@@ -178,23 +201,48 @@ def generate_sql(
     Example:
       assay generate sql --n 100 --engine duckdb --seed 3 --out tasks/
     """
-    from assay._output import require_directory  # noqa: PLC0415
     from assay.families.sql.generator import generate_sql_tasks  # noqa: PLC0415
-    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
 
-    require_directory(out)
-    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
-        tasks = generate_sql_tasks(
+    _generate_into(
+        out,
+        count,
+        workers,
+        sandbox,
+        lambda box, on_task: generate_sql_tasks(
             count,
             seed,
             box,
             engine="duckdb" if engine == "duckdb" else "sqlite",
             workers=workers,
-            on_task=lambda _t: advance(),
-        )
-    saved = save_tasks(tasks, out)
-    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
-    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+            on_task=on_task,
+        ),
+    )
+
+
+@generate.command("config")
+@generate_options
+def generate_config(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
+    """Generate Kubernetes configuration tasks (NetworkPolicy, RBAC, limits, security
+    contexts, Services), each self-checked in the sandbox.
+
+    \b
+    Example:
+      assay generate config --n 100 --seed 1 --out tasks/
+    """
+    _generate_family("config", count=count, seed=seed, out=out, workers=workers, sandbox=sandbox)
+
+
+@generate.command("workflow")
+@generate_options
+def generate_workflow(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
+    """Generate cloud-API workflow tasks (object storage, queues, tables, logs), each
+    self-checked against a real emulator: the reference passes, every known-bad fails.
+
+    \b
+    Example:
+      assay generate workflow --n 100 --seed 1 --out tasks/
+    """
+    _generate_family("workflow", count=count, seed=seed, out=out, workers=workers, sandbox=sandbox)
 
 
 @cli.group("import")
@@ -903,86 +951,6 @@ def export(run_name: str, jsonl_path: Path, db: Path) -> None:
     except OSError as exc:
         raise InputError(f"cannot write it: {exc.strerror or exc}", path=jsonl_path) from None
     click.echo(f"wrote {len(episodes)} trajectories to {jsonl_path}")
-
-
-@generate.command("config")
-@click.option(
-    "--n",
-    "count",
-    type=click.IntRange(1, 100000),
-    default=30,
-    show_default=True,
-    help="How many tasks.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same tasks.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Directory to write task directories into.",
-)
-@setting_option(WORKERS, type=click.IntRange(1, 256))
-@setting_option(SANDBOX, type=click.Choice(BACKENDS))
-def generate_config(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
-    """Generate Kubernetes configuration tasks (NetworkPolicy, RBAC, limits, security
-    contexts, Services), each self-checked in the sandbox.
-
-    \b
-    Example:
-      assay generate config --n 100 --seed 1 --out tasks/
-    """
-    from assay._output import require_directory  # noqa: PLC0415
-    from assay.families.config.generator import generate_config_tasks  # noqa: PLC0415
-    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
-
-    require_directory(out)
-    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
-        tasks = generate_config_tasks(
-            count, seed, box, workers=workers, on_task=lambda _t: advance()
-        )
-    saved = save_tasks(tasks, out)
-    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
-    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
-
-
-@generate.command("workflow")
-@click.option(
-    "--n",
-    "count",
-    type=click.IntRange(1, 100000),
-    default=30,
-    show_default=True,
-    help="How many tasks.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Same seed, same tasks.")
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Directory to write task directories into.",
-)
-@setting_option(WORKERS, type=click.IntRange(1, 256))
-@setting_option(SANDBOX, type=click.Choice(BACKENDS))
-def generate_workflow(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
-    """Generate cloud-API workflow tasks (object storage, queues, tables, logs), each
-    self-checked against a real emulator: the reference passes, every known-bad fails.
-
-    \b
-    Example:
-      assay generate workflow --n 100 --seed 1 --out tasks/
-    """
-    from assay._output import require_directory  # noqa: PLC0415
-    from assay.families.workflow.generator import generate_workflow_tasks  # noqa: PLC0415
-    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
-
-    require_directory(out)
-    with _sandbox(sandbox, workers) as box, _progress("generating", count) as advance:
-        tasks = generate_workflow_tasks(
-            count, seed, box, workers=workers, on_task=lambda _t: advance()
-        )
-    saved = save_tasks(tasks, out)
-    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
-    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
 
 
 @cli.group()

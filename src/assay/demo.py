@@ -20,12 +20,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
 
 from assay._output import require_directory, write_atomically
 from assay.audit import AuditReport, TaskAudit, run_audit_into
 from assay.errors import InputError
-from assay.families.code.generator import generate_code_tasks
+from assay.families.generators import generator_of
 from assay.policies import MixedPolicy
 from assay.profiles import Profile
 from assay.runs import Outcome, RunnerOptions, RunSpec, run_profile, run_rollouts, start_run
@@ -105,7 +104,7 @@ def run_demo(
     tasks_dir = out / "tasks"
     tasks = []
     for family, count in demo_counts(n).items():
-        generate = _generator(family)
+        generate = generator_of(family)
         tasks += generate(count, DEMO_SEED, sandbox, workers=workers, on_task=on_generated)
     _write_tasks(tasks, tasks_dir)
     report = run_audit_into(
@@ -131,40 +130,6 @@ def demo_counts(n: int) -> dict[str, int]:
     """How many tasks of each family the demo makes for ``n`` code tasks."""
     others = {family: max(1, count * n // DEMO_TASKS) for family, count in DEMO_OTHERS}
     return {"code": n, **others}
-
-
-def _generator(family: str) -> Generator:
-    """The library generator of a built-in family, imported only when the demo runs."""
-    if family == "sql":
-        from assay.families.sql.generator import generate_sql_tasks  # noqa: PLC0415
-
-        return generate_sql_tasks
-    if family == "config":
-        from assay.families.config.generator import generate_config_tasks  # noqa: PLC0415
-
-        return generate_config_tasks
-    if family == "workflow":
-        from assay.families.workflow.generator import generate_workflow_tasks  # noqa: PLC0415
-
-        return generate_workflow_tasks
-    return generate_code_tasks
-
-
-class Generator(Protocol):
-    """``generate_<family>_tasks``: ``count`` self-checked tasks, the same for the same seed."""
-
-    def __call__(
-        self,
-        count: int,
-        seed: int,
-        sandbox: Sandbox,
-        /,
-        *,
-        workers: int = ...,
-        on_task: Callable[[Task], None] | None = ...,
-    ) -> list[Task]:
-        """Generate the tasks."""
-        ...
 
 
 def profile_demo(
