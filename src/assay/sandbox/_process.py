@@ -21,6 +21,20 @@ from assay.tasks.spec import Limits
 READ_CHUNK = 65536
 
 
+def options_fd(options: Sequence[str]) -> int:
+    """A descriptor holding bubblewrap's options for ``bwrap --args FD``.
+
+    bubblewrap's init is the first process in a sandbox's PID namespace and keeps bubblewrap's
+    command line; where it runs as the job's own uid (no subordinate ids), the job can read that
+    line in ``/proc/1/cmdline``. Passed this way, the line is ``bwrap --args N`` and the host's
+    paths, the mounts and the files' names stay out of the job's sight. The caller closes it.
+    """
+    fd = os.memfd_create("assay-bwrap-args")
+    os.write(fd, b"".join(option.encode() + b"\0" for option in options))
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 @dataclass(frozen=True)
 class Finished:
     """The raw outcome of one process run, before a backend turns it into an ExecResult."""

@@ -30,7 +30,7 @@ from assay.sandbox._exchange import (
     WorkerGoneError,
     send,
 )
-from assay.sandbox._process import MAX_OPEN_FILES
+from assay.sandbox._process import MAX_OPEN_FILES, options_fd
 from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
 from assay.sandbox._userns import Identity, popen
 from assay.sandbox.protocol import ExecResult
@@ -81,9 +81,11 @@ class Worker:
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock = host_end
         inherited, job_cgroup = self.groups.descriptors() if self.groups else ([], {})
+        hidden = options_fd(_bwrap_args(system_args, python, identity))
         argv = [
             bwrap,
-            *_bwrap_args(system_args, python, identity),
+            "--args",
+            str(hidden),
             "--",
             python,
             "-I",
@@ -100,12 +102,13 @@ class Worker:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
-                pass_fds=(worker_end.fileno(), *inherited),
+                pass_fds=(worker_end.fileno(), hidden, *inherited),
                 start_new_session=True,
                 before=lambda: _join(procs),
             )
         finally:
             worker_end.close()
+            os.close(hidden)
             for fd in inherited:
                 os.close(fd)
         try:

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._cgroups import JobGroup, open_job_group
-from assay.sandbox._process import Finished, run_limited
+from assay.sandbox._process import Finished, options_fd, run_limited
 from assay.sandbox._pyenv import hiding_args, resolve
 from assay.sandbox._results import JobEnd, exec_result
 from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
@@ -150,10 +150,14 @@ class BubblewrapSandbox:
                 passed = [status_write]
                 file_args = _file_args(dict(files or {}), passed, cleanup)
                 seccomp = self._seccomp_args(passed, cleanup)
+                bwrap, *options = self._bwrap_args(limits, status_write, package_args)
+                hidden = options_fd([*options, *file_args, *seccomp])
+                cleanup.callback(_close_quietly, hidden)
+                passed.append(hidden)
                 argv = [
-                    *self._bwrap_args(limits, status_write, package_args),
-                    *file_args,
-                    *seccomp,
+                    bwrap,
+                    "--args",
+                    str(hidden),
                     "--",
                     *self._as_job_user(uid),
                     *self._process_limit(limits),

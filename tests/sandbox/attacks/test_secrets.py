@@ -135,6 +135,26 @@ for pid in pids:
     assert argv_secret in control.stdout
 
 
+def test_the_sandboxs_own_setup_is_not_in_any_visible_command_line(backend: Sandbox) -> None:
+    """bubblewrap's init shares the job's PID namespace (and, without subordinate ids, its uid):
+    its command line would show the host's paths, every mount and the names of the files."""
+    code = """
+import os
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        try:
+            print(pid, open(f"/proc/{pid}/cmdline", "rb").read())
+        except OSError as exc:
+            print("denied", pid, exc.errno)
+"""
+    result = py(backend, code, files={"named-after-a-hidden-test.py": b""})
+    assert result.exit_code == 0, result
+    seen = output(result)
+    assert "python" in seen  # the probe read command lines: its own at least
+    for leak in ("--ro-bind", "--json-status-fd", "named-after-a-hidden-test", "--seccomp"):
+        assert leak not in seen
+
+
 def test_files_under_root(backend: Sandbox) -> None:
     """A secret planted in the home directory, a dot-directory, and the real shell rc file."""
     value = secret("root-file")

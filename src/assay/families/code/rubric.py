@@ -60,11 +60,12 @@ class RuntimeCriterion(_Criterion):
         default=3, ge=1, le=10, description="Repetitions; the best of each is taken."
     )
     floor_ms: float = Field(
-        default=5.0,
+        default=20.0,
         ge=0.1,
         le=10_000,
         description="Times below this are taken as this: differences smaller than the noise "
-        "count for nothing.",
+        "count for nothing (a few milliseconds between runs of the same code where each job "
+        "starts a fresh process).",
     )
     pass_at: float = Field(default=0.5, ge=0, le=1, description="Passes at this score or above.")
 
