@@ -72,6 +72,35 @@ def test_each_job_starts_from_nothing(pool: PoolSandbox) -> None:
         assert py(pool, look).strip() == "[] [] False False"
 
 
+def test_workers_preload_what_harnesses_use_and_jobs_cannot_change_it_for_the_next(
+    pool: PoolSandbox,
+) -> None:
+    """sqlite3 (and, in a package's environment, the package) is loaded before the fork; a job
+    that replaces parts of it changes its own copy only, and sys.path is not widened."""
+    tamper = (
+        "import sys, sqlite3\n"
+        "print('sqlite3' in sys.modules, '/opt/assay/packages' in sys.path)\n"
+        "sqlite3.connect = None; sqlite3.sqlite_version = 'forged'\n"
+    )
+    look = "import sqlite3\nprint(sqlite3.connect is None, sqlite3.sqlite_version)\n"
+    for _ in range(4):  # with two workers, some job lands on a worker a previous job used
+        assert py(pool, tamper).split() == ["True", "False"]
+        assert py(pool, look).split()[0] == "False"
+        assert "forged" not in py(pool, look)
+    packaged = (
+        "import sys\n"
+        "print('yaml' in sys.modules, '/opt/assay/packages' in sys.path)\n"
+        "sys.modules['yaml'].safe_load = None\n"
+    )
+    check = "import sys\nprint(sys.modules['yaml'].safe_load is None)\n"
+    for _ in range(3):
+        result = pool.run([pool.python, "-I", "-S", "-c", packaged], packages=["pyyaml"])
+        assert result.stdout.split() == ["True", "False"], result.stderr
+        again = pool.run([pool.python, "-I", "-S", "-c", check], packages=["pyyaml"])
+        assert again.stdout.strip() == "False", again.stderr
+    assert py(pool, "import sys\nprint('yaml' in sys.modules)").strip() == "False"
+
+
 def test_the_cap_on_concurrent_sandboxes_holds() -> None:
     with PoolSandbox(max_workers=2) as pool:
         peak = 0

@@ -68,6 +68,7 @@ class Worker:
         seccomp: tuple[bytes, bytes] | None,
         identity: Identity,
         trusted_code: Mapping[str, str] | None = None,
+        preload: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
     ) -> None:
         self.uid = uid
         self.python = python
@@ -118,6 +119,8 @@ class Worker:
                 "uid": uid,
                 "max_open_files": MAX_OPEN_FILES,
                 "trusted_code": dict(trusted_code or {}),
+                "preload": list(preload[0]),
+                "preload_path": list(preload[1]),
                 "job_cgroup": job_cgroup,
             }
             send(self._sock, marshal.dumps(settings))

@@ -514,6 +514,17 @@ def _install(program: "_SockFprog") -> None:
         )
 
 
+def _preload(names: "list[str]", path: "list[str]") -> None:
+    """Import ``names`` once, for every job to find loaded; ``sys.path`` is left as it was. A
+    module that fails to import here is left to the jobs, which meet the error themselves."""
+    saved = sys.path[:]
+    sys.path.extend(path)
+    for name in names:
+        with contextlib.suppress(Exception):
+            __import__(name)
+    sys.path[:] = saved
+
+
 def _main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
     worker_part = _receive_program(sock)
@@ -522,6 +533,7 @@ def _main() -> None:
     settings = marshal.loads(_recv_exact(sock, size))
     for digest, source in settings["trusted_code"].items():
         _TRUSTED[digest] = compile(source, "<string>", "exec")
+    _preload(settings["preload"], settings["preload_path"])
     _JOB_CGROUP.update(settings["job_cgroup"])
     last_pid = _private_proc()
     _check(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")

@@ -40,7 +40,7 @@ from assay.sandbox._uids import POOL_UIDS, UidLease, lease
 from assay.sandbox._userns import SHARED_ID, host_identity
 from assay.sandbox._worker import Worker
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
-from assay.sandbox.protocol import ExecResult
+from assay.sandbox.protocol import PACKAGES_DIR, ExecResult
 from assay.tasks.spec import Limits
 
 DEFAULT_CAP = 64
@@ -49,6 +49,17 @@ MAX_CAP = POOL_UIDS.size
 """Each pool leases a block of this many uids, one per slot, that no other pool on the host
 holds while it lives."""
 _PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
+PRELOADED = ("sqlite3", "threading")
+"""Standard-library modules the families' harnesses load that each worker imports once, before
+it forks its first job (besides those its own code needs), so that no job pays for them."""
+
+
+def preload_modules(environment: Exposure) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a worker of ``environment`` imports before serving: :data:`PRELOADED` and the
+    top-level modules of the packages the run named (not their requirements), and where they
+    are. A job still imports what it uses, and finds it loaded; ``sys.path`` is what it was."""
+    declared = tuple(sorted(environment.declared_modules))
+    return (*PRELOADED, *declared), (PACKAGES_DIR,) if declared else ()
 
 
 class PoolSandbox:
@@ -227,6 +238,7 @@ class PoolSandbox:
                 seccomp=self._seccomp,
                 identity=self.identity,
                 trusted_code=self._trusted,
+                preload=preload_modules(environment),
             )
         except BaseException:
             with self._lock:
