@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, cast
 
 import click
 
@@ -922,35 +922,197 @@ def show(run_name: str, task_id: str | None, sample: int | None, as_json: bool, 
         out.print(episode_text(episode))
 
 
-@cli.command()
-@click.argument("run_name")
-@click.option(
-    "--jsonl",
-    "jsonl_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="File to write, one trajectory a line.",
-)
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
-def export(run_name: str, jsonl_path: Path, db: Path) -> None:
-    """Write the trajectories of a rollout run as JSONL, one whole record a line.
+@cli.group()
+def export() -> None:
+    """Write training data: tasks for trainers, trajectories as examples and pairs.
 
     \b
     Example:
-      assay export smoke --jsonl smoke.jsonl
+      assay export tasks tasks/ --out train.jsonl
+      assay export trajectories qwen-k8 --kind preference --out pairs.parquet
+    """
+
+
+def format_option(command: F) -> F:
+    """``--format``, from the file's suffix when not given."""
+    return click.option(
+        "--format",
+        "format_name",
+        type=click.Choice(["jsonl", "parquet", "hf"]),
+        default=None,
+        help="jsonl, parquet, or hf (a Hugging Face dataset directory, for load_from_disk); "
+        "by default from --out's suffix (.parquet, .jsonl), else jsonl.",
+    )(command)
+
+
+@export.command("tasks")
+@click.argument("directory", type=click.Path(path_type=Path))
+@click.option(
+    "--out", "out", type=click.Path(path_type=Path), required=True, help="File (or directory)."
+)
+@format_option
+@click.option(
+    "--split",
+    type=click.Choice(["train", "dev", "test", "frozen"]),
+    default="train",
+    show_default=True,
+    help="Which split to write; frozen is refused.",
+)
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def export_tasks(directory: Path, out: Path, format_name: str | None, split: str, db: Path) -> None:
+    """Write the tasks a trainer may use, one row each: the prompt as an episode sends it,
+    the tools, the starting files and metadata; never hidden files or solutions.
+
+    Only tasks of the split that their latest audit accepted are written (quarantined,
+    rejected, never audited or changed since: left out and counted); the frozen split never.
+
+    \b
+    Example:
+      assay export tasks tasks/ --out train.jsonl
+      assay export tasks tasks/ --split dev --format hf --out dev-dataset
+    """
+    from assay.integrations.exports import exportable, task_row, write_rows  # noqa: PLC0415
+    from assay.tasks import Split, TaskSet  # noqa: PLC0415
+
+    taskset = _complete_taskset(TaskSet.load(directory))
+    with _existing_store(db) as store:
+        decisions = store.audit_decisions()
+    chosen = exportable(taskset.tasks, decisions, Split(split))
+    if not chosen.tasks:
+        raise InputError(
+            f"no task of the {split} split may be exported"
+            + _excluded_summary([e.reason for e in chosen.excluded]),
+            path=directory,
+            fix="audit the tasks (`assay audit`) and export those it accepts",
+        )
+    fmt = _export_format(format_name, out)
+    write_rows([task_row(task) for task in chosen.tasks], out, fmt)
+    click.echo(
+        f"wrote {len(chosen.tasks)} {split} tasks to {out} ({fmt})"
+        + _excluded_summary([e.reason for e in chosen.excluded])
+    )
+    for exclusion in chosen.excluded:
+        click.echo(f"  left out {exclusion.task_id}: {exclusion.reason}", err=True)
+
+
+@export.command("trajectories")
+@click.argument("run_names", nargs=-1, required=True)
+@click.option(
+    "--out", "out", type=click.Path(path_type=Path), required=True, help="File (or directory)."
+)
+@click.option(
+    "--kind",
+    type=click.Choice(["sft", "preference", "full"]),
+    default="sft",
+    show_default=True,
+    help="sft: each passing episode's conversation; preference: a passing and a failing "
+    "attempt at the same task; full: every trajectory whole, as kept (JSON Lines, for "
+    "analysis, not filtered).",
+)
+@format_option
+@click.option(
+    "--tasks",
+    "tasks_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="The run's task set, to know splits and audits (default: where the run loaded it).",
+)
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def export_trajectories(
+    run_names: tuple[str, ...],
+    *,
+    out: Path,
+    kind: str,
+    format_name: str | None,
+    tasks_dir: Path | None,
+    db: Path,
+) -> None:
+    """Write rollout runs' episodes as training data: supervised examples (passing episodes)
+    or preference pairs (a passing and a failing attempt at one task from the same prompt, from
+    one run or across several), only of train-split tasks their latest audit accepted, at the
+    version the episodes ran; errors are never used.
+
+    \b
+    Example:
+      assay export trajectories qwen-k8 --out sft.jsonl
+      assay export trajectories qwen-k8 --kind preference --out pairs.parquet
+      assay export trajectories strong-k4 weak-k4 --kind preference --out pairs.jsonl
+      assay export trajectories qwen-k8 --kind full --out qwen-k8.jsonl
     """
     from assay._output import require_writable_file  # noqa: PLC0415
     from assay.episodes import write_jsonl  # noqa: PLC0415
+    from assay.integrations.exports import (  # noqa: PLC0415
+        exportable,
+        preference_rows,
+        sft_rows,
+        task_row,
+        usable_trajectories,
+        write_rows,
+    )
     from assay.runs import rollout_episodes  # noqa: PLC0415
+    from assay.tasks import TaskSet  # noqa: PLC0415
 
-    require_writable_file(jsonl_path)
+    fmt = _export_format(format_name, out)
     with _existing_store(db) as store:
-        episodes = rollout_episodes(store, run_name)
-    try:
-        write_jsonl((episode.trajectory for episode in episodes), jsonl_path)
-    except OSError as exc:
-        raise InputError(f"cannot write it: {exc.strerror or exc}", path=jsonl_path) from None
-    click.echo(f"wrote {len(episodes)} trajectories to {jsonl_path}")
+        trajectories = [
+            episode.trajectory for name in run_names for episode in rollout_episodes(store, name)
+        ]
+        if kind == "full":
+            if fmt != "jsonl":
+                raise InputError(
+                    "whole trajectories are written as JSON Lines only",
+                    field="format",
+                    fix="use --format jsonl, or --kind sft|preference for tables",
+                )
+            require_writable_file(out)
+            try:
+                write_jsonl(trajectories, out)
+            except OSError as exc:
+                raise InputError(f"cannot write it: {exc.strerror or exc}", path=out) from None
+            click.echo(f"wrote {len(trajectories)} trajectories to {out}")
+            return
+        record = store.run(run_names[0])
+        root = tasks_dir or Path(str(record.spec.get("root", "") if record else ""))
+        if not root.is_dir():
+            raise InputError(
+                f"cannot find the run's tasks at {root}",
+                field="tasks",
+                fix="give --tasks DIR: splits and audits decide what may be exported",
+            )
+        chosen = exportable(_complete_taskset(TaskSet.load(root)).tasks, store.audit_decisions())
+    usable, dropped = usable_trajectories(trajectories, chosen)
+    if kind == "sft":
+        rows = sft_rows(usable, {task.id: task_row(task)["tools"] for task in chosen.tasks})
+    else:
+        rows = preference_rows(usable)
+    if not rows:
+        raise InputError(
+            f"{', '.join(run_names)}: no {kind} rows from {len(usable)} usable episodes"
+            f" ({dropped} of tasks not exportable or changed since)",
+            field="run",
+            fix="export a run with passing (and, for pairs, failing) episodes of accepted tasks",
+        )
+    write_rows(rows, out, fmt)
+    click.echo(
+        f"wrote {len(rows)} {kind} rows to {out} ({fmt}) from {len(usable)} episodes; "
+        f"{dropped} left out (tasks not exportable or changed since)"
+    )
+
+
+def _export_format(name: str | None, out: Path) -> Literal["jsonl", "parquet", "hf"]:
+    if name is not None:
+        return cast(Literal["jsonl", "parquet", "hf"], name)
+    return "parquet" if out.suffix == ".parquet" else "jsonl"
+
+
+def _excluded_summary(reasons: list[str]) -> str:
+    if not reasons:
+        return ""
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        head = reason.split(":")[0]
+        counts[head] = counts.get(head, 0) + 1
+    return "; left out: " + ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
 
 
 @cli.group()

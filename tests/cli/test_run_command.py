@@ -80,7 +80,7 @@ def test_a_run_reads_back_in_every_form(run_cli: Run, tasks_dir: Path, tmp_path:
     assert len(records) == 4
     assert records[0]["trajectory"]["verdict"]["status"] == "fail"
     out = tmp_path / "b.jsonl"
-    exported = run_cli("export", "b", "--jsonl", str(out))
+    exported = run_cli("export", "trajectories", "b", "--kind", "full", "--out", str(out))
     assert exported.exit_code == 0
     assert [t.task_id for t in read_jsonl(out)] == ["median-0", "median-0", "median-1", "median-1"]
 
@@ -175,8 +175,11 @@ def test_resuming_with_other_options_says_what_differs(run_cli: Run, tasks_dir: 
     [
         (["show", "nope"], "run: no rollout run 'nope' (`assay runs` lists the runs)"),
         (["show", "r", "median-9"], "run: run 'r' holds no finished episode of task median-9"),
-        (["export", "nope", "--jsonl", "out.jsonl"], "no rollout run 'nope'"),
-        (["export", "r", "--jsonl", "DIR/no/out.jsonl"], "cannot write here: no directory"),
+        (["export", "trajectories", "nope", "--out", "out.jsonl"], "no rollout run 'nope'"),
+        (
+            ["export", "trajectories", "r", "--kind", "full", "--out", "DIR/no/out.jsonl"],
+            "cannot write here: no directory",
+        ),
     ],
 )
 def test_bad_input_to_show_and_export_is_one_line_and_exit_2(

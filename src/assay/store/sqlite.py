@@ -150,6 +150,15 @@ class Store:
         )
         return [TaskAudit.model_validate_json(row[0]) for row in rows]
 
+    def audit_decisions(self) -> dict[tuple[str, str], str]:
+        """The latest audit's decision for every task version the store has audited:
+        ``(task_id, task_version)`` to ``accepted``, ``quarantined``, ``rejected`` or ``error``."""
+        rows, _ = self._select(
+            "SELECT t.task_id, t.task_version, t.decision FROM task_audits t "
+            "JOIN audit_runs r ON r.run_id = t.run_id ORDER BY r.finished_at, r.run_id"
+        )
+        return {(task_id, version): decision for task_id, version, decision in rows}
+
     def verdicts(
         self, *, task_id: str | None = None, run_id: str | None = None
     ) -> list[StoredVerdict]:

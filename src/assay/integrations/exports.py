@@ -1,0 +1,297 @@
+"""Training data out of assay: task sets for trainers, and trajectories as supervised examples
+and preference pairs.
+
+What leaves is what an agent may see and nothing more: the prompt as an episode sends it, the
+tools, the files the workspace starts with, and metadata. Never ``hidden/``, never a solution,
+never the family's verifier settings. Only tasks that may train anything are exported:
+
+- not the ``frozen`` split (evaluation only, whatever is asked);
+- only tasks the latest audit of their current content accepted: quarantined, rejected and
+  never-audited tasks (or tasks changed since their audit) are left out, each with its reason.
+
+Rows are plain: strings, lists of strings, and messages as ``{"role", "content", "tool_calls",
+"tool_call_id"}`` (the chat format trainers' templates take; ``tool_calls`` always a list, so
+that every row has one shape); anything nested deeper (tool schemas, the workspace, limits) is
+JSON text. Three formats: JSON Lines, Parquet, and a Hugging Face dataset directory
+(``datasets.load_from_disk``); the last two need the ``export`` extra.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from assay.episodes.prompts import prompt_messages
+from assay.episodes.records import Trajectory
+from assay.errors import InputError
+from assay.families import family_of, version_label
+from assay.families.base import ToolFamily
+from assay.policies.messages import Message
+from assay.tasks.model import Task
+from assay.tasks.spec import Split
+from assay.verdicts import Status
+
+Format = Literal["jsonl", "parquet", "hf"]
+FORMATS: tuple[Format, ...] = ("jsonl", "parquet", "hf")
+TrajectoryKind = Literal["sft", "preference"]
+Row = dict[str, Any]
+EXTRA_HINT = "install the export extra: pip install 'assay[export]'"
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """A task left out of an export, and why."""
+
+    task_id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The tasks an export may use, and those it left out."""
+
+    tasks: tuple[Task, ...]
+    excluded: tuple[Exclusion, ...]
+
+
+def exportable(
+    tasks: Iterable[Task], decisions: Mapping[tuple[str, str], str], split: Split = Split.TRAIN
+) -> Chosen:
+    """The tasks of ``split`` that their latest audit accepted (``decisions`` as
+    :meth:`assay.store.Store.audit_decisions` gives them). Raises :class:`InputError` for the
+    frozen split."""
+    if split is Split.FROZEN:
+        raise InputError(
+            "the frozen split is never exported",
+            field="split",
+            fix="it is for evaluation only; export train, dev or test",
+        )
+    chosen: list[Task] = []
+    excluded: list[Exclusion] = []
+    for task in sorted(tasks, key=lambda t: t.id):
+        if task.spec.split is not split:
+            if task.spec.split is Split.FROZEN:
+                excluded.append(Exclusion(task.id, "frozen: evaluation only"))
+            continue
+        decision = decisions.get((task.id, task.content_version(version_label(family_of(task)))))
+        if decision is None:
+            audited = any(task_id == task.id for task_id, _ in decisions)
+            reason = "changed since its audit" if audited else "never audited"
+            excluded.append(Exclusion(task.id, f"{reason}: run `assay audit` on it first"))
+        elif decision != "accepted":
+            excluded.append(Exclusion(task.id, f"{decision} by its latest audit"))
+        else:
+            chosen.append(task)
+    return Chosen(tasks=tuple(chosen), excluded=tuple(excluded))
+
+
+def task_row(task: Task) -> Row:
+    """What a trainer needs of one task, and nothing an agent may not see."""
+    family = family_of(task)
+    toolset = family.tools(task) if isinstance(family, ToolFamily) else None
+    fence = toolset.fence if toolset is not None else "text"
+    schemas = toolset.schemas() if toolset is not None else []
+    spec = task.spec
+    return {
+        "task_id": task.id,
+        "task_version": task.content_version(version_label(family)),
+        "family": spec.family,
+        "split": spec.split.value,
+        "prompt": [_message(m) for m in prompt_messages(task, single=True, fence=fence)],
+        "tools_prompt": [_message(m) for m in prompt_messages(task, single=False, fence=fence)],
+        "instructions": task.prompt,
+        "tools": json.dumps(schemas, sort_keys=True),
+        "answer_fence": fence,
+        "workspace": json.dumps(_workspace(task.workspace), sort_keys=True),
+        "tags": list(spec.tags),
+        "locale": spec.locale or "",
+        "difficulty": spec.difficulty or "",
+        "limits": spec.limits.model_dump_json(),
+    }
+
+
+def usable_trajectories(
+    trajectories: Sequence[Trajectory], chosen: Chosen
+) -> tuple[list[Trajectory], int]:
+    """The episodes of tasks ``chosen`` allows, at the content version they have now; and how
+    many others were left out (a task excluded, or changed since the episode)."""
+    versions = {
+        task.id: task.content_version(version_label(family_of(task))) for task in chosen.tasks
+    }
+    kept = [t for t in trajectories if versions.get(t.task_id) == t.task_version]
+    return kept, len(trajectories) - len(kept)
+
+
+def sft_rows(trajectories: Iterable[Trajectory], tools: Mapping[str, str]) -> list[Row]:
+    """One supervised example per passing episode: its whole conversation, with the tool
+    schemas (``tools``: task id to the JSON text of its schemas) where it used tools."""
+    return [
+        {
+            "task_id": t.task_id,
+            "task_version": t.task_version,
+            "episode_id": t.episode_id,
+            "mode": t.mode,
+            "messages": [_message(m) for m in (*t.prompt, *_completion(t))],
+            "tools": tools.get(t.task_id, "[]") if t.mode == "tools" else "[]",
+            "score": t.verdict.score,
+        }
+        for t in trajectories
+        if t.verdict.status is Status.PASS
+    ]
+
+
+def preference_rows(trajectories: Iterable[Trajectory]) -> list[Row]:
+    """Pairs of a passing and a failing attempt at the same task from the same prompt, in the
+    order the episodes were kept; each attempt is used once. Errors are neither."""
+    passed: dict[tuple[str, str], list[Trajectory]] = defaultdict(list)
+    failed: dict[tuple[str, str], list[Trajectory]] = defaultdict(list)
+    for t in trajectories:
+        key = (t.task_id, json.dumps([m.model_dump(mode="json") for m in t.prompt]))
+        if t.verdict.status is Status.PASS:
+            passed[key].append(t)
+        elif t.verdict.status is Status.FAIL:
+            failed[key].append(t)
+    rows = []
+    for key in sorted(passed.keys() & failed.keys()):
+        for chosen, rejected in zip(passed[key], failed[key], strict=False):
+            rows.append(
+                {
+                    "task_id": chosen.task_id,
+                    "task_version": chosen.task_version,
+                    "prompt": [_message(m) for m in chosen.prompt],
+                    "chosen": [_message(m) for m in _completion(chosen)],
+                    "rejected": [_message(m) for m in _completion(rejected)],
+                    "chosen_score": chosen.verdict.score,
+                    "rejected_score": rejected.verdict.score,
+                    "chosen_episode": chosen.episode_id,
+                    "rejected_episode": rejected.episode_id,
+                }
+            )
+    return rows
+
+
+def write_rows(rows: Sequence[Row], path: Path, format: Format) -> None:  # noqa: A002
+    """Write ``rows`` to ``path`` in ``format``, whole or not at all: a file (or, for ``hf``,
+    a directory) appears only once complete, replacing one that was there."""
+    writers: dict[str, Callable[[Sequence[Row], Path], None]] = {
+        "jsonl": _write_jsonl,
+        "parquet": _write_parquet,
+        "hf": _write_dataset,
+    }
+    if format not in writers:
+        raise InputError(
+            f"unknown format {format!r}", field="format", fix="use " + ", ".join(FORMATS)
+        )
+    parent = path.parent
+    if not parent.is_dir():
+        raise InputError(
+            f"cannot write here: no directory {parent}",
+            path=path,
+            fix="create the directory first, or write somewhere else",
+        )
+    if path.exists() and format != "hf" and path.is_dir():
+        raise InputError("is a directory", path=path, fix="name a file to write")
+    if format == "hf" and path.exists() and not path.is_dir():
+        raise InputError(
+            "is a file; a dataset is a directory", path=path, fix="name a directory to write"
+        )
+    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}."))
+    try:
+        target = staging / "out"
+        writers[format](rows, target)
+        if path.is_dir():
+            shutil.rmtree(path)
+        target.replace(path)
+    except OSError as exc:
+        raise InputError(f"cannot write it: {exc.strerror or exc}", path=path) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write_jsonl(rows: Sequence[Row], target: Path) -> None:
+    with target.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False, sort_keys=True))
+            out.write("\n")
+
+
+def _write_parquet(rows: Sequence[Row], target: Path) -> None:
+    try:
+        import pyarrow as pa  # noqa: PLC0415 - an optional extra
+        import pyarrow.parquet as pq  # noqa: PLC0415
+    except ImportError:
+        raise InputError("Parquet needs pyarrow", field="format", fix=EXTRA_HINT) from None
+    pq.write_table(pa.Table.from_pylist(list(rows)), target)
+
+
+def _write_dataset(rows: Sequence[Row], target: Path) -> None:
+    try:
+        import datasets  # noqa: PLC0415 - an optional extra
+    except ImportError:
+        raise InputError(
+            "a Hugging Face dataset needs the datasets package", field="format", fix=EXTRA_HINT
+        ) from None
+    datasets.disable_progress_bars()
+    datasets.Dataset.from_list(list(rows)).save_to_disk(str(target))
+
+
+def _message(message: Message) -> Row:
+    return {
+        "role": message.role,
+        "content": message.content or "",
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": call.arguments},
+            }
+            for call in message.tool_calls
+        ],
+        "tool_call_id": message.tool_call_id or "",
+    }
+
+
+def _completion(trajectory: Trajectory) -> list[Message]:
+    """What the policy said after the prompt, with the tools' answers between its turns."""
+    messages: list[Message] = []
+    for step in trajectory.steps:
+        messages.append(step.message)
+        messages.extend(
+            Message(role="tool", tool_call_id=tool.call.id, content=tool.result.output)
+            for tool in step.tools
+        )
+    return messages
+
+
+def _workspace(files: Mapping[str, bytes]) -> list[Row]:
+    """The starting files: UTF-8 as text, anything else as base64."""
+    entries = []
+    for name in sorted(files):
+        data = files[name]
+        try:
+            entries.append({"path": name, "text": data.decode("utf-8")})
+        except UnicodeDecodeError:
+            entries.append({"path": name, "base64": base64.b64encode(data).decode("ascii")})
+    return entries
+
+
+__all__ = [
+    "FORMATS",
+    "Chosen",
+    "Exclusion",
+    "Format",
+    "TrajectoryKind",
+    "exportable",
+    "preference_rows",
+    "sft_rows",
+    "task_row",
+    "usable_trajectories",
+    "write_rows",
+]
