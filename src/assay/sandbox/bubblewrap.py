@@ -125,6 +125,10 @@ class BubblewrapSandbox:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def __deepcopy__(self, _memo: dict[int, object]) -> BubblewrapSandbox:
+        """The sandbox itself, as for the pool: a shared resource is not copied."""
+        return self
+
     def run(
         self,
         command: Sequence[str],

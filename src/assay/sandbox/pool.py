@@ -200,6 +200,11 @@ class PoolSandbox:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def __deepcopy__(self, _memo: dict[int, object]) -> PoolSandbox:
+        """The pool itself: it is a shared resource, like a connection (Gymnasium's ``make``
+        deep-copies the arguments it passes on)."""
+        return self
+
     @contextlib.contextmanager
     def _worker(self, environment: Exposure = STANDARD_LIBRARY) -> Iterator[Worker]:
         worker = self._acquire(environment)

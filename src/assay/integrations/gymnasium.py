@@ -1,0 +1,340 @@
+"""The built-in families as Gymnasium environments: ``assay/code-v0``, ``assay/sql-v0``,
+``assay/workflow-v0`` and ``assay/config-v0``, registered when this module is imported.
+
+Text in, text out. ``reset`` draws a task (with the environment's seeded generator, or the one
+``options={"task_id": ...}`` names) and returns the task's prompt with the tools and the action
+format; ``info`` holds the system prompt, the tool schemas and the task's id. An action is one
+tool call as JSON, ``{"tool": "write_file", "arguments": {"path": "solution.py", "content":
+"..."}}``, and the observation is what the tool gave back; ``submit`` ends the episode, and the
+verdict, computed from a fresh run of the submission (or, for workflows, the emulator's final
+state), is the reward: its score, in [0, 1]. With ``mode="single"`` an action is the whole answer
+with a fenced block, judged at once.
+
+Which ends are which:
+
+- ``terminated``: the episode reached an outcome: submitted (or answered) and judged, pass or
+  fail; the reward is the verdict's score.
+- ``truncated`` with reward 0.0: the episode's budget (turns, tool calls, time) ran out first; the
+  verdict is a fail, and ``info["status"]`` says ``fail``.
+- ``truncated`` with reward NaN: the verifier could not judge (the sandbox or the emulator failed;
+  ``info["status"] == "error"``). An infrastructure error is not an outcome of the agent's
+  actions, so it is never a number a learner could mistake for one: drop such episodes (the NaN
+  makes a learner that does not look fail loudly instead of learning from a false 0).
+
+Tasks come from ``tasks=`` (a directory or a sequence of tasks), else from the directory in
+``ASSAY_TASKS``, else a small set the family's generator makes (seed 0), so that
+``gymnasium.make("assay/code-v0")`` works anywhere. Sandbox jobs run in one warm pool shared by
+the process's environments (or the ``sandbox=`` given), closed when the process exits.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import math
+import os
+import string
+import threading
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, SupportsFloat
+
+import gymnasium
+from gymnasium import spaces
+
+from assay.episodes.episode import Episode, Judged
+from assay.episodes.records import Budget, EndReason, Mode
+from assay.errors import InputError, SandboxError
+from assay.families.generators import GENERATED_FAMILIES, generator_of
+from assay.policies.messages import Message, ToolCall, Usage
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Task
+from assay.verdicts import Status
+
+MAX_TEXT = 1_000_000
+"""Longest observation or action, in characters."""
+DEFAULT_TASKS = 4
+"""Tasks generated per family when none are given."""
+ENV_IDS = {family: f"assay/{family}-v0" for family in GENERATED_FAMILIES}
+"""The registered id of each family's environment."""
+
+
+class AnyText(spaces.Text):
+    """Strings of any characters (but NUL and lone surrogates), up to ``max_length``; samples
+    are printable ASCII."""
+
+    def __init__(self, max_length: int = MAX_TEXT) -> None:
+        super().__init__(max_length, min_length=0, charset=string.printable)
+
+    def contains(self, x: Any) -> bool:
+        if not isinstance(x, str) or len(x) > self.max_length or "\0" in x:
+            return False
+        try:
+            x.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AnyText) and other.max_length == self.max_length
+
+    def __hash__(self) -> int:
+        return hash((AnyText, self.max_length))
+
+
+class AssayEnv(gymnasium.Env[str, str]):
+    """One family's tasks as a text environment; see the module's docstring."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}  # noqa: RUF012 - as Gymnasium has it
+
+    def __init__(
+        self,
+        family: str = "code",
+        *,
+        tasks: str | Path | Sequence[Task] | None = None,
+        mode: Mode = "tools",
+        budget: Budget | None = None,
+        sandbox: Sandbox | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InputError(
+                f"unknown render mode {render_mode!r}", field="render_mode", fix="use ansi"
+            )
+        if mode not in ("tools", "single"):
+            raise InputError(f"unknown mode {mode!r}", field="mode", fix="use tools or single")
+        self.family = family
+        self.mode: Mode = mode
+        self.budget = budget
+        self.render_mode = render_mode
+        self.observation_space = AnyText()
+        self.action_space = AnyText()
+        self._sandbox = sandbox
+        self._tasks = _family_tasks(family, tasks, sandbox)
+        self._episode: Episode | None = None
+        self._last = ""
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        """The tasks ``reset`` draws from."""
+        return self._tasks
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        super().reset(seed=seed)
+        self._end_episode()
+        task = self._pick((options or {}).get("task_id"))
+        episode = Episode(task, self._box(), mode=self.mode, budget=self.budget)
+        observation = episode.reset()
+        self._episode = episode
+        system, user = observation.messages
+        text = user.content or ""
+        if self.mode == "tools":
+            text += "\n\n" + _tools_text(observation.tools)
+        self._last = text
+        return text, {
+            "task_id": task.id,
+            "system": system.content or "",
+            "tools": observation.tools,
+            "mode": self.mode,
+        }
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        episode = self._episode
+        if episode is None:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        if episode.submitted:
+            raise gymnasium.error.ResetNeeded("the episode has ended: call reset()")
+        episode.record_turn(Usage())
+        if self.mode == "single":
+            return self._judged(episode, Message(role="assistant", content=str(action)))
+        call = _tool_call(str(action))
+        if isinstance(call, str):  # not a tool call: an observation, as a refused call would be
+            episode.failed_calls += 1
+            return self._observe(episode, call)
+        try:
+            result = episode.step(call)
+        except SandboxError as exc:
+            return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
+        if episode.submitted:
+            return self._judged(episode, None)
+        return self._observe(episode, result.output)
+
+    def render(self) -> str | None:
+        return self._last if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        self._end_episode()
+        super().close()
+
+    def _observe(
+        self, episode: Episode, text: str
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        spent = episode.exhausted()
+        if spent:
+            return self._unjudged(episode, EndReason.BUDGET, Status.FAIL, spent)
+        self._last = text
+        return text, 0.0, False, False, {"task_id": episode.task.id}
+
+    def _judged(
+        self, episode: Episode, final: Message | None
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        try:
+            judged = episode.judge(final)
+        except SandboxError as exc:
+            return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
+        episode.submitted = True
+        return self._ended(judged, truncated=judged.verdict.status is Status.ERROR)
+
+    def _unjudged(
+        self, episode: Episode, end: EndReason, status: Status, summary: str
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        episode.submitted = True
+        return self._ended(episode.unjudged(end, status, summary), truncated=True)
+
+    def _ended(
+        self, judged: Judged, *, truncated: bool
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        verdict = judged.verdict
+        status = verdict.status
+        reward = math.nan if status is Status.ERROR else float(verdict.score)
+        text = f"the episode has ended ({judged.end.value}): {status.value}"
+        if status is not Status.ERROR:
+            text += f", score {verdict.score:.2f}"
+        self._last = text
+        info = {
+            "task_id": verdict.task_id,
+            "status": status.value,
+            "end": judged.end.value,
+            "verdict": verdict.model_dump(mode="json"),
+        }
+        return text, reward, not truncated, truncated, info
+
+    def _pick(self, task_id: object) -> Task:
+        if task_id is not None:
+            for task in self._tasks:
+                if task.id == task_id:
+                    return task
+            raise InputError(
+                f"no task {task_id!r} in this environment's set",
+                field="task_id",
+                fix="pass the id of one of env.tasks",
+            )
+        return self._tasks[int(self.np_random.integers(len(self._tasks)))]
+
+    def _box(self) -> Sandbox:
+        return self._sandbox if self._sandbox is not None else shared_sandbox()
+
+    def _end_episode(self) -> None:
+        if self._episode is not None:
+            close = getattr(self._episode.toolset, "close", None)
+            if callable(close):
+                close()
+            self._episode = None
+
+
+def register_envs() -> None:
+    """Register every built-in family's environment (done when this module is imported)."""
+    for family, env_id in ENV_IDS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                id=env_id,
+                entry_point="assay.integrations.gymnasium:AssayEnv",
+                kwargs={"family": family},
+                disable_env_checker=False,
+            )
+
+
+_pool: Sandbox | None = None
+_pool_lock = threading.Lock()
+_generated: dict[str, tuple[Task, ...]] = {}
+
+
+def shared_sandbox() -> Sandbox:
+    """The process's warm pool for environments not given a sandbox, made on first use."""
+    global _pool  # noqa: PLW0603 - one pool per process, shared by its environments
+    with _pool_lock:
+        if _pool is None:
+            from assay.families import harness_code  # noqa: PLC0415
+            from assay.sandbox import PoolSandbox  # noqa: PLC0415
+
+            pool = PoolSandbox(trusted_code=harness_code())
+            atexit.register(pool.close)
+            _pool = pool
+        return _pool
+
+
+def _family_tasks(
+    family: str, tasks: str | Path | Sequence[Task] | None, sandbox: Sandbox | None
+) -> tuple[Task, ...]:
+    if family not in ENV_IDS:
+        raise InputError(
+            f"no environment for family {family!r}",
+            field="family",
+            fix="use one of " + ", ".join(ENV_IDS),
+        )
+    if tasks is None and os.environ.get("ASSAY_TASKS"):
+        tasks = Path(os.environ["ASSAY_TASKS"])
+    if tasks is None:
+        return _default_tasks(family, sandbox)
+    if isinstance(tasks, str | Path):
+        from assay.tasks import TaskSet  # noqa: PLC0415
+
+        loaded: Sequence[Task] = TaskSet.load(Path(tasks)).tasks
+        where = str(tasks)
+    else:
+        loaded, where = tasks, "the tasks given"
+    chosen = tuple(task for task in loaded if task.spec.family == family)
+    if not chosen:
+        raise InputError(
+            f"no {family} task in {where}",
+            field="tasks",
+            fix=f"give a set with {family} tasks, or none for a generated one",
+        )
+    return chosen
+
+
+def _default_tasks(family: str, sandbox: Sandbox | None) -> tuple[Task, ...]:
+    with _pool_lock:
+        known = _generated.get(family)
+    if known is None:
+        made = generator_of(family)(DEFAULT_TASKS, 0, sandbox or shared_sandbox())
+        known = tuple(made)
+        with _pool_lock:
+            _generated.setdefault(family, known)
+    return known
+
+
+def _tool_call(action: str) -> ToolCall | str:
+    """The tool call an action holds, or what is wrong with it (shown to the agent)."""
+    expected = 'an action is one tool call as JSON: {"tool": NAME, "arguments": {...}}'
+    try:
+        data = json.loads(action)
+    except ValueError:
+        return f"not JSON: {expected}"
+    if not isinstance(data, dict):
+        return expected
+    name = data.get("tool", data.get("name"))
+    arguments = data.get("arguments", {})
+    if not isinstance(name, str) or not name:
+        return f"no tool named: {expected}"
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return ToolCall(id=f"call-{uuid.uuid4().hex[:12]}", name=name, arguments=text)
+
+
+def _tools_text(schemas: Sequence[dict[str, Any]]) -> str:
+    lines = ['Act with one tool call per step, as JSON: {"tool": NAME, "arguments": {...}}.']
+    lines.append("The tools:")
+    for schema in schemas:
+        function = schema.get("function", {})
+        parameters = function.get("parameters", {}).get("properties", {})
+        names = ", ".join(parameters)
+        lines.append(f"- {function.get('name')}({names}): {function.get('description', '')}")
+    return "\n".join(lines)
+
+
+register_envs()
+
+__all__ = ["ENV_IDS", "AnyText", "AssayEnv", "register_envs", "shared_sandbox"]
