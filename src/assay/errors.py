@@ -11,7 +11,8 @@
     ├── SandboxError (RuntimeError)         the sandbox could not run a job; the CLI exits 3
     │   └── SandboxUnavailableError         bubblewrap (or another backend need) is missing
     ├── VerifierError (RuntimeError)        trusted verification code failed; exits 3
-    │   └── CheckerError                    a task's checker cannot judge the task's own outputs
+    │   ├── CheckerError                    a task's checker cannot judge the task's own outputs
+    │   └── RewardError                     a trainer's reward could not be judged, even retried
     ├── PolicyError (RuntimeError)          the model endpoint failed after its retries; exits 3
     │   └── ModelUnreachableError           the model endpoint cannot be reached at all
     └── StoreError (RuntimeError)           the results database cannot be read or written
@@ -95,6 +96,12 @@ class VerifierError(AssayError, RuntimeError):
 class CheckerError(VerifierError):
     """A task's checker gave no verdict even on the task's own expected outputs: the task cannot
     be judged within its limits (an ``error`` verdict, never the candidate's doing)."""
+
+
+class RewardError(VerifierError):
+    """A reward asked for by a trainer could not be judged after its retries, and there is no
+    batch to give it a neutral value from: the training step stops rather than learn from the
+    machine's failure."""
 
 
 class PolicySpecError(InputError):

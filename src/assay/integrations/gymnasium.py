@@ -29,7 +29,6 @@ the process's environments (or the ``sandbox=`` given), closed when the process 
 
 from __future__ import annotations
 
-import atexit
 import json
 import math
 import os
@@ -47,6 +46,7 @@ from assay.episodes.episode import Episode, Judged
 from assay.episodes.records import Budget, EndReason, Mode
 from assay.errors import InputError, SandboxError
 from assay.families.generators import GENERATED_FAMILIES, generator_of
+from assay.integrations._pool import shared_sandbox
 from assay.policies.messages import Message, ToolCall, Usage
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
@@ -247,23 +247,8 @@ def register_envs() -> None:
             )
 
 
-_pool: Sandbox | None = None
-_pool_lock = threading.Lock()
 _generated: dict[str, tuple[Task, ...]] = {}
-
-
-def shared_sandbox() -> Sandbox:
-    """The process's warm pool for environments not given a sandbox, made on first use."""
-    global _pool  # noqa: PLW0603 - one pool per process, shared by its environments
-    with _pool_lock:
-        if _pool is None:
-            from assay.families import harness_code  # noqa: PLC0415
-            from assay.sandbox import PoolSandbox  # noqa: PLC0415
-
-            pool = PoolSandbox(trusted_code=harness_code())
-            atexit.register(pool.close)
-            _pool = pool
-        return _pool
+_generating = threading.Lock()
 
 
 def _family_tasks(
@@ -297,14 +282,11 @@ def _family_tasks(
 
 
 def _default_tasks(family: str, sandbox: Sandbox | None) -> tuple[Task, ...]:
-    with _pool_lock:
-        known = _generated.get(family)
-    if known is None:
-        made = generator_of(family)(DEFAULT_TASKS, 0, sandbox or shared_sandbox())
-        known = tuple(made)
-        with _pool_lock:
-            _generated.setdefault(family, known)
-    return known
+    with _generating:
+        if family not in _generated:
+            made = generator_of(family)(DEFAULT_TASKS, 0, sandbox or shared_sandbox())
+            _generated[family] = tuple(made)
+        return _generated[family]
 
 
 def _tool_call(action: str) -> ToolCall | str:

@@ -1,0 +1,159 @@
+"""Completions to rewards, for trainers: each completion judged as a single-turn answer to its
+task, in the sandbox pool, many at once.
+
+An ``error`` verdict (the sandbox or the verifier failed, not the completion) is retried; one
+that persists is no reward. A trainer cannot be handed "no reward" for one completion of a batch,
+so :func:`neutral_scores` gives it the mean of the scores judged in its group (the completions of
+the same task in the batch): under GRPO's group-relative advantage that completion's advantage is
+zero, so it pushes the policy neither way, where a 0 would punish the model for the machine's
+failure. A group with no judged completion gets 0 for all: equal rewards, zero advantages. Each
+integration counts its errors where its trainer logs.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.episodes.episode import Episode
+from assay.errors import InputError, SandboxError
+from assay.integrations._pool import shared_sandbox
+from assay.policies.messages import Message
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Task
+from assay.verdicts import Status, Verdict
+
+RETRIES = 2
+"""Further attempts at a completion whose verdict was an error."""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One completion's verdict, or why there is none."""
+
+    task_id: str
+    verdict: Verdict | None
+    attempts: int
+    error: str = ""
+
+    @property
+    def score(self) -> float | None:
+        """The verdict's score; None when it could not be judged."""
+        if self.verdict is None or self.verdict.status is Status.ERROR:
+            return None
+        return float(self.verdict.score)
+
+
+class Judge:
+    """Judges completions against a task set (``tasks``: a directory, a sequence of tasks, or
+    None for the directory in ``ASSAY_TASKS``) in ``sandbox`` (default: the process's shared
+    pool)."""
+
+    def __init__(
+        self,
+        tasks: str | Path | Sequence[Task] | None = None,
+        *,
+        sandbox: Sandbox | None = None,
+        retries: int = RETRIES,
+        workers: int | None = None,
+    ) -> None:
+        self.tasks = {task.id: task for task in load_tasks(tasks)}
+        self._sandbox = sandbox
+        self.retries = retries
+        self.workers = workers or 2 * (os.cpu_count() or 1)
+
+    def judge(self, task_ids: Sequence[str], completions: Sequence[str]) -> list[Judgement]:
+        """Each completion judged as the single-turn answer to its task, concurrently."""
+        if len(task_ids) != len(completions):
+            raise InputError(
+                f"{len(task_ids)} task ids for {len(completions)} completions",
+                field="task_id",
+                fix="give one task id per completion",
+            )
+        unknown = sorted({t for t in task_ids if t not in self.tasks})
+        if unknown:
+            raise InputError(
+                f"no task {unknown[0]!r} in the task set ({len(unknown)} unknown)",
+                field="task_id",
+                fix="export the dataset from the same task set the rewards read",
+            )
+        with ThreadPoolExecutor(min(self.workers, max(1, len(completions)))) as threads:
+            return list(threads.map(self._one, task_ids, completions))
+
+    def _one(self, task_id: str, completion: str) -> Judgement:
+        task = self.tasks[task_id]
+        error = ""
+        for attempt in range(1, self.retries + 2):
+            episode = Episode(task, self._box(), mode="single")
+            try:
+                verdict = episode.judge(Message(role="assistant", content=completion)).verdict
+            except SandboxError as exc:
+                error = str(exc)
+                continue
+            if verdict.status is not Status.ERROR:
+                return Judgement(task_id, verdict, attempt)
+            error = verdict.summary
+        return Judgement(task_id, None, self.retries + 1, error or "the verifier failed")
+
+    def _box(self) -> Sandbox:
+        if self._sandbox is None:
+            self._sandbox = shared_sandbox()
+        return self._sandbox
+
+
+def neutral_scores(judgements: Sequence[Judgement], groups: Sequence[object]) -> list[float]:
+    """Every judgement's score, an unjudged one replaced by the mean of the judged scores of its
+    group (``groups[i]``: the group of ``judgements[i]``), or 0 where none of its group was
+    judged; see the module's docstring."""
+    judged: dict[object, list[float]] = defaultdict(list)
+    for judgement, group in zip(judgements, groups, strict=True):
+        if judgement.score is not None:
+            judged[group].append(judgement.score)
+    scores = []
+    for judgement, group in zip(judgements, groups, strict=True):
+        if judgement.score is not None:
+            scores.append(judgement.score)
+        else:
+            peers = judged.get(group, [])
+            scores.append(sum(peers) / len(peers) if peers else 0.0)
+    return scores
+
+
+def load_tasks(tasks: str | Path | Sequence[Task] | None) -> list[Task]:
+    """The tasks rewards are computed against; see :class:`Judge`."""
+    if tasks is None:
+        where = os.environ.get("ASSAY_TASKS")
+        if not where:
+            raise InputError(
+                "no task set: none given and ASSAY_TASKS is not set",
+                field="tasks",
+                fix="pass tasks=DIR or set ASSAY_TASKS to the directory the dataset came from",
+            )
+        tasks = Path(where)
+    if isinstance(tasks, str | Path):
+        from assay.tasks import TaskSet  # noqa: PLC0415
+
+        return list(TaskSet.load(Path(tasks)).tasks)
+    return list(tasks)
+
+
+_judges: dict[str, Judge] = {}
+_judges_lock = threading.Lock()
+
+
+def judge_for(tasks_dir: str | Path) -> Judge:
+    """One :class:`Judge` per task directory for the process (reward functions are called once
+    per batch, and loading a set every time would cost more than judging it)."""
+    key = str(Path(tasks_dir).resolve())
+    with _judges_lock:
+        if key not in _judges:
+            _judges[key] = Judge(Path(tasks_dir))
+        return _judges[key]
+
+
+__all__ = ["RETRIES", "Judge", "Judgement", "judge_for", "load_tasks", "neutral_scores"]

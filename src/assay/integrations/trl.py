@@ -1,0 +1,102 @@
+"""Rewards for TRL's ``GRPOTrainer``: each completion judged as a single-turn answer to the task
+its row names, in the sandbox pool, the batch at once.
+
+::
+
+    rewards = AssayRewards("tasks/")          # or AssayRewards() with ASSAY_TASKS set
+    trainer = GRPOTrainer(
+        model=...,
+        reward_funcs=[rewards.reward, rewards.errors],
+        args=GRPOConfig(..., reward_weights=[1.0, 0.0]),
+        train_dataset=load_dataset("json", data_files="train.jsonl")["train"],
+    )
+
+The dataset is ``assay export tasks`` output: TRL passes its ``task_id`` column to reward
+functions as a keyword (with ``prompts``, ``completions`` and columns of its own, hence
+``**kwargs``). Completions are plain text or, for conversational prompts, lists of messages whose
+last one is the answer.
+
+Errors: TRL turns a ``None`` reward into NaN and sums the reward functions with ``nansum``, so
+with one reward function a ``None`` becomes a 0, a false failure. Instead an error verdict is
+retried, and one that persists gets the mean score of the judged completions of the same task in
+the batch (TRL's group: its advantage is then zero; see :mod:`assay.integrations.rewards`).
+``rewards.errors``, listed with weight 0, adds nothing to the reward and is logged by TRL like
+every reward function (``rewards/errors/mean``): the share of the batch that could not be judged.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InputError
+from assay.integrations.rewards import Judge, Judgement, neutral_scores
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Task
+
+
+class AssayRewards:
+    """The reward function (:meth:`reward`) and its error count (:meth:`errors`) over one task
+    set; see the module's docstring."""
+
+    def __init__(
+        self,
+        tasks: str | Path | Sequence[Task] | None = None,
+        *,
+        sandbox: Sandbox | None = None,
+        retries: int = 2,
+    ) -> None:
+        self.judge = Judge(tasks, sandbox=sandbox, retries=retries)
+        self._last: list[Judgement] = []
+        self._lock = threading.Lock()
+        self.judged = 0
+        self.unjudged = 0
+
+    def reward(
+        self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
+    ) -> list[float]:
+        """One reward per completion: its verdict's score (errors: see the module's docstring)."""
+        task_ids = kwargs.get("task_id")
+        if task_ids is None:
+            raise InputError(
+                "the dataset has no task_id column",
+                field="task_id",
+                fix="train on `assay export tasks` output, which has one",
+            )
+        ids = [str(task_id) for task_id in task_ids]
+        judgements = self.judge.judge(ids, [_text(c) for c in completions])
+        with self._lock:
+            self._last = judgements
+            failed = sum(j.score is None for j in judgements)
+            self.unjudged += failed
+            self.judged += len(judgements) - failed
+        return neutral_scores(judgements, [(i, _key(p)) for i, p in zip(ids, prompts, strict=True)])
+
+    def errors(self, prompts: Sequence[Any], completions: Sequence[Any], **_: Any) -> list[float]:
+        """1.0 for each completion of the last batch that could not be judged, else 0.0; give it
+        weight 0 so that it is only logged."""
+        with self._lock:
+            last = self._last
+        if len(last) != len(completions):
+            return [0.0] * len(completions)
+        return [1.0 if j.score is None else 0.0 for j in last]
+
+
+def _text(completion: Any) -> str:
+    """The answer: the text, or the last message's content."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, list) and completion:
+        last = completion[-1]
+        if isinstance(last, dict):
+            return str(last.get("content") or "")
+    return str(completion)
+
+
+def _key(prompt: Any) -> str:
+    return prompt if isinstance(prompt, str) else repr(prompt)
+
+
+__all__ = ["AssayRewards"]

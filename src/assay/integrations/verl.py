@@ -1,0 +1,89 @@
+"""Rewards for verl: ``compute_score`` for its reward managers, loaded through
+``reward.custom_reward_function.path`` (this file) and ``.name`` (``compute_score``, or
+``compute_score_batch`` with ``reward_manager=batch``).
+
+The data's ``reward_model.ground_truth`` is the task id (``assay export tasks`` writes it as
+``task_id``) and ``solution_str`` the decoded response, judged as a single-turn answer (its last
+fenced block). The task set is ``extra_info["tasks_dir"]`` or the directory in ``ASSAY_TASKS``.
+
+An error verdict is retried; one that persists is never a silent 0. The batch form gives it the
+mean score of the same task's judged responses in the batch (zero advantage under GRPO; see
+:mod:`assay.integrations.rewards`) and marks it ``error: True``; the per-sample form has no batch
+to take a mean from, so it raises :class:`assay.errors.RewardError`, which stops the step rather
+than teach the model from the machine's failure. Prefer the batch form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from assay.errors import InputError, RewardError
+from assay.integrations.rewards import Judge, Judgement, judge_for, neutral_scores
+
+
+def compute_score(
+    data_source: str,
+    solution_str: str,
+    ground_truth: str,
+    extra_info: Mapping[str, Any] | None = None,
+    **_: Any,
+) -> dict[str, Any]:
+    """The score of one response, with the verdict's details; see the module's docstring."""
+    [judgement] = _judge(extra_info).judge([str(ground_truth)], [str(solution_str)])
+    if judgement.score is None:
+        raise RewardError(
+            f"task {ground_truth}: the verifier could not judge the response after "
+            f"{judgement.attempts} attempts: {judgement.error}"
+        )
+    return _details(judgement, judgement.score, data_source)
+
+
+def compute_score_batch(
+    data_sources: Sequence[str],
+    solution_strs: Sequence[str],
+    ground_truths: Sequence[str],
+    extra_infos: Sequence[Mapping[str, Any] | None],
+    **_: Any,
+) -> list[dict[str, Any]]:
+    """The scores of a batch, judged concurrently; see the module's docstring."""
+    task_ids = [str(truth) for truth in ground_truths]
+    infos = list(extra_infos) if extra_infos is not None else [None] * len(task_ids)
+    judge = _judge(infos[0] if infos else None)
+    judgements = judge.judge(task_ids, [str(s) for s in solution_strs])
+    scores = neutral_scores(judgements, task_ids)
+    return [
+        _details(j, score, source)
+        for j, score, source in zip(judgements, scores, data_sources, strict=True)
+    ]
+
+
+def _judge(extra_info: Mapping[str, Any] | None) -> Judge:
+    where = (extra_info or {}).get("tasks_dir")
+    if where:
+        return judge_for(str(where))
+    import os  # noqa: PLC0415
+
+    if not os.environ.get("ASSAY_TASKS"):
+        raise InputError(
+            "no task set: extra_info has no tasks_dir and ASSAY_TASKS is not set",
+            field="tasks",
+            fix="set ASSAY_TASKS to the directory the dataset was exported from",
+        )
+    return judge_for(os.environ["ASSAY_TASKS"])
+
+
+def _details(judgement: Judgement, score: float, data_source: str) -> dict[str, Any]:
+    verdict = judgement.verdict
+    return {
+        "score": score,
+        "error": verdict is None,
+        "status": "error" if verdict is None else verdict.status.value,
+        "task_id": judgement.task_id,
+        "data_source": data_source,
+        "attempts": judgement.attempts,
+        "summary": judgement.error if verdict is None else verdict.summary,
+    }
+
+
+__all__ = ["compute_score", "compute_score_batch"]
