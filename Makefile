@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 PYTHON ?= python3
 
-.PHONY: setup demo test lint typecheck unit clean
+.PHONY: setup train demo test lint typecheck unit clean
 
 setup: $(VENV)/.synced
 	@./scripts/install-bwrap.sh
@@ -14,6 +14,10 @@ $(VENV)/.synced: pyproject.toml uv.lock
 	$(BIN)/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
 	UV_PROJECT_ENVIRONMENT=$(VENV) $(BIN)/uv sync --frozen --quiet
 	@touch $@
+
+# The trainer integrations' heavy packages (CPU torch, transformers, trl), for their test.
+train: setup
+	@./scripts/install-train.sh $(VENV)
 
 demo: setup
 	$(BIN)/assay demo
@@ -25,7 +29,7 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-unit: setup
+unit: setup train
 	$(BIN)/pytest
 
 test: lint typecheck unit
