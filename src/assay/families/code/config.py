@@ -11,7 +11,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from assay.errors import InputError, TaskFormatError
-from assay.families.code.casefile import CASES_FILE, Case, CaseFile, cases_json, hidden_cases
+from assay.families.code.casefile import (
+    CASES_FILE,
+    Case,
+    CaseFile,
+    cases_json,
+    hidden_case_file,
+    hidden_cases,
+)
 from assay.sandbox import package_modules
 from assay.tasks.model import Task
 
@@ -22,6 +29,7 @@ __all__ = [
     "CodeConfig",
     "cases_json",
     "code_config",
+    "hidden_case_file",
     "hidden_cases",
 ]
 
@@ -50,6 +58,14 @@ class CodeConfig(BaseModel):
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.py$",
         description="A checker in hidden/ defining check(args, output, expected) -> bool, for "
         "problems with more than one right answer. Task code: it runs in its own sandbox.",
+    )
+    legacy_check: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.py$",
+        description="A legacy verifier in hidden/ defining check(candidate), as imported "
+        "benchmarks ship it (HumanEval's test), for problems whose check could not be turned "
+        "into cases. It runs in the sandbox together with the candidate, so the candidate can "
+        "tamper with it: exploitable by construction, and the audit quarantines such tasks.",
     )
     imports: tuple[PackageName, ...] = Field(
         default=(),
