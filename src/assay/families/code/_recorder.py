@@ -233,7 +233,7 @@ class _Probes:
                 continue
             if self.passes(index, _Nothing):
                 continue  # the check never looks at this result
-            value = decode(call.value)
+            value: Any = decode(call.value)
             near = _near(value)
             if near is not None and self.passes(index, lambda near=near: decode(encode(near))):
                 raise _Legacy(
@@ -242,14 +242,16 @@ class _Probes:
                 )
             if _has_float(value):
                 floats.append(index)
-            if type(value) is list and len(value) > 1 and value[::-1] != value:
+            if type(value) in (list, tuple) and len(value) > 1 and value[::-1] != value:
                 flipped = value[::-1]
-                reversible.append(self.passes(index, lambda flipped=flipped: list(flipped)))
+                reversible.append(
+                    self.passes(index, lambda flipped=flipped: decode(encode(flipped)))
+                )
             kept.append({"args": call.args, "expected": call.value})
         if not kept:
             raise _Legacy("the check never looks at the function's results")
         if any(reversible) and not all(reversible):
-            raise _Legacy("the check ignores the order of some list results but not of others")
+            raise _Legacy("the check ignores the order of some results but not of others")
         return {
             "status": "cases",
             "calls": kept,

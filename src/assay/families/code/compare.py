@@ -35,6 +35,14 @@ def first_difference(
 ) -> str | None:
     """Return ``None`` when ``actual`` matches ``expected``, else where and how they differ."""
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    if unordered and _tag(expected, encoded) == _tag(actual, encoded) == "$tuple":
+        return first_difference(
+            expected["$tuple"],  # type: ignore[index]
+            actual["$tuple"],  # type: ignore[index]
+            tolerance=tolerance,
+            unordered=True,
+            encoded=True,
+        )
     if unordered and isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return f"expected {len(expected)} items, got {len(actual)}"

@@ -48,7 +48,9 @@ class CodeConfig(BaseModel):
         description="File of the solution that defines the function.",
     )
     compare: Literal["exact", "unordered"] = Field(
-        default="exact", description="unordered: a top-level list result is a multiset."
+        default="exact",
+        description="unordered: a top-level list result (or tuple, in case files of format 4) "
+        "is a multiset.",
     )
     float_tolerance: float | None = Field(
         default=None, ge=0, description="Relative and absolute float tolerance (default 1e-9)."
