@@ -392,6 +392,39 @@ def import_mbpp(**options: Any) -> None:
     _import_benchmark("mbpp", **options)
 
 
+@import_group.command("terminal-bench")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Directory to write task directories into.",
+)
+def import_terminal_bench(directory: Path, out: Path) -> None:
+    """Import Terminal-Bench task directories (task.yaml, Dockerfile or docker-compose.yaml,
+    run-tests.sh, tests/, solution.sh) or Harbor ones (task.toml, instruction.md,
+    environment/, tests/test.sh, solution/solve.sh): DIRECTORY is one task or their parent.
+    The tasks keep their metadata; lint and the audit's static checks run on them, while
+    verifying them needs a container backend, which assay does not have.
+
+    \b
+    Example:
+      assay import terminal-bench terminal-bench/tasks/ --out tasks/
+      assay audit tasks/ --checks lint,duplicates,contamination
+    """
+    from assay._output import require_directory  # noqa: PLC0415
+    from assay.families.terminal.importers import import_task_dirs  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    tasks = import_task_dirs(directory)
+    saved = save_tasks(tasks, out)
+    for task in tasks:
+        click.echo(f"imported: {task.id} ({', '.join(task.spec.tags)})")
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+
+
 def _import_benchmark(
     name: str, *, file: Path, out: Path, limit: int | None, workers: int, sandbox: str
 ) -> None:
