@@ -142,6 +142,24 @@ def test_a_property_check_is_kept_as_a_legacy_verifier(pool: PoolSandbox) -> Non
     assert CodeFamily().verify(task, {"solution.py": other}, pool).status is Status.PASS
 
 
+def test_a_legacy_check_may_call_the_prompts_helpers(pool: PoolSandbox) -> None:
+    prompt = 'def helper(x):\n    return x * x\n\n\ndef f(x):\n    """Above helper(x)."""\n'
+    test = "def check(candidate):\n    assert candidate(3) > helper(3)\n"
+    problem = _problem(test, prompt + "    return helper(x) + 1\n", prompt=prompt)
+    task, outcome, _ = _one(problem, pool)
+    assert outcome == "legacy"
+    assert task is not None
+    alone = b"def f(x):\n    return x * x + 5\n"
+    assert CodeFamily().verify(task, {"solution.py": alone}, pool).status is Status.PASS
+    low = b"def f(x):\n    return 0\n"
+    assert CodeFamily().verify(task, {"solution.py": low}, pool).status is Status.FAIL
+    above = b"class A:\n    def __gt__(self, o):\n        return True\n\n"
+    above += b"def f(x):\n    return A()\n"
+    verdict = CodeFamily().verify(task, {"solution.py": above}, pool)
+    assert verdict.status is Status.FAIL
+    assert "cannot be encoded" in verdict.criteria[0].evidence
+
+
 def test_a_reference_failing_its_own_check_is_not_imported(pool: PoolSandbox) -> None:
     test = "def check(candidate):\n    assert candidate(1) == 3\n"
     task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2\n"), pool)

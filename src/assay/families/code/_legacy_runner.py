@@ -9,9 +9,10 @@ before the check sees it, so objects that compare equal to anything or subclasse
 types never reach the check's ``==``; and ``SystemExit`` from the candidate fails the check.
 
 It reads a JSON job from stdin (function, entrypoint, the check's file name, a nonce, package
-directories), loads the candidate as module ``solution``, runs the check's source in a copy of
-the candidate's namespace (helpers of the prompt stay visible, as in the benchmark's program),
-seeds ``random`` with 0, calls ``check(candidate)`` and writes one ``<nonce><json>`` line:
+directories), loads the candidate as module ``solution``, runs the check's file (for HumanEval:
+the prompt, whose helpers the check may call, then the test) in a namespace of its own, puts the
+candidate's names over the file's (as the benchmark's program had them: prompt, completion,
+check), seeds ``random`` with 0, calls ``check(candidate)`` and writes one ``<nonce><json>`` line:
 ``{"passed": true}`` or ``{"failed": text}``.
 """
 
@@ -58,10 +59,14 @@ def _main() -> None:
         return decode(encode(returned))
 
     try:
-        namespace = dict(module.__dict__)
+        namespace: dict[str, Any] = {"__name__": "assay_legacy_check"}
         exec(compile(_read_file(cwd + "/" + job["check"]), job["check"], "exec"), namespace)  # noqa: S102 - the benchmark's check, sandboxed
+        check = namespace["check"]
+        # The candidate's names over the file's (its prompt's helpers), as the benchmark's
+        # program had them: prompt, then completion, then the check.
+        namespace.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
         random.seed(0)
-        namespace["check"](candidate)
+        check(candidate)
     except BaseException as exc:  # noqa: BLE001 - any failure of the check is a fail
         emit({"failed": _describe(exc)})
         return

@@ -356,7 +356,7 @@ def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
     config: dict[str, object] = {"function": problem.entry_point}
     if record.get("status") == "legacy":
         config["legacy_check"] = LEGACY_CHECK
-        hidden = {LEGACY_CHECK: problem.test.encode()}
+        hidden = {LEGACY_CHECK: _legacy_source(problem).encode()}
     else:
         calls = record["calls"]
         if not isinstance(calls, list):
@@ -380,6 +380,16 @@ def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
         hidden=hidden,
         solutions={"reference": {"solution.py": problem.reference.encode()}},
     )
+
+
+def _legacy_source(problem: Problem) -> str:
+    """The legacy check's file: HumanEval's prompt first (the helpers it gives, such as
+    ``poly``, which the check calls and a candidate need not repeat), then the check. The
+    check runs in a copy of the candidate's namespace, so the prompt's stub of the function
+    shadows nothing the candidate defined for itself."""
+    if problem.benchmark != "humaneval":
+        return problem.test
+    return f"{problem.prompt}\n\n{problem.test}"
 
 
 def _case(index: int, call: object, problem: Problem) -> Case:
