@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError
-from assay.families.code._codec import EncodingError, decode
+from assay.families.code._codec import EncodingError, decode, normalize
 from assay.families.code.casefile import ENCODED, Case, cases_json
 from assay.families.code.family import CODEC, CodeFamily
 from assay.families.code.lint import call_text
@@ -395,13 +395,17 @@ def _legacy_source(problem: Problem) -> str:
 def _case(index: int, call: object, problem: Problem) -> Case:
     if not isinstance(call, dict) or not isinstance(call.get("args"), list):
         raise TypeError(f"call {index} is malformed")
-    args = decode(call["args"])
+    args = decode(call["args"])  # the record is the sandbox's output: read as hostile
     shown = call_text(problem.entry_point, args) in problem.prompt  # type: ignore[arg-type]
-    fields: dict[str, object] = {"id": f"case-{index}", "args": call["args"], "example": shown}
+    fields: dict[str, object] = {
+        "id": f"case-{index}",
+        "args": normalize(call["args"]),
+        "example": shown,
+    }
     if "raises" in call:
         fields["raises"] = call["raises"]
     else:
-        fields["expected"] = call.get("expected")
+        fields["expected"] = normalize(call.get("expected"))
     return Case.model_validate(fields)
 
 
