@@ -304,6 +304,20 @@ def test_mbpp_problems_with_setup_code_and_tuple_or_set_results(
     assert 'remove_Occ("abcda","a")' not in prompt
 
 
+def test_sanitized_mbpp_gives_prompt_and_test_imports(tmp_path: Path, pool: PoolSandbox) -> None:
+    row = {
+        "task_id": 7,
+        "prompt": "Write a function to return the square root of a number, rounded to 2 places.",
+        "code": "import math\ndef root(x):\n    return round(math.sqrt(x), 2)\n",
+        "test_imports": ["import math"],
+        "test_list": ["assert math.isclose(root(2), 1.41)", "assert root(4) == 2.0"],
+    }
+    [problem] = read_mbpp(_write(tmp_path / "sanitized.jsonl", [row]))
+    assert problem.prompt.startswith("Write a function to return the square root")
+    imported = import_problems([problem], pool)
+    assert imported.reports[0].outcome is Outcome.CASES, imported.reports[0].detail
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

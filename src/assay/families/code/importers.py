@@ -4,7 +4,8 @@ A HumanEval-style file is JSON lines (``.jsonl``, or gzip-compressed ``.jsonl.gz
 line with ``task_id``, ``prompt``, ``canonical_solution``, ``test`` (source defining
 ``check(candidate)``) and ``entry_point``, as HumanEval, EvalPlus and their derivatives ship them.
 An MBPP-style file has ``task_id``, ``text``, ``code``, ``test_list`` (``assert`` lines calling the
-function by name) and optionally ``test_setup_code`` and ``challenge_test_list``.
+function by name) and optionally ``test_setup_code`` and ``challenge_test_list`` (sanitized MBPP:
+``prompt`` for ``text``, and ``test_imports``).
 
 Each problem becomes a code task: the prompt, the reference (HumanEval: prompt and canonical
 solution; MBPP: the code), the entry point. Its check is run once, in the sandbox, against a
@@ -54,6 +55,7 @@ EXTRACT_LIMITS = Limits(timeout_s=60, cpu_s=60, memory_mb=1024, max_output_kb=16
 LEGACY_CHECK = "check.py"
 HUMANEVAL_FIELDS = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
 MBPP_FIELDS = ("task_id", "text", "code", "test_list")
+"""``text`` may be called ``prompt`` (sanitized MBPP, which also gives ``test_imports``)."""
 
 
 class Outcome(StrEnum):
@@ -130,7 +132,9 @@ def read_mbpp(path: Path) -> list[Problem]:
     """The problems of an MBPP-style file; raises :class:`InputError` naming the line and field
     when it is malformed."""
     problems = []
-    for where, row in _rows(path, MBPP_FIELDS):
+    for where, given in _rows(path, MBPP_FIELDS):
+        row = {"text": given.get("prompt"), **{k: v for k, v in given.items() if v is not None}}
+        _require(row, "text", MBPP_FIELDS, path, where)
         tests = row["test_list"]
         extra = row.get("challenge_test_list") or []
         if not isinstance(tests, list) or not tests or not all(isinstance(t, str) for t in tests):
@@ -140,6 +144,10 @@ def read_mbpp(path: Path) -> list[Problem]:
         setup = row.get("test_setup_code") or ""
         if not isinstance(setup, str):
             raise _bad(path, where, "test_setup_code", "is not text")
+        imports = row.get("test_imports") or []
+        if not isinstance(imports, list) or not all(isinstance(line, str) for line in imports):
+            raise _bad(path, where, "test_imports", "is not a list of import lines")
+        setup = "\n".join([*imports, setup])
         function = _mbpp_function(row["code"], tests, path, where)
         problems.append(
             Problem(
@@ -173,6 +181,8 @@ def _rows(path: Path, fields: tuple[str, ...]) -> list[tuple[str, dict[str, Any]
         if not isinstance(row, dict):
             raise _bad(path, where, "(line)", "is not a JSON object")
         for field in fields:
+            if field == "text" and "text" not in row and "prompt" in row:
+                continue  # sanitized MBPP
             _require(row, field, fields, path, where)
         rows.append((where, row))
     if not rows:
