@@ -9,7 +9,7 @@ import pytest
 from click.testing import Result
 
 from assay.audit import Decision, run_audit, select_checks
-from assay.errors import InputError, SandboxUnavailableError
+from assay.errors import ContainerRequiredError, InputError
 from assay.families import get_family
 from assay.families.terminal.family import terminal_config
 from assay.families.terminal.importers import import_task_dirs
@@ -168,7 +168,7 @@ def test_verifying_says_in_one_line_that_a_container_backend_is_needed(
 ) -> None:
     [task] = import_task_dirs(_terminal_bench(tmp_path))
     family = get_family("terminal")
-    with pytest.raises(SandboxUnavailableError) as raised:
+    with pytest.raises(ContainerRequiredError) as raised:
         family.verify(task, task.solutions["reference"], pool)
     assert "needs a container backend" in str(raised.value)
     assert "\n" not in str(raised.value)
@@ -192,6 +192,10 @@ def test_the_static_audit_runs_and_the_cli_imports_both_formats(
     }
     solution = out / "count-lines" / "solutions" / "reference"
     verified = run_cli("verify", str(out / "count-lines"), "--solution", str(solution))
+    full = run_audit(taskset, pool)
+    for audit in full.tasks:
+        assert audit.decision is Decision.QUARANTINED, audit.findings
+        assert any("needs a container backend" in f.message and f.review for f in audit.findings)
     assert verified.exit_code == 3, verified.output
     assert "needs a container backend" in verified.output
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.errors import SandboxUnavailableError, SolutionFormatError, TaskFormatError
+from assay.errors import ContainerRequiredError, SolutionFormatError, TaskFormatError
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
@@ -83,9 +83,9 @@ class TerminalFamily:
         return lint_terminal_task(task)
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
-        """Always raises :class:`SandboxUnavailableError`: the task runs in a container."""
+        """Always raises :class:`ContainerRequiredError`: the task runs in a container."""
         config = terminal_config(task)
-        raise SandboxUnavailableError(
+        raise ContainerRequiredError(
             f"{task.id}: a {config.source} task runs in a container (its Dockerfile or image and "
             "its test script); verifying or running it needs a container backend, which assay "
             "does not have (audit it with --checks lint,duplicates,contamination)"
