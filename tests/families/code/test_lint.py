@@ -81,3 +81,21 @@ def test_a_reference_repeating_the_prompts_import_and_helper_is_no_leak() -> Non
     assert _errors(_task(CASES, leaked, reference.encode())) == [
         "a line of solutions/reference appears in prompt.md"
     ]
+
+
+def test_an_example_showing_a_list_where_a_tuple_is_expected_contradicts_format_4() -> None:
+    cases = [
+        Case(id="c0", args=[[3, 1]], expected={"$tuple": [1, 3]}, example=True),
+        Case(id="c1", args=[[4]], expected={"$tuple": [4]}),
+    ]
+    task = _task(cases, "\n>>> median([3, 1])\n(1, 3)\n")
+    assert _errors(task) == []
+    task = _task(cases, "\n>>> median([3, 1])\n[1, 3]\n")
+    assert _errors(task) == [
+        "prompt.md shows median([3, 1]) giving [1, 3], but hidden case c0 expects (1, 3)"
+    ]
+
+
+def test_an_int_shown_where_a_float_is_expected_contradicts() -> None:
+    errors = _errors(_task(CASES, "\n>>> median([3, 1, 2])\n2.0\n"))
+    assert errors == ["prompt.md shows median([3, 1, 2]) giving 2.0, but hidden case c0 expects 2"]

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from assay.errors import TaskFormatError
 from assay.families.code._codec import EncodingError, decode, encode
 from assay.families.code.checking import checker_problem
-from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
+from assay.families.code.config import Case, CodeConfig, code_config, hidden_case_file
 from assay.families.code.exploits import prompt_examples
 from assay.families.code.legacy import legacy_finding
 from assay.families.code.raising import promised_exceptions
@@ -35,7 +35,8 @@ def lint_code_task(task: Task) -> list[Finding]:
     """Findings about the code-family parts of ``task``; empty when it is sound."""
     try:
         config = code_config(task)
-        cases = hidden_cases(task)
+        case_file = hidden_case_file(task)
+        cases = () if case_file is None else case_file.cases
         task_rubric(task)
     except TaskFormatError as exc:
         return [_error(str(exc))]
@@ -55,7 +56,8 @@ def lint_code_task(task: Task) -> list[Finding]:
         f"workspace/{path}": data.decode(errors="replace") for path, data in task.workspace.items()
     }
     findings += _shown_cases(config, cases, visible)
-    findings += _contradicted_examples(task.prompt, config, cases)
+    encoded = case_file is not None and case_file.encoded
+    findings += _contradicted_examples(task.prompt, config, cases, encoded=encoded)
     findings += _shown_reference(task, config, visible)
     findings += _copied_hidden(task)
     findings += _unexpected_promises(task, cases)
@@ -101,25 +103,29 @@ def _shown_cases(
 
 
 def _contradicted_examples(
-    prompt: str, config: CodeConfig, cases: tuple[Case, ...]
+    prompt: str, config: CodeConfig, cases: tuple[Case, ...], *, encoded: bool
 ) -> list[Finding]:
     """An example of the prompt whose arguments are a case's but whose result is not the case's
-    expected value: the prompt and the verifier disagree."""
+    expected value (types included: ``2`` is not ``2.0``): the prompt and the verifier
+    disagree. Without the encoding (formats 1 to 3) a shown tuple stands for a list."""
     examples = prompt_examples(prompt, config.function)
     findings = []
     for case in cases:
         if case.raises is not None:
             continue
         try:
-            key = json.dumps(encode(_args(case)), sort_keys=True)
-        except (EncodingError, TypeError, ValueError):
+            key = json.dumps(_args(case), sort_keys=True)  # as prompt_examples keys them
+        except (TypeError, ValueError):
             continue
         if key not in examples:
             continue
         shown = examples[key]
         try:
-            same = encode(shown) == encode(decode(case.expected))
-        except EncodingError:
+            if encoded:
+                same = _text(encode(shown)) == _text(encode(decode(case.expected)))
+            else:
+                same = _text(shown) == _text(case.expected)
+        except (EncodingError, TypeError, ValueError):
             continue
         if not same:
             findings.append(
@@ -130,6 +136,11 @@ def _contradicted_examples(
                 )
             )
     return findings
+
+
+def _text(value: object) -> str:
+    """JSON text that tells ``2`` from ``2.0`` and ``True`` from ``1``, as the judge does."""
+    return json.dumps(value, sort_keys=True)
 
 
 def _given_lines(source: str, prompt: str, function: str) -> set[int]:
