@@ -46,7 +46,7 @@ def test_every_case_shown_is_an_error_even_when_marked() -> None:
     shown = "\nmedian([3, 1, 2]) == 2, median([4, 1]) == 2.5, median([9]) == 9\n"
     errors = _errors(_task(marked, shown))
     assert errors == [
-        "all 3 hidden cases are shown to the agent: a candidate that hard-codes them passes "
+        "every hidden case (3) is shown to the agent: a candidate that hard-codes them passes "
         "(add cases the prompt does not show)"
     ]
 

@@ -95,7 +95,7 @@ def _shown_cases(
     if cases and shown == len(cases):
         findings.append(
             _error(
-                f"all {len(cases)} hidden cases are shown to the agent: a candidate that "
+                f"every hidden case ({len(cases)}) is shown to the agent: a candidate that "
                 "hard-codes them passes (add cases the prompt does not show)"
             )
         )
