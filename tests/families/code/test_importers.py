@@ -220,6 +220,18 @@ def test_humaneval_subset_imports_passes_and_shows_the_weak_checks(
         assert not [f for f in audit.findings if "shown" in f.message], task_id
 
 
+def test_all_of_humaneval_imports_and_every_reference_passes(pool: PoolSandbox) -> None:
+    """Each problem costs two sandbox jobs (record, then verify the reference): 9 s for the
+    164 with a pool of 4 on 2 busy cores (benchmarks/README.md)."""
+    imported = import_problems(read_humaneval(HUMANEVAL), pool)
+    outcomes = [r.outcome for r in imported.reports]
+    assert len(outcomes) == 164
+    assert outcomes.count(Outcome.FAILED) == 0  # a task is made only if its reference passes
+    assert outcomes.count(Outcome.CASES) >= 160
+    assert sum(bool(r.fooled) for r in imported.reports) >= 150  # the original checks
+    assert len({task.id for task in imported.tasks}) == 164
+
+
 MBPP = [
     {
         "task_id": 11,
