@@ -43,7 +43,7 @@ ENCODED = 4
 """The first format whose values are encoded (:mod:`assay.families.code._codec`)."""
 MAX_FILE_CHARS = 64_000_000
 """Largest case file read, in characters."""
-_FILE_DEPTH = MAX_DEPTH + 4  # the file's own object, the cases list, a case and its args
+_FILE_DEPTH = 2 * MAX_DEPTH + 4  # a tag adds a level (format 4); the file, the list, a case, args
 
 
 class Case(BaseModel):
