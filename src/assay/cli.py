@@ -340,6 +340,116 @@ def _import_dataset(
         sys.exit(EXIT_FAIL)
 
 
+def benchmark_options(command: F) -> F:
+    """The options of the importers of Python benchmarks (JSON lines)."""
+    for option in reversed(
+        (
+            click.argument("file", type=click.Path(dir_okay=False, path_type=Path)),
+            click.option(
+                "--out",
+                type=click.Path(file_okay=False, path_type=Path),
+                required=True,
+                help="Directory to write task directories into.",
+            ),
+            click.option(
+                "--limit", type=click.IntRange(1), help="Import only the first this many problems."
+            ),
+            setting_option(WORKERS, type=click.IntRange(1, 256)),
+            setting_option(SANDBOX, type=click.Choice(BACKENDS)),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+@import_group.command("humaneval")
+@benchmark_options
+def import_humaneval(**options: Any) -> None:
+    """Import HumanEval-style JSON lines (.jsonl or .jsonl.gz: task_id, prompt,
+    canonical_solution, test, entry_point; HumanEval, EvalPlus and derivatives). Each check is
+    run once in the sandbox against the recorded reference: its calls become hidden cases, or
+    the check is kept as a legacy in-sandbox verifier, which the audit quarantines. Problems
+    that cannot be imported are listed; then the exit code is 1.
+
+    \b
+    Example:
+      assay import humaneval HumanEval.jsonl.gz --out tasks/
+    """
+    _import_benchmark("humaneval", **options)
+
+
+@import_group.command("mbpp")
+@benchmark_options
+def import_mbpp(**options: Any) -> None:
+    """Import MBPP-style JSON lines (task_id, text, code, test_list, and test_setup_code,
+    challenge_test_list if present), as humaneval does: asserts become hidden cases or a legacy
+    verifier. Problems that cannot be imported are listed; then the exit code is 1.
+
+    \b
+    Example:
+      assay import mbpp mbpp.jsonl --out tasks/ --limit 100
+    """
+    _import_benchmark("mbpp", **options)
+
+
+@import_group.command("terminal-bench")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Directory to write task directories into.",
+)
+def import_terminal_bench(directory: Path, out: Path) -> None:
+    """Import Terminal-Bench task directories (task.yaml, Dockerfile or docker-compose.yaml,
+    run-tests.sh, tests/, solution.sh) or Harbor ones (task.toml, instruction.md,
+    environment/, tests/test.sh, solution/solve.sh): DIRECTORY is one task or their parent.
+    The tasks keep their metadata; lint and the audit's static checks run on them, while
+    verifying them needs a container backend, which assay does not have.
+
+    \b
+    Example:
+      assay import terminal-bench terminal-bench/tasks/ --out tasks/
+      assay audit tasks/ --checks lint,duplicates,contamination
+    """
+    from assay._output import require_directory  # noqa: PLC0415
+    from assay.families.terminal.importers import import_task_dirs  # noqa: PLC0415
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    tasks = import_task_dirs(directory)
+    saved = save_tasks(tasks, out)
+    for task in tasks:
+        click.echo(f"imported: {task.id} ({', '.join(task.spec.tags)})")
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+
+
+def _import_benchmark(
+    name: str, *, file: Path, out: Path, limit: int | None, workers: int, sandbox: str
+) -> None:
+    from assay._output import require_directory  # noqa: PLC0415
+    from assay.families.code.importers import (  # noqa: PLC0415
+        import_problems,
+        read_humaneval,
+        read_mbpp,
+        report_lines,
+    )
+    from assay.tasks.taskdir import save_tasks  # noqa: PLC0415
+
+    require_directory(out)
+    problems = (read_humaneval if name == "humaneval" else read_mbpp)(file)[:limit]
+    with _sandbox(sandbox, workers) as box, _progress("importing", len(problems)) as advance:
+        imported = import_problems(problems, box, workers=workers, on_problem=advance)
+    saved = save_tasks(imported.tasks, out)
+    for line in report_lines(imported):
+        click.echo(line)
+    kept = f" ({saved.unchanged} already there, unchanged)" if saved.unchanged else ""
+    click.echo(f"wrote {saved.written} tasks to {out}{kept}")
+    if imported.failed:
+        sys.exit(EXIT_FAIL)
+
+
 @cli.command()
 @click.argument("task_dir", type=click.Path(path_type=Path))
 @click.option(

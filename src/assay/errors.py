@@ -10,6 +10,7 @@
     │   └── PolicySpecError                 a policy spec (``openai:MODEL``, ``bad:LABEL``) is wrong
     ├── SandboxError (RuntimeError)         the sandbox could not run a job; the CLI exits 3
     │   └── SandboxUnavailableError         bubblewrap (or another backend need) is missing
+    │       └── ContainerRequiredError      the task runs in a container; assay has no such backend
     ├── VerifierError (RuntimeError)        trusted verification code failed; exits 3
     │   ├── CheckerError                    a task's checker cannot judge the task's own outputs
     │   └── RewardError                     a trainer's reward could not be judged, even retried
@@ -87,6 +88,11 @@ class SandboxError(AssayError, RuntimeError):
 
 class SandboxUnavailableError(SandboxError):
     """A sandbox backend cannot start on this host; the message says what to install."""
+
+
+class ContainerRequiredError(SandboxUnavailableError):
+    """The task runs in a container (Terminal-Bench, Harbor), which no assay backend provides:
+    it can be read, linted and audited statically, not verified."""
 
 
 class VerifierError(AssayError, RuntimeError):

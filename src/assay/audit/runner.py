@@ -23,7 +23,7 @@ from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
 from assay.audit.sensitivity import SensitivityCheck
 from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck, SetCheck, apply_set_findings
-from assay.errors import InputError, SandboxError
+from assay.errors import ContainerRequiredError, InputError, SandboxError
 from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
 from assay.profiles import RunProfile
@@ -211,6 +211,10 @@ def _audit_task(
         except InputError as exc:
             _add_once(findings, _finding(check.name, str(exc.under(task.id, path))))
             break
+        except ContainerRequiredError as exc:
+            # Nothing later can verify it either: what ran so far is all this host can check.
+            _add_once(findings, _container_required(check.name, exc))
+            break
         except SandboxError as exc:
             # The sandbox failed: every later check verifies in it too, and the task is
             # undecided whatever they find, so they are not run (audit the task again).
@@ -260,6 +264,18 @@ def _add_once(findings: list[Finding], finding: Finding) -> None:
 
 def _finding(check: str, message: str) -> Finding:
     return Finding(check=check, severity=Severity.ERROR, message=message)
+
+
+def _container_required(check: str, exc: ContainerRequiredError) -> Finding:
+    """A task that needs a container backend: the static checks ran, the others cannot."""
+    return Finding(
+        check=check,
+        severity=Severity.WARNING,
+        review=True,
+        message="not verified: the task needs a container backend, which assay does not have; "
+        "only the checks before this one ran (a person must run the rest elsewhere)",
+        evidence=str(exc)[:2000],
+    )
 
 
 def _crashed(check: str, exc: Exception) -> Finding:

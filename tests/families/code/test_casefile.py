@@ -38,7 +38,7 @@ def _case(**fields: object) -> dict[str, object]:
         (
             {"cases": [_case(expected=1, answer=2)]},
             "median-1/hidden/cases.json: cases[0].answer: unknown field "
-            "(remove it (a case has id, args, expected or raises, weight))",
+            "(remove it (a case has id, args, expected or raises, weight, example))",
         ),
         (
             {"format": 2, "cases": [_case(raises="OopsError")]},
@@ -50,8 +50,8 @@ def _case(**fields: object) -> dict[str, object]:
             'median-1/hidden/cases.json: (top level): raises needs "format": 2 (correct the value)',
         ),
         (
-            {"format": 4, "cases": []},
-            "median-1/hidden/cases.json: format: format 4 is newer than this assay reads (3) "
+            {"format": 5, "cases": []},
+            "median-1/hidden/cases.json: format: format 5 is newer than this assay reads (4) "
             "(upgrade assay)",
         ),
         (

@@ -11,7 +11,9 @@ one ``<nonce><json>`` line per case to the original stdout, each one of:
 - ``{"id": id, "returned": name}``: ``check`` returned something else, of the type named;
 - ``{"id": id, "raised": text}``: ``check`` raised.
 
-The trusted side parses these records as strictly as the candidate's.
+The trusted side parses these records as strictly as the candidate's. With ``"encoded": true``
+(case files of format 4) the values are decoded first, by :mod:`assay.families.code._codec`,
+whose source runs in front of this one.
 """
 
 import json
@@ -20,8 +22,10 @@ import sys
 import traceback
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up
+if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up; the codec's source runs first
     from typing import Any
+
+    from assay.families.code._codec import decode
 
 
 def _main() -> None:
@@ -41,9 +45,10 @@ def _main() -> None:
     except BaseException as exc:  # noqa: BLE001 - any failure to load is the task's to fix
         emit({"load_error": _describe(exc)})
         return
+    values = decode if job.get("encoded") else (lambda value: value)
     for case in job["cases"]:
         try:
-            verdict = check(case["args"], case["output"], case["expected"])
+            verdict = check(values(case["args"]), values(case["output"]), values(case["expected"]))
         except BaseException as exc:  # noqa: BLE001 - reported as the checker's failure
             emit({"id": case["id"], "raised": _describe(exc)})
             continue

@@ -14,7 +14,9 @@ each one of:
 
 Values are converted to plain JSON data here only to give a clear error for unplain results; the
 trusted side re-parses the text and decides, so nothing here needs to be trusted. Expected outputs
-are never sent here.
+are never sent here. With ``"encoded": true`` in the job (case files of format 4) arguments are
+decoded and results encoded by :mod:`assay.families.code._codec`, whose source runs in front of
+this one: tuples, sets and the like keep their type.
 """
 
 import builtins
@@ -25,8 +27,10 @@ import sys
 import traceback
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up
+if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up; the codec's source runs first
     from typing import Any
+
+    from assay.families.code._codec import decode, encode
 
 
 # The trusted side's bounds (assay.families.code.records), repeated: the harness imports nothing.
@@ -67,11 +71,25 @@ def _plain(value: "Any", depth: int = 0) -> object:
     )
 
 
+def _encoded(value: "Any") -> object:
+    """``value`` encoded, within twice the depth plain data may have (a tag adds a level)."""
+    data = encode(value)
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if _type(item) in (list, dict):
+            if depth >= 2 * MAX_DEPTH:
+                raise TypeError(f"nested more than {MAX_DEPTH} deep")
+            children = item.values() if _type(item) is dict else item
+            pending.extend((child, depth + 1) for child in children)
+    return data
+
+
 def _main() -> None:
     job = json.loads(_read_all(0))
     out = os.dup(1)
     nonce = job["nonce"]
-    encode = json.JSONEncoder(allow_nan=False).encode  # one encoder for every record
+    dump = json.JSONEncoder(allow_nan=False).encode  # one encoder for every record
 
     def send(text: str) -> None:
         line = ("\n" + nonce + text + "\n").encode()
@@ -79,12 +97,14 @@ def _main() -> None:
             line = line[os.write(out, line) :]
 
     def emit(record: dict[str, object]) -> None:
-        send(encode(record))
+        send(dump(record))
 
     sys.stdout = sys.stderr
     cwd = os.getcwd()
     sys.path.extend(job.get("path", ()))  # the task's packages; the interpreter adds none (-S)
     sys.path.append(cwd)
+    encoded = job.get("encoded", False)
+    result = _encoded if encoded else _plain
     try:
         function = _load(cwd + "/" + job["entrypoint"], job["function"])
     except BaseException as exc:  # the candidate may raise anything, SystemExit included
@@ -93,12 +113,13 @@ def _main() -> None:
     for case in job["cases"]:
         try:
             # Each case's arguments are fresh objects from the job's JSON: nothing to copy.
-            returned = function(*case["args"])
+            args: Any = decode(case["args"]) if encoded else case["args"]
+            returned = function(*args)
         except BaseException as exc:
             emit({"id": case["id"], "raised": _kind(exc), "error": _describe(exc)})
             continue
         try:
-            text = encode({"id": case["id"], "value": _plain(returned)})
+            text = dump({"id": case["id"], "value": result(returned)})
         except BaseException as exc:  # unplain, or an int too long for a str
             emit({"id": case["id"], "refused": _describe(exc)})
             continue

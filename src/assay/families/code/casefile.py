@@ -6,10 +6,19 @@ The file carries a format number so that it can grow without breaking the files 
 - format 2: a case has either ``expected`` or ``raises``, the name of a builtin exception type
   the call must raise (see :mod:`assay.families.code.raising`);
 - format 3: a case may have a ``weight`` (default 1), its share of the score: edge cases can
-  count for more than common ones. It changes the score only, never the status.
+  count for more than common ones. It changes the score only, never the status;
+- format 4: ``args`` and ``expected`` are *encoded* values (:mod:`assay.families.code._codec`),
+  so that tuples, sets, frozensets, dicts with keys other than strings, infinite or NaN floats
+  and bytes round-trip exactly: ``{"$tuple": [1, 2]}`` is the tuple ``(1, 2)``, and a candidate
+  returning the list ``[1, 2]`` there fails, as Python's ``==`` would have it. The candidate's
+  results come back encoded the same way (in formats 1 to 3 a tuple result reads as a list and
+  the other types are refused). A case may also say ``"example": true``: the prompt shows it on
+  purpose, as an example, and lint does not call that a leak.
 
 A file of a newer format than this code reads is refused by name, never read half-way. Values are
-plain JSON data within the bounds of :mod:`assay.families.code.records`.
+JSON data within the bounds of :mod:`assay.families.code.records`.
+
+A task with a legacy verifier (``code.legacy_check``) may have no case file: it has no cases.
 """
 
 from __future__ import annotations
@@ -22,16 +31,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_core import ErrorDetails
 
 from assay.errors import TaskFormatError
+from assay.families.code._codec import EncodingError, normalize
 from assay.families.code.raising import expectable
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.tasks.model import Task
 
 CASES_FILE = "cases.json"
-FORMAT = 3
+FORMAT = 4
 """The newest format this code reads; it writes the oldest (from 2) that holds the cases."""
+ENCODED = 4
+"""The first format whose values are encoded (:mod:`assay.families.code._codec`)."""
 MAX_FILE_CHARS = 64_000_000
 """Largest case file read, in characters."""
-_FILE_DEPTH = MAX_DEPTH + 4  # the file's own object, the cases list, a case and its args
+_FILE_DEPTH = 2 * MAX_DEPTH + 4  # a tag adds a level (format 4); the file, the list, a case, args
 
 
 class Case(BaseModel):
@@ -73,9 +85,14 @@ class Case(BaseModel):
             raise ValueError("the case has both expected and raises")
         return self
 
+    example: bool = Field(
+        default=False,
+        description="Format 4: the prompt shows this case on purpose, as an example.",
+    )
+
     def as_json(self) -> dict[str, object]:
         """The case as written in the file: ``expected`` or ``raises``, never both; ``weight``
-        only when it is not 1."""
+        only when it is not 1, ``example`` only when true."""
         data: dict[str, object] = {"id": self.id, "args": self.args}
         if self.raises is not None:
             data["raises"] = self.raises
@@ -83,11 +100,15 @@ class Case(BaseModel):
             data["expected"] = self.expected
         if self.weight != 1:
             data["weight"] = self.weight
+        if self.example:
+            data["example"] = True
         return data
 
     @property
     def needs_format(self) -> int:
         """The oldest format that holds this case."""
+        if self.example:
+            return 4
         if self.weight != 1:
             return 3
         return 2 if self.raises is not None else 1
@@ -107,23 +128,41 @@ class CaseFile(BaseModel):
             raise ValueError('raises needs "format": 2')
         if self.format < 3 and any(case.weight != 1 for case in self.cases):
             raise ValueError('weight needs "format": 3')
+        if self.format < ENCODED and any(case.example for case in self.cases):
+            raise ValueError('example needs "format": 4')
         return self
 
+    @property
+    def encoded(self) -> bool:
+        """Whether values are encoded (format 4 on): the harness then sends results encoded."""
+        return self.format >= ENCODED
 
-def hidden_cases(task: Task) -> tuple[Case, ...]:
-    """The hidden cases; raises :class:`TaskFormatError` when the file is missing or malformed.
 
-    The error is one line naming ``<task id>/hidden/cases.json``, the field and the fix.
-    """
+def hidden_case_file(task: Task) -> CaseFile | None:
+    """The case file, or None for a task with a legacy verifier and no case file; raises
+    :class:`TaskFormatError` when the file is missing or malformed (one line naming
+    ``<task id>/hidden/cases.json``, the field and the fix)."""
     where = f"{task.id}/hidden/{CASES_FILE}"
     raw = task.hidden.get(CASES_FILE)
     if raw is None:
+        if task.spec.config.get("legacy_check"):
+            return None
         raise TaskFormatError("file is missing", path=where, fix="regenerate the task")
     return _parse_cases(raw, where)
 
 
+def hidden_cases(task: Task) -> tuple[Case, ...]:
+    """The hidden cases (none for a legacy-verifier task without a case file); raises
+    :class:`TaskFormatError` when the file is missing or malformed.
+
+    The error is one line naming ``<task id>/hidden/cases.json``, the field and the fix.
+    """
+    found = hidden_case_file(task)
+    return () if found is None else found.cases
+
+
 @functools.lru_cache(maxsize=4096)
-def _parse_cases(raw: bytes, where: str) -> tuple[Case, ...]:
+def _parse_cases(raw: bytes, where: str) -> CaseFile:
     """Parsed once per distinct file: an audit verifies each task several times."""
     try:
         data = parse_plain(raw.decode("utf-8"), max_chars=MAX_FILE_CHARS, max_depth=_FILE_DEPTH)
@@ -141,9 +180,12 @@ def _parse_cases(raw: bytes, where: str) -> tuple[Case, ...]:
             fix="upgrade assay",
         )
     try:
-        cases = CaseFile.model_validate(data).cases
+        case_file = CaseFile.model_validate(data)
     except ValidationError as exc:
         raise _case_error(where, exc.errors()[0]) from None
+    cases = case_file.cases
+    if case_file.encoded:
+        case_file = case_file.model_copy(update={"cases": _normalized(cases, where)})
     seen: set[str] = set()
     for index, case in enumerate(cases):
         if case.id in seen:
@@ -154,7 +196,31 @@ def _parse_cases(raw: bytes, where: str) -> tuple[Case, ...]:
                 fix="give every case a unique id",
             )
         seen.add(case.id)
-    return cases
+    return case_file
+
+
+def _normalized(cases: tuple[Case, ...], where: str) -> tuple[Case, ...]:
+    """Format 4's cases with their values in canonical encoding; raises
+    :class:`TaskFormatError` naming the first malformed value."""
+    fixed = []
+    for index, case in enumerate(cases):
+        update: dict[str, object] = {}
+        for name in ("args", "expected"):
+            if name == "expected" and case.raises is not None:
+                continue
+            try:
+                update[name] = normalize(getattr(case, name))
+            except EncodingError as exc:
+                raise TaskFormatError(
+                    f"not a valid encoded value: {exc}",
+                    path=where,
+                    field=f"cases[{index}].{name}",
+                    fix='write a tuple as {"$tuple": [...]}, a set as {"$set": [...]}, a dict '
+                    'with other keys as {"$dict": [[key, value], ...]}, a float as '
+                    '{"$float": "inf"}, bytes as {"$bytes": "<base64>"} (format 4)',
+                ) from None
+        fixed.append(case.model_copy(update=update))
+    return tuple(fixed)
 
 
 def _case_error(where: str, error: ErrorDetails) -> TaskFormatError:
@@ -165,17 +231,18 @@ def _case_error(where: str, error: ErrorDetails) -> TaskFormatError:
     elif kind == "extra_forbidden":
         problem, fix = (
             "unknown field",
-            "remove it (a case has id, args, expected or raises, weight)",
+            "remove it (a case has id, args, expected or raises, weight, example)",
         )
     else:
         problem, fix = error["msg"].removeprefix("Value error, "), "correct the value"
     return TaskFormatError(problem, path=where, field=field or "(top level)", fix=fix)
 
 
-def cases_json(cases: list[Case]) -> bytes:
-    """The bytes of ``hidden/cases.json`` for ``cases``, in the oldest format from 2 that holds
-    them: files of cases without weights stay byte for byte what earlier versions wrote."""
-    written = max([2, *(case.needs_format for case in cases)])
+def cases_json(cases: list[Case], *, min_format: int = 2) -> bytes:
+    """The bytes of ``hidden/cases.json`` for ``cases``, in the oldest format from ``min_format``
+    that holds them: files of cases without weights stay byte for byte what earlier versions
+    wrote. Cases with encoded values need ``min_format=4``."""
+    written = max([min_format, *(case.needs_format for case in cases)])
     CaseFile(format=written, cases=tuple(cases))  # the same checks as reading it back
     payload = {"format": written, "cases": [case.as_json() for case in cases]}
     return (json.dumps(payload, indent=1, ensure_ascii=False) + "\n").encode()

@@ -27,14 +27,15 @@ from dataclasses import dataclass
 from importlib.resources import files as package_files
 
 from assay.errors import CheckerError, TaskFormatError
-from assay.families.code.config import CodeConfig
+from assay.families.code.config import CodeConfig, hidden_case_file
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Task
 
-CHECKER_RUNNER = (
-    package_files("assay.families.code").joinpath("_checker_runner.py").read_text(encoding="utf-8")
-)
+_SOURCES = package_files("assay.families.code")
+CHECKER_RUNNER = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8") + _SOURCES.joinpath(
+    "_checker_runner.py"
+).read_text(encoding="utf-8")
 CHECK_ARGUMENTS = 3
 
 
@@ -131,9 +132,11 @@ def _check(
 ) -> tuple[dict[str, CheckAnswer], ExecResult]:
     """One sandbox job of the checker ``hidden/<checker>`` over ``items``."""
     nonce = f"@assay-check:{secrets.token_hex(8)}:"
+    case_file = hidden_case_file(task)
     job = {
         "nonce": nonce,
         "checker": checker,
+        "encoded": case_file is not None and case_file.encoded,
         "cases": [
             {"id": i.case_id, "args": i.args, "output": i.output, "expected": i.expected}
             for i in items

@@ -6,6 +6,10 @@ is not ``1``, and an int and a float never match, whatever their values (``2`` i
 no tolerance applies between them). Two floats match within the tolerance; a top-level list is
 compared as a multiset when the task says its order does not matter. For plain data within the
 bounds of :mod:`assay.families.code.records` nothing here raises.
+
+With ``encoded`` both sides are encoded values in canonical form (case files of format 4, see
+:mod:`assay.families.code._codec`): a tuple matches only a tuple, a set only a set (its members
+in canonical order), and so on, as Python's ``==`` has it for these types.
 """
 
 from __future__ import annotations
@@ -27,34 +31,67 @@ def first_difference(
     *,
     tolerance: float | None = None,
     unordered: bool = False,
+    encoded: bool = False,
 ) -> str | None:
     """Return ``None`` when ``actual`` matches ``expected``, else where and how they differ."""
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    if unordered and _tag(expected, encoded) == _tag(actual, encoded) == "$tuple":
+        return first_difference(
+            expected["$tuple"],  # type: ignore[index]
+            actual["$tuple"],  # type: ignore[index]
+            tolerance=tolerance,
+            unordered=True,
+            encoded=True,
+        )
     if unordered and isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return f"expected {len(expected)} items, got {len(actual)}"
-        return _diff(sorted(expected, key=canonical), sorted(actual, key=canonical), tol, "$")
-    return _diff(expected, actual, tol, "$")
+        expected = sorted(expected, key=canonical)
+        actual = sorted(actual, key=canonical)
+    return _diff(expected, actual, tol, "$", encoded)
 
 
-def _diff(expected: object, actual: object, tol: float, path: str) -> str | None:
+def _tag(value: object, encoded: bool) -> str | None:
+    """The tag of an encoded value (``$tuple``), None for a plain one."""
+    if encoded and isinstance(value, dict) and len(value) == 1:
+        key = next(iter(value))
+        return key if isinstance(key, str) and key.startswith("$") else None
+    return None
+
+
+def _diff(  # noqa: PLR0911 - one answer per kind of value
+    expected: object, actual: object, tol: float, path: str, encoded: bool
+) -> str | None:
+    kinds = (_tag(expected, encoded), _tag(actual, encoded))
+    if kinds != (None, None):
+        if kinds[0] != kinds[1]:
+            return f"{path}: expected {_shown(expected, encoded)}, got {_shown(actual, encoded)}"
+        tag = kinds[0]
+        want, got = expected[tag], actual[tag]  # type: ignore[index]
+        if tag == "$dict" and isinstance(want, list) and isinstance(got, list):
+            want, got = sorted(want, key=canonical), sorted(got, key=canonical)
+        return _diff(want, got, tol, f"{path}{tag}", encoded)
     if type(expected) is not type(actual):
-        return f"{path}: expected {_shown(expected)}, got {_shown(actual)}"
+        return f"{path}: expected {_shown(expected, encoded)}, got {_shown(actual, encoded)}"
     if isinstance(expected, float):
         return _diff_float(expected, actual, tol, path)  # type: ignore[arg-type]
     if isinstance(expected, list):
-        return _diff_list(expected, actual, tol, path)  # type: ignore[arg-type]
+        return _diff_list(expected, actual, tol, path, encoded)  # type: ignore[arg-type]
     if isinstance(expected, dict):
-        return _diff_dict(expected, actual, tol, path)  # type: ignore[arg-type]
+        return _diff_dict(expected, actual, tol, path, encoded)  # type: ignore[arg-type]
     if expected != actual:
         return f"{path}: expected {canonical(expected)}, got {canonical(actual)}"
     return None
 
 
-def _shown(value: object) -> str:
-    """The value's type and, for a scalar, the value: ``int 2``, ``float 2.0``, ``list``."""
+def _shown(value: object, encoded: bool = False) -> str:
+    """The value's type and, for a scalar, the value: ``int 2``, ``float 2.0``, ``list``,
+    ``tuple``."""
     if value is None:
         return "null"
+    tag = _tag(value, encoded)
+    if tag is not None:
+        return tag.removeprefix("$")
     kind = type(value).__name__
     if isinstance(value, list | dict):
         return kind
@@ -67,25 +104,27 @@ def _diff_float(expected: float, actual: float, tol: float, path: str) -> str | 
     return f"{path}: expected {expected!r}, got {actual!r} (tolerance {tol:g})"
 
 
-def _diff_list(expected: list[object], actual: list[object], tol: float, path: str) -> str | None:
+def _diff_list(
+    expected: list[object], actual: list[object], tol: float, path: str, encoded: bool
+) -> str | None:
     if len(expected) != len(actual):
         return f"{path}: expected {len(expected)} items, got {len(actual)}"
     for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-        found = _diff(want, got, tol, f"{path}[{index}]")
+        found = _diff(want, got, tol, f"{path}[{index}]", encoded)
         if found is not None:
             return found
     return None
 
 
 def _diff_dict(
-    expected: dict[str, object], actual: dict[str, object], tol: float, path: str
+    expected: dict[str, object], actual: dict[str, object], tol: float, path: str, encoded: bool
 ) -> str | None:
     if expected.keys() != actual.keys():
         missing = sorted(set(expected) - set(actual))
         extra = sorted(set(actual) - set(expected))
         return f"{path}: keys differ (missing {missing}, unexpected {extra})"
     for key in sorted(expected):
-        found = _diff(expected[key], actual[key], tol, f"{path}.{key}")
+        found = _diff(expected[key], actual[key], tol, f"{path}.{key}", encoded)
         if found is not None:
             return found
     return None

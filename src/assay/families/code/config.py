@@ -11,7 +11,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from assay.errors import InputError, TaskFormatError
-from assay.families.code.casefile import CASES_FILE, Case, CaseFile, cases_json, hidden_cases
+from assay.families.code.casefile import (
+    CASES_FILE,
+    Case,
+    CaseFile,
+    cases_json,
+    hidden_case_file,
+    hidden_cases,
+)
 from assay.sandbox import package_modules
 from assay.tasks.model import Task
 
@@ -22,6 +29,7 @@ __all__ = [
     "CodeConfig",
     "cases_json",
     "code_config",
+    "hidden_case_file",
     "hidden_cases",
 ]
 
@@ -40,7 +48,9 @@ class CodeConfig(BaseModel):
         description="File of the solution that defines the function.",
     )
     compare: Literal["exact", "unordered"] = Field(
-        default="exact", description="unordered: a top-level list result is a multiset."
+        default="exact",
+        description="unordered: a top-level list result (or tuple, in case files of format 4) "
+        "is a multiset.",
     )
     float_tolerance: float | None = Field(
         default=None, ge=0, description="Relative and absolute float tolerance (default 1e-9)."
@@ -50,6 +60,14 @@ class CodeConfig(BaseModel):
         pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.py$",
         description="A checker in hidden/ defining check(args, output, expected) -> bool, for "
         "problems with more than one right answer. Task code: it runs in its own sandbox.",
+    )
+    legacy_check: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.py$",
+        description="A legacy verifier in hidden/ defining check(candidate), as imported "
+        "benchmarks ship it (HumanEval's test), for problems whose check could not be turned "
+        "into cases. It runs in the sandbox together with the candidate, so the candidate can "
+        "tamper with it: exploitable by construction, and the audit quarantines such tasks.",
     )
     imports: tuple[PackageName, ...] = Field(
         default=(),

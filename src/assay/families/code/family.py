@@ -13,9 +13,10 @@ from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
 from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
-from assay.families.code.config import Case, code_config, hidden_cases
+from assay.families.code.config import Case, CodeConfig, code_config, hidden_case_file
 from assay.families.code.exploits import code_exploits
 from assay.families.code.judging import judge
+from assay.families.code.legacy import LEGACY_RUNNER, run_legacy
 from assay.families.code.lint import lint_code_task
 from assay.families.code.mutants import code_mutants
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
@@ -39,7 +40,10 @@ from assay.verdicts import (
     verdict_score,
 )
 
-RUNNER = package_files("assay.families.code").joinpath("_runner.py").read_text(encoding="utf-8")
+_SOURCES = package_files("assay.families.code")
+CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
+"""The value encoding of case files from format 4, run in front of the harnesses' own source."""
+RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 VERSION = "2"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds."""
@@ -50,7 +54,7 @@ class CodeFamily:
 
     name = "code"
     version = VERSION
-    trusted_code: tuple[str, ...] = (RUNNER, CHECKER_RUNNER)
+    trusted_code: tuple[str, ...] = (RUNNER, CHECKER_RUNNER, LEGACY_RUNNER)
 
     def load_solution(self, path: Path) -> Files:
         """A solution directory, or a single ``.py`` file taken as ``solution.py``."""
@@ -93,7 +97,9 @@ class CodeFamily:
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run ``solution`` on the hidden cases in ``sandbox`` and judge outside it."""
         config = code_config(task)
-        cases = hidden_cases(task)
+        case_file = hidden_case_file(task)
+        cases = () if case_file is None else case_file.cases
+        encoded = case_file is not None and case_file.encoded
         rubric = task_rubric(task)
         label = version_label(self)
         record = _Recorder(
@@ -119,8 +125,11 @@ class CodeFamily:
                 cases=[(case.id, case.args) for case in cases],
                 limits=task.spec.limits,
                 packages=config.imports,
+                encoded=encoded,
             )
 
+        if config.legacy_check is not None:
+            return _legacy_verdict(sandbox, task, config, solution, record)
         try:
             outputs = run(solution)
             checks, checked = run_checker(sandbox, task, config, _check_items(cases, outputs))
@@ -128,7 +137,7 @@ class CodeFamily:
             return record(Status.ERROR, f"sandbox error: {exc}")
         except VerifierError as exc:  # the task's checker cannot judge within its limits
             return record(Status.ERROR, f"verifier error: {exc}")
-        criteria = tuple(judge(case, outputs, config, checks) for case in cases)
+        criteria = tuple(judge(case, outputs, config, checks, encoded=encoded) for case in cases)
         status = Status.PASS if all(c.passed for c in criteria) else Status.FAIL
         summary = _summary(criteria, outputs)
         if rubric is None:
@@ -151,9 +160,11 @@ def run_cases(
     cases: Sequence[tuple[str, list[object]]],
     limits: Limits,
     packages: Sequence[str] = (),
+    encoded: bool = False,
 ) -> CaseOutputs:
     """Call ``function`` from ``solution`` on each case's arguments inside ``sandbox``, where
-    it may import the standard library and ``packages`` (a task's ``code.imports``)."""
+    it may import the standard library and ``packages`` (a task's ``code.imports``); with
+    ``encoded``, arguments and results are encoded values (case files of format 4)."""
     nonce = f"@assay:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
@@ -161,6 +172,7 @@ def run_cases(
         "entrypoint": entrypoint,
         "cases": [{"id": case_id, "args": args} for case_id, args in cases],
         "path": [PACKAGES_DIR] if packages else [],
+        "encoded": encoded,
     }
     result = sandbox.run(
         [sandbox.python, "-I", "-S", "-c", RUNNER],
@@ -169,7 +181,21 @@ def run_cases(
         stdin=json.dumps(job).encode(),
         packages=packages,
     )
-    return decode_outputs(result, nonce, [case_id for case_id, _ in cases])
+    return decode_outputs(result, nonce, [case_id for case_id, _ in cases], encoded=encoded)
+
+
+def _legacy_verdict(
+    sandbox: Sandbox, task: Task, config: CodeConfig, solution: Files, record: _Recorder
+) -> Verdict:
+    """The verdict of a task with a legacy verifier: its original check, run beside the
+    candidate (:mod:`assay.families.code.legacy`)."""
+    try:
+        criterion, result = run_legacy(sandbox, task, config, solution)
+    except SandboxError as exc:
+        return record(Status.ERROR, f"sandbox error: {exc}")
+    status = Status.PASS if criterion.passed else Status.FAIL
+    summary = f"legacy check {'passed' if criterion.passed else 'failed'} (in-sandbox verifier)"
+    return record(status, summary, (criterion,), result)
 
 
 def _check_items(cases: Sequence[Case], outputs: CaseOutputs) -> list[CheckItem]:

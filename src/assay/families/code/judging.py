@@ -15,7 +15,12 @@ EVIDENCE_LIMIT = 300
 
 
 def judge(
-    case: Case, outputs: CaseOutputs, config: CodeConfig, checks: Mapping[str, CheckAnswer]
+    case: Case,
+    outputs: CaseOutputs,
+    config: CodeConfig,
+    checks: Mapping[str, CheckAnswer],
+    *,
+    encoded: bool = False,
 ) -> Criterion:
     """One criterion for one case; ``checks`` holds the task checker's answers, if it has one.
 
@@ -24,13 +29,18 @@ def judge(
     the candidate could use to escape its fail.
     """
     try:
-        return _judge(case, outputs, config, checks)
+        return _judge(case, outputs, config, checks, encoded=encoded)
     except Exception as exc:  # noqa: BLE001 - the trusted side must not crash on hostile output
         return _failed(case, f"the output could not be judged: {type(exc).__name__}: {exc}")
 
 
 def _judge(
-    case: Case, outputs: CaseOutputs, config: CodeConfig, checks: Mapping[str, CheckAnswer]
+    case: Case,
+    outputs: CaseOutputs,
+    config: CodeConfig,
+    checks: Mapping[str, CheckAnswer],
+    *,
+    encoded: bool,
 ) -> Criterion:
     outcome = outputs.outcomes.get(case.id)
     usable = outputs.tampered is None and outputs.import_error is None
@@ -40,7 +50,7 @@ def _judge(
         return _judge_raised(case, case.raises, outcome)
     if isinstance(outcome, Raised):
         return _failed(case, f"raised {outcome.message}")
-    return _judge_value(case, outcome.value, config, checks.get(case.id))
+    return _judge_value(case, outcome.value, config, checks.get(case.id), encoded=encoded)
 
 
 def _unusable(outputs: CaseOutputs, outcome: Outcome | None) -> str:
@@ -55,7 +65,7 @@ def _unusable(outputs: CaseOutputs, outcome: Outcome | None) -> str:
 
 
 def _judge_value(
-    case: Case, value: object, config: CodeConfig, answer: CheckAnswer | None
+    case: Case, value: object, config: CodeConfig, answer: CheckAnswer | None, *, encoded: bool
 ) -> Criterion:
     if answer is not None:
         detail = "" if answer.passed else f": {canonical(value)}"
@@ -65,6 +75,7 @@ def _judge_value(
         value,
         tolerance=config.float_tolerance,
         unordered=config.compare == "unordered",
+        encoded=encoded,
     )
     if difference is None:
         return _criterion(case, True, "matches")

@@ -1,15 +1,26 @@
 """Static checks of a code task: settings, hidden cases, nothing hidden shown to the agent, and
-a reference that imports only what the task declares."""
+a reference that imports only what the task declares.
+
+A prompt may show some hidden cases on purpose, as examples: a case that says ``"example": true``
+(case files of format 4) is not a leak. Any other hidden case shown is, and so is a prompt that
+shows every hidden case (a candidate that hard-codes them passes) or shows, for a case's
+arguments, a result other than the case expects. The reference's lines may repeat what the
+prompt itself gives (its import lines, its docstrings, a helper function it shows whole): only
+the rest of the reference showing is a leak."""
 
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from pathlib import PurePosixPath
 
 from assay.errors import TaskFormatError
+from assay.families.code._codec import EncodingError, decode, encode
 from assay.families.code.checking import checker_problem
-from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
+from assay.families.code.config import Case, CodeConfig, code_config, hidden_case_file
+from assay.families.code.exploits import prompt_examples
+from assay.families.code.legacy import legacy_finding
 from assay.families.code.raising import promised_exceptions
 from assay.families.code.rubric import task_rubric
 from assay.findings import Finding, Severity
@@ -24,7 +35,8 @@ def lint_code_task(task: Task) -> list[Finding]:
     """Findings about the code-family parts of ``task``; empty when it is sound."""
     try:
         config = code_config(task)
-        cases = hidden_cases(task)
+        case_file = hidden_case_file(task)
+        cases = () if case_file is None else case_file.cases
         task_rubric(task)
     except TaskFormatError as exc:
         return [_error(str(exc))]
@@ -32,6 +44,9 @@ def lint_code_task(task: Task) -> list[Finding]:
     problem = checker_problem(task, config)
     if problem is not None:
         findings.append(_error(str(problem)))
+    legacy = legacy_finding(task, config)
+    if legacy is not None:
+        findings.append(legacy)
     if config.function not in task.prompt:
         findings.append(_error(f"prompt.md never names the function {config.function!r}"))
     for name, files in task.references().items():
@@ -41,6 +56,8 @@ def lint_code_task(task: Task) -> list[Finding]:
         f"workspace/{path}": data.decode(errors="replace") for path, data in task.workspace.items()
     }
     findings += _shown_cases(config, cases, visible)
+    encoded = case_file is not None and case_file.encoded
+    findings += _contradicted_examples(task.prompt, config, cases, encoded=encoded)
     findings += _shown_reference(task, config, visible)
     findings += _copied_hidden(task)
     findings += _unexpected_promises(task, cases)
@@ -53,25 +70,127 @@ def call_text(function: str, args: list[object]) -> str:
     return f"{function}({', '.join(repr(arg) for arg in args)})"
 
 
+def _args(case: Case) -> list[object]:
+    """The case's arguments as values (decoded where the file encodes them)."""
+    try:
+        decoded = decode(case.args)
+    except EncodingError:
+        return case.args
+    return decoded if isinstance(decoded, list) else case.args
+
+
 def _shown_cases(
     config: CodeConfig, cases: tuple[Case, ...], visible: dict[str, str]
 ) -> list[Finding]:
     findings = []
+    shown = 0
     for case in cases:
-        call = call_text(config.function, case.args)
-        for where, text in visible.items():
-            if call in text:
-                findings.append(_error(f"hidden case {case.id} is shown in {where}", call))
+        call = call_text(config.function, _args(case))
+        places = [where for where, text in visible.items() if call in text]
+        shown += bool(places)
+        if not case.example:
+            findings += [
+                _error(f"hidden case {case.id} is shown in {where}", call) for where in places
+            ]
+    if cases and shown == len(cases):
+        findings.append(
+            _error(
+                f"every hidden case ({len(cases)}) is shown to the agent: a candidate that "
+                "hard-codes them passes (add cases the prompt does not show)"
+            )
+        )
     return findings
+
+
+def _contradicted_examples(
+    prompt: str, config: CodeConfig, cases: tuple[Case, ...], *, encoded: bool
+) -> list[Finding]:
+    """An example of the prompt whose arguments are a case's but whose result is not the case's
+    expected value (types included: ``2`` is not ``2.0``): the prompt and the verifier
+    disagree. Without the encoding (formats 1 to 3) a shown tuple stands for a list."""
+    examples = prompt_examples(prompt, config.function)
+    findings = []
+    for case in cases:
+        if case.raises is not None:
+            continue
+        try:
+            key = json.dumps(_args(case), sort_keys=True)  # as prompt_examples keys them
+        except (TypeError, ValueError):
+            continue
+        if key not in examples:
+            continue
+        shown = examples[key]
+        try:
+            if encoded:
+                same = _text(encode(shown)) == _text(encode(decode(case.expected)))
+            else:
+                same = _text(shown) == _text(case.expected)
+        except (EncodingError, TypeError, ValueError):
+            continue
+        if not same:
+            findings.append(
+                _error(
+                    f"prompt.md shows {call_text(config.function, _args(case))} giving {shown!r}, "
+                    f"but hidden case {case.id} expects {decode(case.expected)!r}",
+                    "correct the example or the case",
+                )
+            )
+    return findings
+
+
+def _text(value: object) -> str:
+    """JSON text that tells ``2`` from ``2.0`` and ``True`` from ``1``, as the judge does."""
+    return json.dumps(value, sort_keys=True)
+
+
+def _given_lines(source: str, prompt: str, function: str) -> set[int]:
+    """Line numbers of the reference that repeat what the prompt gives: import statements,
+    docstrings, and helper functions or classes (not ``function``) shown whole in the prompt."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    lines = source.splitlines()
+    given: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        span = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+        if _given(node) or (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node in tree.body
+            and node.name != function
+            and _dedented("\n".join(lines[span.start - 1 : span.stop - 1])) in _dedented(prompt)
+        ):
+            given.update(span)
+    return given
+
+
+def _given(node: ast.stmt) -> bool:
+    """An import statement or a docstring."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return True
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def _dedented(text: str) -> str:
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def _shown_reference(task: Task, config: CodeConfig, visible: dict[str, str]) -> list[Finding]:
     findings = []
     for name, files in task.references().items():
         source = files.get(config.entrypoint, b"").decode(errors="replace")
-        for line in source.splitlines():
+        given = _given_lines(source, task.prompt, config.function)
+        for number, line in enumerate(source.splitlines(), start=1):
             stripped = line.strip()
             if len(stripped) < MIN_LEAK_LINE or stripped.startswith(("def ", "#", '"', "'")):
+                continue
+            if number in given:
                 continue
             for where, text in visible.items():
                 if stripped in text:

@@ -22,6 +22,7 @@ import signal
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assay.families.code._codec import EncodingError, normalize
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.sandbox.protocol import ExecResult
 
@@ -90,14 +91,18 @@ class _TamperedError(ValueError):
     """A record that the honest harness would never have written."""
 
 
-def decode_outputs(result: ExecResult, nonce: str, ids: Sequence[str]) -> CaseOutputs:
-    """Read the records of a run of the harness over cases ``ids``, in that order."""
+def decode_outputs(
+    result: ExecResult, nonce: str, ids: Sequence[str], *, encoded: bool = False
+) -> CaseOutputs:
+    """Read the records of a run of the harness over cases ``ids``, in that order; with
+    ``encoded``, values are encoded (case files of format 4) and read in canonical form."""
     lines = [line[len(nonce) :] for line in result.stdout.split("\n") if line.startswith(nonce)]
     outcomes: dict[str, Outcome] = {}
     import_error: str | None = None
+    depth = 2 * MAX_DEPTH + 1 if encoded else MAX_DEPTH + 1
     for index, line in enumerate(lines):
         try:
-            record = _record(parse_plain(line, max_depth=MAX_DEPTH + 1))
+            record = _record(parse_plain(line, max_depth=depth), encoded=encoded)
         except NotPlainError as exc:
             if index == len(lines) - 1 and result.stdout_truncated:
                 break  # the output limit cut the last record short
@@ -128,7 +133,7 @@ def _tampered(result: ExecResult, reason: str) -> CaseOutputs:
     return CaseOutputs(outcomes={}, import_error=None, tampered=reason, result=result)
 
 
-def _record(data: object) -> str | tuple[str, Outcome]:
+def _record(data: object, *, encoded: bool) -> str | tuple[str, Outcome]:
     """An import error's text, or a case id and its outcome; raises :class:`_TamperedError`."""
     if not isinstance(data, dict):
         raise _TamperedError("a record is not an object")
@@ -139,7 +144,12 @@ def _record(data: object) -> str | tuple[str, Outcome]:
     if not isinstance(case_id, str):
         raise _TamperedError("a record has no case id")
     if keys == {"id", "value"}:
-        return case_id, Returned(data["value"])
+        if not encoded:
+            return case_id, Returned(data["value"])
+        try:
+            return case_id, Returned(normalize(data["value"]))
+        except EncodingError as exc:
+            return case_id, Refused(f"not a valid encoded value: {exc}"[-MAX_TEXT:])
     if keys == {"id", "refused"}:
         return case_id, Refused(_text(data["refused"]))
     if keys == {"id", "raised", "error"}:

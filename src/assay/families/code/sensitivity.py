@@ -15,7 +15,7 @@ import math
 
 from assay.errors import TaskFormatError
 from assay.families.base import Probe
-from assay.families.code.casefile import Case, cases_json, hidden_cases
+from assay.families.code.casefile import Case, cases_json, hidden_case_file
 from assay.families.code.config import code_config
 from assay.tasks.model import Task
 
@@ -29,9 +29,11 @@ def code_probes(task: Task) -> list[Probe]:
     """One probe for each of up to :data:`MAX_PROBES` cases; none for a checker task or a task
     whose cases cannot be read."""
     try:
-        if code_config(task).checker is not None:
+        config = code_config(task)
+        case_file = hidden_case_file(task)
+        if config.checker is not None or config.legacy_check is not None or case_file is None:
             return []
-        cases = list(hidden_cases(task))
+        cases = list(case_file.cases)
     except TaskFormatError:
         return []
     step = max(1.0, len(cases) / MAX_PROBES)
@@ -40,7 +42,7 @@ def code_probes(task: Task) -> list[Probe]:
     for index in picked:
         changed, what = _changed(cases[index])
         edited = [*cases[:index], changed, *cases[index + 1 :]]
-        hidden = {**task.hidden, "cases.json": cases_json(edited)}
+        hidden = {**task.hidden, "cases.json": cases_json(edited, min_format=case_file.format)}
         probes.append(
             Probe(
                 name=cases[index].id,

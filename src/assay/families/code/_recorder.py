@@ -1,0 +1,351 @@
+"""The harness that turns a benchmark's check into cases. Stdlib only; ``python -I -S -c``, the
+codec's source (:mod:`assay.families.code._codec`) in front of this one.
+
+It runs in the sandbox: the benchmark's reference and check are task code, never run in the
+assay process. It reads a JSON job from stdin (``program``: the reference's source, ``test``: the
+source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), and:
+
+1. runs ``check`` once against a *recording* candidate that calls the reference and records each
+   call's arguments (encoded before the call) and its result or the builtin exception it raised;
+2. replays the check with a candidate that answers every call from the record, decoded afresh:
+   the check must pass again, with the same calls (``random`` is seeded with 0 before each run);
+3. probes each call: the check must reject a result that equals nothing (else the call is not
+   checked, and is dropped), and must reject a near miss of the same type (an int off by one, a
+   string with one more character, a container with one item fewer; else it inspects properties,
+   not the value). Floats are moved by growing steps to find the tolerance the check allows,
+   and lists are reversed to learn whether their order matters;
+4. runs the check against an object equal to everything, to report how weak the check itself is.
+
+It writes one ``<nonce><json>`` line: ``{"status": "cases", "calls": [...], "tolerance": t,
+"unordered": bool, ...}``, ``{"status": "legacy", "reason": text, ...}`` (the check cannot be
+turned into cases faithfully) or ``{"status": "failed", "reason": text}`` (the reference fails
+its own check, or nothing loads). The trusted side reads it as hostile data.
+"""
+
+import builtins
+import inspect
+import json
+import math
+import os
+import random
+import sys
+import traceback
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up; the codec's source runs first
+    from typing import Any
+
+    from assay.families.code._codec import EncodingError, decode, encode
+
+TOLERANCES = (1e-9, 1e-6, 1e-4, 1e-2)
+"""Float tolerances cases can state, tightest first; 1e-9 is the judge's default."""
+
+
+class _Mismatch(BaseException):
+    """A replayed call that does not match the record."""
+
+
+class _Legacy(Exception):  # noqa: N818 - the reason the check stays a legacy verifier
+    """The check cannot be turned into cases faithfully."""
+
+
+class _Nothing:
+    """A result equal to nothing, usable for nothing."""
+
+    def __eq__(self, other: object) -> bool:
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        return True
+
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise TypeError("no truth value")
+
+
+class _Anything:
+    """A result equal to everything: the best-known hack of benchmark checks."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class _Call:
+    def __init__(self, args: object) -> None:
+        self.args = args
+        self.value: object = None
+        self.raises: str | None = None
+
+
+def _main() -> None:
+    job = json.loads(sys.stdin.buffer.read())
+    out = os.dup(1)
+    sys.stdout = sys.stderr
+    record = _extract(job)
+    line = "\n" + job["nonce"] + json.dumps(record) + "\n"
+    os.write(out, line.encode())
+
+
+def _extract(job: "dict[str, Any]") -> "dict[str, object]":
+    namespace: dict[str, Any] = {"__name__": "solution"}
+    try:
+        exec(compile(job["program"] + "\n\n" + job["test"], "program.py", "exec"), namespace)  # noqa: S102 - sandboxed task code
+        function = namespace[job["entry_point"]]
+        check = namespace["check"]
+    except BaseException as exc:  # noqa: BLE001 - the task's code may raise anything
+        return {
+            "status": "failed",
+            "reason": "the reference and check do not load: " + _describe(exc),
+        }
+    try:
+        calls = _record(check, function, job["max_calls"])
+    except _Legacy as exc:
+        return {"status": "legacy", "reason": str(exc), "always_equal": _fooled(check)}
+    except BaseException as exc:  # noqa: BLE001 - the reference failed its own check
+        return {
+            "status": "failed",
+            "reason": "the reference fails its own check: " + _describe(exc),
+        }
+    try:
+        found = _Probes(check, function, calls).run()
+    except _Legacy as exc:
+        return {"status": "legacy", "reason": str(exc), "always_equal": _fooled(check)}
+    found["always_equal"] = _fooled(check)
+    return found
+
+
+def _positional(
+    function: "Any", args: "tuple[Any, ...]", kwargs: "dict[str, Any]"
+) -> "tuple[Any, ...]":
+    if not kwargs:
+        return args
+    try:
+        bound = inspect.signature(function).bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        raise _Legacy(
+            "the check calls the function with keyword arguments it does not take"
+        ) from None
+    if bound.kwargs:
+        raise _Legacy("the check passes keyword-only arguments, which cases cannot hold")
+    return tuple(bound.args)
+
+
+def _record(check: "Any", function: "Any", max_calls: int) -> "list[_Call]":
+    calls: list[_Call] = []
+    problems: list[str] = []
+
+    def recording(*args: "Any", **kwargs: "Any") -> "Any":
+        args = _positional(function, args, kwargs)
+        try:
+            call = _Call(encode(list(args)))
+        except EncodingError as exc:
+            problems.append(f"an argument cannot be encoded ({exc})")
+            call = _Call(None)
+        calls.append(call)
+        try:
+            result = function(*args)
+        except Exception as exc:
+            name = type(exc).__name__
+            if getattr(builtins, name, None) is not type(exc):
+                problems.append(f"the reference raises {name}, not a builtin exception")
+            call.raises = name
+            raise
+        try:
+            call.value = encode(result)
+        except EncodingError as exc:
+            problems.append(f"a result cannot be encoded ({exc})")
+        return result
+
+    random.seed(0)
+    check(recording)
+    if problems:
+        raise _Legacy(problems[0])
+    if not calls:
+        raise _Legacy("the check never calls the function")
+    if len(calls) > max_calls:
+        raise _Legacy(f"the check makes {len(calls)} calls, more than {max_calls}")
+    return calls
+
+
+class _Probes:
+    def __init__(self, check: "Any", function: "Any", calls: "list[_Call]") -> None:
+        self.check = check
+        self.function = function
+        self.calls = calls
+
+    def passes(self, probe: "int | None" = None, answer: "Any" = None) -> bool:
+        """Whether the check passes on the recorded answers, call ``probe`` answering
+        ``answer()`` instead; a replay whose calls stray from the record raises _Mismatch
+        unless a probe caused it (the probe changed what the check does: a rejection)."""
+        position = [0]
+        calls = self.calls
+
+        def replaying(*args: "Any", **kwargs: "Any") -> "Any":
+            index = position[0]
+            position[0] += 1
+            args = _positional(self.function, args, kwargs)
+            try:
+                same = index < len(calls) and encode(list(args)) == calls[index].args
+            except EncodingError:
+                same = False
+            if not same:
+                raise _Mismatch(f"call {index} of the replay is not the recorded one")
+            if index == probe:
+                return answer()
+            raised = calls[index].raises
+            if raised is not None:
+                raise getattr(builtins, raised)("replayed")
+            return decode(calls[index].value)
+
+        random.seed(0)
+        try:
+            self.check(replaying)
+        except _Mismatch:
+            if probe is None:
+                raise
+            return False
+        except BaseException:  # noqa: BLE001 - any failure is the check rejecting the answers
+            return False
+        return True
+
+    def run(self) -> "dict[str, object]":
+        try:
+            if not self.passes():
+                raise _Legacy("the check fails when its calls are answered from the record")
+        except _Mismatch:
+            raise _Legacy("the check's calls differ between runs") from None
+        kept: list[dict[str, object]] = []
+        floats: list[int] = []
+        reversible: list[bool] = []
+        for index, call in enumerate(self.calls):
+            if call.raises is not None:
+                if not self.passes(index, lambda: None):
+                    kept.append({"args": call.args, "raises": call.raises})
+                continue
+            if self.passes(index, _Nothing):
+                continue  # the check never looks at this result
+            value: Any = decode(call.value)
+            near = _near(value)
+            if near is not None and self.passes(index, lambda near=near: decode(encode(near))):
+                raise _Legacy(
+                    f"the check accepts {_short(near)} where the reference returned "
+                    f"{_short(value)}: it inspects properties of the result, not its value"
+                )
+            if _has_float(value):
+                floats.append(index)
+            if type(value) in (list, tuple) and len(value) > 1 and value[::-1] != value:
+                flipped = value[::-1]
+                reversible.append(
+                    self.passes(index, lambda flipped=flipped: decode(encode(flipped)))
+                )
+            kept.append({"args": call.args, "expected": call.value})
+        if not kept:
+            raise _Legacy("the check never looks at the function's results")
+        if any(reversible) and not all(reversible):
+            raise _Legacy("the check ignores the order of some results but not of others")
+        return {
+            "status": "cases",
+            "calls": kept,
+            "tolerance": self._tolerance(floats),
+            "unordered": bool(reversible) and all(reversible),
+        }
+
+    def _tolerance(self, floats: "list[int]") -> "float | None":
+        if not floats:
+            return None
+        for tolerance in TOLERANCES:
+            if not any(self._accepts(i, 10 * tolerance) for i in floats):
+                break
+        else:
+            raise _Legacy("the check accepts floats 10% away from the reference's")
+        if tolerance > 1e-6 and not all(self._accepts(i, tolerance / 2) for i in floats):
+            raise _Legacy(
+                "the check compares floats with a tolerance that cases cannot state "
+                "(absolute where the values are large, or on something computed from them)"
+            )
+        return None if tolerance == TOLERANCES[0] else tolerance
+
+    def _accepts(self, index: int, step: float) -> bool:
+        value = decode(self.calls[index].value)
+        return self.passes(index, lambda: _moved(value, step))
+
+
+def _moved(value: "Any", step: float) -> "Any":
+    """``value`` with every float moved up by ``step`` (relative above 1, absolute below)."""
+    kind = type(value)
+    if kind is float:
+        return value + step * max(1.0, abs(value)) if math.isfinite(value) else value
+    if kind in (list, tuple):
+        return kind(_moved(item, step) for item in value)
+    if kind is dict:
+        return {key: _moved(item, step) for key, item in value.items()}
+    return value
+
+
+def _has_float(value: "Any") -> bool:
+    kind = type(value)
+    if kind is float:
+        return True
+    if kind in (list, tuple, set, frozenset):
+        return any(_has_float(item) for item in value)
+    if kind is dict:
+        return any(_has_float(item) for item in value.values())
+    return False
+
+
+def _near(value: "Any") -> "Any":  # noqa: PLR0911 - one near miss per type
+    """A value of the same type that equality tells apart from ``value``."""
+    kind = type(value)
+    if kind is bool:
+        return not value
+    if kind is int:
+        return value + 1
+    if kind is str:
+        return value + "x"
+    if kind is bytes:
+        return value + b"x"
+    if value is None:
+        return 0
+    if kind in (list, tuple):
+        return kind(value[:-1]) if value else kind([0])
+    if kind in (set, frozenset):
+        return kind(list(value)[1:]) if value else kind([0])
+    if kind is dict:
+        return dict(list(value.items())[1:]) if value else {0: 0}
+    return None  # floats: probed by tolerance
+
+
+def _fooled(check: "Any") -> bool:
+    """Whether the check passes a candidate that returns an object equal to everything."""
+    random.seed(0)
+    try:
+        check(lambda *args, **kwargs: _Anything())
+    except BaseException:  # noqa: BLE001 - rejected, whatever the way
+        return False
+    return True
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
+        return "".join(lines[-2:]).strip()[-400:]
+    except BaseException:  # noqa: BLE001 - an exception whose text itself fails
+        return "an exception that cannot be described"
+
+
+if __name__ == "__main__":
+    _main()

@@ -1,0 +1,269 @@
+"""``assay import humaneval`` and ``assay import mbpp``: Python benchmarks as code tasks.
+
+The files are read by :mod:`assay.families.code.problems`. Each problem becomes a code task: the
+prompt, the reference (HumanEval: prompt and canonical solution; MBPP: the code), the entry
+point. Its check is run once, in the sandbox, against a recording candidate wrapping the
+reference (:mod:`assay.families.code._recorder`): the concrete calls it makes, loops and
+tolerances included, become hidden cases judged outside the sandbox (case file format 4, so
+tuples, sets and other values JSON cannot hold keep their type). Where the check cannot be
+turned into cases faithfully, the task keeps it as a legacy in-sandbox verifier
+(:mod:`assay.families.code.legacy`), which the audit quarantines. A problem whose reference
+fails its own check, or whose task does not pass its own reference, is reported and not
+imported. The record the sandbox returns is read as hostile data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from importlib.resources import files as package_files
+
+from assay.families.code._codec import EncodingError, decode, normalize
+from assay.families.code.casefile import ENCODED, Case, cases_json
+from assay.families.code.family import CODEC, CodeFamily
+from assay.families.code.lint import call_text
+from assay.families.code.problems import Problem, read_humaneval, read_mbpp
+from assay.families.code.records import NotPlainError, parse_plain
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Task
+from assay.tasks.spec import Limits, Split, TaskSpec
+from assay.verdicts import Status
+
+__all__ = [
+    "Imported",
+    "Outcome",
+    "Problem",
+    "ProblemReport",
+    "import_problems",
+    "read_humaneval",
+    "read_mbpp",
+    "report_lines",
+]
+
+RECORDER = CODEC + package_files("assay.families.code").joinpath("_recorder.py").read_text(
+    encoding="utf-8"
+)
+MAX_CALLS = 2000
+"""Most calls of one check turned into cases; a check making more is kept as a legacy one."""
+EXTRACT_LIMITS = Limits(timeout_s=60, cpu_s=60, memory_mb=1024, max_output_kb=16384)
+"""Limits of the one sandbox job that records and probes a problem's check."""
+LEGACY_CHECK = "check.py"
+
+
+class Outcome(StrEnum):
+    """What became of one problem."""
+
+    CASES = "cases"
+    LEGACY = "legacy"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class ProblemReport:
+    """The import report's line for one problem."""
+
+    where: str
+    source_id: str
+    outcome: Outcome
+    detail: str
+    """How many cases, why legacy, or why it failed."""
+    task_id: str | None = None
+    cases: int = 0
+    fooled: bool | None = None
+    """Whether the original check passes an object equal to everything (None: not known)."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import made: the tasks, and a report line per problem."""
+
+    tasks: list[Task]
+    reports: list[ProblemReport]
+
+    @property
+    def failed(self) -> list[ProblemReport]:
+        """The problems that could not be imported at all."""
+        return [r for r in self.reports if r.outcome is Outcome.FAILED]
+
+
+def import_problems(
+    problems: list[Problem],
+    sandbox: Sandbox,
+    *,
+    workers: int = 2,
+    on_problem: Callable[[], None] | None = None,
+) -> Imported:
+    """Turn each problem into a task (see the module's docstring), ``workers`` at a time."""
+    family = CodeFamily()
+
+    def make(problem: Problem) -> tuple[Task | None, ProblemReport]:
+        made = _import_one(problem, sandbox, family)
+        if on_problem is not None:
+            on_problem()
+        return made
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        made = list(pool.map(make, problems))
+    return Imported(
+        tasks=[task for task, _ in made if task is not None], reports=[r for _, r in made]
+    )
+
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def _import_one(
+    problem: Problem, sandbox: Sandbox, family: CodeFamily
+) -> tuple[Task | None, ProblemReport]:
+    slug = _SLUG.sub("-", problem.task_id.lower()).strip("-")[:80] or "problem"
+    if not slug.startswith(problem.benchmark):
+        slug = f"{problem.benchmark}-{slug}"
+
+    def report(outcome: Outcome, detail: str, **more: object) -> ProblemReport:
+        return ProblemReport(problem.where, problem.task_id, outcome, detail, **more)  # type: ignore[arg-type]
+
+    record = _extract(problem, sandbox)
+    if isinstance(record, str):
+        return None, report(Outcome.FAILED, record)
+    fooled = record.get("always_equal") if isinstance(record.get("always_equal"), bool) else None
+    status = record.get("status")
+    if status == "failed":
+        return None, report(Outcome.FAILED, str(record.get("reason", ""))[:500])
+    try:
+        task = _task(problem, slug, record)
+    except (EncodingError, ValueError, TypeError) as exc:
+        return None, report(Outcome.FAILED, f"the recorded calls are malformed: {exc}"[:500])
+    verdict = family.verify(task, task.solutions["reference"], sandbox)
+    if verdict.status is not Status.PASS:
+        why = f"the task does not pass its own reference ({verdict.status.value}): "
+        return None, report(Outcome.FAILED, why + verdict.summary[:300], fooled=fooled)
+    if status == "legacy":
+        why = f"kept as a legacy in-sandbox verifier: {str(record.get('reason', ''))[:300]}"
+        return task, report(Outcome.LEGACY, why, task_id=task.id, fooled=fooled)
+    count = len(record["calls"])  # type: ignore[arg-type]
+    return task, report(
+        Outcome.CASES, f"converted to {count} cases", task_id=task.id, cases=count, fooled=fooled
+    )
+
+
+def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
+    """The recorder's record for ``problem``, or why there is none."""
+    nonce = f"@assay-record:{secrets.token_hex(8)}:"
+    job = {
+        "nonce": nonce,
+        "program": problem.reference,
+        "test": problem.test,
+        "entry_point": problem.entry_point,
+        "max_calls": MAX_CALLS,
+    }
+    result = sandbox.run(
+        [sandbox.python, "-I", "-S", "-c", RECORDER],
+        files={},
+        limits=EXTRACT_LIMITS,
+        stdin=json.dumps(job).encode(),
+    )
+    lines = [line[len(nonce) :] for line in result.stdout.split("\n") if line.startswith(nonce)]
+    if result.timed_out or result.cpu_exceeded:
+        return "recording the check passed its time limit"
+    if len(lines) != 1:
+        tail = result.stderr.strip().splitlines()[-1:] or [f"exit status {result.exit_code}"]
+        return f"recording the check gave no result: {tail[0][:300]}"
+    try:
+        record = parse_plain(lines[0], max_chars=64_000_000, max_depth=250)
+    except NotPlainError as exc:
+        return f"recording the check gave a malformed result: {exc}"
+    if not isinstance(record, dict):
+        return "recording the check gave a malformed result"
+    return record
+
+
+def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
+    hidden: dict[str, bytes]
+    config: dict[str, object] = {"function": problem.entry_point}
+    if record.get("status") == "legacy":
+        config["legacy_check"] = LEGACY_CHECK
+        hidden = {LEGACY_CHECK: _legacy_source(problem).encode()}
+    else:
+        calls = record["calls"]
+        if not isinstance(calls, list):
+            raise TypeError("calls is not a list")
+        cases = [_case(index, call, problem) for index, call in enumerate(calls)]
+        hidden = {"cases.json": cases_json(cases, min_format=ENCODED)}
+        if isinstance(record.get("tolerance"), float):
+            config["float_tolerance"] = record["tolerance"]
+        if record.get("unordered") is True:
+            config["compare"] = "unordered"
+    return Task(
+        spec=TaskSpec(
+            id=slug,
+            family="code",
+            split=Split.TEST,
+            tags=(problem.benchmark, "imported"),
+            config=config,
+        ),
+        prompt=_prompt(problem),
+        workspace={},
+        hidden=hidden,
+        solutions={"reference": {"solution.py": problem.reference.encode()}},
+    )
+
+
+def _legacy_source(problem: Problem) -> str:
+    """The legacy check's file: HumanEval's prompt first (the helpers it gives, such as
+    ``poly``, which the check calls and a candidate need not repeat), then the check. The
+    check runs in a copy of the candidate's namespace, so the prompt's stub of the function
+    shadows nothing the candidate defined for itself."""
+    if problem.benchmark != "humaneval":
+        return problem.test
+    return f"{problem.prompt}\n\n{problem.test}"
+
+
+def _case(index: int, call: object, problem: Problem) -> Case:
+    if not isinstance(call, dict) or not isinstance(call.get("args"), list):
+        raise TypeError(f"call {index} is malformed")
+    args = decode(call["args"])  # the record is the sandbox's output: read as hostile
+    shown = call_text(problem.entry_point, args) in problem.prompt  # type: ignore[arg-type]
+    fields: dict[str, object] = {
+        "id": f"case-{index}",
+        "args": normalize(call["args"]),
+        "example": shown,
+    }
+    if "raises" in call:
+        fields["raises"] = call["raises"]
+    else:
+        fields["expected"] = normalize(call.get("expected"))
+    return Case.model_validate(fields)
+
+
+def _prompt(problem: Problem) -> str:
+    if problem.benchmark == "mbpp":
+        return problem.prompt
+    return (
+        f"Complete the function `{problem.entry_point}` in solution.py:\n\n"
+        f"```python\n{problem.prompt.rstrip()}\n```\n"
+    )
+
+
+def report_lines(imported: Imported) -> list[str]:
+    """The import report: a line per problem, then the totals."""
+    lines = []
+    for r in imported.reports:
+        weak = " (the original check passes an object equal to everything)" if r.fooled else ""
+        target = f" -> {r.task_id}" if r.task_id else ""
+        lines.append(f"{r.outcome.value}: {r.where} {r.source_id}{target}: {r.detail}{weak}")
+    count = dict.fromkeys(Outcome, 0)
+    for r in imported.reports:
+        count[r.outcome] += 1
+    fooled = sum(bool(r.fooled) for r in imported.reports)
+    lines.append(
+        f"{len(imported.reports)} problems: {count[Outcome.CASES]} converted to hidden cases, "
+        f"{count[Outcome.LEGACY]} kept as legacy in-sandbox verifiers (exploitable by "
+        f"construction: the audit quarantines them), {count[Outcome.FAILED]} not imported; "
+        f"{fooled} original checks pass an object equal to everything"
+    )
+    return lines

@@ -1,0 +1,246 @@
+"""``assay import terminal-bench``: Terminal-Bench and Harbor task directories as terminal tasks.
+
+A Terminal-Bench task directory holds ``task.yaml`` (``instruction``; ``author_name``,
+``author_email``, ``difficulty``, ``category``, ``tags``, ``parser_name``,
+``max_agent_timeout_sec``, ``max_test_timeout_sec``), a ``Dockerfile`` or
+``docker-compose.yaml``, ``run-tests.sh``, ``tests/`` and ``solution.sh``. A Harbor task
+directory (Terminal-Bench 2) holds ``task.toml`` (``[metadata]`` with ``difficulty``,
+``category``, ``tags``, authors; ``[agent]`` and ``[verifier]`` with ``timeout_sec``;
+``[environment]`` with ``docker_image``, ``cpus``, ``memory_mb``...), ``instruction.md``,
+``environment/`` (the Dockerfile and its build context), ``tests/test.sh`` and
+``solution/solve.sh``.
+
+Each becomes a ``terminal`` task: the instruction as the prompt, the container's files as the
+workspace, the test script and tests as hidden files, the solution script as the reference, and
+the metadata in task.toml. The directories are input: one that is neither format, a task.yaml
+without an instruction or a malformed file is one error naming the file, the field and the fix,
+and nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from assay.errors import InputError
+from assay.families.terminal.family import SOLUTION, TerminalConfig
+from assay.tasks.model import Files, Task
+from assay.tasks.spec import Split, TaskSpec
+from assay.tasks.taskdir import read_files
+
+MAX_METADATA_BYTES = 1_000_000
+_SLUG = re.compile(r"[^a-z0-9._-]+")
+_TB_OWN = {"task.yaml", "run-tests.sh", "solution.sh", "solution.yaml"}
+
+
+def import_task_dirs(directory: Path) -> list[Task]:
+    """The tasks of ``directory``: itself if it is a task directory, else each task directory in
+    it. Raises :class:`InputError` naming the file and field when one is malformed."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError("no such directory", path=directory, fix="pass a task directory")
+    if _is_task(directory):
+        return [_read(directory)]
+    found = sorted(child for child in directory.iterdir() if child.is_dir() and _is_task(child))
+    if not found:
+        raise InputError(
+            "holds no Terminal-Bench or Harbor task",
+            path=directory,
+            fix="pass a directory with task.yaml or task.toml and instruction.md, or their parent",
+        )
+    tasks = [_read(child) for child in found]
+    ids = [task.id for task in tasks]
+    for task_id in ids:
+        if ids.count(task_id) > 1:
+            raise InputError(
+                f"two task directories give the id {task_id!r}",
+                path=directory,
+                fix="rename one of them",
+            )
+    return tasks
+
+
+def _is_task(directory: Path) -> bool:
+    return (directory / "task.yaml").is_file() or (directory / "task.toml").is_file()
+
+
+def _read(directory: Path) -> Task:
+    if (directory / "task.yaml").is_file():
+        return _terminal_bench(directory)
+    return _harbor(directory)
+
+
+def _terminal_bench(directory: Path) -> Task:
+    path = directory / "task.yaml"
+    try:
+        data = yaml.safe_load(_text(path))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise InputError(f"is not YAML{where}", path=path, fix="repair the YAML") from None
+    if not isinstance(data, dict):
+        raise InputError("is not a mapping", path=path, fix="give the task's fields as a mapping")
+    instruction = data.get("instruction")
+    if instruction is None:
+        instruction = _description(data)
+    if not isinstance(instruction, str) or not instruction.strip():
+        raise InputError(
+            "is missing or empty" if instruction is None else "is not text",
+            path=path,
+            field="instruction",
+            fix="give the task's instruction (what the agent is asked to do)",
+        )
+    all_files = read_files(directory)
+    workspace = {
+        name: data
+        for name, data in all_files.items()
+        if name not in _TB_OWN and not name.startswith("tests/")
+    }
+    hidden = {name: data for name, data in all_files.items() if name.startswith("tests/")}
+    if "run-tests.sh" in all_files:
+        hidden["run-tests.sh"] = all_files["run-tests.sh"]
+    config = TerminalConfig(
+        source="terminal-bench",
+        test_command="run-tests.sh",
+        agent_timeout_s=_seconds(data.get("max_agent_timeout_sec"), path, "max_agent_timeout_sec"),
+        verifier_timeout_s=_seconds(data.get("max_test_timeout_sec"), path, "max_test_timeout_sec"),
+        category=_optional_text(data.get("category")),
+        difficulty=_optional_text(data.get("difficulty")),
+        author=_optional_text(data.get("author_name") or data.get("author_email")),
+        parser_name=_optional_text(data.get("parser_name")),
+    )
+    solution = {SOLUTION: all_files["solution.sh"]} if "solution.sh" in all_files else None
+    tags = _tags(data.get("tags"), path)
+    return _task(directory, config, instruction, tags, files=(workspace, hidden, solution))
+
+
+def _description(data: dict[str, Any]) -> object:
+    """Older task.yaml files give ``descriptions: [{key: base, description: ...}]``."""
+    descriptions = data.get("descriptions")
+    if isinstance(descriptions, list):
+        for item in descriptions:
+            if isinstance(item, dict) and item.get("key") in ("base", None):
+                return item.get("description")
+    return None
+
+
+def _harbor(directory: Path) -> Task:
+    path = directory / "task.toml"
+    try:
+        data = tomllib.loads(_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"is not TOML: {exc}", path=path, fix="repair the TOML") from None
+    if "family" in data and "id" in data:
+        raise InputError(
+            "is already an assay task",
+            path=path,
+            fix="use it as it is: there is nothing to import",
+        )
+    instruction_path = directory / "instruction.md"
+    if not instruction_path.is_file():
+        raise InputError(
+            "is missing", path=instruction_path, fix="a Harbor task gives its instruction there"
+        )
+    instruction = _text(instruction_path)
+    if not instruction.strip():
+        raise InputError("is empty", path=instruction_path, fix="write the task's instruction")
+    metadata = _table(data, "metadata", path)
+    environment = _table(data, "environment", path)
+    config = TerminalConfig(
+        source="harbor",
+        test_command="tests/test.sh",
+        agent_timeout_s=_seconds(
+            _table(data, "agent", path).get("timeout_sec"), path, "agent.timeout_sec"
+        ),
+        verifier_timeout_s=_seconds(
+            _table(data, "verifier", path).get("timeout_sec"), path, "verifier.timeout_sec"
+        ),
+        category=_optional_text(metadata.get("category")),
+        difficulty=_optional_text(metadata.get("difficulty")),
+        author=_optional_text(metadata.get("author_name") or metadata.get("author_email")),
+        image=_optional_text(environment.get("docker_image")),
+        environment={
+            key: value
+            for key, value in environment.items()
+            if key != "docker_image" and isinstance(value, str | int | float | bool)
+        },
+    )
+    hidden = {f"tests/{name}": data for name, data in read_files(directory / "tests").items()}
+    solution = read_files(directory / "solution") or None
+    workspace = read_files(directory / "environment")
+    tags = _tags(metadata.get("tags"), path)
+    return _task(directory, config, instruction, tags, files=(workspace, hidden, solution))
+
+
+def _task(
+    directory: Path,
+    config: TerminalConfig,
+    instruction: str,
+    tags: tuple[str, ...],
+    *,
+    files: tuple[Files, Files, Files | None],
+) -> Task:
+    workspace, hidden, solution = files
+    slug = _SLUG.sub("-", directory.name.lower()).strip("-._")[:120] or "task"
+    difficulty = config.difficulty if config.difficulty in ("easy", "medium", "hard") else None
+    labels = [config.source, *([config.category] if config.category else []), *tags]
+    return Task(
+        spec=TaskSpec(
+            id=slug,
+            family="terminal",
+            split=Split.TEST,
+            tags=tuple(dict.fromkeys(labels)),
+            difficulty=difficulty,
+            config=config.model_dump(exclude_defaults=True),
+        ),
+        prompt=instruction.strip() + "\n",
+        workspace=workspace,
+        hidden=hidden,
+        solutions={"reference": solution} if solution else {},
+    )
+
+
+def _text(path: Path) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot be read: {exc}", path=path, fix="pass a readable file") from None
+    if len(raw) > MAX_METADATA_BYTES:
+        raise InputError("is larger than 1 MB", path=path, fix="keep metadata files small")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError("is not UTF-8 text", path=path, fix="save it as UTF-8") from None
+
+
+def _table(data: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise InputError("is not a table", path=path, field=name, fix=f"write it as [{name}]")
+    return table
+
+
+def _seconds(value: object, path: Path, field: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise InputError(
+            f"is {value!r}, not a number of seconds", path=path, field=field, fix="give seconds"
+        )
+    return float(value)
+
+
+def _optional_text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _tags(value: object, path: Path) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
+        raise InputError("is not a list of text", path=path, field="tags", fix="list the tags")
+    return tuple(tag.strip() for tag in value if tag.strip())

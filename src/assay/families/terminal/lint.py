@@ -1,0 +1,97 @@
+"""Static checks of a terminal task, as Harbor's lint does them, with no container run.
+
+Errors: no test script, no container (neither a Dockerfile, a compose file nor an image), the
+image build copying the tests or the solution in (the agent would see them). Warnings: a base
+image without a pinned tag or digest, packages installed without pinned versions, and a test
+script that installs or downloads at verification time (network then, and a moving target).
+"""
+
+from __future__ import annotations
+
+import re
+
+from assay.errors import TaskFormatError
+from assay.families.terminal.family import terminal_config
+from assay.findings import Finding, Severity
+from assay.tasks.model import Task
+
+CHECK = "lint"
+CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml")
+_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE | re.MULTILINE)
+_COPY_HIDDEN = re.compile(
+    r"^\s*(?:COPY|ADD)\s+(?:--\S+\s+)*(?:\./)?(tests|solution|solution\.sh|run-tests\.sh)\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PIP = re.compile(r"pip3?\s+install\s+([^&|;\n]+)")
+_NETWORK = re.compile(r"\b(curl|wget|pip3?\s+install|uv\s+pip\s+install|apt(?:-get)?\s+install)\b")
+
+
+def lint_terminal_task(task: Task) -> list[Finding]:
+    """Findings about a terminal task's parts; empty when it is sound."""
+    try:
+        config = terminal_config(task)
+    except TaskFormatError as exc:
+        return [_finding(Severity.ERROR, str(exc))]
+    findings: list[Finding] = []
+    if config.test_command not in task.hidden:
+        findings.append(
+            _finding(Severity.ERROR, f"hidden/{config.test_command} (the test script) is missing")
+        )
+    containers = [name for name in CONTAINER_FILES if name in task.workspace]
+    if not containers and config.image is None:
+        findings.append(
+            _finding(
+                Severity.ERROR,
+                "no container: workspace/ has no Dockerfile or docker-compose.yaml, and no image "
+                "is named",
+            )
+        )
+    dockerfile = task.workspace.get("Dockerfile", b"").decode(errors="replace")
+    findings += _dockerfile(dockerfile)
+    test = task.hidden.get(config.test_command, b"").decode(errors="replace")
+    network = sorted(set(_NETWORK.findall(test)))
+    if network:
+        findings.append(
+            _finding(
+                Severity.WARNING,
+                f"hidden/{config.test_command} installs or downloads at verification time "
+                f"({', '.join(network)}): it needs the network then, and what it gets can change",
+            )
+        )
+    return findings
+
+
+def _dockerfile(text: str) -> list[Finding]:
+    findings = []
+    for image in _FROM.findall(text):
+        name = image.rsplit("/", 1)[-1]
+        if "@" not in image and (":" not in name or name.endswith(":latest")):
+            findings.append(
+                _finding(
+                    Severity.WARNING,
+                    f"Dockerfile's base image {image} is not pinned (give a version tag or digest)",
+                )
+            )
+    for copied in _COPY_HIDDEN.findall(text):
+        findings.append(
+            _finding(
+                Severity.ERROR,
+                f"Dockerfile copies {copied} into the image: the agent can read the tests or the "
+                "solution",
+            )
+        )
+    for packages in _PIP.findall(text):
+        loose = [p for p in packages.split() if not p.startswith("-") and "==" not in p]
+        if loose:
+            findings.append(
+                _finding(
+                    Severity.WARNING,
+                    "Dockerfile installs Python packages without pinned versions: "
+                    + " ".join(loose),
+                )
+            )
+    return findings
+
+
+def _finding(severity: Severity, message: str) -> Finding:
+    return Finding(check=CHECK, severity=severity, message=message)

