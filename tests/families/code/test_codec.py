@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assay.errors import TaskFormatError
@@ -52,6 +52,7 @@ def _same(a: object, b: object) -> bool:
 
 
 @given(_values)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])  # nested values; busy CI
 def test_every_value_round_trips_through_json_exactly(value: object) -> None:
     text = json.dumps(encode(value), allow_nan=False)
     assert _same(decode(json.loads(text)), value)
