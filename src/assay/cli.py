@@ -18,7 +18,19 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from assay.errors import AssayError, InputError
-from assay.settings import DB, MAX_REQUESTS, MAX_SANDBOXES, SANDBOX, WORKERS, Setting
+from assay.settings import (
+    DB,
+    HOST,
+    IDLE_TIMEOUT,
+    MAX_REQUESTS,
+    MAX_SANDBOXES,
+    MAX_SESSIONS,
+    PORT,
+    SANDBOX,
+    TOKEN,
+    WORKERS,
+    Setting,
+)
 
 if TYPE_CHECKING:
     from assay.audit import AuditReport, TaskAudit
@@ -951,6 +963,82 @@ def export(run_name: str, jsonl_path: Path, db: Path) -> None:
     except OSError as exc:
         raise InputError(f"cannot write it: {exc.strerror or exc}", path=jsonl_path) from None
     click.echo(f"wrote {len(episodes)} trajectories to {jsonl_path}")
+
+
+@cli.command()
+@click.option("--env-only", is_flag=True, help="Serve the environment API only (no dashboard).")
+@click.option(
+    "--tasks",
+    "tasks_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of tasks to offer.",
+)
+@setting_option(HOST)
+@setting_option(PORT, type=click.IntRange(0, 65535))
+@setting_option(TOKEN)
+@setting_option(MAX_SESSIONS, type=click.IntRange(1, 100000))
+@setting_option(IDLE_TIMEOUT, type=click.FloatRange(0.1, 86400))
+@click.option(
+    "--pass-rates",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A profile (`assay profile --json`) whose pass rates curricula use.",
+)
+@setting_option(WORKERS, type=click.IntRange(1, 256))
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def serve(
+    *,
+    env_only: bool,
+    tasks_dir: Path,
+    host: str,
+    port: int,
+    token: str,
+    max_sessions: int,
+    idle_timeout: float,
+    pass_rates: Path | None,
+    workers: int,
+    sandbox: str,
+) -> None:
+    """Serve tasks as environments: sessions over HTTP (OpenAPI at /openapi.json) and over
+    OpenEnv's WebSocket protocol at /ws. Binds to loopback unless --host says otherwise, which
+    needs a token. Runs until interrupted.
+
+    \b
+    Example:
+      assay serve --env-only --tasks tasks/ --port 8400
+      ASSAY_TOKEN=s3cret assay serve --env-only --tasks tasks/ --host 0.0.0.0
+    """
+    from assay.server import ServerLimits, build_server, check_binding  # noqa: PLC0415
+    from assay.server import load_pass_rates as read_pass_rates  # noqa: PLC0415
+    from assay.tasks import TaskSet  # noqa: PLC0415
+
+    if not env_only:
+        raise InputError(
+            "only the environment API can be served so far",
+            field="--env-only",
+            fix="run `assay serve --env-only --tasks DIR`",
+        )
+    check_binding(host, token or None)
+    taskset = _complete_taskset(TaskSet.load(tasks_dir))
+    rates = read_pass_rates(pass_rates) if pass_rates is not None else {}
+    limits = ServerLimits(max_sessions=max_sessions, idle_timeout_s=idle_timeout)
+    with _sandbox(sandbox, workers) as box:
+        server = build_server(
+            taskset.tasks,
+            box,
+            host=host,
+            port=port,
+            token=token or None,
+            limits=limits,
+            pass_rates=rates,
+        )
+        shown = f"[{host}]" if ":" in host else host
+        click.echo(
+            f"serving {len(taskset.tasks)} tasks on http://{shown}:{port} "
+            f"(OpenAPI at /openapi.json, OpenEnv at /ws); Ctrl-C stops",
+            err=True,
+        )
+        server.run()
 
 
 @cli.group()
