@@ -187,8 +187,10 @@ def _parse(body: bytes, model: type[M]) -> M:
     """``body`` as ``model``: 400 when it is not JSON, 422 when it has the wrong shape."""
     try:
         data = json.loads(body)
-    except (ValueError, RecursionError):
+    except ValueError:
         raise RefusedError(400, "bad_json", "the body is not valid JSON") from None
+    except RecursionError:
+        raise RefusedError(400, "bad_json", "the body's JSON is nested too deeply") from None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
