@@ -1008,7 +1008,7 @@ def serve(
       assay serve --env-only --tasks tasks/ --port 8400
       ASSAY_TOKEN=s3cret assay serve --env-only --tasks tasks/ --host 0.0.0.0
     """
-    from assay.server import ServerLimits, build_server, check_binding  # noqa: PLC0415
+    from assay.server import ServerLimits, build_server, check_binding, listen  # noqa: PLC0415
     from assay.server import load_pass_rates as read_pass_rates  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
@@ -1022,7 +1022,8 @@ def serve(
     taskset = _complete_taskset(TaskSet.load(tasks_dir))
     rates = read_pass_rates(pass_rates) if pass_rates is not None else {}
     limits = ServerLimits(max_sessions=max_sessions, idle_timeout_s=idle_timeout)
-    with _sandbox(sandbox, workers) as box:
+    sock = listen(host, port)  # a port in use is refused before the sandbox starts
+    with sock, _sandbox(sandbox, workers) as box:
         server = build_server(
             taskset.tasks,
             box,
@@ -1034,11 +1035,11 @@ def serve(
         )
         shown = f"[{host}]" if ":" in host else host
         click.echo(
-            f"serving {len(taskset.tasks)} tasks on http://{shown}:{port} "
-            f"(OpenAPI at /openapi.json, OpenEnv at /ws); Ctrl-C stops",
+            f"serving {len(taskset.tasks)} tasks on http://{shown}:{sock.getsockname()[1]} "
+            "(OpenAPI at /openapi.json, OpenEnv at /ws); Ctrl-C stops",
             err=True,
         )
-        server.run()
+        server.run(sockets=[sock])
 
 
 @cli.group()

@@ -202,3 +202,17 @@ def test_an_error_verdict_is_done_without_a_reward(
         assert done.metadata is not None
         assert done.metadata["status"] == "error"
         assert done.observation["verdict"]["reward"] is None
+
+
+def test_an_oversized_message_closes_the_connection(
+    pool: PoolSandbox, median_tasks: list[Task]
+) -> None:
+    with (
+        running(median_tasks, pool, limits=ServerLimits(max_body_bytes=64 * 1024)) as live,
+        connect(live.ws_url, max_size=None) as ws,
+    ):
+        ws.send(json.dumps({"type": "reset", "data": {"task_id": "median-1"}}))
+        assert json.loads(ws.recv())["type"] == "observation"
+        ws.send(json.dumps({"type": "step", "data": _write("x" * 100_000)}))
+        with pytest.raises(Exception, match="1009"):
+            ws.recv(timeout=5)

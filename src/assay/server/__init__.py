@@ -8,6 +8,7 @@ refuses a non-loopback address without a token. The Python client is :mod:`assay
 from __future__ import annotations
 
 import ipaddress
+import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -43,6 +44,27 @@ def check_binding(host: str, token: str | None) -> None:
         )
 
 
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port`` (0: a free port), ready to hand to the server.
+
+    Raises :class:`InputError` when the address cannot be bound (in use, not this machine's).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(2048)  # connections wait in the backlog until the server accepts them
+    except OSError as exc:
+        sock.close()
+        raise InputError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}",
+            field="host/port",
+            fix="choose another --port, or an address of this machine",
+        ) from None
+    return sock
+
+
 def build_server(
     tasks: Sequence[Task],
     sandbox: Sandbox,
@@ -74,7 +96,8 @@ def build_server(
 
 def serve(tasks: Sequence[Task], sandbox: Sandbox, **options: Any) -> None:
     """Serve ``tasks`` until interrupted; the options are :func:`build_server`'s."""
-    build_server(tasks, sandbox, **options).run()
+    server = build_server(tasks, sandbox, **options)
+    server.run(sockets=[listen(server.config.host, server.config.port)])
 
 
 __all__ = [
@@ -92,6 +115,7 @@ __all__ = [
     "create_app",
     "draw",
     "is_loopback",
+    "listen",
     "load_pass_rates",
     "openapi",
     "serve",

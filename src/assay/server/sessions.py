@@ -11,6 +11,7 @@ verifier in a fresh sandbox job, and only its agent view (:class:`AgentVerdict`)
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import threading
 import time
@@ -19,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assay.episodes import EndReason, Episode, Judged
-from assay.errors import AssayError
+from assay.errors import AssayError, InputError
 from assay.policies.messages import ToolCall
 from assay.sandbox.protocol import Sandbox
 from assay.server.models import (
@@ -35,6 +36,8 @@ from assay.server.models import (
 from assay.server.sampling import draw
 from assay.tasks.model import Task
 from assay.verdicts import Status
+
+LOG = logging.getLogger(__name__)
 
 
 class RefusedError(AssayError):
@@ -78,7 +81,10 @@ class Session:
         with self.lock:
             self._check_open()
             self._release()
-            episode = Episode(task, self.sandbox)
+            try:
+                episode = Episode(task, self.sandbox)
+            except InputError as exc:  # the server's task, not the client's request
+                raise RefusedError(500, "task_unusable", str(exc)[:500]) from None
             start = episode.reset()
             self.episode, self.judged, self.steps = episode, None, 0
             messages = tuple(Message(role=m.role, content=m.content or "") for m in start.messages)
@@ -166,6 +172,15 @@ def _judge(episode: Episode) -> Judged:
         return episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)[:500])
 
 
+def _close_quietly(session: Session) -> None:
+    """Close ``session``; a failure to release its episode is logged, never raised, so that
+    the other sessions are reclaimed all the same."""
+    try:
+        session.close()
+    except Exception:  # one episode's failure must not stop the reclaiming
+        LOG.exception("closing session %s failed", session.id[:8])
+
+
 def _outcome(judged: Judged) -> dict[str, Any]:
     verdict = AgentVerdict.of(judged.verdict)
     return {"reward": verdict.reward, "verdict": verdict}
@@ -242,7 +257,7 @@ class SessionManager:
             for session in idle:
                 del self._sessions[session.id]
         for session in idle:
-            session.close()
+            _close_quietly(session)
         return [session.id for session in idle]
 
     def close_all(self) -> None:
@@ -251,7 +266,7 @@ class SessionManager:
             sessions = list(self._sessions.values())
             self._sessions.clear()
         for session in sessions:
-            session.close()
+            _close_quietly(session)
 
     def touch(self, session: Session, delta: int) -> None:
         """Mark a call on ``session`` begun (+1) or ended (-1); the idle clock restarts."""
