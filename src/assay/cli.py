@@ -980,10 +980,12 @@ def export(run_name: str, jsonl_path: Path, db: Path) -> None:
 @setting_option(MAX_SESSIONS, type=click.IntRange(1, 100000))
 @setting_option(IDLE_TIMEOUT, type=click.FloatRange(0.1, 86400))
 @click.option(
-    "--pass-rates",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="A profile (`assay profile --json`) whose pass rates curricula use.",
+    "--profile",
+    "profile_run",
+    help="A rollout run (`assay profile`) whose pass rates sampling curricula use; a task "
+    "changed since it was profiled has none.",
 )
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def serve(
@@ -995,7 +997,8 @@ def serve(
     token: str,
     max_sessions: int,
     idle_timeout: float,
-    pass_rates: Path | None,
+    profile_run: str | None,
+    db: Path,
     workers: int,
     sandbox: str,
 ) -> None:
@@ -1007,9 +1010,16 @@ def serve(
     Example:
       assay serve --env-only --tasks tasks/ --port 8400
       ASSAY_TOKEN=s3cret assay serve --env-only --tasks tasks/ --host 0.0.0.0
+      assay serve --env-only --tasks tasks/ --profile qwen-k8   # curricula read its pass rates
     """
-    from assay.server import ServerLimits, build_server, check_binding, listen  # noqa: PLC0415
-    from assay.server import load_pass_rates as read_pass_rates  # noqa: PLC0415
+    from assay.runs import run_profile  # noqa: PLC0415
+    from assay.server import (  # noqa: PLC0415
+        ServerLimits,
+        build_server,
+        check_binding,
+        current_pass_rates,
+        listen,
+    )
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     if not env_only:
@@ -1020,7 +1030,10 @@ def serve(
         )
     check_binding(host, token or None)
     taskset = _complete_taskset(TaskSet.load(tasks_dir))
-    rates = read_pass_rates(pass_rates) if pass_rates is not None else {}
+    rates: dict[str, float] = {}
+    if profile_run is not None:
+        with _existing_store(db) as store:
+            rates = current_pass_rates(run_profile(store, profile_run), taskset.tasks)
     limits = ServerLimits(max_sessions=max_sessions, idle_timeout_s=idle_timeout)
     sock = listen(host, port)  # a port in use is refused before the sandbox starts
     with sock, _sandbox(sandbox, workers) as box:

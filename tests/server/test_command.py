@@ -68,3 +68,32 @@ def test_without_env_only_it_says_what_exists(tmp_path: Path, run_cli: object) -
     result = run_cli("serve", "--tasks", str(tmp_path / "tasks"))  # type: ignore[operator]
     assert result.exit_code == 2
     assert "--env-only" in result.output
+
+
+def test_the_curriculum_reads_a_stored_profile(
+    tmp_path: Path, run_cli: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assay.server  # noqa: PLC0415
+
+    save_task(make_median_task(), tmp_path / "tasks")
+    tasks = str(tmp_path / "tasks")
+    profiled = run_cli("profile", tasks, "--policy", "reference", "--k", "2", "--run", "p1")  # type: ignore[operator]
+    assert profiled.exit_code == 0
+    seen: dict[str, object] = {}
+
+    class _Server:
+        def run(self, sockets: object) -> None:
+            seen["ran"] = True
+
+    def build(tasks: object, sandbox: object, **options: object) -> _Server:
+        seen.update(options)
+        return _Server()
+
+    monkeypatch.setattr(assay.server, "build_server", build)
+    served = run_cli("serve", "--env-only", "--tasks", tasks, "--port", "0", "--profile", "p1")  # type: ignore[operator]
+    assert served.exit_code == 0, served.output
+    assert seen["pass_rates"] == {"median-1": 1.0}
+    assert seen["ran"] is True
+    missing = run_cli("serve", "--env-only", "--tasks", tasks, "--profile", "nope")  # type: ignore[operator]
+    assert missing.exit_code == 2
+    assert "no rollout run 'nope'" in missing.output

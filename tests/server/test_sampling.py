@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from assay.errors import InputError
-from assay.profiles import Sample, build_profile
-from assay.server import SamplingSpec, draw, load_pass_rates
+from assay.families import get_family, version_label
+from assay.profiles import RunProfile, Sample, build_profile
+from assay.server import SamplingSpec, current_pass_rates, draw
 from assay.server.models import CreateSession, Curriculum
 from assay.tasks import Split, Task
 from tests.conftest import make_median_task
@@ -80,15 +80,14 @@ def test_bad_specs_are_refused() -> None:
         CreateSession()
 
 
-def test_pass_rates_come_from_a_profile(tmp_path: Path) -> None:
+def test_pass_rates_come_from_a_profile_of_the_same_versions() -> None:
     samples = [Sample("code-a", 0, "pass"), Sample("code-a", 1, "fail")]
-    samples += [Sample("code-b", 0, "error")]
-    profile = tmp_path / "profile.json"
-    profile.write_text(build_profile("r", 2, samples).model_dump_json())
-    assert load_pass_rates(profile) == {"code-a": 0.5}
-    broken = tmp_path / "broken.json"
-    broken.write_text('{"run": 1}')
-    with pytest.raises(InputError, match="not a profile"):
-        load_pass_rates(broken)
-    with pytest.raises(InputError, match="cannot read"):
-        load_pass_rates(tmp_path / "missing.json")
+    samples += [Sample("code-b", 0, "pass"), Sample("sql-a", 0, "error")]
+    label = version_label(get_family("code"))
+    versions = {
+        "code-a": TASKS[0].content_version(label),
+        "code-b": "an-older-version",
+        "sql-a": "whatever",
+    }
+    profiled = RunProfile(profile=build_profile("r", 2, samples), versions=versions)
+    assert current_pass_rates(profiled, TASKS[:2]) == {"code-a": 0.5}

@@ -19,7 +19,7 @@ from assay.sandbox.protocol import Sandbox
 from assay.server.app import TOKEN_PATH, create_app
 from assay.server.models import AgentVerdict, CreateSession, SamplingSpec, StepResult
 from assay.server.openapi import openapi
-from assay.server.sampling import draw, load_pass_rates
+from assay.server.sampling import current_pass_rates, draw
 from assay.server.sessions import RefusedError, ServerLimits, Session, SessionManager
 from assay.tasks.model import Task
 
@@ -113,10 +113,10 @@ __all__ = [
     "build_server",
     "check_binding",
     "create_app",
+    "current_pass_rates",
     "draw",
     "is_loopback",
     "listen",
-    "load_pass_rates",
     "openapi",
     "serve",
 ]

@@ -1,6 +1,6 @@
 """Drawing a task for a session: filters, mixture weights across families, a curriculum band.
 
-Pass rates come from a profile written by ``assay profile --json``: a curriculum prefers the
+Pass rates come from a stored profile (a run of ``assay profile``): a curriculum prefers the
 candidates whose measured rate lies in its band, so that rollouts go where they teach. Frozen
 tasks are drawn only when the spec asks for the frozen split by name.
 """
@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-
-from pydantic import ValidationError
 
 from assay.errors import InputError
-from assay.profiles import Profile
+from assay.families import family_of, version_label
+from assay.profiles import RunProfile
 from assay.server.models import SamplingSpec
 from assay.tasks.model import Task
 from assay.tasks.spec import Split
@@ -62,19 +60,15 @@ def _matches(task: Task, spec: SamplingSpec) -> bool:
     return all(tag in task.spec.tags for tag in spec.tags)
 
 
-def load_pass_rates(path: Path) -> dict[str, float]:
-    """Each task's measured pass rate from a profile (``assay profile --json``); tasks with no
-    scored sample are left out. Raises :class:`InputError` naming the file when it is not one."""
-    try:
-        profile = Profile.model_validate_json(Path(path).read_bytes())
-    except OSError as exc:
-        raise InputError(f"cannot read it: {exc.strerror or exc}", path=path) from None
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "(the file)"
-        raise InputError(
-            f"not a profile: {where}: {error['msg']}",
-            path=path,
-            fix="write one with `assay profile TASKS --policy ... --json FILE`",
-        ) from None
-    return {task.task_id: task.pass_rate for task in profile.tasks if task.pass_rate is not None}
+def current_pass_rates(profiled: RunProfile, tasks: Sequence[Task]) -> dict[str, float]:
+    """Each task's pass rate in a stored profile, for the tasks whose content is still the
+    version the profile measured (a rate says nothing about another version of a task); tasks
+    with no scored sample are left out."""
+    current = {task.id: task.content_version(version_label(family_of(task))) for task in tasks}
+    return {
+        task.task_id: task.pass_rate
+        for task in profiled.profile.tasks
+        if task.pass_rate is not None
+        and current.get(task.task_id) is not None
+        and current[task.task_id] == profiled.versions.get(task.task_id)
+    }
