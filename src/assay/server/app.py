@@ -45,14 +45,13 @@ TOKEN_PATH = "/token/"  # noqa: S105 - a path prefix, not a password
 
 def create_app(manager: SessionManager, *, token: str | None = None) -> Starlette:
     """The application over ``manager``'s sessions; with ``token``, every request needs it."""
-    api = _Api(manager)
+    api = _Api(manager, secured=token is not None)
     routes = [
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
         Route("/tasks", api.tasks, methods=["GET"]),
         Route("/sessions", api.create, methods=["POST"]),
-        Route("/sessions/{session_id}", api.state, methods=["GET"]),
-        Route("/sessions/{session_id}", api.close, methods=["DELETE"]),
+        Route("/sessions/{session_id}", api.session, methods=["GET", "DELETE"]),
         Route("/sessions/{session_id}/reset", api.reset, methods=["POST"]),
         Route("/sessions/{session_id}/step", api.step, methods=["POST"]),
         Route("/sessions/{session_id}/submit", api.submit, methods=["POST"]),
@@ -74,8 +73,9 @@ def create_app(manager: SessionManager, *, token: str | None = None) -> Starlett
 class _Api:
     """The endpoints, over one session manager."""
 
-    def __init__(self, manager: SessionManager) -> None:
+    def __init__(self, manager: SessionManager, *, secured: bool) -> None:
         self.manager = manager
+        self.secured = secured
 
     @contextlib.asynccontextmanager
     async def lifespan(self, _app: Starlette) -> AsyncIterator[None]:
@@ -102,7 +102,7 @@ class _Api:
         )
 
     async def openapi(self, _request: Request) -> Response:
-        return JSONResponse(openapi())
+        return JSONResponse(openapi(secured=self.secured))
 
     async def tasks(self, _request: Request) -> Response:
         return _json(TaskList(tasks=tuple(self.manager.task_infos())))
@@ -118,13 +118,13 @@ class _Api:
             raise
         return _json(observation, status=201)
 
-    async def state(self, request: Request) -> Response:
-        session = self._session(request)
-        return _json(session.state())
-
-    async def close(self, request: Request) -> Response:
-        await run_in_threadpool(self.manager.close, request.path_params["session_id"])
-        return Response(status_code=204)
+    async def session(self, request: Request) -> Response:
+        """GET: where the session stands; DELETE: close it (one route, so that a 405 names
+        both methods in its Allow header)."""
+        if request.method == "DELETE":
+            await run_in_threadpool(self.manager.close, request.path_params["session_id"])
+            return Response(status_code=204)
+        return _json(self._session(request).state())
 
     async def reset(self, request: Request) -> Response:
         session = self._session(request)
@@ -219,10 +219,12 @@ async def _refused(_request: Request, exc: Exception) -> Response:
 
 
 async def _http_error(_request: Request, exc: Exception) -> Response:
-    status = exc.status_code if isinstance(exc, HTTPException) else 500
-    code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
-    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-    return _problem(status, code, str(detail))
+    if not isinstance(exc, HTTPException):
+        return _problem(500, "internal", "internal error")
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    response = _problem(exc.status_code, code, str(exc.detail))
+    response.headers.update(exc.headers or {})  # 405 names the allowed methods in Allow
+    return response
 
 
 async def _internal_error(_request: Request, exc: Exception) -> Response:

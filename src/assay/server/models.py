@@ -8,13 +8,17 @@ evidence, which for every built-in family can name expected values (``expected 2
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from assay.verdicts import Status, Verdict
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
+Number = Annotated[float, Strict()]
+"""A JSON number: not a boolean, not a string of digits (as the description promises)."""
+Integer = Annotated[int, Strict()]
+"""A JSON integer: not a boolean, not a string of digits."""
 
 
 class Curriculum(BaseModel):
@@ -22,8 +26,8 @@ class Curriculum(BaseModel):
 
     model_config = _FROZEN
 
-    low: float = Field(default=0.1, ge=0, le=1, description="Lowest pass rate preferred.")
-    high: float = Field(default=0.9, ge=0, le=1, description="Highest pass rate preferred.")
+    low: Number = Field(default=0.1, ge=0, le=1, description="Lowest pass rate preferred.")
+    high: Number = Field(default=0.9, ge=0, le=1, description="Highest pass rate preferred.")
 
     @model_validator(mode="after")
     def _ordered(self) -> Curriculum:
@@ -44,7 +48,7 @@ class SamplingSpec(BaseModel):
         "but frozen.",
     )
     tags: tuple[str, ...] = Field(default=(), description="Only tasks carrying every one of these.")
-    weights: dict[str, float] = Field(
+    weights: dict[str, Number] = Field(
         default_factory=dict,
         description="Mixture weights by family: the family is drawn first with these weights "
         "(families not named are not drawn), then a task within it. Empty: every task equally.",
@@ -54,7 +58,9 @@ class SamplingSpec(BaseModel):
         description="Prefer tasks whose stored pass rate lies in the band; when none of the "
         "candidates does, any candidate is drawn.",
     )
-    seed: int | None = Field(default=None, description="Seed of the draw, for a repeatable one.")
+    seed: Integer | None = Field(
+        default=None, description="Seed of the draw, for a repeatable one."
+    )
 
     @model_validator(mode="after")
     def _weights(self) -> SamplingSpec:

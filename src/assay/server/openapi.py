@@ -44,15 +44,16 @@ _SESSION_ID = {
 
 
 @cache
-def openapi() -> dict[str, Any]:
-    """The description, as a JSON-able dict."""
+def openapi(*, secured: bool = True) -> dict[str, Any]:
+    """The description, as a JSON-able dict; ``secured``: every operation needs the bearer
+    token (a server started with one), else none does."""
     from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load
 
     modes: list[tuple[type[BaseModel], JsonSchemaMode]] = [
         (model, "validation" if model in _INPUTS else "serialization") for model in _MODELS
     ]
     _, top = models_json_schema(modes, ref_template=_REF)
-    return {
+    description: dict[str, Any] = {
         "openapi": "3.1.0",
         "info": {
             "title": "assay environment server",
@@ -62,13 +63,15 @@ def openapi() -> dict[str, Any]:
             "needs `Authorization: Bearer <token>`. OpenEnv's WebSocket protocol is served at "
             "/ws (or /token/<token>/ws for clients that send no headers).",
         },
-        "paths": _paths(),
-        "components": {
-            "schemas": top.get("$defs", {}),
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-        },
-        "security": [{"bearer": []}],
+        "paths": _paths(secured),
+        "components": {"schemas": top.get("$defs", {})},
     }
+    if secured:
+        description["components"]["securitySchemes"] = {
+            "bearer": {"type": "http", "scheme": "bearer"}
+        }
+        description["security"] = [{"bearer": []}]
+    return description
 
 
 _INPUTS = (CreateSession, ToolCallRequest)
@@ -89,7 +92,7 @@ def _answer(description: str, model: type[BaseModel]) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": _ref(model)}}}
 
 
-def _problems(*statuses: int) -> dict[str, Any]:
+def _problems(secured: bool, *statuses: int) -> dict[str, Any]:
     words = {
         400: "The body is not JSON.",
         401: "The token is missing or wrong.",
@@ -99,24 +102,25 @@ def _problems(*statuses: int) -> dict[str, Any]:
         422: "The JSON has the wrong shape.",
         503: "The cap on open sessions is reached.",
     }
-    return {str(status): _answer(words[status], Problem) for status in (401, *statuses)}
+    shown = (401, *statuses) if secured else statuses
+    return {str(status): _answer(words[status], Problem) for status in shown}
 
 
-def _paths() -> dict[str, Any]:
+def _paths(secured: bool) -> dict[str, Any]:
     session = [_SESSION_ID]
     return {
         "/health": {
             "get": {
                 "summary": "The server is up.",
                 "operationId": "health",
-                "responses": {"200": _answer("Up.", Health), **_problems()},
+                "responses": {"200": _answer("Up.", Health), **_problems(secured)},
             }
         },
         "/tasks": {
             "get": {
                 "summary": "The tasks offered (no prompt, nothing hidden).",
                 "operationId": "listTasks",
-                "responses": {"200": _answer("The tasks.", TaskList), **_problems()},
+                "responses": {"200": _answer("The tasks.", TaskList), **_problems(secured)},
             }
         },
         "/sessions": {
@@ -126,7 +130,7 @@ def _paths() -> dict[str, Any]:
                 "requestBody": _body(CreateSession),
                 "responses": {
                     "201": _answer("The session, reset: prompt and tools.", Observation),
-                    **_problems(400, 404, 413, 422, 503),
+                    **_problems(secured, 400, 404, 413, 422, 503),
                 },
             }
         },
@@ -135,12 +139,15 @@ def _paths() -> dict[str, Any]:
             "get": {
                 "summary": "Where the session stands.",
                 "operationId": "getSession",
-                "responses": {"200": _answer("The state.", SessionState), **_problems(404)},
+                "responses": {
+                    "200": _answer("The state.", SessionState),
+                    **_problems(secured, 404),
+                },
             },
             "delete": {
                 "summary": "Close the session and release what it holds.",
                 "operationId": "closeSession",
-                "responses": {"204": {"description": "Closed."}, **_problems(404)},
+                "responses": {"204": {"description": "Closed."}, **_problems(secured, 404)},
             },
         },
         "/sessions/{session_id}/reset": {
@@ -151,7 +158,7 @@ def _paths() -> dict[str, Any]:
                 "requestBody": _body(CreateSession, required=False),
                 "responses": {
                     "200": _answer("The prompt and tools.", Observation),
-                    **_problems(400, 404, 413, 422),
+                    **_problems(secured, 400, 404, 413, 422),
                 },
             },
         },
@@ -163,7 +170,7 @@ def _paths() -> dict[str, Any]:
                 "requestBody": _body(ToolCallRequest),
                 "responses": {
                     "200": _answer("What the call gave back.", StepResult),
-                    **_problems(400, 404, 409, 413, 422),
+                    **_problems(secured, 400, 404, 409, 413, 422),
                 },
             },
         },
@@ -174,7 +181,7 @@ def _paths() -> dict[str, Any]:
                 "operationId": "submit",
                 "responses": {
                     "200": _answer("The verdict.", StepResult),
-                    **_problems(404, 409, 413),
+                    **_problems(secured, 404, 409, 413),
                 },
             },
         },

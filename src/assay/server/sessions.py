@@ -107,7 +107,11 @@ class Session:
                     done=True,
                     **_outcome(self.judged),
                 )
-            call = ToolCall(id=f"call-{self.steps}", name=tool, arguments=json.dumps(arguments))
+            call = ToolCall(
+                id=f"call-{self.steps}",
+                name=tool,
+                arguments=json.dumps(arguments, ensure_ascii=False),
+            )
             self.steps += 1
             try:
                 result = episode.step(call)
