@@ -175,3 +175,32 @@ def _refs(node: object) -> list[object]:
     if isinstance(node, list):
         return [ref for value in node for ref in _refs(value)]
     return []
+
+
+def test_many_concurrent_sessions_keep_to_themselves(server: Running) -> None:
+    count = 12
+    client = server.client()
+    sessions = [client.session("median-1") for _ in range(count)]
+    seen: dict[int, tuple[str, str]] = {}
+
+    def work(index: int) -> None:
+        session = sessions[index]
+        session.step("write_file", {"path": f"mine-{index}.txt", "content": f"word-{index}"})
+        listing = session.step("run", {"command": "ls; cat mine-*.txt"}).output
+        seen[index] = (listing, session.step("read_file", {"path": f"mine-{index}.txt"}).output)
+
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(seen) == list(range(count))
+    for index, (listing, read) in seen.items():
+        assert read == f"word-{index}"
+        others = {f"mine-{other}.txt" for other in range(count) if other != index}
+        assert f"mine-{index}.txt" in listing
+        assert not any(name in listing for name in others), listing
+    for session in sessions:
+        session.close()
+    assert client.health().sessions == 0
+    client.close()
