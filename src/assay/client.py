@@ -10,7 +10,8 @@
             result = session.submit()
             print(result.verdict.status, result.reward)
 
-Every answer is a record of :mod:`assay.server.models`; a refusal raises
+Every answer is a record of :mod:`assay.server.models` (:class:`SamplingSpec` and
+:class:`Curriculum` are re-exported here to ask for a drawn task); a refusal raises
 :class:`EnvServerError` with the server's status, code and message.
 """
 
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from assay.errors import AssayError
 from assay.server.models import (
     CreateSession,
+    Curriculum,
     Health,
     Observation,
     Problem,
@@ -186,4 +188,4 @@ class EnvSession:
         return f"/sessions/{self.id}{rest}"
 
 
-__all__ = ["EnvClient", "EnvServerError", "EnvSession"]
+__all__ = ["Curriculum", "EnvClient", "EnvServerError", "EnvSession", "SamplingSpec"]
