@@ -184,3 +184,21 @@ def test_unknown_routes_and_methods_answer_with_a_problem(live: str) -> None:
     assert httpx.get(f"{live}/nowhere").status_code == 404
     assert httpx.get(f"{live}/nowhere").json()["code"] == "not_found"
     assert httpx.put(f"{live}/sessions").status_code == 405
+
+
+def test_an_episode_past_its_sandbox_cpu_budget_ends_as_a_fail(
+    pool: PoolSandbox, median_tasks: list[Task]
+) -> None:
+    limits = ServerLimits(max_sandbox_cpu_s=0.01)
+    with (
+        running(median_tasks, pool, limits=limits) as live,
+        live.client() as client,
+        client.session("median-1") as session,
+    ):
+        burn = session.step("run", {"command": "python -c 'sum(range(3 * 10**6))'"})
+        assert burn.done
+        assert "sandbox CPU budget spent" in burn.output
+        assert burn.verdict is not None
+        assert burn.verdict.status == "fail"
+        assert burn.reward == 0.0
+        assert session.step("run", {"command": "echo again"}).ok is False

@@ -60,6 +60,9 @@ class ServerLimits:
     """Seconds without a request after which a session is reclaimed."""
     max_body_bytes: int = 4 * 1024 * 1024
     """Largest request body or WebSocket message, bytes (413 past it)."""
+    max_sandbox_cpu_s: float | None = 60.0
+    """CPU seconds an episode's tool calls may use together; past it the episode ends as a
+    fail, as in ``assay run``. None: no limit beyond each call's own."""
 
 
 @dataclass
@@ -69,6 +72,7 @@ class Session:
     id: str
     sandbox: Sandbox
     last_used: float
+    cpu_budget_s: float | None = None
     episode: Episode | None = None
     judged: Judged | None = None
     steps: int = 0
@@ -119,9 +123,19 @@ class Session:
                 self.judged = episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
                 return StepResult(output=str(exc), ok=False, done=True, **_outcome(self.judged))
             if not result.submitted:
-                return StepResult(output=result.output, ok=result.ok, done=False)
+                return self._after(episode, result.output, ok=result.ok)
             self.judged = _judge(episode)
             return StepResult(output=result.output, ok=True, done=True, **_outcome(self.judged))
+
+    def _after(self, episode: Episode, output: str, *, ok: bool) -> StepResult:
+        """A call's result; the episode ends as a fail when its sandbox CPU budget is spent."""
+        budget = self.cpu_budget_s
+        if budget is None or episode.sandbox_cpu_s < budget:
+            return StepResult(output=output, ok=ok, done=False)
+        spent = f"sandbox CPU budget spent ({episode.sandbox_cpu_s:.2f} of {budget:g} CPU-seconds)"
+        self.judged = episode.unjudged(EndReason.BUDGET, Status.FAIL, spent)
+        output = f"{output}\n[the episode has ended: {spent}]"
+        return StepResult(output=output, ok=ok, done=True, **_outcome(self.judged))
 
     def submit(self) -> StepResult:
         """Judge the episode's work as it stands (as a ``submit`` tool call would)."""
@@ -223,8 +237,12 @@ class SessionManager:
                     "capacity",
                     f"the server holds {cap} sessions, its cap; close one or retry later",
                 )
-            session = Session(id=secrets.token_urlsafe(24), sandbox=self.sandbox, last_used=0.0)
-            session.last_used = self._clock()
+            session = Session(
+                id=secrets.token_urlsafe(24),
+                sandbox=self.sandbox,
+                last_used=self._clock(),
+                cpu_budget_s=self.limits.max_sandbox_cpu_s,
+            )
             self._sessions[session.id] = session
             return session
 
