@@ -18,7 +18,19 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar, cast
 import click
 
 from assay.errors import AssayError, InputError
-from assay.settings import DB, MAX_REQUESTS, MAX_SANDBOXES, SANDBOX, WORKERS, Setting
+from assay.settings import (
+    DB,
+    HOST,
+    IDLE_TIMEOUT,
+    MAX_REQUESTS,
+    MAX_SANDBOXES,
+    MAX_SESSIONS,
+    PORT,
+    SANDBOX,
+    TOKEN,
+    WORKERS,
+    Setting,
+)
 
 if TYPE_CHECKING:
     from assay.audit import AuditReport, TaskAudit
@@ -1223,6 +1235,96 @@ def _excluded_summary(reasons: list[str]) -> str:
         head = reason.split(":")[0]
         counts[head] = counts.get(head, 0) + 1
     return "; left out: " + ", ".join(f"{n} {why}" for why, n in sorted(counts.items()))
+
+
+@cli.command()
+@click.option("--env-only", is_flag=True, help="Serve the environment API only (no dashboard).")
+@click.option(
+    "--tasks",
+    "tasks_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory of tasks to offer.",
+)
+@setting_option(HOST)
+@setting_option(PORT, type=click.IntRange(0, 65535))
+@setting_option(TOKEN)
+@setting_option(MAX_SESSIONS, type=click.IntRange(1, 100000))
+@setting_option(IDLE_TIMEOUT, type=click.FloatRange(0.1, 86400))
+@click.option(
+    "--profile",
+    "profile_run",
+    help="A rollout run (`assay profile`) whose pass rates sampling curricula use; a task "
+    "changed since it was profiled has none.",
+)
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(WORKERS, type=click.IntRange(1, 256))
+@setting_option(SANDBOX, type=click.Choice(BACKENDS))
+def serve(
+    *,
+    env_only: bool,
+    tasks_dir: Path,
+    host: str,
+    port: int,
+    token: str,
+    max_sessions: int,
+    idle_timeout: float,
+    profile_run: str | None,
+    db: Path,
+    workers: int,
+    sandbox: str,
+) -> None:
+    """Serve tasks as environments: sessions over HTTP (OpenAPI at /openapi.json) and over
+    OpenEnv's WebSocket protocol at /ws. Binds to loopback unless --host says otherwise, which
+    needs a token. Runs until interrupted.
+
+    \b
+    Example:
+      assay serve --env-only --tasks tasks/ --port 8400
+      ASSAY_TOKEN=s3cret assay serve --env-only --tasks tasks/ --host 0.0.0.0
+      assay serve --env-only --tasks tasks/ --profile qwen-k8   # curricula read its pass rates
+    """
+    from assay.runs import run_profile  # noqa: PLC0415
+    from assay.server import (  # noqa: PLC0415
+        ServerLimits,
+        build_server,
+        check_binding,
+        current_pass_rates,
+        listen,
+    )
+    from assay.tasks import TaskSet  # noqa: PLC0415
+
+    if not env_only:
+        raise InputError(
+            "only the environment API can be served so far",
+            field="--env-only",
+            fix="run `assay serve --env-only --tasks DIR`",
+        )
+    check_binding(host, token or None)
+    taskset = _complete_taskset(TaskSet.load(tasks_dir))
+    rates: dict[str, float] = {}
+    if profile_run is not None:
+        with _existing_store(db) as store:
+            rates = current_pass_rates(run_profile(store, profile_run), taskset.tasks)
+    limits = ServerLimits(max_sessions=max_sessions, idle_timeout_s=idle_timeout)
+    sock = listen(host, port)  # a port in use is refused before the sandbox starts
+    with sock, _sandbox(sandbox, workers) as box:
+        server = build_server(
+            taskset.tasks,
+            box,
+            host=host,
+            port=port,
+            token=token or None,
+            limits=limits,
+            pass_rates=rates,
+        )
+        shown = f"[{host}]" if ":" in host else host
+        click.echo(
+            f"serving {len(taskset.tasks)} tasks on http://{shown}:{sock.getsockname()[1]} "
+            "(OpenAPI at /openapi.json, OpenEnv at /ws); Ctrl-C stops",
+            err=True,
+        )
+        server.run(sockets=[sock])
 
 
 @cli.group()

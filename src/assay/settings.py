@@ -59,7 +59,39 @@ MAX_REQUESTS = Setting(
     "sandbox.",
 )
 
-SETTINGS = (DB, WORKERS, SANDBOX, MAX_SANDBOXES, MAX_REQUESTS)
+HOST = Setting(
+    "host",
+    "127.0.0.1",
+    "Address `assay serve` binds to; anything but loopback needs a token.",
+)
+PORT = Setting("port", "8400", "Port `assay serve` listens on (0: any free port).")
+TOKEN = Setting(
+    "token",
+    "",
+    "Token `assay serve` requires of every request, as `Authorization: Bearer <token>` "
+    "(WebSocket clients without headers: the path /token/<token>/ws). Empty: none, loopback only.",
+)
+MAX_SESSIONS = Setting(
+    "max_sessions", "64", "Sessions `assay serve` holds at once; past it new ones are refused."
+)
+IDLE_TIMEOUT = Setting(
+    "idle_timeout",
+    "600",
+    "Seconds without a request after which `assay serve` reclaims a session and its sandbox.",
+)
+
+SETTINGS = (
+    DB,
+    WORKERS,
+    SANDBOX,
+    MAX_SANDBOXES,
+    MAX_REQUESTS,
+    HOST,
+    PORT,
+    TOKEN,
+    MAX_SESSIONS,
+    IDLE_TIMEOUT,
+)
 
 JUDGE_BASE_URL = Setting(
     "judge_base_url",

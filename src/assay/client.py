@@ -1,0 +1,191 @@
+"""A typed, synchronous client of the environment server (``assay serve --env-only``).
+
+::
+
+    from assay.client import EnvClient
+
+    with EnvClient("http://127.0.0.1:8400", token=None) as client:
+        with client.session(task_id="median-1") as session:
+            session.step("write_file", {"path": "solution.py", "content": source})
+            result = session.submit()
+            print(result.verdict.status, result.reward)
+
+Every answer is a record of :mod:`assay.server.models` (:class:`SamplingSpec` and
+:class:`Curriculum` are re-exported here to ask for a drawn task); a refusal raises
+:class:`EnvServerError` with the server's status, code and message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import httpx
+from pydantic import BaseModel, ValidationError
+
+from assay.errors import AssayError
+from assay.server.models import (
+    CreateSession,
+    Curriculum,
+    Health,
+    Observation,
+    Problem,
+    SamplingSpec,
+    SessionState,
+    StepResult,
+    TaskInfo,
+    TaskList,
+    ToolCallRequest,
+)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class EnvServerError(AssayError, RuntimeError):
+    """The server refused a request, or could not be reached (``status`` 0)."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(f"{status} {code}: {message}" if status else message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+class EnvClient:
+    """The server at ``base_url``; with ``token``, sent as ``Authorization: Bearer``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        timeout_s: float = 300.0,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self._http = httpx.Client(
+            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s, transport=transport
+        )
+
+    def health(self) -> Health:
+        """Whether the server is up, and how many sessions it holds."""
+        return self._request("GET", "/health", Health)
+
+    def tasks(self) -> list[TaskInfo]:
+        """The tasks the server offers."""
+        return list(self._request("GET", "/tasks", TaskList).tasks)
+
+    def session(
+        self, task_id: str | None = None, *, sample: SamplingSpec | None = None
+    ) -> EnvSession:
+        """A new session on ``task_id``, or on a task drawn by ``sample`` (any task when
+        neither is given); close it with :meth:`EnvSession.close` or a ``with`` block."""
+        if task_id is None and sample is None:
+            sample = SamplingSpec()
+        body = CreateSession(task_id=task_id, sample=sample)
+        observation = self._request("POST", "/sessions", Observation, body)
+        return EnvSession(self, observation)
+
+    def close(self) -> None:
+        """Close the connections (sessions stay open on the server until closed or idle)."""
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _request(self, method: str, path: str, model: type[M], body: BaseModel | None = None) -> M:
+        response = self._send(method, path, body)
+        try:
+            return model.model_validate_json(response.content)
+        except ValidationError:
+            raise EnvServerError(
+                response.status_code, "bad_answer", f"the server's answer is not a {model.__name__}"
+            ) from None
+
+    def _send(self, method: str, path: str, body: BaseModel | None = None) -> httpx.Response:
+        content = body.model_dump_json(exclude_none=True) if body is not None else None
+        headers = {"Content-Type": "application/json"} if content is not None else {}
+        try:
+            response = self._http.request(method, path, content=content, headers=headers)
+        except httpx.HTTPError as exc:
+            raise EnvServerError(0, "unreachable", f"{self._http.base_url}: {exc}") from None
+        if response.is_success:
+            return response
+        try:
+            problem = Problem.model_validate_json(response.content)
+        except ValidationError:
+            problem = Problem(error=response.text[:500], code="http_error")
+        raise EnvServerError(response.status_code, problem.code, problem.error)
+
+
+class EnvSession:
+    """One session on the server: one episode at a time."""
+
+    def __init__(self, client: EnvClient, observation: Observation) -> None:
+        self._client = client
+        self.id = observation.session_id
+        self.observation = observation
+        """The prompt and tools of the current episode."""
+
+    @property
+    def task_id(self) -> str:
+        """The task of the current episode."""
+        return self.observation.task_id
+
+    def step(self, tool: str, arguments: Mapping[str, Any] | None = None) -> StepResult:
+        """Run one tool call; after ``submit`` the result is done and holds the verdict."""
+        body = ToolCallRequest(tool=tool, arguments=dict(arguments or {}))
+        return self._client._request("POST", self._path("/step"), StepResult, body)
+
+    def submit(self) -> StepResult:
+        """Submit the work as it stands; the verdict, computed by the server."""
+        return self._client._request("POST", self._path("/submit"), StepResult)
+
+    def reset(
+        self, task_id: str | None = None, *, sample: SamplingSpec | None = None
+    ) -> Observation:
+        """Start again: on the same task, or on ``task_id``, or on a task drawn by ``sample``."""
+        body = None
+        if task_id is not None or sample is not None:
+            body = CreateSession(task_id=task_id, sample=sample)
+        path = self._path("/reset")
+        self.observation = self._client._request("POST", path, Observation, body)
+        return self.observation
+
+    def state(self) -> SessionState:
+        """Where the session stands."""
+        return self._client._request("GET", self._path(""), SessionState)
+
+    def close(self) -> None:
+        """Close the session on the server; closing one already gone is not an error."""
+        try:
+            self._client._send("DELETE", self._path(""))
+        except EnvServerError as exc:
+            if exc.status != 404:
+                raise
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _path(self, rest: str) -> str:
+        return f"/sessions/{self.id}{rest}"
+
+
+__all__ = ["Curriculum", "EnvClient", "EnvServerError", "EnvSession", "SamplingSpec"]

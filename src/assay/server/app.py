@@ -1,0 +1,273 @@
+"""The environment server's ASGI application: the HTTP API, OpenEnv's WebSocket, the guards.
+
+Every refused is a JSON :class:`Problem` with the right status: 401 without the token, 404 for
+a session that is not (or no longer) open, 413 past the body limit, 400 for a body that is not
+JSON, 422 for JSON of the wrong shape, 503 past the cap on sessions. Nothing a client sends
+makes a 500. The blocking work (tool calls in the sandbox, verification) runs on worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
+
+from assay.server.models import (
+    CreateSession,
+    Health,
+    Problem,
+    StepResult,
+    TaskList,
+    ToolCallRequest,
+)
+from assay.server.openapi import openapi
+from assay.server.openenv import openenv_session
+from assay.server.sessions import RefusedError, Session, SessionManager
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+TOKEN_PATH = "/token/"  # noqa: S105 - a path prefix, not a password
+"""WebSocket clients that send no headers carry the token in the path: ``/token/<T>/ws``."""
+
+
+def create_app(manager: SessionManager, *, token: str | None = None) -> Starlette:
+    """The application over ``manager``'s sessions; with ``token``, every request needs it."""
+    api = _Api(manager, secured=token is not None)
+    routes = [
+        Route("/health", api.health, methods=["GET"]),
+        Route("/openapi.json", api.openapi, methods=["GET"]),
+        Route("/tasks", api.tasks, methods=["GET"]),
+        Route("/sessions", api.create, methods=["POST"]),
+        Route("/sessions/{session_id}", api.session, methods=["GET", "DELETE"]),
+        Route("/sessions/{session_id}/reset", api.reset, methods=["POST"]),
+        Route("/sessions/{session_id}/step", api.step, methods=["POST"]),
+        Route("/sessions/{session_id}/submit", api.submit, methods=["POST"]),
+        WebSocketRoute("/ws", api.websocket),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={
+            RefusedError: _refused,
+            HTTPException: _http_error,
+            Exception: _internal_error,
+        },
+        lifespan=api.lifespan,
+    )
+    app.add_middleware(_TokenGuard, token=token)
+    return app
+
+
+class _Api:
+    """The endpoints, over one session manager."""
+
+    def __init__(self, manager: SessionManager, *, secured: bool) -> None:
+        self.manager = manager
+        self.secured = secured
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, _app: Starlette) -> AsyncIterator[None]:
+        """Reclaim idle sessions while the server runs; close every session when it stops."""
+        reaper = asyncio.create_task(self._reap())
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reaper
+            await run_in_threadpool(self.manager.close_all)
+
+    async def _reap(self) -> None:
+        interval = min(5.0, max(0.05, self.manager.limits.idle_timeout_s / 4))
+        while True:
+            await asyncio.sleep(interval)
+            await run_in_threadpool(self.manager.reap)
+
+    async def health(self, _request: Request) -> Response:
+        manager = self.manager
+        return _json(
+            Health(status="ok", sessions=len(manager), max_sessions=manager.limits.max_sessions)
+        )
+
+    async def openapi(self, _request: Request) -> Response:
+        return JSONResponse(openapi(secured=self.secured))
+
+    async def tasks(self, _request: Request) -> Response:
+        return _json(TaskList(tasks=tuple(self.manager.task_infos())))
+
+    async def create(self, request: Request) -> Response:
+        asked = await self._model(request, CreateSession)
+        task = self.manager.choose(asked)
+        session = self.manager.open()
+        try:
+            observation = await self._call(session, lambda: session.reset(task))
+        except BaseException:
+            await run_in_threadpool(self.manager.discard, session)
+            raise
+        return _json(observation, status=201)
+
+    async def session(self, request: Request) -> Response:
+        """GET: where the session stands; DELETE: close it (one route, so that a 405 names
+        both methods in its Allow header)."""
+        if request.method == "DELETE":
+            await run_in_threadpool(self.manager.close, request.path_params["session_id"])
+            return Response(status_code=204)
+        return _json(self._session(request).state())
+
+    async def reset(self, request: Request) -> Response:
+        session = self._session(request)
+        body = await _body(request, self.manager.limits.max_body_bytes)
+        if body.strip():
+            task = self.manager.choose(_parse(body, CreateSession))
+        elif session.episode is not None:
+            task = session.episode.task
+        else:
+            raise RefusedError(422, "invalid", "give task_id or sample to start the first episode")
+        return _json(await self._call(session, lambda: session.reset(task)))
+
+    async def step(self, request: Request) -> Response:
+        session = self._session(request)
+        call = await self._model(request, ToolCallRequest)
+        result: StepResult = await self._call(
+            session, lambda: session.step(call.tool, call.arguments)
+        )
+        return _json(result)
+
+    async def submit(self, request: Request) -> Response:
+        session = self._session(request)
+        await _body(request, self.manager.limits.max_body_bytes)
+        return _json(await self._call(session, session.submit))
+
+    async def websocket(self, websocket: WebSocket) -> None:
+        await openenv_session(websocket, self.manager, self._call)
+
+    def _session(self, request: Request) -> Session:
+        return self.manager.get(request.path_params["session_id"])
+
+    async def _model(self, request: Request, model: type[M]) -> M:
+        return _parse(await _body(request, self.manager.limits.max_body_bytes), model)
+
+    async def _call(self, session: Session, work: Callable[[], T]) -> T:
+        """Run ``work`` on a worker thread, the session marked busy (not reclaimed) meanwhile."""
+        self.manager.touch(session, +1)
+        try:
+            return await run_in_threadpool(work)
+        finally:
+            self.manager.touch(session, -1)
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    """The request's body, refused (413) as soon as it is known to pass ``limit`` bytes."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise RefusedError(413, "too_large", f"the body holds more than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise RefusedError(413, "too_large", f"the body holds more than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse(body: bytes, model: type[M]) -> M:
+    """``body`` as ``model``: 400 when it is not JSON, 422 when it has the wrong shape."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        raise RefusedError(400, "bad_json", "the body is not valid JSON") from None
+    except RecursionError:
+        raise RefusedError(400, "bad_json", "the body's JSON is nested too deeply") from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise RefusedError(422, "invalid", _first_problem(exc)) from None
+
+
+def _first_problem(exc: ValidationError) -> str:
+    error = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+    where = ".".join(str(part) for part in error["loc"]) or "(the body)"
+    return f"{where}: {error['msg']}"[:500]
+
+
+def _json(model: BaseModel, status: int = 200) -> Response:
+    return Response(model.model_dump_json(), status_code=status, media_type="application/json")
+
+
+def _problem(status: int, code: str, message: str) -> Response:
+    return _json(Problem(error=message, code=code), status=status)
+
+
+async def _refused(_request: Request, exc: Exception) -> Response:
+    refused = (
+        exc if isinstance(exc, RefusedError) else RefusedError(500, "internal", "internal error")
+    )
+    return _problem(refused.status, refused.code, refused.message)
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    if not isinstance(exc, HTTPException):
+        return _problem(500, "internal", "internal error")
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    response = _problem(exc.status_code, code, str(exc.detail))
+    response.headers.update(exc.headers or {})  # 405 names the allowed methods in Allow
+    return response
+
+
+async def _internal_error(_request: Request, exc: Exception) -> Response:
+    return _problem(500, "internal", f"internal error: {type(exc).__name__}")
+
+
+class _TokenGuard:
+    """Every HTTP request needs ``Authorization: Bearer <token>``; a WebSocket may carry it in
+    that header or in its path (``/token/<token>/ws``), since some clients send no headers.
+    Tokens are compared in constant time. Without a token configured, everything passes."""
+
+    def __init__(self, app: ASGIApp, token: str | None) -> None:
+        self.app = app
+        self.token = token.encode() if token else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        carried = None
+        if scope["type"] == "websocket" and path.startswith(TOKEN_PATH):
+            carried, _, rest = path.removeprefix(TOKEN_PATH).partition("/")
+            scope = {**scope, "path": f"/{rest}"}
+        if self.token is None or _valid(self.token, scope, carried):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await receive()  # websocket.connect; closing before accepting refuses the handshake
+            await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})
+            return
+        response = _problem(401, "unauthorized", "this server needs Authorization: Bearer <token>")
+        response.headers["WWW-Authenticate"] = "Bearer"
+        await response(scope, receive, send)
+
+
+def _valid(token: bytes, scope: Scope, carried: str | None) -> bool:
+    """Whether the request carries ``token`` (in its path, or as a bearer token)."""
+    offered = [carried.encode()] if carried is not None else []
+    for name, value in scope.get("headers", []):
+        if name == b"authorization" and value[:7].lower() == b"bearer ":
+            offered.append(value[7:].strip())
+    return any(hmac.compare_digest(candidate, token) for candidate in offered)
+
+
+__all__ = ["TOKEN_PATH", "create_app"]
