@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from assay.client import EnvClient
+from assay.server import listen
 from assay.tasks import save_task
 from tests.conftest import REFERENCE, make_median_task
 
@@ -97,3 +99,14 @@ def test_the_curriculum_reads_a_stored_profile(
     missing = run_cli("serve", "--env-only", "--tasks", tasks, "--profile", "nope")  # type: ignore[operator]
     assert missing.exit_code == 2
     assert "no rollout run 'nope'" in missing.output
+
+
+def test_the_listening_socket_turns_nagle_off_for_every_connection() -> None:
+    """asyncio sets TCP_NODELAY only on sockets that name TCP as their protocol: without it each
+    answer on a kept-alive connection waited for the client's delayed acknowledgement."""
+    sock = listen("127.0.0.1", 0)
+    with sock, socket.create_connection(sock.getsockname()[:2]):
+        accepted, _ = sock.accept()
+        with accepted:
+            assert accepted.proto == socket.IPPROTO_TCP
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
