@@ -24,11 +24,13 @@ WRONG = f"```python\n{BAD_NO_SORT.decode()}```"
 
 
 class Flaky:
-    """The pool, but the first ``failures`` jobs fail as a broken sandbox does."""
+    """The pool, but the first ``failures`` jobs fail as a broken sandbox does, and every job
+    whose files hold ``doomed``."""
 
-    def __init__(self, pool: PoolSandbox, failures: int) -> None:
+    def __init__(self, pool: PoolSandbox, failures: int, doomed: bytes | None = None) -> None:
         self.pool = pool
         self.failures = failures
+        self.doomed = doomed
         self.python = pool.python
         self.notes = pool.notes
         self._lock = threading.Lock()
@@ -45,6 +47,8 @@ class Flaky:
         with self._lock:
             fail = self.failures > 0
             self.failures -= 1
+        if self.doomed is not None and any(self.doomed in data for data in (files or {}).values()):
+            fail = True
         if fail:
             raise SandboxError("the worker died")
         return self.pool.run(command, files=files, limits=limits, stdin=stdin, packages=packages)
@@ -107,13 +111,13 @@ def test_trl_reward_takes_the_task_id_column_and_logs_its_errors(pool: PoolSandb
     assert rewards.errors(prompts, completions, task_id=ids) == [0.0, 0.0, 0.0]
     assert rewards.reward.__name__ == "reward"  # TRL logs rewards/<name>/mean
 
-    flaky = AssayRewards(_tasks(), sandbox=Flaky(pool, failures=3), retries=2)  # type: ignore[arg-type]
+    # the sandbox fails every job of the wrong solution: that completion cannot be judged
+    doomed = Flaky(pool, failures=0, doomed=b"middle = len(values) // 2")
+    flaky = AssayRewards(_tasks(), sandbox=doomed, retries=2)  # type: ignore[arg-type]
     got = flaky.reward(prompts[:2], [GOOD, WRONG], task_id=ids[:2])
-    errors = flaky.errors(prompts[:2], [GOOD, WRONG], task_id=ids[:2])
-    assert sum(errors) == 1.0  # exactly one completion's three attempts all failed
-    lost = errors.index(1.0)
-    assert got[lost] == got[1 - lost]  # the group's mean: its advantage is zero
-    assert flaky.unjudged == 1
+    assert flaky.errors(prompts[:2], [GOOD, WRONG], task_id=ids[:2]) == [0.0, 1.0]
+    assert got == [1.0, 1.0]  # the group's mean of what was judged: its advantage is zero
+    assert (flaky.judged, flaky.unjudged) == (1, 1)
 
 
 def test_trl_reward_refuses_rows_it_cannot_place(pool: PoolSandbox) -> None:
