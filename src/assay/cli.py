@@ -466,7 +466,7 @@ def audit(
     to_stdout = json_path is not None and str(json_path) == "-"
     report_file = None if to_stdout else json_path
     taskset = TaskSet.load(directory)
-    seeds = None if seed_dir is None else _complete_taskset(TaskSet.load(seed_dir))
+    seeds = None if seed_dir is None else _seed_tasks(seed_dir)
     for path in (report_file, html_path):
         if path is not None:
             require_writable_file(path)
@@ -1207,6 +1207,16 @@ def _write_reports(
                 "it again)"
             ) from None
         click.echo(f"report: {path}", err=stderr)
+
+
+def _seed_tasks(directory: Path) -> TaskSet:
+    """The seed tasks of ``--seed-tasks``, every one loaded, or a one-line error saying so."""
+    from assay.tasks import TaskSet  # noqa: PLC0415
+
+    try:
+        return _complete_taskset(TaskSet.load(directory))
+    except InputError as exc:
+        raise InputError(str(exc), field="--seed-tasks") from None
 
 
 def _complete_taskset(taskset: TaskSet) -> TaskSet:
