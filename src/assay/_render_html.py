@@ -18,8 +18,9 @@ from html import escape
 from assay._render_svg import Bar, Marker, bar_chart, share_bars
 from assay.audit.drift import COPY, FAR, Drift
 from assay.audit.mutation import WEAK_SCORE
-from assay.audit.report import AuditReport, Diversity, TaskAudit, summary_line
+from assay.audit.report import AuditReport, Diversity, SolutionResult, TaskAudit, summary_line
 from assay.findings import Decision, Finding, Severity
+from assay.verdicts import Status
 
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -117,17 +118,25 @@ def _pass_rates(report: AuditReport) -> str:
         t.profile.pass_rate for t in report.tasks if t.profile and t.profile.pass_rate is not None
     ]
     bars = [Bar("0", rates.count(0.0), "exactly 0%: quarantined for review")]
-    for tenth in range(10):
-        low, high = tenth / 10, (tenth + 1) / 10
-        count = sum(low <= r < high and r > 0 for r in rates)
-        bars.append(Bar(f"{low:.1f}", count, f"{low:.0%} to under {high:.0%}"))
-    bars.append(Bar("1", rates.count(1.0), "exactly 100%: too easy"))
+    bars += [
+        Bar(
+            _tenth(i),
+            sum(i / 10 <= r < (i + 1) / 10 and r > 0 for r in rates),
+            _tip(i, "") if i else "over 0% to under 10%",
+        )
+        for i in range(10)
+    ]
+    bars.append(Bar("100", rates.count(1.0), "exactly 100%: too easy"))
     unprofiled = len(report.tasks) - len(rates)
     note = f"; {unprofiled} tasks have no pass rate at their audited version" if unprofiled else ""
     return (
         head + f"<p>From rollout run <code>{_e(report.profile_run)}</code>: "
         f"{len(rates)} tasks with a pass rate{_e(note)}.</p>"
-        + bar_chart("Tasks by pass rate", bars)
+        + bar_chart(
+            "Tasks by pass rate",
+            bars,
+            caption="pass rate, % of scored samples (exactly 0 and 100 have bars of their own)",
+        )
         + "</section>"
     )
 
@@ -137,18 +146,22 @@ def _mutation(report: AuditReport) -> str:
     head = '<section id="mutation"><h2>Mutation scores</h2>'
     if not scores:
         return head + '<p class="empty">No mutation scores: no mutant was run.</p></section>'
-    bars = []
-    for tenth in range(10):
-        low, high = tenth / 10, (tenth + 1) / 10
-        count = sum(low <= s < high for s in scores)
-        bars.append(Bar(f"{low:.1f}", count, f"{low:.0%} to under {high:.0%} of mutants killed"))
-    bars.append(Bar("1", scores.count(1.0), "every mutant killed"))
+    bars = [
+        Bar(_tenth(i), sum(i / 10 <= s < (i + 1) / 10 for s in scores), _tip(i, " killed"))
+        for i in range(10)
+    ]
+    bars.append(Bar("100", scores.count(1.0), "every mutant killed"))
     weak = sum(s < WEAK_SCORE for s in scores)
     marker = Marker(WEAK_SCORE * 10 / len(bars), f"weak under {WEAK_SCORE}")
     return (
         head + f"<p>Share of the reference's mutants each task's verifier fails: {len(scores)} "
         f"tasks scored, {weak} under {WEAK_SCORE} (a weak verifier).</p>"
-        + bar_chart("Tasks by mutation score", bars, marker=marker)
+        + bar_chart(
+            "Tasks by mutation score",
+            bars,
+            caption="mutation score, % of the reference's mutants the verifier fails",
+            marker=marker,
+        )
         + "</section>"
     )
 
@@ -183,8 +196,7 @@ def _drift(drift: Drift | None) -> str:
             "to see how far a generated set moved from the tasks it was expanded from.</p>"
         )
     bars = [
-        Bar(f"{i / 10:.1f}", n, f"nearest seed {i / 10:.1f} to {(i + 1) / 10:.1f} similar")
-        for i, n in enumerate(drift.bins)
+        Bar(_tenth(i), n, _tip(i, " similar to the nearest seed")) for i, n in enumerate(drift.bins)
     ]
     median = "n/a" if drift.median is None else f"{drift.median:.2f}"
     labels = "".join(
@@ -202,7 +214,11 @@ def _drift(drift: Drift | None) -> str:
         head + f"<p>Against {drift.seeds} seed tasks in <code>{_e(drift.seeds_root)}</code>: "
         f"median similarity to the nearest seed {median}; {drift.copies} near copies (at least "
         f"{COPY}), {drift.far} sharing next to no phrasing with any seed (under {FAR}).</p>"
-        + bar_chart("Tasks by similarity to their nearest seed", bars)
+        + bar_chart(
+            "Tasks by similarity to their nearest seed",
+            bars,
+            caption="similarity to the nearest seed, % (Jaccard of the prompts' word 3-grams)",
+        )
         + "<p>How the mix of labels moved (total variation distance, 0: the seeds' mix kept; "
         "1: no label in common); the labels that moved most first:</p>"
         f'<div class="blocks">{labels}</div>'
@@ -285,14 +301,26 @@ def _solutions(task: TaskAudit) -> str:
     if not task.solutions:
         return ""
     rows = "".join(
-        f"<tr><td>{_e(s.solution)}</td><td class='{_e(s.status.value)}'>{_e(s.status.value)}"
-        f"</td><td class='num'>{s.score:.2f}</td><td>{_e(s.summary)}</td></tr>"
+        f"<tr><td>{_e(s.solution)}</td>{_verdict(s)}"
+        f"<td class='num'>{s.score:.2f}</td><td>{_e(s.summary)}</td></tr>"
         for s in task.solutions
     )
     return (
         "<h4>Solutions</h4><table><tr><th>solution</th><th>verdict</th><th>score</th>"
         f"<th>summary</th></tr>{rows}</table>"
     )
+
+
+def _verdict(solution: SolutionResult) -> str:
+    """The verdict, green where it is the one the solution must get (a reference passes, the
+    rest fail), red where it is not."""
+    status = solution.status.value
+    if solution.status is Status.ERROR:
+        return f'<td class="error">{status}</td>'
+    must = Status.PASS if solution.solution.startswith("reference") else Status.FAIL
+    if solution.status is must:
+        return f'<td class="expected">{status}</td>'
+    return f'<td class="unexpected">{status} (must {must.value})</td>'
 
 
 def _task_profile(task: TaskAudit) -> str:
@@ -386,6 +414,15 @@ def _anchors(tasks: Iterable[TaskAudit]) -> dict[str, str]:
     return anchors
 
 
+def _tenth(index: int) -> str:
+    """The label of the bucket from ``index`` tenths to the next, in percent."""
+    return f"{index * 10}\u2013{index * 10 + 10}"
+
+
+def _tip(index: int, what: str) -> str:
+    return f"{index * 10}% to under {index * 10 + 10}%{what}"
+
+
 def _score(task: TaskAudit) -> str:
     if task.mutation is None or task.mutation.score is None:
         return "-"
@@ -461,13 +498,14 @@ font-weight:600;border:1px solid}
 .sev.error{color:var(--bad)}.sev.warning{color:var(--warn)}.sev.info{color:var(--muted)}
 .review{color:var(--warn);margin-left:6px}
 .pass{color:var(--ok);font-weight:600}.fail{color:var(--bad);font-weight:600}
+.expected{color:var(--ok)}.unexpected{color:var(--bad);font-weight:600}
 .error{color:var(--muted)}
 .empty,.muted{color:var(--muted)}
 .chart{max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px;
 background:var(--bg)}
 .chart .bar{fill:#54aeff}.chart .bar:hover{fill:var(--accent)}
 .chart .axis{stroke:#8c959f}.chart .tick{font-size:11px;fill:var(--muted)}
-.chart .count{font-size:11px;fill:var(--fg)}
+.chart .count{font-size:11px;fill:var(--fg)}.chart .caption{font-size:12px;fill:var(--muted)}
 .chart .marker{stroke:var(--bad);stroke-dasharray:4 3}
 .chart .marker-caption{font-size:11px;fill:var(--bad)}
 .blocks{display:flex;flex-wrap:wrap;gap:8px 32px}

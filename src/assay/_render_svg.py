@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from html import escape
 
 WIDTH = 640
-HEIGHT = 220
-_TOP, _BOTTOM, _LEFT, _RIGHT = 24, 44, 40, 12
+HEIGHT = 230
+_TOP, _BOTTOM, _LEFT, _RIGHT = 24, 48, 40, 12
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,12 @@ class Marker:
     caption: str
 
 
-def bar_chart(title: str, bars: Sequence[Bar], *, marker: Marker | None = None) -> str:
+def bar_chart(
+    title: str, bars: Sequence[Bar], *, caption: str, marker: Marker | None = None
+) -> str:
     """An SVG histogram of ``bars``, each ``<rect class="bar">`` with a ``<title>`` for hover,
-    its count above it; the y axis runs from 0 to the largest count."""
+    its count above it, ``caption`` under the axis; the y axis runs from 0 to the largest
+    count."""
     top = max((bar.value for bar in bars), default=0) or 1
     inner_w = WIDTH - _LEFT - _RIGHT
     inner_h = HEIGHT - _TOP - _BOTTOM
@@ -65,6 +68,10 @@ def bar_chart(title: str, bars: Sequence[Bar], *, marker: Marker | None = None) 
             f'<text class="tick" x="{middle:.1f}" y="{_TOP + inner_h + 16}" '
             f'text-anchor="middle">{escape(bar.label)}</text>'
         )
+    parts.append(
+        f'<text class="caption" x="{_LEFT + inner_w / 2:.1f}" y="{HEIGHT - 6}" '
+        f'text-anchor="middle">{escape(caption)}</text>'
+    )
     if marker is not None:
         x = _LEFT + marker.position * inner_w
         parts.append(

@@ -62,6 +62,8 @@ def hostile_report() -> AuditReport:
         ),
         solutions=(
             SolutionResult(solution="reference", status=Status.PASS, score=1, summary="5/5"),
+            SolutionResult(solution="bad-sloppy", status=Status.PASS, score=1, summary="5/5"),
+            SolutionResult(solution="empty", status=Status.FAIL, score=0, summary="0/5"),
         ),
         red_team=RedTeamResult(tried=23, won=(exploit,)),
         mutation=MutationResult(
@@ -206,6 +208,8 @@ def test_the_page_holds_what_the_json_report_holds() -> None:
     assert page.count('<pre class="diff">') == 3
     assert '<span class="del">-    if x &lt; 0:</span>' in page
     assert "Pass rate 100%: 4 of 4 scored samples passed." in page
+    assert '<td class="unexpected">pass (must fail)</td>' in page  # bad-sloppy
+    assert page.count('<td class="expected">') == 2  # the reference passes, empty fails
     assert "median similarity to the nearest seed 0.62; 1 near copies" in page
     assert "Nearest seed: <code>seed-a</code>, 0.95 similar." in page
     # a report without profile, mutants or seeds says so instead of drawing empty charts

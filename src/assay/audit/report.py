@@ -151,7 +151,12 @@ class AuditReport(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    format: int = Field(default=REPORT_FORMAT, description="Version of this report's layout.")
+    format: int = Field(
+        default=REPORT_FORMAT,
+        description="Version of this report's layout: 2 added format, diversity and each "
+        "finding's review; 3 each task's mutation, red_team and profile, the report's "
+        "profile_run and the diversity's drift. A reader of format N reads every earlier one.",
+    )
     run_id: str = Field(description="Unique id of this audit run.")
     root: str = Field(description="The directory audited.")
     started_at: datetime = Field(description="When the run started (UTC).")
