@@ -7,18 +7,20 @@ written ones, variants of an imported benchmark, the next version of a release),
 told where those are. Two measures, neither of which decides anything about a task:
 
 - **closeness**: each task's similarity to its nearest seed, the Jaccard similarity of their
-  prompts' word 3-gram shingles (the near-duplicate measure of
-  :mod:`assay.tasks.similarity`). At :data:`COPY` or above the task is a near copy of a seed: it
-  adds nothing, and whatever split the seed is in, it is in too. Under :data:`FAR` it shares
-  next to no phrasing with any seed: a new kind of task, to be checked against what the seeds
-  were meant to teach. For scale: two code tasks from different templates score about 0.03, two
-  draws of one template about 0.6.
+  prompts' word 3-gram shingles (the near-duplicate measure of :mod:`assay.tasks.similarity`).
+  At :data:`COPY` or above the task is a near copy of a seed: it adds nothing, and whatever
+  split the seed is in, it is in too. Under :data:`FAR` it shares next to no phrasing with any
+  seed: a new kind of task, to be checked against what the seeds were meant to teach. For
+  scale: two code tasks from different templates score about 0.03, two draws of one template
+  about 0.6.
 - **label shares**: for families, locales, difficulties and tags (templates, styles,
   categories), each label's share of the seeds and of the set, and the total variation distance
   between the two mixes: 0 when the set keeps the seeds' mix, 1 when no label is in both.
 
-Every task is compared with every seed, exactly: 50,000 tasks against 500 seeds is 25 million
-set intersections, about a minute.
+Every task is compared with every seed, exactly, one set intersection a pair: 1,900 generated
+code tasks against 190 seeds (361,000 pairs) took 3.2 s on a 2-core machine with other work on
+it, so 50,000 tasks against 500 seeds (25 million pairs) is a few minutes beside an audit of
+hours.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from statistics import median
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.tasks.model import Task
-from assay.tasks.similarity import DUPLICATE_SIMILARITY, jaccard, shingles
+from assay.tasks.similarity import DUPLICATE_SIMILARITY, shingles
 
 COPY = DUPLICATE_SIMILARITY
 """Similarity to the nearest seed from which a task is a near copy of it."""
@@ -106,7 +108,7 @@ def drift(tasks: Sequence[Task], seeds: Sequence[Task], seeds_root: str) -> Drif
     """How far ``tasks`` moved from ``seeds`` (at least one), by closeness and label shares."""
     if not seeds:
         raise ValueError("drift needs at least one seed task")
-    seed_shingles = [(seed.id, shingles(seed.prompt)) for seed in seeds]
+    seed_shingles = [(seed.id, frozenset(shingles(seed.prompt))) for seed in seeds]
     nearest = tuple(
         sorted((_nearest(task, seed_shingles) for task in tasks), key=lambda m: m.task_id)
     )
@@ -123,11 +125,16 @@ def drift(tasks: Sequence[Task], seeds: Sequence[Task], seeds_root: str) -> Drif
     )
 
 
-def _nearest(task: Task, seeds: Sequence[tuple[str, set[str]]]) -> SeedMatch:
-    mine = shingles(task.prompt)
+def _nearest(task: Task, seeds: Sequence[tuple[str, frozenset[str]]]) -> SeedMatch:
+    """The seed most like ``task``: :func:`jaccard` of the shingles, with the union counted
+    instead of built (the inner loop of the whole measure)."""
+    mine = frozenset(shingles(task.prompt))
+    size = len(mine)
     best_id, best = seeds[0][0], -1.0
     for seed_id, theirs in seeds:
-        similarity = jaccard(mine, theirs)
+        shared = len(mine & theirs)
+        union = size + len(theirs) - shared
+        similarity = shared / union if union else 0.0
         if similarity > best:
             best_id, best = seed_id, similarity
     return SeedMatch(task_id=task.id, seed_id=best_id, similarity=round(best, 4))
