@@ -369,3 +369,22 @@ def _closed(text: str) -> str:
     except json.JSONDecodeError:
         return text.rstrip().rstrip(",") + "]}"
     return text
+
+
+def test_tasks_past_the_cap_are_listed_and_anchors_stay_unique(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import assay._render_html as page_module  # noqa: PLC0415 - the cap is the module's
+
+    report = hostile_report()
+    twins = tuple(
+        t.model_copy(update={"task_id": task_id})
+        for t, task_id in zip(report.tasks, ("a b", "a/b", "a?b"), strict=True)
+    )
+    monkeypatch.setattr(page_module, "TASK_SECTIONS", 2)
+    page = audit_html(report.model_copy(update={"tasks": twins, "diversity": None}))
+    assert page.count('<section class="task" id="task-a-b') == 2
+    assert "1 more tasks, all accepted or lower in the order above" in page
+    anchors = re.findall(r'<tr><td><a href="#(task-[^"]+)">', page)
+    assert len(set(anchors)) == 3
+    assert "Not recorded (a report before format 2)." in page
