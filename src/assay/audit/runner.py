@@ -235,8 +235,10 @@ def _audit_task(
         for finding in outcome.findings:
             _add_once(findings, _located(finding, task.id, path))
         verdicts += outcome.verdicts
-        mutation = outcome.mutation or mutation
-        red_team = outcome.red_team or red_team
+        if outcome.mutation is not None:
+            mutation = outcome.mutation
+        if outcome.red_team is not None:
+            red_team = outcome.red_team
     problems += [_unverified(v) for v in verdicts if v.verdict.status is Status.ERROR]
     for verdict in verdicts:
         if on_verdict is not None:
