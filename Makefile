@@ -29,7 +29,9 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
+# Only the HTML report's browser tests need Chromium; assay itself does not.
 unit: setup train
+	@./scripts/install-chromium.sh
 	$(BIN)/pytest
 
 test: lint typecheck unit

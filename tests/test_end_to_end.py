@@ -93,6 +93,9 @@ def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
     bad = [s for t in report["tasks"] for s in t["solutions"] if s["solution"].startswith("bad-")]
     assert len(bad) >= 600
     assert all(s["status"] == "fail" for s in bad)
+    page = (tmp_path / "audit.html").read_text()
+    assert page.count('<section class="task" id="task-') == 200
+    assert f"<title>assay audit {report['run_id']}</title>" in page
 
     profile = json.loads((tmp_path / "profile.json").read_text())
     assert (profile["run"], profile["k"], len(profile["tasks"])) == ("triage", 4, 200)

@@ -16,7 +16,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from assay.audit.report import AuditReport
+from assay.audit.drift import COPY, FAR, Drift
+from assay.audit.report import AuditReport, Diversity
 from assay.findings import Decision
 from assay.store import StoredRun, StoredVerdict
 from assay.verdicts import Verdict
@@ -62,6 +63,52 @@ def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
     if len(ordered) > limit:
         table.caption = f"{len(ordered) - limit} more tasks in the JSON report"
     return table
+
+
+def diversity_lines(spread: Diversity | None, *, shown: int = 4) -> list[str]:
+    """How the set spreads in one line (the ``shown`` commonest labels of each kind), then,
+    with seeds, how far it drifted from them; nothing for a report without a diversity."""
+    if spread is None:
+        return []
+
+    def top(counts: dict[str, int]) -> str:
+        listed = ", ".join(f"{label} {n}" for label, n in list(counts.items())[:shown])
+        more = len(counts) - shown
+        return listed + (f" (+{more} more)" if more > 0 else "")
+
+    evenness = "" if spread.evenness is None else f"; tag evenness {spread.evenness:.2f}"
+    line = (
+        f"diversity: {spread.tasks} tasks; families: {top(spread.families)}; locales: "
+        f"{top(spread.locales)}; {len(spread.tags)} tags{evenness}"
+    )
+    return [line, *_drift_lines(spread.drift, shown)]
+
+
+def _drift_lines(drift: Drift | None, shown: int) -> list[str]:
+    if drift is None:
+        return []
+    median = "n/a" if drift.median is None else f"{drift.median:.2f}"
+    distances = ", ".join(f"{kind} {d.distance:.2f}" for kind, d in drift.labels.items())
+    moved = _most_moved(drift, shown)
+    lines = [
+        f"drift from {drift.seeds} seed tasks in {drift.seeds_root}: nearest-seed similarity "
+        f"median {median}; {drift.copies} near copies (>= {COPY}), {drift.far} far from every "
+        f"seed (< {FAR}); label distance: {distances}"
+    ]
+    if moved:
+        lines.append("  shares moved most: " + "; ".join(moved))
+    return lines
+
+
+def _most_moved(drift: Drift, shown: int) -> list[str]:
+    """The ``shown`` labels whose share moved most, any kind."""
+    moves = [(kind, s) for kind, d in drift.labels.items() for s in d.shares]
+    moves.sort(key=lambda ks: (-abs(ks[1].tasks - ks[1].seeds), ks[0], ks[1].label))
+    return [
+        f"{kind} {s.label} {s.seeds:.0%} -> {s.tasks:.0%}"
+        for kind, s in moves[:shown]
+        if s.tasks != s.seeds
+    ]
 
 
 def runs_table(runs: Sequence[StoredRun], db: Path) -> Table:
@@ -117,4 +164,12 @@ def verdict_text(verdict: Verdict) -> Text:
     return text
 
 
-__all__ = ["audit_table", "console", "plain", "runs_table", "verdict_text", "verdicts_table"]
+__all__ = [
+    "audit_table",
+    "console",
+    "diversity_lines",
+    "plain",
+    "runs_table",
+    "verdict_text",
+    "verdicts_table",
+]

@@ -533,6 +533,19 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     help="A text file or a directory of text files (a benchmark's dump, a crawl sample): tasks "
     "mostly found in it are quarantined by the contamination check.",
 )
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write the report as one self-contained HTML page to this file (opens offline).",
+)
+@click.option(
+    "--seed-tasks",
+    "seed_dir",
+    type=click.Path(path_type=Path),
+    help="The tasks a generated set was expanded from: the report's diversity says how far "
+    "the set drifted from them (closeness to the nearest seed, shares of labels).",
+)
 @setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
@@ -544,6 +557,8 @@ def audit(
     check_names: str | None,
     corpus: Path | None,
     since_run: str | None,
+    html_path: Path | None,
+    seed_dir: Path | None,
     db: Path,
     workers: int,
     sandbox: str,
@@ -560,10 +575,11 @@ def audit(
       assay audit tasks/ --checks lint,reference,known-bad
       assay audit tasks/ --checks duplicates,contamination --corpus humaneval.jsonl
       assay audit tasks/ --since 3f9c2a81d4e0
+      assay audit generated/ --seed-tasks seeds/ --html audit.html
     """
-    from assay._output import require_writable_file, write_atomically  # noqa: PLC0415
+    from assay._output import require_writable_file  # noqa: PLC0415
     from assay._render import audit_table, console, plain  # noqa: PLC0415
-    from assay.audit import run_audit_into, select_checks, summary_line  # noqa: PLC0415
+    from assay.audit import run_audit_into, select_checks  # noqa: PLC0415
     from assay.audit.changes import change_lines, compare  # noqa: PLC0415
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
@@ -572,8 +588,10 @@ def audit(
     to_stdout = json_path is not None and str(json_path) == "-"
     report_file = None if to_stdout else json_path
     taskset = TaskSet.load(directory)
-    if report_file is not None:
-        require_writable_file(report_file)
+    seeds = None if seed_dir is None else _seed_tasks(seed_dir)
+    for path in (report_file, html_path):
+        if path is not None:
+            require_writable_file(path)
     total = len(taskset) + len(taskset.failures)
     with _store(db) as store:
         profiled = None if profile_run is None else run_profile(store, profile_run)
@@ -587,27 +605,66 @@ def audit(
                 on_task=lambda _t: advance(),
                 profile=profiled,
                 checks=checks,
+                seeds=seeds,
             )
-    text = report.model_dump_json(indent=2)
     if to_stdout:
-        click.echo(text)
+        click.echo(report.model_dump_json(indent=2))
     else:
         console().print(audit_table(report))
-        click.echo(summary_line(report))
+    _print_audit_totals(report, stderr=to_stdout)
     if before is not None and since_run is not None:
         shown = console(stderr=to_stdout)
         for line in change_lines(compare(since_run, before, report)):
             shown.print(plain(line))
-    if report_file is not None:
-        try:
-            write_atomically(report_file, text)
-        except OSError as exc:
-            raise AssayError(
-                f"{report_file}: cannot write the report: {exc.strerror or exc} (the audit is "
-                f"kept as run {report.run_id} in {db}; `assay runs` lists it)"
-            ) from None
-        click.echo(f"report: {report_file}")
+    _write_reports(report, json_path=report_file, html_path=html_path, db=db, stderr=to_stdout)
     sys.exit(_audit_status(report))
+
+
+@cli.command("report")
+@click.argument("run_id")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report as one self-contained HTML page to this file (opens offline).",
+)
+@click.option(
+    "--json",
+    "json_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the report as JSON to this file ('-' for stdout).",
+)
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def report_command(run_id: str, html_path: Path | None, json_path: Path | None, db: Path) -> None:
+    """Show the report of a stored audit run again: its table and totals, and with --html or
+    --json the report written as the audit would have written it.
+
+    \b
+    Example:
+      assay report 3f9c2a81d4e0 --html audit.html
+    """
+    from assay._output import require_writable_file  # noqa: PLC0415
+    from assay._render import audit_table, console  # noqa: PLC0415
+
+    to_stdout = json_path is not None and str(json_path) == "-"
+    report_file = None if to_stdout else json_path
+    for path in (report_file, html_path):
+        if path is not None:
+            require_writable_file(path)
+    with _existing_store(db) as store:
+        report = store.audit_report(run_id)
+    if report is None:
+        raise InputError(
+            f"no audit run named {run_id!r} in this store",
+            path=db,
+            fix="`assay runs` lists the runs; rollout runs have profiles, not audit reports",
+        )
+    if to_stdout:
+        click.echo(report.model_dump_json(indent=2))
+    else:
+        console().print(audit_table(report))
+    _print_audit_totals(report, stderr=to_stdout)
+    _write_reports(report, json_path=report_file, html_path=html_path, db=db, stderr=to_stdout)
 
 
 @cli.group()
@@ -1483,6 +1540,57 @@ def _earlier_audit(store: Store, name: str) -> list[TaskAudit]:
             fix="`assay runs` lists the runs; rollout runs cannot be compared with an audit",
         )
     return before
+
+
+def _print_audit_totals(report: AuditReport, *, stderr: bool) -> None:
+    """The one line of totals, then the diversity and the drift from seeds if measured."""
+    from assay._render import console, diversity_lines, plain  # noqa: PLC0415
+    from assay.audit import summary_line  # noqa: PLC0415
+
+    shown = console(stderr=stderr)
+    for line in [summary_line(report), *diversity_lines(report.diversity)]:
+        shown.print(plain(line))
+
+
+def _write_reports(
+    report: AuditReport,
+    *,
+    json_path: Path | None,
+    html_path: Path | None,
+    db: Path,
+    stderr: bool,
+) -> None:
+    """Write the JSON and the HTML report where asked, each whole or not at all, and name them
+    (on stderr when stdout is the JSON report itself)."""
+    from assay._output import write_atomically  # noqa: PLC0415
+    from assay._render_html import audit_html  # noqa: PLC0415
+
+    def as_json(report: AuditReport) -> str:
+        return report.model_dump_json(indent=2)
+
+    for path, render in ((json_path, as_json), (html_path, audit_html)):
+        if path is None:
+            continue
+        text = render(report)
+        try:
+            write_atomically(path, text)
+        except OSError as exc:
+            raise AssayError(
+                f"{path}: cannot write the report: {exc.strerror or exc} (the audit is "
+                f"kept as run {report.run_id} in {db}; `assay report {report.run_id}` writes "
+                "it again)"
+            ) from None
+        click.echo(f"report: {path}", err=stderr)
+
+
+def _seed_tasks(directory: Path) -> TaskSet:
+    """The seed tasks of ``--seed-tasks``, every one loaded, or a one-line error saying so."""
+    from assay.tasks import TaskSet  # noqa: PLC0415
+
+    try:
+        return _complete_taskset(TaskSet.load(directory))
+    except InputError as exc:
+        raise InputError(str(exc), field="--seed-tasks") from None
 
 
 def _complete_taskset(taskset: TaskSet) -> TaskSet:

@@ -57,3 +57,31 @@ def test_diversity_counts_every_label_and_measures_evenness() -> None:
     assert 0.9 < spread.evenness < 1.0
     assert diversity([one]).evenness == 1.0  # two tags, once each
     assert diversity([]).evenness is None
+
+
+def test_a_format_2_report_still_reads_without_the_records_of_format_3() -> None:
+    old = {
+        "format": 2,
+        "run_id": "abc",
+        "root": "tasks",
+        "started_at": "2026-11-01T10:00:00Z",
+        "finished_at": "2026-11-01T10:01:00Z",
+        "checks": ["lint", "mutation"],
+        "tasks": [
+            {
+                "task_id": "t",
+                "task_version": "v",
+                "path": "tasks/t",
+                "decision": "accepted",
+                "findings": [],
+            }
+        ],
+        "diversity": {"tasks": 1, "families": {"code": 1}},
+    }
+    report = AuditReport.model_validate(old)
+    assert report.format == 2
+    assert report.profile_run is None
+    assert report.diversity is not None
+    assert report.diversity.drift is None
+    (task,) = report.tasks
+    assert (task.mutation, task.red_team, task.profile) == (None, None, None)

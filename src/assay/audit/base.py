@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from assay.audit.report import MutationResult, RedTeamResult
 from assay.families.base import Family
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
@@ -26,6 +27,10 @@ class CheckOutcome:
 
     findings: list[Finding] = field(default_factory=list)
     verdicts: list[SolutionVerdict] = field(default_factory=list)
+    mutation: MutationResult | None = None
+    """The ``mutation`` check's score and survivors, kept on the task's audit."""
+    red_team: RedTeamResult | None = None
+    """The ``red-team`` check's exploits tried and won, kept on the task's audit."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The spread of a task set over families, splits, difficulties, locales and tags, reported
 with every audit (``diversity`` in the JSON report): a set generated from a few templates, in one
-locale and one style, trains one habit, and the numbers show it before a run does."""
+locale and one style, trains one habit, and the numbers show it before a run does. Given the seed
+tasks the set was expanded from, also how far it drifted from them (:mod:`assay.audit.drift`)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 
+from assay.audit.drift import drift
 from assay.audit.report import Diversity
 from assay.tasks.model import Task
+from assay.tasks.taskset import TaskSet
 
 UNSET = "unset"
 
 
-def diversity(tasks: Sequence[Task]) -> Diversity:
-    """The counts of ``tasks`` by each label, and how evenly the tags spread."""
+def diversity(tasks: Sequence[Task], seeds: TaskSet | None = None) -> Diversity:
+    """The counts of ``tasks`` by each label, how evenly the tags spread, and with ``seeds``
+    (at least one task) the drift from them."""
     tags = Counter(tag for task in tasks for tag in task.spec.tags)
     return Diversity(
         tasks=len(tasks),
@@ -25,6 +29,7 @@ def diversity(tasks: Sequence[Task]) -> Diversity:
         locales=_sorted(Counter(task.spec.locale or UNSET for task in tasks)),
         tags=_sorted(tags),
         evenness=_evenness(tags),
+        drift=None if seeds is None else drift(tasks, seeds.tasks, str(seeds.root)),
     )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assay.audit.base import AuditContext, CheckOutcome
+from assay.audit.report import MutationResult, SurvivingMutant
 from assay.families.base import Mutant, MutationFamily
 from assay.findings import Finding, Severity
 from assay.tasks.model import Task
@@ -51,6 +52,16 @@ class MutationScore:
         decided = self.killed + len(self.survivors)
         return self.killed / decided if decided else None
 
+    def record(self) -> MutationResult:
+        """The score and every survivor's diff, as the task's audit keeps them."""
+        score = self.score
+        return MutationResult(
+            killed=self.killed,
+            errors=self.errors,
+            score=None if score is None else round(score, 4),
+            survivors=tuple(SurvivingMutant(name=m.name, diff=m.diff) for m in self.survivors),
+        )
+
 
 class MutationCheck:
     """Mutants of the reference fail the task's verifier."""
@@ -71,7 +82,7 @@ class MutationCheck:
             return CheckOutcome()
         result = mutation_score(fitted, mutants, context)
         finding = _finding(self.name, result, len(mutants))
-        return CheckOutcome(findings=[] if finding is None else [finding])
+        return CheckOutcome(findings=[] if finding is None else [finding], mutation=result.record())
 
 
 def mutation_score(task: Task, mutants: list[Mutant], context: AuditContext) -> MutationScore:

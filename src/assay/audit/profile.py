@@ -20,7 +20,8 @@ CHECK = "profile"
 def apply_profile(
     report: AuditReport, profile: Profile, versions: Mapping[str, str]
 ) -> AuditReport:
-    """``report`` with the profile's findings added and the tasks at 0% quarantined.
+    """``report`` with the profile's findings added, the tasks at 0% quarantined, and each
+    task's pass rate kept where it was profiled at the audited version.
 
     ``versions`` gives the content version each task was profiled at.
     """
@@ -28,7 +29,9 @@ def apply_profile(
     tasks = tuple(
         _apply(audited, by_task.get(audited.task_id), versions, profile) for audited in report.tasks
     )
-    return report.model_copy(update={"tasks": tasks, "checks": (*report.checks, CHECK)})
+    return report.model_copy(
+        update={"tasks": tasks, "checks": (*report.checks, CHECK), "profile_run": profile.run}
+    )
 
 
 def _apply(
@@ -37,7 +40,10 @@ def _apply(
     versions: Mapping[str, str],
     profile: Profile,
 ) -> TaskAudit:
-    finding = _finding(audited, profiled, versions.get(audited.task_id), profile)
+    version = versions.get(audited.task_id)
+    if profiled is not None and audited.task_version and version == audited.task_version:
+        audited = audited.model_copy(update={"profile": profiled})
+    finding = _finding(audited, profiled, version, profile)
     if finding is None:
         return audited
     decision = audited.decision

@@ -14,6 +14,7 @@ if it does not, the sandbox is failing and the task is left undecided.
 from __future__ import annotations
 
 from assay.audit.base import AuditContext, CheckOutcome
+from assay.audit.report import ExploitResult, RedTeamResult
 from assay.errors import VerifierError
 from assay.families.base import Exploit, RedTeamFamily
 from assay.findings import Finding, Severity
@@ -35,16 +36,31 @@ class RedTeamCheck:
         if not isinstance(family, RedTeamFamily):
             return CheckOutcome()
         findings = []
-        for exploit in family.exploits(task):
+        won = []
+        exploits = family.exploits(task)
+        for exploit in exploits:
             verdict = context.verify(task, exploit.files)
             if verdict.status is Status.ERROR:
                 verdict = context.verify(task, exploit.files)  # infrastructure may hiccup once
             if verdict.status is Status.ERROR:
                 _infrastructure_holds(task, context, exploit)
-            finding = _finding(self.name, exploit, verdict)
-            if finding is not None:
-                findings.append(finding)
-        return CheckOutcome(findings=findings)
+            if verdict.status is Status.FAIL:
+                continue
+            findings.append(_finding(self.name, exploit, verdict))
+            won.append(
+                ExploitResult(
+                    name=exploit.name,
+                    what=exploit.what,
+                    status=verdict.status,
+                    summary=verdict.summary[:300],
+                    code=_code(exploit),
+                )
+            )
+        if not exploits:
+            return CheckOutcome()
+        return CheckOutcome(
+            findings=findings, red_team=RedTeamResult(tried=len(exploits), won=tuple(won))
+        )
 
 
 def _infrastructure_holds(task: Task, context: AuditContext, exploit: Exploit) -> None:
@@ -60,15 +76,19 @@ def _infrastructure_holds(task: Task, context: AuditContext, exploit: Exploit) -
     )
 
 
-def _finding(check: str, exploit: Exploit, verdict: Verdict) -> Finding | None:
-    if verdict.status is Status.FAIL:
-        return None
+def _code(exploit: Exploit) -> str:
+    """The exploit's files, each after a ``--- path`` line, cut at :data:`EVIDENCE_CHARS`."""
     code = "\n".join(
         f"--- {path}\n{content.decode(errors='replace')}"
         for path, content in sorted(exploit.files.items())
     )
     if len(code) > EVIDENCE_CHARS:
         code = code[:EVIDENCE_CHARS] + "\n[...]"
+    return code
+
+
+def _finding(check: str, exploit: Exploit, verdict: Verdict) -> Finding:
+    code = _code(exploit)
     if verdict.status is Status.PASS:
         message = (
             f"exploit {exploit.name} passes ({exploit.what}): the verifier rewards something "

@@ -6,7 +6,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.audit.drift import Drift
 from assay.findings import Decision, Finding, Severity
+from assay.profiles import TaskProfile
 from assay.verdicts import Status
 
 
@@ -19,6 +21,53 @@ class SolutionResult(BaseModel):
     status: Status = Field(description="The verdict's status.")
     score: float = Field(description="The verdict's score.")
     summary: str = Field(description="The verdict's one-line summary.")
+
+
+class SurvivingMutant(BaseModel):
+    """A mutant of the reference that the verifier could not tell from the reference."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="What the mutation did (``flip < to <=``, say).")
+    diff: str = Field(description="The mutant against the reference, as a unified diff.")
+
+
+class MutationResult(BaseModel):
+    """What the mutants of a task's reference came to (the ``mutation`` check)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    killed: int = Field(ge=0, description="Mutants the verifier failed, as it must.")
+    errors: int = Field(ge=0, description="Mutants whose verification ended in error; uncounted.")
+    score: float | None = Field(
+        ge=0, le=1, description="killed / (killed + survivors); null when no mutant was decided."
+    )
+    survivors: tuple[SurvivingMutant, ...] = Field(
+        default=(), description="Every mutant that passed the verifier."
+    )
+
+
+class ExploitResult(BaseModel):
+    """A known reward hack that the verifier did not fail (the ``red-team`` check)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="The exploit's name (``always-equal``, say).")
+    what: str = Field(description="What the exploit does, in a few words.")
+    status: Status = Field(description="The verdict it got: pass, or error twice.")
+    summary: str = Field(description="The verdict's one-line summary.")
+    code: str = Field(description="The exploit's files, each after a ``--- path`` line.")
+
+
+class RedTeamResult(BaseModel):
+    """The exploits tried on a task, and the ones that won."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tried: int = Field(ge=0, description="Exploits verified against the task.")
+    won: tuple[ExploitResult, ...] = Field(
+        default=(), description="Exploits that passed or turned their fail into an error."
+    )
 
 
 class TaskAudit(BaseModel):
@@ -34,6 +83,17 @@ class TaskAudit(BaseModel):
     )
     findings: tuple[Finding, ...] = Field(default=(), description="What the checks found.")
     solutions: tuple[SolutionResult, ...] = Field(default=(), description="Verdicts on solutions.")
+    mutation: MutationResult | None = Field(
+        default=None, description="Mutation score and survivors; null when no mutant was run."
+    )
+    red_team: RedTeamResult | None = Field(
+        default=None, description="Exploits tried and won; null when none was tried."
+    )
+    profile: TaskProfile | None = Field(
+        default=None,
+        description="The task's pass rate in the profile the audit joined (--profile), when it "
+        "was profiled at the audited version; null otherwise.",
+    )
 
     @property
     def known_bad(self) -> int:
@@ -48,9 +108,11 @@ class TaskAudit(BaseModel):
         )
 
 
-REPORT_FORMAT = 2
+REPORT_FORMAT = 3
 """The version of the audit report's JSON: 2 added ``format``, ``diversity`` and each finding's
-``review``. The schema is ``docs/audit-report.schema.json``."""
+``review``; 3 added each task's ``mutation``, ``red_team`` and ``profile``, the report's
+``profile_run`` and the diversity's ``drift`` from seed tasks. Every addition is optional, so an
+earlier report still reads. The schema is ``docs/audit-report.schema.json``."""
 
 
 class Diversity(BaseModel):
@@ -77,6 +139,11 @@ class Diversity(BaseModel):
         description="Shannon entropy of the tags' spread over its maximum: 1 when every tag "
         "labels as many tasks, near 0 when one tag labels nearly all; None without two tags.",
     )
+    drift: Drift | None = Field(
+        default=None,
+        description="How far the set moved from the seed tasks it was expanded from "
+        "(--seed-tasks); null when no seeds were given (and before format 3).",
+    )
 
 
 class AuditReport(BaseModel):
@@ -84,7 +151,12 @@ class AuditReport(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    format: int = Field(default=REPORT_FORMAT, description="Version of this report's layout.")
+    format: int = Field(
+        default=REPORT_FORMAT,
+        description="Version of this report's layout: 2 added format, diversity and each "
+        "finding's review; 3 each task's mutation, red_team and profile, the report's "
+        "profile_run and the diversity's drift. A reader of format N reads every earlier one.",
+    )
     run_id: str = Field(description="Unique id of this audit run.")
     root: str = Field(description="The directory audited.")
     started_at: datetime = Field(description="When the run started (UTC).")
@@ -93,6 +165,11 @@ class AuditReport(BaseModel):
     tasks: tuple[TaskAudit, ...] = Field(description="One entry per task directory.")
     diversity: Diversity | None = Field(
         default=None, description="How the tasks that loaded spread (absent before format 2)."
+    )
+    profile_run: str | None = Field(
+        default=None,
+        description="The rollout run whose pass rates the audit joined (--profile); null when "
+        "none was (and before format 3).",
     )
 
     def count(self, decision: Decision) -> int:

@@ -20,7 +20,14 @@ from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.mutation import MutationCheck
 from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
-from assay.audit.report import AuditReport, SolutionResult, TaskAudit, decide
+from assay.audit.report import (
+    AuditReport,
+    MutationResult,
+    RedTeamResult,
+    SolutionResult,
+    TaskAudit,
+    decide,
+)
 from assay.audit.sensitivity import SensitivityCheck
 from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck, SetCheck, apply_set_findings
 from assay.errors import ContainerRequiredError, InputError, SandboxError
@@ -106,8 +113,10 @@ def run_audit(
     workers: int = 2,
     on_task: Callable[[TaskAudit], None] | None = None,
     on_verdict: VerdictSink | None = None,
+    seeds: TaskSet | None = None,
 ) -> AuditReport:
-    """Audit every task of ``taskset``; tasks that failed to load are rejected by lint.
+    """Audit every task of ``taskset``; tasks that failed to load are rejected by lint. With
+    ``seeds`` (the tasks the set was expanded from), the diversity says how far it drifted.
 
     Nothing one task does ends the audit: a task whose checks could not run (the sandbox, the
     verifier or assay failed) gets the decision ``error`` and the others go on.
@@ -144,7 +153,7 @@ def run_audit(
         finished_at=started,
         checks=tuple(check.name for check in per_task),
         tasks=tuple(sorted(broken + audited, key=lambda t: t.task_id)),
-        diversity=diversity(taskset.tasks),
+        diversity=diversity(taskset.tasks, seeds),
     )
     # The set checks compare the tasks still in the running: a rejected task will not be used
     # and one that could not be audited is not decided yet, so neither makes another task a
@@ -165,10 +174,11 @@ def run_audit_into(
     on_task: Callable[[TaskAudit], None] | None = None,
     profile: RunProfile | None = None,
     checks: Sequence[Check] | None = None,
+    seeds: TaskSet | None = None,
 ) -> AuditReport:
-    """:func:`run_audit` with ``checks`` (the default ones when None), then, with a stored
-    ``profile``, its findings (:func:`apply_profile`), then keep the report and every verdict
-    behind it in ``store`` (one transaction).
+    """:func:`run_audit` with ``checks`` (the default ones when None) and ``seeds``, then,
+    with a stored ``profile``, its findings (:func:`apply_profile`), then keep the report and
+    every verdict behind it in ``store`` (one transaction).
     """
     verdicts: list[tuple[str, Verdict]] = []
     report = run_audit(
@@ -178,6 +188,7 @@ def run_audit_into(
         workers=workers,
         on_task=on_task,
         on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
+        seeds=seeds,
     )
     if profile is not None:
         report = apply_profile(report, profile.profile, profile.versions)
@@ -205,6 +216,8 @@ def _audit_task(
     findings: list[Finding] = []
     problems: list[Finding] = []
     verdicts: list[SolutionVerdict] = []
+    mutation: MutationResult | None = None
+    red_team: RedTeamResult | None = None
     for check in checks:
         try:
             outcome = check.run(task, context)
@@ -226,6 +239,10 @@ def _audit_task(
         for finding in outcome.findings:
             _add_once(findings, _located(finding, task.id, path))
         verdicts += outcome.verdicts
+        if outcome.mutation is not None:
+            mutation = outcome.mutation
+        if outcome.red_team is not None:
+            red_team = outcome.red_team
     problems += [_unverified(v) for v in verdicts if v.verdict.status is Status.ERROR]
     for verdict in verdicts:
         if on_verdict is not None:
@@ -245,6 +262,8 @@ def _audit_task(
             )
             for v in verdicts
         ),
+        mutation=mutation,
+        red_team=red_team,
     )
 
 

@@ -8,13 +8,16 @@ Schema history:
 1. audit runs, per-task audits, verdicts.
 2. one namespace of run names with a kind (``runs``: audit or rollout), the durable job queue
    (``jobs``), trajectories, and the sample index on verdicts.
+3. each audit run's whole report but its tasks (``audit_reports``: format, diversity and drift,
+   the profile joined), so that a stored run renders as the report it was; runs kept before
+   have none and render without them.
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA_1 = """
 CREATE TABLE IF NOT EXISTS audit_runs (
@@ -108,7 +111,16 @@ TO_2 = (
 """Schema 1 to 2: every statement runs in one transaction, so a failed migration changes
 nothing."""
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: TO_2}
+TO_3 = (
+    """CREATE TABLE audit_reports (
+        run_id TEXT PRIMARY KEY REFERENCES audit_runs(run_id),
+        header TEXT NOT NULL
+    )""",
+)
+"""Schema 2 to 3: the report of each audit run, its tasks left out (they are in
+``task_audits``), as JSON."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: TO_2, 2: TO_3}
 """From each version, the statements that lead to the next one."""
 
 

@@ -114,6 +114,10 @@ class Store:
                     report.known_bad_caught,
                 ),
             )
+            db.execute(
+                "INSERT INTO audit_reports (run_id, header) VALUES (?, ?)",
+                (report.run_id, report.model_dump_json(exclude={"tasks"})),
+            )
             for t in report.tasks:
                 db.execute(
                     "INSERT INTO task_audits VALUES (?, ?, ?, ?, ?, ?)",
@@ -158,6 +162,26 @@ class Store:
             "JOIN audit_runs r ON r.run_id = t.run_id ORDER BY r.finished_at, r.run_id"
         )
         return {(task_id, version): decision for task_id, version, decision in rows}
+
+    def audit_report(self, run_id: str) -> AuditReport | None:
+        """The report of audit run ``run_id`` as it was written; None when the store holds no
+        audit run of that name. A run kept before schema 3 has no diversity, drift or profile
+        run, and the format its tasks were kept in."""
+        tasks = self.task_audits(run_id)
+        if tasks is None:
+            return None
+        rows, _ = self._select("SELECT header FROM audit_reports WHERE run_id = ?", [run_id])
+        if rows:
+            header = json.loads(rows[0][0])
+        else:  # kept before schema 3, by an assay whose reports were of format 2 at most
+            rows, names = self._select(
+                "SELECT run_id, root, started_at, finished_at, checks FROM audit_runs "
+                "WHERE run_id = ?",
+                [run_id],
+            )
+            header = dict(zip(names, rows[0], strict=True))
+            header |= {"checks": json.loads(header["checks"]), "format": 2}
+        return AuditReport.model_validate(header | {"tasks": tasks})
 
     def verdicts(
         self, *, task_id: str | None = None, run_id: str | None = None

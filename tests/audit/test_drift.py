@@ -1,0 +1,134 @@
+"""Drift of a generated set from its seed tasks: closeness to the nearest seed and how the mix
+of labels moved; a set that stays near its seeds shows little, one that wanders shows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.audit.diversity import diversity
+from assay.audit.drift import BINS, drift
+from assay.tasks import Task, TaskSet, save_task
+from tests.conftest import make_median_task
+
+SEED_TEXTS = {
+    "seed-median": "Write median(values) returning the middle value of the sorted list of "
+    "numbers, the mean of the two middle values when the length is even, None for no values.",
+    "seed-mode": "Write mode(values) returning the most common value in the list of numbers, "
+    "the smallest of them on a tie, and None when the list of values is empty.",
+}
+
+
+def task(task_id: str, prompt: str, *tags: str, locale: str | None = None) -> Task:
+    made = make_median_task(task_id, tags=tags, locale=locale)
+    return made.model_copy(update={"prompt": prompt})
+
+
+def seeds() -> list[Task]:
+    return [
+        task("seed-median", SEED_TEXTS["seed-median"], "stats", "style:formal"),
+        task("seed-mode", SEED_TEXTS["seed-mode"], "stats", "style:formal"),
+    ]
+
+
+def close_set() -> list[Task]:
+    """Each seed again with a word or two changed, as a careful expansion makes them."""
+    median, mode = SEED_TEXTS["seed-median"], SEED_TEXTS["seed-mode"]
+    labels = ("stats", "style:formal")
+    return [
+        task("gen-1", median.replace("numbers", "floats"), *labels),
+        task("gen-2", mode.replace("smallest", "least"), *labels),
+        task("gen-3", median + " Do not modify the input.", *labels),
+    ]
+
+
+def far_set() -> list[Task]:
+    """Tasks that share no phrasing with the seeds, in another style, tags and locale."""
+    return [
+        task(
+            f"gen-{i}",
+            f"Parse the {word} header of an HTTP response into a dictionary of lowercase names "
+            f"to values, joining repeated {word} fields with commas.",
+            "parsing",
+            "style:ticket",
+            locale="de-DE",
+        )
+        for i, word in enumerate(["cache", "cookie", "vary", "link"])
+    ]
+
+
+def test_a_set_that_stays_near_its_seeds_shows_no_drift() -> None:
+    measured = drift(close_set(), seeds(), "seeds")
+    assert measured.seeds == 2
+    assert [(m.task_id, m.seed_id) for m in measured.nearest] == [
+        ("gen-1", "seed-median"),
+        ("gen-2", "seed-mode"),
+        ("gen-3", "seed-median"),
+    ]
+    assert all(m.similarity >= 0.6 for m in measured.nearest)
+    assert measured.median is not None
+    assert measured.median >= 0.6
+    assert measured.far == 0
+    assert sum(measured.bins) == 3
+    assert len(measured.bins) == BINS
+    assert sum(measured.bins[6:]) == 3
+    for kind, moved in measured.labels.items():
+        assert moved.distance == 0.0, kind
+        assert all(share.seeds == share.tasks for share in moved.shares), kind
+
+
+def test_a_set_that_wanders_from_its_seeds_shows_how_far() -> None:
+    measured = drift(far_set(), seeds(), "seeds")
+    assert measured.far == 4
+    assert measured.copies == 0
+    assert measured.bins[0] == 4
+    assert measured.median is not None
+    assert measured.median < 0.1
+    tags = measured.labels["tags"]
+    assert tags.distance == 1.0  # no tag in common
+    by_label = {share.label: (share.seeds, share.tasks) for share in tags.shares}
+    assert by_label["stats"] == (1.0, 0.0)
+    assert by_label["style:ticket"] == (0.0, 1.0)
+    locales = measured.labels["locales"]
+    assert {s.label: (s.seeds, s.tasks) for s in locales.shares} == {
+        "unset": (1.0, 0.0),
+        "de-DE": (0.0, 1.0),
+    }
+    assert measured.labels["families"].distance == 0.0
+
+
+def test_shares_that_moved_part_way_are_measured_and_sorted_by_how_far() -> None:
+    mixed = close_set()[:2] + far_set()[:2]
+    tags = drift(mixed, seeds(), "seeds").labels["tags"]
+    # seeds: stats and style:formal once each a task; the set: half of them, half new tags
+    assert tags.distance == 0.5
+    assert [s.label for s in tags.shares][:2] == ["parsing", "stats"]
+    assert {s.label: s.tasks for s in tags.shares}["stats"] == 0.5
+
+
+def test_copies_of_seeds_are_counted() -> None:
+    copies = [task("copy", SEED_TEXTS["seed-mode"], "stats", "style:formal")]
+    measured = drift(copies, seeds(), "seeds")
+    assert measured.copies == 1
+    assert measured.nearest[0].similarity == 1.0
+    assert measured.bins[-1] == 1
+
+
+def test_drift_needs_a_seed_and_takes_an_empty_set() -> None:
+    with pytest.raises(ValueError, match="at least one seed"):
+        drift(close_set(), [], "seeds")
+    empty = drift([], seeds(), "seeds")
+    assert empty.median is None
+    assert sum(empty.bins) == 0
+
+
+def test_the_diversity_carries_the_drift_only_when_seeds_are_given(tmp_path: Path) -> None:
+    for seed in seeds():
+        save_task(seed, tmp_path / "seeds")
+    loaded = TaskSet.load(tmp_path / "seeds")
+    spread = diversity(far_set(), loaded)
+    assert spread.drift is not None
+    assert spread.drift.seeds_root == str(tmp_path / "seeds")
+    assert spread.drift.far == 4
+    assert diversity(far_set()).drift is None
