@@ -14,6 +14,7 @@ from assay.families.workflow import WorkflowFamily
 from assay.families.workflow import family as family_module
 from assay.families.workflow.generator import draft_task
 from assay.families.workflow.mutants import MAX_MUTANTS, OPERATORS, workflow_mutants
+from assay.families.workflow.state import CloudState
 from assay.families.workflow.templates import TEMPLATES, Template
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task
@@ -88,6 +89,18 @@ def test_first_page_mutants_only_where_the_data_spans_pages() -> None:
     assert len(paged) == 1  # more log streams than one describe_log_streams call returns
     assert "[:1]" in paged[0].files["solution.py"].decode()
     assert "first-page" not in kinds(drafted("log-archive"))  # a few objects: one page holds all
+
+
+def test_a_receiving_loop_is_cut_after_one_batch_when_a_queue_holds_more() -> None:
+    task = drafted("dlq-redrive")
+    assert not any("first batch" in m.name for m in workflow_mutants(task))
+    state = CloudState.model_validate_json(task.workspace["state.json"])
+    many = state.model_copy(update={"queues": {**state.queues, "payments-dlq": ("{}",) * 11}})
+    crowded = task.model_copy(update={"workspace": {"state.json": many.to_json()}})
+    cut = [m for m in workflow_mutants(crowded) if "first batch of receive_message" in m.name]
+    assert len(cut) == 1
+    loop = cut[0].files["solution.py"].decode().split("while True:", 1)[1]
+    assert loop.split("\nfor handle in kept")[0].rstrip().endswith("break")
 
 
 def test_no_mutants_of_a_reference_that_cannot_be_read() -> None:
