@@ -75,6 +75,9 @@ def test_generated_tasks_pass_their_own_audit(tmp_path: Path) -> None:
     }
     assert problems == {}
     assert report.known_bad_caught == report.known_bad >= 8
+    assert "mutation" in report.checks
+    weak = [f.message for t in report.tasks for f in t.findings if "weak verifier" in f.message]
+    assert weak == []
 
 
 def test_a_hundred_drafts_hold_no_near_duplicate_prompts() -> None:

@@ -84,3 +84,26 @@ def test_lint_reports_bad_input_as_a_finding() -> None:
     findings = family.lint(with_config(router_task(), initial="state.yaml"))
     assert len(findings) == 1
     assert "workflow.initial" in findings[0].message
+
+
+def test_a_reading_that_is_not_json_names_its_file() -> None:
+    task = router_task()
+    hidden = {**task.hidden, "expected-other.json": b"{not json"}
+    text = message(with_files(task, hidden=hidden))
+    assert text.startswith("invoice-router/hidden/expected-other.json: not JSON")
+    assert "expected-other.json" in family.lint(with_files(task, hidden=hidden))[0].message
+
+
+def test_lint_finds_a_reading_that_asks_for_nothing() -> None:
+    task = router_task()
+    hidden = {**task.hidden, "expected-lazy.json": task.workspace["state.json"]}
+    messages = [finding.message for finding in family.lint(with_files(task, hidden=hidden))]
+    assert any("reading lazy is the initial state" in m for m in messages)
+
+
+def test_the_probes_leave_other_readings_out() -> None:
+    task = router_task()
+    hidden = {**task.hidden, "expected-other.json": task.hidden["expected.json"]}
+    probes = family.probes(with_files(task, hidden=hidden))
+    assert probes
+    assert all(probe.task.hidden.keys() == {"expected.json"} for probe in probes)

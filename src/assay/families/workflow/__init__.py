@@ -7,7 +7,10 @@ A task directory::
     workspace/state.json the starting state (buckets, queues, tables, log groups): the emulator
                          is seeded with it, and the agent reads it as a description
     hidden/expected.json the state the account must end in, exactly (see state and judge)
-    solutions/reference/solution.py, solutions/bad-<label>/solution.py
+    hidden/expected-<reading>.json   for a vague request, the state another reasonable
+                         reading of it ends in (the verdict takes the reading that comes closest)
+    solutions/reference/solution.py, solutions/reference-<reading>/solution.py,
+    solutions/bad-<label>/solution.py
 
 The cloud is moto's AWS emulation, one process per episode or verification (see emulator); agent
 code reaches it from the sandbox through its socket and nothing else (see channel). A script
@@ -15,6 +18,10 @@ submission runs against a fresh emulator (twice, when its first run is right: th
 an episode's own emulator is judged after it. Either way the verdict is the final state, read
 by the trusted side through the emulator's API: one criterion per resource, the difference as
 evidence.
+
+The generator (see generator, templates, prompts) writes tasks in English, German and French and
+in several styles; the audit attacks the verifier with reward hacks (exploits), near misses of
+the reference script (mutants) and changed expectations (probes).
 """
 
 from assay.families.workflow.family import WorkflowFamily

@@ -12,6 +12,8 @@ from assay.tasks.model import Task
 
 SCRIPT = "solution.py"
 """The file of a solution directory that holds its script."""
+READING_SEPARATOR = "-"
+"""Between the expected file's stem and a reading's name: ``expected-<reading>.json``."""
 
 
 class WorkflowConfig(BaseModel):
@@ -78,6 +80,28 @@ def initial_state(task: Task, config: WorkflowConfig) -> CloudState:
 def expected_state(task: Task, config: WorkflowConfig) -> CloudState:
     """The state the task must end with, from ``hidden/``."""
     return _state(task, task.hidden, "hidden", config.expected, "expected")
+
+
+def expected_states(task: Task, config: WorkflowConfig) -> dict[str, CloudState]:
+    """Every reasonable reading's final state: ``""`` for the expected file, and ``<reading>``
+    for each other reading's file (see :func:`reading_files`). Raises
+    :class:`TaskFormatError` for any that is missing or malformed."""
+    states = {"": expected_state(task, config)}
+    for reading, name in reading_files(task, config).items():
+        states[reading] = _state(task, task.hidden, "hidden", name, "expected")
+    return states
+
+
+def reading_files(task: Task, config: WorkflowConfig) -> dict[str, str]:
+    """The hidden files of a vague request's other readings by reading:
+    ``<expected stem>-<reading>.json`` beside the expected file."""
+    stem = config.expected.removesuffix(".json") + READING_SEPARATOR
+    found = {}
+    for name in sorted(task.hidden):
+        reading = name.removeprefix(stem).removesuffix(".json")
+        if name.startswith(stem) and name.endswith(".json") and reading:
+            found[reading] = name
+    return found
 
 
 def _state(task: Task, files: dict[str, bytes], where: str, name: str, field: str) -> CloudState:

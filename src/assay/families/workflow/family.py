@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, SolutionFormatError, TaskFormatError
 from assay.families import version_label
-from assay.families.base import Exploit, Probe
+from assay.families.base import Exploit, Mutant, Probe
 from assay.families.workflow.channel import PACKAGES, run_with
 from assay.families.workflow.cloud import StateTooLargeError, read_state, seed
 from assay.families.workflow.config import (
     SCRIPT,
     WorkflowConfig,
-    expected_state,
+    expected_states,
     initial_state,
     workflow_config,
 )
 from assay.families.workflow.emulator import Emulator, emulators
-from assay.families.workflow.judge import idempotence, judge_state
+from assay.families.workflow.judge import idempotence, judge_readings
 from assay.families.workflow.state import CloudState
 from assay.findings import Finding
 from assay.sandbox import python_environment
@@ -40,6 +40,8 @@ EMPTY_SCRIPT = b"# does nothing\n"
 DECIDING = frozenset({"state", "unchanged", "extra", "script", "idempotence", "episode"})
 """Kinds of criteria that decide the status; the others count in the score only."""
 MAX_LOG_CHARS = 4_000
+Readings = dict[str, CloudState]
+"""Expected final states by reading (see :func:`assay.families.workflow.config.expected_states`)."""
 
 
 class WorkflowFamily:
@@ -80,6 +82,13 @@ class WorkflowFamily:
 
         return workflow_exploits(task)
 
+    def mutants(self, task: Task) -> list[Mutant]:
+        """Near misses of ``task``'s reference script, for the audit's mutation check (see
+        :mod:`.mutants`)."""
+        from assay.families.workflow.mutants import workflow_mutants  # noqa: PLC0415 - likewise
+
+        return workflow_mutants(task)
+
     def probes(self, task: Task) -> list[Probe]:
         """Copies of ``task`` with one requirement changed, for the audit's sensitivity check
         (see :mod:`.probes`)."""
@@ -112,7 +121,7 @@ class WorkflowFamily:
         """
         config = workflow_config(task)
         initial = initial_state(task, config)
-        expected = expected_state(task, config)
+        expected = expected_states(task, config)
         record = _Recorder(task.id, self._versions(task))
         token = solution.get(EPISODE_FILE, b"").decode(errors="replace").strip()
         emulator = self.close_episode(token) if token else None
@@ -141,6 +150,8 @@ class _Recorder:
     versions: Versions
     started: float = field(default_factory=time.monotonic)
     runs: list[ExecResult] = field(default_factory=list)
+    reading: str = ""
+    """The reading of a vague request the state was judged by ("" for the expected file)."""
 
     def __call__(
         self, status: Status, summary: str, criteria: tuple[Criterion, ...] = ()
@@ -173,13 +184,14 @@ def _log(run: ExecResult) -> str:
 
 
 def _judge_episode(
-    emulator: Emulator, initial: CloudState, expected: CloudState, record: _Recorder
+    emulator: Emulator, initial: CloudState, expected: Readings, record: _Recorder
 ) -> Verdict:
     actual = _read(emulator)
     if isinstance(actual, str):
-        criteria = (Criterion(name="state", passed=False, evidence=actual, kind="episode"),)
-        return record(Status.FAIL, actual, criteria)
-    return _decide(tuple(judge_state(initial, expected, actual)), record)
+        failed = (Criterion(name="state", passed=False, evidence=actual, kind="episode"),)
+        return record(Status.FAIL, actual, failed)
+    record.reading, criteria = judge_readings(initial, expected, actual)
+    return _decide(tuple(criteria), record)
 
 
 @dataclass(frozen=True)
@@ -189,7 +201,7 @@ class _Case:
     task: Task
     config: WorkflowConfig
     initial: CloudState
-    expected: CloudState
+    expected: Readings
 
 
 def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
@@ -224,7 +236,8 @@ def _run_and_judge(
     actual = _read(emulator)
     if isinstance(actual, str):
         return [_ran(first), _unread(actual), calls]
-    criteria = [_ran(first), *judge_state(case.initial, case.expected, actual), calls]
+    record.reading, judged = judge_readings(case.initial, case.expected, actual)
+    criteria = [_ran(first), *judged, calls]
     if case.config.rerun == "off" or not all(c.passed for c in criteria):
         return criteria  # a second run only tells more when the first one was right
     record.runs.append(run_with(emulator, SCRIPT, files, limits))
@@ -269,6 +282,8 @@ def _decide(criteria: tuple[Criterion, ...], record: _Recorder) -> Verdict:
         )
     else:
         summary = f"all {len(deciding)} checks hold"
+    if record.reading:
+        summary += f" (reading {record.reading})"
     return record(status, summary, criteria)
 
 
@@ -311,7 +326,7 @@ def task_format_error_of(task: Task) -> TaskFormatError | None:
     try:
         config = workflow_config(task)
         initial_state(task, config)
-        expected_state(task, config)
+        expected_states(task, config)
     except TaskFormatError as exc:
         return exc
     return None

@@ -2,10 +2,12 @@
 
 For each task the generator draws an instance of a template (its initial state, the expected
 final state computed by the template's own model of the workflow, the reference script with the
-instance's parameters and its known-bad variants), renders the prompt in one of several styles,
-adds a script that does nothing and one that does the job and also deletes something it was not
-asked to, and verifies every solution in the sandbox against a real emulator: the reference must
-pass and every known-bad must fail, else the draw is redrawn. The same seed gives the same tasks.
+instance's parameters and its known-bad variants), renders the prompt in one of several styles
+and in the language of the drawn locale (a vague request, for templates that have one, comes
+with another expected state and reference per reasonable reading), adds a script that does
+nothing and one that does the job and also deletes something it was not asked to, and verifies
+every solution in the sandbox against a real emulator: every reference must pass and every
+known-bad must fail, else the draw is redrawn. The same seed gives the same tasks.
 """
 
 from __future__ import annotations
@@ -17,11 +19,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from assay.errors import VerifierError
-from assay.families.workflow.config import SCRIPT
+from assay.families.workflow.config import READING_SEPARATOR, SCRIPT
 from assay.families.workflow.family import WorkflowFamily
-from assay.families.workflow.prompts import STYLES
+from assay.families.workflow.prompts import STYLES, VAGUE, language_of, styles_for
 from assay.families.workflow.state import CloudState
-from assay.families.workflow.templates import LOCALES, TEMPLATES, Template, render, variant
+from assay.families.workflow.templates import (
+    LOCALES,
+    TEMPLATES,
+    Draft,
+    Template,
+    render,
+    variant,
+)
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.similarity import is_near_duplicate, shingles
@@ -124,60 +133,85 @@ def self_check(family: WorkflowFamily, task: Task, sandbox: Sandbox) -> int | st
     return max(calls, 1)
 
 
-def draft_task(template: Template, rng: random.Random, seed: int, index: int) -> Task:
-    """One task drawn from ``template`` (not yet checked)."""
+def draft_task(
+    template: Template, rng: random.Random, seed: int, index: int, *, style: str | None = None
+) -> Task:
+    """One task drawn from ``template`` (not yet checked), in ``style`` when given (drawn
+    otherwise). A vague task holds each other reading's expected state and reference, and none
+    of the known-bad scripts that a reading makes right."""
     locale = rng.choice(sorted(LOCALES))
     draft = template.build(rng, locale)
-    style = rng.choice(sorted(STYLES))
+    drawn = rng.choice([*styles_for(draft.vague is not None), *_vague_again(draft)])
+    style = style or drawn
+    if style == VAGUE and draft.vague is None:
+        raise ValueError(f"template {template.id} has no vague form")
+    vague = style == VAGUE
+    readings = draft.readings if vague else ()
     reference = render(template.script(), draft.params)
     solutions: dict[str, Files] = {"reference": _script(reference)}
+    hidden = {"expected.json": draft.expected.to_json()}
+    for reading in readings:
+        solutions[f"reference-{reading.name}"] = _script(variant(reference, reading.changes))
+        hidden[f"expected{READING_SEPARATOR}{reading.name}.json"] = reading.expected.to_json()
+    allowed = {label for reading in readings for label in reading.allows}
     for label, changes in sorted(draft.bad.items()):
-        solutions[f"bad-{label}"] = _script(variant(reference, changes))
+        if label not in allowed:
+            solutions[f"bad-{label}"] = _script(variant(reference, changes))
     solutions["bad-does-nothing"] = _script("# nothing to do\n")
+    everyone = [draft.expected, *(reading.expected for reading in readings)]
     solutions["bad-deletes-too-much"] = _script(
-        reference + "\n" + _collateral(draft.initial, draft.expected)
+        reference + "\n" + _collateral(draft.initial, everyone)
     )
     digest = hashlib.sha256(f"{seed}:{index}".encode()).hexdigest()[:8]
+    language = language_of(draft.locale)
+    tags = (template.id, f"style:{style}", f"lang:{language}", *template.services)
     spec = TaskSpec(
         id=f"workflow-{template.id}-{digest}",
         family="workflow",
-        tags=(template.id, f"style:{style}", *template.services),
+        tags=(*tags, "readings") if readings else tags,
         locale=draft.locale,
         difficulty=template.difficulty,
         limits=LIMITS,
         config={"seed": seed},
     )
+    facts = draft.vague if vague and draft.vague is not None else draft.facts
     return Task(
         spec=spec,
-        prompt=STYLES[style](draft.facts, draft.locale, draft.initial, rng),
+        prompt=STYLES[style](facts, draft.locale, draft.initial, rng),
         workspace={"state.json": draft.initial.to_json()},
-        hidden={"expected.json": draft.expected.to_json()},
+        hidden=hidden,
         solutions=solutions,
     )
+
+
+def _vague_again(draft: Draft) -> list[str]:
+    """The vague style once more for a template that has it, so that vague requests are not
+    rarer than the other styles in a set where few templates have one."""
+    return [VAGUE] if draft.vague is not None else []
 
 
 def _script(text: str) -> Files:
     return {SCRIPT: (text.rstrip("\n") + "\n").encode()}
 
 
-def _collateral(initial: CloudState, expected: CloudState) -> str:
-    """Code that deletes one thing the task must leave alone (run after doing the job)."""
+def _collateral(initial: CloudState, readings: list[CloudState]) -> str:
+    """Code that deletes one thing every reading leaves alone (run after doing the job)."""
     head = "import boto3 as _boto3\n"
     for bucket, objects in sorted(initial.buckets.items()):
-        kept = expected.buckets.get(bucket, {})
         for key in sorted(objects):
-            if kept.get(key) == objects[key]:
+            if all(state.buckets.get(bucket, {}).get(key) == objects[key] for state in readings):
                 return head + f"_boto3.client('s3').delete_object(Bucket={bucket!r}, Key={key!r})\n"
     for queue, messages in sorted(initial.queues.items()):
-        if messages and not Counter(messages) - Counter(expected.queues.get(queue, ())):
+        if messages and all(
+            not Counter(messages) - Counter(state.queues.get(queue, ())) for state in readings
+        ):
             return (
                 head + "_sqs = _boto3.client('sqs')\n"
                 f"_sqs.purge_queue(QueueUrl=_sqs.get_queue_url(QueueName={queue!r})['QueueUrl'])\n"
             )
     for table, content in sorted(initial.tables.items()):
-        wanted = expected.tables.get(table)
         for item in content.items:
-            if wanted is not None and item in wanted.items:
+            if all(table in s.tables and item in s.tables[table].items for s in readings):
                 keys = [k for k in (content.hash_key, content.range_key) if k is not None]
                 primary = {k: item[k] for k in keys}
                 return (
@@ -185,6 +219,6 @@ def _collateral(initial: CloudState, expected: CloudState) -> str:
                     + f"_boto3.resource('dynamodb').Table({table!r}).delete_item(Key={primary!r})\n"
                 )
     for group, streams in sorted(initial.logs.items()):
-        if any(streams.values()) and expected.logs.get(group) == streams:
+        if any(streams.values()) and all(state.logs.get(group) == streams for state in readings):
             return head + f"_boto3.client('logs').delete_log_group(logGroupName={group!r})\n"
     raise VerifierError("the template leaves nothing untouched to delete by mistake")

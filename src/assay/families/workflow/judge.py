@@ -9,13 +9,16 @@ How contents compare: texts that hold JSON (an object or an array) in the expect
 as JSON values; other texts compare with line endings and trailing white space at the end
 ignored. Objects compare by key; messages, log events of a stream and items compare as
 multisets, so a duplicate is a difference.
+
+A vague request may have several reasonable readings, each with its expected state: the final
+state is judged against each, and the reading it comes closest to decides.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from assay.families.workflow.state import CloudState
@@ -45,6 +48,20 @@ def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -
             _criterion(label, kind_of, _difference(kind, want[resource], got[resource]))
         )
     return criteria
+
+
+def judge_readings(
+    initial: CloudState, readings: Mapping[str, CloudState], actual: CloudState
+) -> tuple[str, list[Criterion]]:
+    """The reading ``actual`` comes closest to (all requirements met first, then the share
+    met; the first reading on a tie) and its criteria."""
+    judged = {name: judge_state(initial, expected, actual) for name, expected in readings.items()}
+    return max(judged.items(), key=lambda item: _standing(item[1]))
+
+
+def _standing(criteria: list[Criterion]) -> tuple[bool, float]:
+    met = sum(c.passed for c in criteria)
+    return met == len(criteria), met / max(len(criteria), 1)
 
 
 def _criterion(name: str, kind: str, differences: list[str]) -> Criterion:

@@ -1,12 +1,13 @@
-"""Static checks of a workflow task: settings and states that parse, a task that asks for a
-change, known-bad scripts present, nothing of the expected state shown to the agent."""
+"""Static checks of a workflow task: settings and states that parse (every reading's), a task
+that asks for a change in every reading, known-bad scripts present, nothing of the expected
+state shown to the agent."""
 
 from __future__ import annotations
 
 from assay.errors import TaskFormatError
 from assay.families.workflow.config import (
     SCRIPT,
-    expected_state,
+    expected_states,
     initial_state,
     workflow_config,
 )
@@ -21,17 +22,19 @@ def lint_workflow_task(task: Task) -> list[Finding]:
     try:
         config = workflow_config(task)
         initial = initial_state(task, config)
-        expected = expected_state(task, config)
+        readings = expected_states(task, config)
     except TaskFormatError as exc:
         return [_finding(str(exc))]
     findings: list[Finding] = []
-    if initial == expected:
-        findings.append(
-            _finding(
-                "the expected state is the initial state: doing nothing passes",
-                "make the task ask for a change",
+    for reading, expected in readings.items():
+        if initial == expected:
+            which = f"reading {reading}" if reading else "the expected state"
+            findings.append(
+                _finding(
+                    f"{which} is the initial state: doing nothing passes",
+                    "make the task ask for a change",
+                )
             )
-        )
     for name, files in task.solutions.items():
         if SCRIPT not in files:
             findings.append(_finding(f"solutions/{name} has no {SCRIPT}", f"add {SCRIPT}"))

@@ -2,14 +2,20 @@
 
 For each kind of resource the task changes, one probe: a message of a queue dropped, an object's
 body changed, an item's attribute changed, a log event dropped. The reference must fail each; a
-verifier that still passes it is not looking at that resource.
+verifier that still passes it is not looking at that resource. A vague request's other readings
+are left out of the probes, so that the reference cannot pass one by another reading.
 """
 
 from __future__ import annotations
 
 from assay.errors import TaskFormatError
 from assay.families.base import Probe
-from assay.families.workflow.config import expected_state, initial_state, workflow_config
+from assay.families.workflow.config import (
+    expected_state,
+    initial_state,
+    reading_files,
+    workflow_config,
+)
 from assay.families.workflow.state import CloudState
 from assay.tasks.model import Task
 
@@ -29,7 +35,8 @@ def workflow_probes(task: Task) -> list[Probe]:
         *_table(initial, expected),
         *_logs(initial, expected),
     ]
-    hidden = dict(task.hidden)
+    others = set(reading_files(task, config).values())
+    hidden = {name: data for name, data in task.hidden.items() if name not in others}
     probes = []
     for name, what, state in changes:
         changed = task.model_copy(update={"hidden": {**hidden, config.expected: state.to_json()}})

@@ -1,8 +1,12 @@
-"""Prompts of generated workflow tasks, in the styles real requests come in.
+"""Prompts of generated workflow tasks, in the styles real requests come in and the language of
+the task's locale (German for ``de-DE``, French for ``fr-FR``, English otherwise).
 
-Each prompt draws its framing (heading or ticket, who asks and why, how the rules about the rest
-of the account and reruns are put) and says what the account holds now, so two tasks of one
-template read as two requests, not one text with other names in it.
+The styles: a precise specification, a terse ticket, a chat message, a forwarded complaint, a
+thread whose first message is overruled by a later one (which says that it alone counts), and a
+vague request that leaves one point open (only for templates with more than one reasonable
+reading; each reading has its expected state and reference). Each prompt draws its framing from
+:mod:`.phrases` and says what the account holds now, so two tasks of one template read as two
+requests, not one text with other names in it.
 """
 
 from __future__ import annotations
@@ -10,107 +14,141 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from assay.families.workflow import phrases
 from assay.families.workflow.state import CloudState
-from assay.families.workflow.templates import LOCALES, Facts
-
-_UNTOUCHED = (
-    "Leave everything else in the account as it is: no other objects, messages, items or log "
-    "events may be created, changed or deleted.",
-    "Nothing else may change: do not create, modify or remove any other object, message, item "
-    "or log event.",
-    "Only what is described above may change; every other resource stays exactly as it is.",
-    "Don't touch anything this job is not about (other buckets, objects, queues, messages, "
-    "tables, items or log events).",
-    "Anything not mentioned here must be left alone, including other files, queues and tables.",
-)
-_RERUN = (
-    "The job may be run again later, so running it a second time must change nothing.",
-    "It will run on a schedule: a second run right after the first must be a no-op.",
-    "Make it idempotent: running it twice must leave the same state as running it once.",
-    "Someone will probably rerun it by accident; a rerun must not duplicate or undo anything.",
-)
-_STATE = (
-    "`state.json` in your working directory describes the starting state of the account.",
-    "The current contents of the account are dumped in `state.json` (working directory).",
-    "See `state.json` next to you for a snapshot of every bucket, queue, table and log group.",
-    "For reference, the whole starting state is in `state.json` in the working directory.",
-)
-_SDK = (
-    "boto3 is installed and already configured (region us-east-1).",
-    "Use boto3; credentials, region and endpoint are already set up.",
-    "The AWS SDK for Python (boto3) is available and preconfigured; no keys needed.",
-)
-_WHY = (
-    "This runs every night from the scheduler.",
-    "We need this done before the month-end close.",
-    "The on-call engineer asked for it after last night's incident.",
-    "Compliance wants it done before the audit next week.",
-    "It is part of the migration we are finishing this sprint.",
-    "Customer support is waiting on it.",
-    "It was done by hand until now; we want it scripted.",
-    "The data team depends on the result tomorrow morning.",
-    "It is one step of the runbook we are automating.",
-    "The previous script broke when the format changed, so it needs redoing.",
-)
-_TEAMS = ("platform", "payments", "data", "support", "security", "finance", "ops", "billing")
-_PREFIXES = ("OPS", "INFRA", "DATA", "PLAT", "FIN", "SEC", "SRE", "BILL")
+from assay.families.workflow.templates import LOCALES, Facts, Wording
 
 
-def holdings(state: CloudState) -> str:
+def language_of(locale: str) -> str:
+    """The language a task of ``locale`` is written in."""
+    return LOCALES[locale].language
+
+
+def holdings(state: CloudState, language: str = "en") -> str:
     """What the account holds, in one sentence."""
-    parts = [f"bucket `{name}` ({len(objects)} objects)" for name, objects in state.buckets.items()]
-    parts += [
-        f"queue `{name}` ({len(messages)} messages)" for name, messages in state.queues.items()
+    words = phrases.WORDS[language]
+    counted = [
+        *(("bucket", name, len(objects)) for name, objects in state.buckets.items()),
+        *(("queue", name, len(messages)) for name, messages in state.queues.items()),
+        *(("table", name, len(table.items)) for name, table in state.tables.items()),
+        *(("logs", name, len(streams)) for name, streams in state.logs.items()),
     ]
-    parts += [f"table `{name}` ({len(table.items)} items)" for name, table in state.tables.items()]
-    parts += [
-        f"log group `{name}` ({len(streams)} streams)" for name, streams in state.logs.items()
-    ]
-    return "Right now the account holds " + ", ".join(parts) + "."
+    parts = [words[kind].format(name=name, count=count) for kind, name, count in counted]
+    return f"{words['holds']} " + ", ".join(parts) + "."
 
 
-def _rules(rng: random.Random) -> str:
-    return f"{rng.choice(_UNTOUCHED)} {rng.choice(_RERUN)}"
+def _rules(rng: random.Random, language: str) -> str:
+    return f"{rng.choice(phrases.UNTOUCHED[language])} {rng.choice(phrases.RERUN[language])}"
 
 
-def _context(rng: random.Random, state: CloudState) -> str:
-    return f"{holdings(state)} {rng.choice(_STATE)} {rng.choice(_SDK)}"
-
-
-def _spec(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
-    steps = "\n".join(f"{number}. {step}" for number, step in enumerate(facts.steps, 1))
-    notes = "".join(f"\n- {note}" for note in facts.notes)
-    heading = rng.choice(("# Task", "## Runbook step", "# Job", "## Automation request"))
-    title = facts.title[0].upper() + facts.title[1:]
+def _context(rng: random.Random, state: CloudState, language: str) -> str:
     return (
-        f"{heading}: {title}\n\n{rng.choice(_WHY)}\n\n{steps}\n{notes}\n\n"
-        f"{_rules(rng)}\n\n{_context(rng, state)}\n"
+        f"{holdings(state, language)} {rng.choice(phrases.STATE[language])} "
+        f"{rng.choice(phrases.SDK[language])}"
     )
 
 
-def _ticket(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
-    number = f"{rng.choice(_PREFIXES)}-{rng.randint(1000, 9999)}"
-    body = " ".join(facts.steps + facts.notes)
-    team = rng.choice(_TEAMS)
+def _words(facts: Facts, locale: str) -> tuple[Wording, str]:
+    language = language_of(locale)
+    return facts.wording(language), language
+
+
+def _numbered(wording: Wording) -> str:
+    return "\n".join(f"{n}. {step}" for n, step in enumerate(wording.steps + wording.notes, 1))
+
+
+def _bulleted(wording: Wording) -> str:
+    return "\n".join(f"- {step}" for step in wording.steps + wording.notes)
+
+
+def spec(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
+    """A precise specification under a heading, the steps numbered."""
+    wording, language = _words(facts, locale)
+    heading = rng.choice(phrases.HEADINGS[language])
+    title = wording.title[0].upper() + wording.title[1:]
     return (
-        f"{number} [{team}] {facts.title}\n\n{body}\n\n{rng.choice(_WHY)} {_rules(rng)}\n\n"
-        f"{_context(rng, state)}\n"
+        f"{heading}: {title}\n\n{rng.choice(phrases.WHY[language])}\n\n{_numbered(wording)}\n\n"
+        f"{_rules(rng, language)}\n\n{_context(rng, state, language)}\n"
     )
 
 
-def _chat(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
-    words = LOCALES[locale]
-    steps = "\n".join(f"- {step}" for step in facts.steps + facts.notes)
-    ask = rng.choice(("could you", "can you please", "would you", "I need you to"))
+def ticket(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
+    """A terse issue-tracker ticket: key, team, title, the steps run together."""
+    wording, language = _words(facts, locale)
+    number = f"{rng.choice(phrases.PREFIXES)}-{rng.randint(1000, 9999)}"
+    body = " ".join(wording.steps + wording.notes)
     return (
-        f"{words.greeting}\n\n{ask} {facts.title}? {rng.choice(_WHY)} Here is what has to "
-        f"happen:\n\n{steps}\n\n{_rules(rng)}\n\n{_context(rng, state)}\n\n{words.thanks}\n"
+        f"{number} [{rng.choice(phrases.TEAMS)}] {wording.title}\n\n{body}\n\n"
+        f"{rng.choice(phrases.WHY[language])} {_rules(rng, language)}\n\n"
+        f"{_context(rng, state, language)}\n"
     )
 
 
-STYLES: dict[str, Callable[[Facts, str, CloudState, random.Random], str]] = {
-    "spec": _spec,
-    "ticket": _ticket,
-    "chat": _chat,
+def chat(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
+    """A chat message: a greeting, the ask, the steps as a list, thanks."""
+    wording, language = _words(facts, locale)
+    greeting = LOCALES[locale]
+    ask = rng.choice(phrases.ASKS[language])
+    return (
+        f"{greeting.greeting}\n\n{ask} {wording.title}? {rng.choice(phrases.WHY[language])} "
+        f"{phrases.WORDS[language]['happen']}\n\n{_bulleted(wording)}\n\n"
+        f"{_rules(rng, language)}\n\n{_context(rng, state, language)}\n\n{greeting.thanks}\n"
+    )
+
+
+def complaint(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
+    """A complaint forwarded with a line from whoever forwards it, then the steps."""
+    wording, language = _words(facts, locale)
+    words = phrases.WORDS[language]
+    forward = words["forward"].format(team=rng.choice(phrases.TEAMS), title=wording.title)
+    return (
+        f"{forward}\n\n{_bulleted(wording)}\n\n{_rules(rng, language)}\n\n"
+        f"{_context(rng, state, language)}\n\n{words['forwarded']}\n"
+        f"{words['from']}: {rng.choice(phrases.PEOPLE)}@customer.example\n"
+        f"{words['subject']}: {rng.choice(phrases.SUBJECTS[language])}\n\n"
+        f"{rng.choice(phrases.COMPLAINTS[language])}\n"
+    )
+
+
+def overruled(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
+    """A thread: a first message asks for a shortcut, a later one overrules it and says that
+    only it counts, then gives the job precisely."""
+    wording, language = _words(facts, locale)
+    words = phrases.WORDS[language]
+    first = words["first"].format(
+        who=rng.choice(phrases.PEOPLE), shortcut=rng.choice(phrases.SHORTCUTS[language])
+    )
+    then = words["then"].format(lead=rng.choice(phrases.LEADS))
+    title = wording.title[0].upper() + wording.title[1:]
+    return (
+        f"{first}\n\n{then}\n\n{title}.\n\n{_numbered(wording)}\n\n{_rules(rng, language)}\n\n"
+        f"{_context(rng, state, language)}\n"
+    )
+
+
+def vague(facts: Facts, locale: str, state: CloudState, rng: random.Random) -> str:
+    """A short request that leaves one point open (``facts`` is the template's vague form)."""
+    wording, language = _words(facts, locale)
+    ask = phrases.WORDS[language]["vague"].format(
+        title=wording.title, steps=" ".join(wording.steps + wording.notes)
+    )
+    return f"{ask}\n\n{_rules(rng, language)}\n\n{_context(rng, state, language)}\n"
+
+
+Style = Callable[[Facts, str, CloudState, random.Random], str]
+STYLES: dict[str, Style] = {
+    "spec": spec,
+    "ticket": ticket,
+    "chat": chat,
+    "complaint": complaint,
+    "overruled": overruled,
+    "vague": vague,
 }
-"""Prompt styles by name: a precise specification, a terse ticket, a chat message."""
+"""Prompt styles by name. ``vague`` is given the template's vague facts, the others its precise
+ones."""
+VAGUE = "vague"
+
+
+def styles_for(has_readings: bool) -> list[str]:
+    """The styles a template's task can be written in, sorted."""
+    return sorted(name for name in STYLES if name != VAGUE or has_readings)

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from assay.families.workflow.templates._base import (
+    LANGUAGES,
     LOCALES,
     Draft,
     Facts,
+    Reading,
     Template,
+    Text,
+    Wording,
     render,
+    text,
     variant,
 )
 from assay.families.workflow.templates.logs import TEMPLATES as LOGS
@@ -18,4 +23,17 @@ from assay.families.workflow.templates.tables import TEMPLATES as TABLES
 TEMPLATES: tuple[Template, ...] = (*STORAGE, *MESSAGING, *TABLES, *LOGS)
 """Every template, in a stable order."""
 
-__all__ = ["LOCALES", "TEMPLATES", "Draft", "Facts", "Template", "render", "variant"]
+__all__ = [
+    "LANGUAGES",
+    "LOCALES",
+    "TEMPLATES",
+    "Draft",
+    "Facts",
+    "Reading",
+    "Template",
+    "Text",
+    "Wording",
+    "render",
+    "text",
+    "variant",
+]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.resources import files as package_files
 from typing import Literal
@@ -14,16 +14,56 @@ BEGIN = "# parameters\n"
 END = "# end of parameters\n"
 
 
+Text = Mapping[str, str]
+"""One text in every prompt language (``en``, ``de``, ``fr``)."""
+LANGUAGES = ("en", "de", "fr")
+
+
+def text(en: str, de: str, fr: str) -> Text:
+    """A text in every prompt language."""
+    return {"en": en, "de": de, "fr": fr}
+
+
 @dataclass(frozen=True)
-class Facts:
-    """What the prompt says, in every style."""
+class Wording:
+    """What the prompt says, in one language."""
 
     title: str
-    """The job in a few words (``route new invoices to their regional queues``)."""
     steps: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the prompt says, in every style and language."""
+
+    title: Text
+    """The job in a few words (``route new invoices to their regional queues``)."""
+    steps: tuple[Text, ...]
     """What to do, one requirement a line, precise."""
-    notes: tuple[str, ...] = ()
+    notes: tuple[Text, ...] = ()
     """Formats and conventions the checker holds the agent to."""
+
+    def wording(self, language: str) -> Wording:
+        """The facts in ``language``."""
+        return Wording(
+            title=self.title[language],
+            steps=tuple(step[language] for step in self.steps),
+            notes=tuple(note[language] for note in self.notes),
+        )
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Another reasonable reading of a vague request: the state it ends in and its reference."""
+
+    name: str
+    """Names ``hidden/expected-<name>.json`` and ``solutions/reference-<name>/``."""
+    expected: CloudState
+    changes: tuple[tuple[str, str], ...]
+    """(old, new) replacements that turn the reference script into this reading's."""
+    allows: tuple[str, ...] = ()
+    """Labels of known-bad scripts that this reading makes right (left out of vague tasks)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +79,11 @@ class Draft:
     """Known-bad variants: label to (old, new) replacements in the reference script."""
     locale: str = "en-US"
     tags: tuple[str, ...] = field(default=())
+    vague: Facts | None = None
+    """The request as someone writes it who leaves one point open; None when the template has
+    no such form."""
+    readings: tuple[Reading, ...] = ()
+    """The other readings of the vague request (``facts`` is the first)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +147,8 @@ class Locale:
     regions: tuple[str, ...]
     greeting: str
     thanks: str
+    language: str = "en"
+    """Language the prompt is written in."""
 
     def amount(self, cents: int) -> str:
         """``cents`` as this locale writes an amount in a file."""
@@ -123,8 +170,8 @@ LOCALES = {
     for locale in (
         Locale("en-US", ",", False, "USD", ("east", "west", "central"), "Hi,", "Thanks!"),
         Locale("en-GB", ",", False, "GBP", ("north", "south", "scotland"), "Hello,", "Cheers."),
-        Locale("de-DE", ";", True, "EUR", ("nord", "sued", "west"), "Hallo,", "Danke!"),
-        Locale("fr-FR", ";", True, "EUR", ("nord", "sud", "idf"), "Bonjour,", "Merci !"),
+        Locale("de-DE", ";", True, "EUR", ("nord", "sued", "west"), "Hallo,", "Danke!", "de"),
+        Locale("fr-FR", ";", True, "EUR", ("nord", "sud", "idf"), "Bonjour,", "Merci !", "fr"),
         Locale(
             "ja-JP",
             ",",

@@ -6,7 +6,7 @@ import json
 import random
 
 from assay.families.workflow.state import CloudState, TableState
-from assay.families.workflow.templates._base import COMPANIES, Draft, Facts, Template
+from assay.families.workflow.templates._base import COMPANIES, Draft, Facts, Template, text
 
 
 def worker_heartbeats(rng: random.Random, locale: str) -> Draft:
@@ -34,13 +34,38 @@ def worker_heartbeats(rng: random.Random, locale: str) -> Draft:
         ),
         params={"LOG_GROUP": group, "TABLE": "worker-status"},
         facts=Facts(
-            title=f"record every worker's last status from the streams of `{group}`",
+            title=text(
+                f"record every worker's last status from the streams of `{group}`",
+                f"den letzten Status jedes Workers aus den Streams von `{group}` festhalten",
+                f"enregistrer le dernier statut de chaque worker à partir des flux de `{group}`",
+            ),
             steps=(
-                f"Each stream of `{group}` is one worker; its events end with `status=<value>`.",
-                "For every stream with at least one event, put the item "
-                '`{"worker": "<stream name>", "last_status": "<status of its last event>"}` in '
-                "`worker-status`. Streams without events are skipped; other items stay.",
-                "There are more streams than one listing call returns.",
+                text(
+                    f"Each stream of `{group}` is one worker; its events end with "
+                    "`status=<value>`.",
+                    f"Jeder Stream von `{group}` ist ein Worker; seine Ereignisse enden mit "
+                    "`status=<Wert>`.",
+                    f"Chaque flux de `{group}` est un worker ; ses événements se terminent par "
+                    "`status=<valeur>`.",
+                ),
+                text(
+                    "For every stream with at least one event, put the item "
+                    '`{"worker": "<stream name>", "last_status": "<status of its last event>"}` '
+                    "in `worker-status`. Streams without events are skipped; other items stay.",
+                    "Für jeden Stream mit mindestens einem Ereignis das Item "
+                    '`{"worker": "<Name des Streams>", "last_status": "<Status seines letzten '
+                    'Ereignisses>"}` in `worker-status` schreiben. Streams ohne Ereignisse werden '
+                    "übersprungen; andere Items bleiben.",
+                    "Pour chaque flux ayant au moins un événement, écrire l'item "
+                    '`{"worker": "<nom du flux>", "last_status": "<statut de son dernier '
+                    'événement>"}` dans `worker-status`. Les flux sans événement sont ignorés ; '
+                    "les autres items restent.",
+                ),
+                text(
+                    "There are more streams than one listing call returns.",
+                    "Es gibt mehr Streams, als ein einzelner Listing-Aufruf liefert.",
+                    "Il y a plus de flux qu'un seul appel de listage n'en renvoie.",
+                ),
             ),
         ),
         bad={
@@ -70,10 +95,10 @@ def error_extraction(rng: random.Random, locale: str) -> Draft:
         for i in range(rng.randint(2, 5)):
             level = "WARN" if n == i == 0 else rng.choice(("INFO", "INFO", "WARN", "ERROR"))
             outcome = rng.choice(("timed out", "ok", "slow", "failed"))
-            text = f"request {rng.randint(1000, 9999)} {outcome}"
-            events.append(f"{level} {text}")
+            said = f"request {rng.randint(1000, 9999)} {outcome}"
+            events.append(f"{level} {said}")
             if level == "ERROR":
-                incidents.append(json.dumps({"stream": name, "message": text}))
+                incidents.append(json.dumps({"stream": name, "message": said}))
         streams[name] = tuple(events)
     if not incidents:
         streams["api-x"] = ("ERROR database unreachable",)
@@ -88,14 +113,36 @@ def error_extraction(rng: random.Random, locale: str) -> Draft:
         ),
         params={"LOG_GROUP": group, "QUEUE": "incidents", "BUCKET": bucket, "SUMMARY": summary},
         facts=Facts(
-            title=f"turn the ERROR events of `{group}` into incidents",
+            title=text(
+                f"turn the ERROR events of `{group}` into incidents",
+                f"aus den ERROR-Ereignissen von `{group}` Incidents machen",
+                f"transformer les événements ERROR de `{group}` en incidents",
+            ),
             steps=(
-                f"Events of the streams of `{group}` start with their level (INFO, WARN, ERROR) "
-                "and a space.",
-                'For every ERROR event, send `{"stream": "<stream>", "message": "<the text after '
-                '`ERROR `>"}` to `incidents`.',
-                f'Then write `s3://{bucket}/{summary}`: `{{"errors": <how many>}}`. If that '
-                "object exists already, the job has run: do nothing at all.",
+                text(
+                    f"Events of the streams of `{group}` start with their level (INFO, WARN, "
+                    "ERROR) and a space.",
+                    f"Ereignisse der Streams von `{group}` beginnen mit ihrem Level (INFO, WARN, "
+                    "ERROR) und einem Leerzeichen.",
+                    f"Les événements des flux de `{group}` commencent par leur niveau (INFO, "
+                    "WARN, ERROR) et une espace.",
+                ),
+                text(
+                    'For every ERROR event, send `{"stream": "<stream>", "message": "<the text '
+                    'after `ERROR `>"}` to `incidents`.',
+                    'Für jedes ERROR-Ereignis `{"stream": "<Stream>", "message": "<der Text nach '
+                    '`ERROR `>"}` an `incidents` senden.',
+                    'Pour chaque événement ERROR, envoyer `{"stream": "<flux>", "message": "<le '
+                    'texte après `ERROR `>"}` à `incidents`.',
+                ),
+                text(
+                    f'Then write `s3://{bucket}/{summary}`: `{{"errors": <how many>}}`. If that '
+                    "object exists already, the job has run: do nothing at all.",
+                    f'Dann `s3://{bucket}/{summary}` schreiben: `{{"errors": <Anzahl>}}`. Wenn '
+                    "dieses Objekt schon existiert, ist der Job gelaufen: gar nichts tun.",
+                    f'Puis écrire `s3://{bucket}/{summary}` : `{{"errors": <combien>}}`. Si cet '
+                    "objet existe déjà, le job a tourné : ne rien faire du tout.",
+                ),
             ),
         ),
         bad={

@@ -6,7 +6,7 @@ import json
 import random
 
 from assay.families.workflow.state import CloudState, TableState
-from assay.families.workflow.templates._base import LOCALES, Draft, Facts, Template
+from assay.families.workflow.templates._base import LOCALES, Draft, Facts, Template, text
 
 
 def dlq_redrive(rng: random.Random, locale_name: str) -> Draft:
@@ -46,20 +46,48 @@ def dlq_redrive(rng: random.Random, locale_name: str) -> Draft:
     expected = CloudState(
         queues={"payments-dlq": tuple(unfixable), "payments": earlier + tuple(fixed)}
     )
-    comma = " (written with a decimal comma)" if locale.decimal_comma else ""
+    comma = locale.decimal_comma
     return Draft(
         initial=initial,
         expected=expected,
         params={"DLQ": "payments-dlq", "TARGET": "payments", "DECIMAL_COMMA": locale.decimal_comma},
         facts=Facts(
-            title="drain the payments dead-letter queue back into `payments`",
+            title=text(
+                "drain the payments dead-letter queue back into `payments`",
+                "die Dead-Letter-Queue der Zahlungen zurück nach `payments` leeren",
+                "vider la file des lettres mortes des paiements vers `payments`",
+            ),
             steps=(
-                "The messages in `payments-dlq` failed because of a bad producer: `amount` is a "
-                f"string{comma} and `currency` is lower case.",
-                'For each, send `{"payment_id": "...", "amount": <number>, "currency": '
-                '"<UPPER>"}` (JSON) to `payments` and delete it from the dead-letter queue.',
-                "A message without a payment_id, or whose amount is not a number, cannot be "
-                "fixed: leave it in `payments-dlq`, visible again when you are done.",
+                text(
+                    "The messages in `payments-dlq` failed because of a bad producer: `amount` "
+                    f"is a string{' (written with a decimal comma)' if comma else ''} and "
+                    "`currency` is lower case.",
+                    "Die Nachrichten in `payments-dlq` sind wegen eines fehlerhaften Producers "
+                    f"gescheitert: `amount` ist ein String{' (mit Dezimalkomma)' if comma else ''}"
+                    " und `currency` steht in Kleinbuchstaben.",
+                    "Les messages de `payments-dlq` ont échoué à cause d'un producteur fautif : "
+                    f"`amount` est une chaîne{' (avec une virgule décimale)' if comma else ''} et "
+                    "`currency` est en minuscules.",
+                ),
+                text(
+                    'For each, send `{"payment_id": "...", "amount": <number>, "currency": '
+                    '"<UPPER>"}` (JSON) to `payments` and delete it from the dead-letter queue.',
+                    'Für jede `{"payment_id": "...", "amount": <Zahl>, "currency": "<GROSS>"}` '
+                    "(JSON) an `payments` senden und sie aus der Dead-Letter-Queue löschen.",
+                    'Pour chacun, envoyer `{"payment_id": "...", "amount": <nombre>, "currency": '
+                    '"<MAJUSCULES>"}` (JSON) à `payments` et le supprimer de la file des lettres '
+                    "mortes.",
+                ),
+                text(
+                    "A message without a payment_id, or whose amount is not a number, cannot be "
+                    "fixed: leave it in `payments-dlq`, visible again when you are done.",
+                    "Eine Nachricht ohne payment_id oder mit einem Betrag, der keine Zahl ist, "
+                    "lässt sich nicht reparieren: in `payments-dlq` lassen, am Ende wieder "
+                    "sichtbar.",
+                    "Un message sans payment_id, ou dont le montant n'est pas un nombre, ne peut "
+                    "pas être corrigé : le laisser dans `payments-dlq`, de nouveau visible à la "
+                    "fin.",
+                ),
             ),
         ),
         bad={
@@ -126,14 +154,40 @@ def order_intake(rng: random.Random, locale_name: str) -> Draft:
         expected=expected,
         params={"INTAKE": "orders-incoming", "EXPRESS": "orders-express", "TABLE": "orders"},
         facts=Facts(
-            title="take the new orders off `orders-incoming` into the `orders` table",
+            title=text(
+                "take the new orders off `orders-incoming` into the `orders` table",
+                "die neuen Bestellungen aus `orders-incoming` in die Tabelle `orders` übernehmen",
+                "reprendre les nouvelles commandes de `orders-incoming` dans la table `orders`",
+            ),
             steps=(
-                "Each message is a JSON order with order_id, customer, total and priority.",
-                "Write an item to `orders` with order_id, customer, total (a number) and "
-                'status `"received"` (no priority attribute).',
-                'For an order whose priority is `"express"`, also send `{"order_id": "..."}` to '
-                "`orders-express`.",
-                "Delete each message from `orders-incoming` once it is handled.",
+                text(
+                    "Each message is a JSON order with order_id, customer, total and priority.",
+                    "Jede Nachricht ist eine Bestellung als JSON mit order_id, customer, total "
+                    "und priority.",
+                    "Chaque message est une commande JSON avec order_id, customer, total et "
+                    "priority.",
+                ),
+                text(
+                    "Write an item to `orders` with order_id, customer, total (a number) and "
+                    'status `"received"` (no priority attribute).',
+                    "Ein Item in `orders` schreiben mit order_id, customer, total (eine Zahl) "
+                    'und status `"received"` (ohne Attribut priority).',
+                    "Écrire un item dans `orders` avec order_id, customer, total (un nombre) et "
+                    'status `"received"` (sans attribut priority).',
+                ),
+                text(
+                    'For an order whose priority is `"express"`, also send `{"order_id": "..."}` '
+                    "to `orders-express`.",
+                    'Bei einer Bestellung mit priority `"express"` zusätzlich '
+                    '`{"order_id": "..."}` an `orders-express` senden.',
+                    'Pour une commande dont la priority est `"express"`, envoyer aussi '
+                    '`{"order_id": "..."}` à `orders-express`.',
+                ),
+                text(
+                    "Delete each message from `orders-incoming` once it is handled.",
+                    "Jede Nachricht aus `orders-incoming` löschen, sobald sie erledigt ist.",
+                    "Supprimer chaque message de `orders-incoming` une fois traité.",
+                ),
             ),
         ),
         bad={
@@ -183,12 +237,32 @@ def event_dedupe(rng: random.Random, locale: str) -> Draft:
             "LOG_STREAM": "runs",
         },
         facts=Facts(
-            title="de-duplicate the events waiting in `events-raw`",
+            title=text(
+                "de-duplicate the events waiting in `events-raw`",
+                "die Events in `events-raw` deduplizieren",
+                "dédoublonner les événements en attente dans `events-raw`",
+            ),
             steps=(
-                "Move every event from `events-raw` to `events-clean`, each event_id once (the "
-                "body unchanged); duplicates are dropped. `events-raw` ends empty.",
-                f"If there were any events, put one event on the stream `runs` of `{group}` "
-                '(create the stream): `{"unique": <sent>, "duplicates": <dropped>}`.',
+                text(
+                    "Move every event from `events-raw` to `events-clean`, each event_id once "
+                    "(the body unchanged); duplicates are dropped. `events-raw` ends empty.",
+                    "Jedes Event von `events-raw` nach `events-clean` verschieben, jede event_id "
+                    "nur einmal (Inhalt unverändert); Duplikate werden verworfen. `events-raw` "
+                    "ist danach leer.",
+                    "Déplacer chaque événement de `events-raw` vers `events-clean`, chaque "
+                    "event_id une seule fois (contenu inchangé) ; les doublons sont écartés. "
+                    "`events-raw` finit vide.",
+                ),
+                text(
+                    f"If there were any events, put one event on the stream `runs` of `{group}` "
+                    '(create the stream): `{"unique": <sent>, "duplicates": <dropped>}`.',
+                    f"Wenn es Events gab, ein Ereignis in den Stream `runs` von `{group}` "
+                    'schreiben (den Stream anlegen): `{"unique": <gesendet>, "duplicates": '
+                    "<verworfen>}`.",
+                    f"S'il y avait des événements, écrire un événement dans le flux `runs` de "
+                    f'`{group}` (créer le flux) : `{{"unique": <envoyés>, "duplicates": '
+                    "<écartés>}`.",
+                ),
             ),
         ),
         bad={

@@ -6,7 +6,15 @@ import json
 import random
 
 from assay.families.workflow.state import CloudState
-from assay.families.workflow.templates._base import COMPANIES, LOCALES, Draft, Facts, Template
+from assay.families.workflow.templates._base import (
+    COMPANIES,
+    LOCALES,
+    Draft,
+    Facts,
+    Reading,
+    Template,
+    text,
+)
 
 
 def invoice_routing(rng: random.Random, locale_name: str) -> Draft:
@@ -30,6 +38,7 @@ def invoice_routing(rng: random.Random, locale_name: str) -> Draft:
             region, cents = rng.choice(regions), rng.randint(500, 250000)
             rows.append(locale.delimiter.join([invoice_id, region, locale.amount(cents)]))
             messages.append((region, {"invoice_id": invoice_id, "amount": locale.value(cents)}))
+        valid = list(rows)
         if number in bad_at:
             rows[0] = rng.choice(
                 [
@@ -38,7 +47,9 @@ def invoice_routing(rng: random.Random, locale_name: str) -> Draft:
                 ]
             )
         body = "\n".join([header, *rows]) + "\n"
-        if number in bad_at and rng.random() < 0.3:
+        if number == min(bad_at):  # well-formed rows under a header with one column more
+            body = "\n".join(line + locale.delimiter + "x" for line in [header, *valid]) + "\n"
+        elif number in bad_at and rng.random() < 0.3:
             body = "invoice;region;amount;\nsee attachment\n"
         incoming[f"incoming/{name}"] = body
         if number in bad_at:
@@ -60,8 +71,8 @@ def invoice_routing(rng: random.Random, locale_name: str) -> Draft:
         queues={name: tuple(bodies) for name, bodies in queues.items()},
         logs={group: {"runs": (summary,)}},
     )
-    separator = "semicolon" if locale.delimiter == ";" else "comma"
-    decimals = "a decimal comma" if locale.decimal_comma else "a decimal point"
+    semicolon = locale.delimiter == ";"
+    named = ", ".join(regions)
     return Draft(
         initial=initial,
         expected=expected,
@@ -78,19 +89,64 @@ def invoice_routing(rng: random.Random, locale_name: str) -> Draft:
             "LOG_STREAM": "runs",
         },
         facts=Facts(
-            title=f"route the new invoice files in s3://{bucket}/incoming/ to the regional queues",
+            title=text(
+                f"route the new invoice files in s3://{bucket}/incoming/ to the regional queues",
+                f"die neuen Rechnungsdateien in s3://{bucket}/incoming/ auf die regionalen "
+                "Queues verteilen",
+                f"répartir les nouveaux fichiers de factures de s3://{bucket}/incoming/ dans "
+                "les files régionales",
+            ),
             steps=(
-                f"Each file under incoming/ is a CSV ({separator}-separated, header "
-                f"`{header}`, amounts in {locale.currency} with {decimals}).",
-                "Send one message per invoice row to the queue `invoices-<region>`: the JSON "
-                '`{"invoice_id": "...", "amount": <number>}`.',
-                "Then move the file to processed/ (same file name).",
-                f"A file with another header, an amount that is not a number or a region other "
-                f"than {', '.join(regions)} is malformed: move it to quarantine/ (same name) and "
-                "send nothing for it.",
-                f"If you handled at least one file, put one event on the log stream `runs` of "
-                f'`{group}` (create the stream): `{{"routed": <messages sent>, "quarantined": '
-                "<files quarantined>}`.",
+                text(
+                    f"Each file under incoming/ is a CSV "
+                    f"({'semicolon' if semicolon else 'comma'}-separated, header `{header}`, "
+                    f"amounts in {locale.currency} with a decimal "
+                    f"{'comma' if locale.decimal_comma else 'point'}).",
+                    f"Jede Datei unter incoming/ ist eine CSV-Datei (Trennzeichen "
+                    f"{'Semikolon' if semicolon else 'Komma'}, Kopfzeile `{header}`, Beträge in "
+                    f"{locale.currency} mit Dezimal{'komma' if locale.decimal_comma else 'punkt'}"
+                    ").",
+                    f"Chaque fichier sous incoming/ est un CSV (séparateur "
+                    f"{'point-virgule' if semicolon else 'virgule'}, en-tête `{header}`, montants "
+                    f"en {locale.currency} avec "
+                    f"{'une virgule décimale' if locale.decimal_comma else 'un point décimal'}).",
+                ),
+                text(
+                    "Send one message per invoice row to the queue `invoices-<region>`: the JSON "
+                    '`{"invoice_id": "...", "amount": <number>}`.',
+                    "Für jede Rechnungszeile eine Nachricht an die Queue `invoices-<region>` "
+                    'schicken: das JSON `{"invoice_id": "...", "amount": <Zahl>}`.',
+                    "Envoyer un message par ligne de facture dans la file `invoices-<region>` : "
+                    'le JSON `{"invoice_id": "...", "amount": <nombre>}`.',
+                ),
+                text(
+                    "Then move the file to processed/ (same file name).",
+                    "Danach die Datei nach processed/ verschieben (gleicher Dateiname).",
+                    "Ensuite déplacer le fichier dans processed/ (même nom de fichier).",
+                ),
+                text(
+                    f"A file with another header, an amount that is not a number or a region "
+                    f"other than {named} is malformed: move it to quarantine/ (same name) and "
+                    "send nothing for it.",
+                    f"Eine Datei mit einer anderen Kopfzeile, einem Betrag, der keine Zahl ist, "
+                    f"oder einer anderen Region als {named} ist fehlerhaft: nach quarantine/ "
+                    "verschieben (gleicher Name) und nichts für sie senden.",
+                    f"Un fichier avec un autre en-tête, un montant qui n'est pas un nombre ou une "
+                    f"région autre que {named} est mal formé : le déplacer dans quarantine/ "
+                    "(même nom) et ne rien envoyer pour lui.",
+                ),
+                text(
+                    f"If you handled at least one file, put one event on the log stream `runs` "
+                    f'of `{group}` (create the stream): `{{"routed": <messages sent>, '
+                    '"quarantined": <files quarantined>}`.',
+                    f"Wenn mindestens eine Datei verarbeitet wurde, ein Ereignis in den "
+                    f"Log-Stream `runs` von `{group}` schreiben (den Stream anlegen): "
+                    '`{"routed": <gesendete Nachrichten>, "quarantined": <Dateien in '
+                    "Quarantäne>}`.",
+                    f"Si au moins un fichier a été traité, écrire un événement dans le flux de "
+                    f"logs `runs` de `{group}` (créer le flux) : "
+                    '`{"routed": <messages envoyés>, "quarantined": <fichiers en quarantaine>}`.',
+                ),
             ),
         ),
         bad={
@@ -133,16 +189,57 @@ def log_archive(rng: random.Random, locale: str) -> Draft:
         files[key] = old[key] = "2024-01-02T00:00:01Z started\n"
     index = f"index/{cutoff}.txt"
     earlier = {f"logs/{services[0]}/2023-12-31.log": "2023-12-31T00:00:01Z started\n"}
-    initial = CloudState(buckets={bucket: {**files, **keep}, archive: dict(earlier)})
-    expected = CloudState(
-        buckets={
-            bucket: {k: v for k, v in {**files, **keep}.items() if k not in old},
-            archive: {**earlier, **old, index: "".join(f"{k}\n" for k in sorted(old))},
-        }
+    outside = {f"debug/{services[1]}/2024-01-01.log": "2024-01-01T00:00:01Z debug on\n"}
+    initial = CloudState(buckets={bucket: {**files, **keep, **outside}, archive: dict(earlier)})
+
+    def archived(moved: dict[str, str]) -> CloudState:
+        staying = {k: v for k, v in {**files, **keep, **outside}.items() if k not in moved}
+        listing = "".join(f"{k}\n" for k in sorted(moved))
+        return CloudState(buckets={bucket: staying, archive: {**earlier, **moved, index: listing}})
+
+    through = {**old, **{k: v for k, v in files.items() if k.endswith(f"/{cutoff}.log")}}
+    moving = text(
+        f"Move every one dated strictly before {cutoff} to the bucket `{archive}` under the same "
+        "key (copy, then delete the original). Files of that day or later stay.",
+        f"Jede mit einem Datum strikt vor dem {cutoff} in den Bucket `{archive}` unter demselben "
+        "Schlüssel verschieben (kopieren, dann das Original löschen). Dateien von diesem Tag "
+        "oder später bleiben.",
+        f"Déplacer chacun daté strictement avant le {cutoff} dans le bucket `{archive}` sous la "
+        "même clé (copier, puis supprimer l'original). Les fichiers de ce jour ou plus récents "
+        "restent.",
+    )
+    vaguely = text(
+        f"Move the ones up to {cutoff} to the bucket `{archive}` under the same key (copy, then "
+        "delete the original); the newer ones stay.",
+        f"Die bis zum {cutoff} in den Bucket `{archive}` unter demselben Schlüssel verschieben "
+        "(kopieren, dann das Original löschen); die neueren bleiben.",
+        f"Déplacer ceux jusqu'au {cutoff} dans le bucket `{archive}` sous la même clé (copier, "
+        "puis supprimer l'original) ; les plus récents restent.",
+    )
+    title = text(
+        f"archive the old log files of s3://{bucket} (cutoff {cutoff})",
+        f"die alten Logdateien von s3://{bucket} archivieren (Stichtag {cutoff})",
+        f"archiver les anciens fichiers de logs de s3://{bucket} (date limite {cutoff})",
+    )
+    where = text(
+        f"Log files are `logs/<service>/<YYYY-MM-DD>.log` in `{bucket}`; nothing outside logs/ "
+        "is touched.",
+        f"Logdateien liegen als `logs/<service>/<YYYY-MM-DD>.log` in `{bucket}`; außerhalb von "
+        "logs/ wird nichts angefasst.",
+        f"Les fichiers de logs sont `logs/<service>/<YYYY-MM-DD>.log` dans `{bucket}` ; rien en "
+        "dehors de logs/ n'est touché.",
+    )
+    listing = text(
+        f"If you moved any, write `{index}` in `{archive}`: the moved keys, sorted, one per "
+        "line, each line ending with a newline.",
+        f"Wenn etwas verschoben wurde, `{index}` in `{archive}` schreiben: die verschobenen "
+        "Schlüssel, sortiert, einer pro Zeile, jede Zeile mit einem Zeilenumbruch am Ende.",
+        f"Si des fichiers ont été déplacés, écrire `{index}` dans `{archive}` : les clés "
+        "déplacées, triées, une par ligne, chaque ligne terminée par un saut de ligne.",
     )
     return Draft(
         initial=initial,
-        expected=expected,
+        expected=archived(old),
         params={
             "BUCKET": bucket,
             "ARCHIVE": archive,
@@ -150,14 +247,14 @@ def log_archive(rng: random.Random, locale: str) -> Draft:
             "CUTOFF": cutoff,
             "INDEX": index,
         },
-        facts=Facts(
-            title=f"archive the log files of s3://{bucket} older than {cutoff}",
-            steps=(
-                f"Log files are `logs/<service>/<YYYY-MM-DD>.log` in `{bucket}`.",
-                f"Move every one dated strictly before {cutoff} to the bucket `{archive}` under "
-                "the same key (copy, then delete the original). Files of that day or later stay.",
-                f"If you moved any, write `{index}` in `{archive}`: the moved keys, sorted, one "
-                "per line, each line ending with a newline.",
+        facts=Facts(title=title, steps=(where, moving, listing)),
+        vague=Facts(title=title, steps=(where, vaguely, listing)),
+        readings=(
+            Reading(
+                "through-cutoff",
+                archived(through),
+                (("day < CUTOFF", "day <= CUTOFF"),),
+                allows=("off-by-one-day",),
             ),
         ),
         bad={
@@ -195,18 +292,56 @@ def upload_cleanup(rng: random.Random, locale: str) -> Draft:
     if not any(key.endswith("empty.txt") for key in doomed):
         objects["uploads/user-1/99-empty.txt"] = ""
         doomed.add("uploads/user-1/99-empty.txt")
-    if not any(key.endswith((".tmp", ".part")) for key in doomed):
-        objects["uploads/user-1/00-stale.tmp"] = "x"
-        doomed.add("uploads/user-1/00-stale.tmp")
+    for suffix in (".tmp", ".part"):
+        if not any(key.endswith(suffix) for key in doomed):
+            key = f"uploads/user-1/00-stale{suffix}"
+            objects[key] = "x"
+            doomed.add(key)
     outside = {"config/settings.tmp": "keep=1\n", "archive/2023/old.part": "old\n"}
     initial = CloudState(buckets={bucket: {**objects, **outside}}, logs={group: {}})
-    expected = CloudState(
-        buckets={bucket: {**{k: v for k, v in objects.items() if k not in doomed}, **outside}},
-        logs={group: {"uploads": (json.dumps({"deleted": len(doomed)}),)}},
+
+    def cleaned(deleted: set[str]) -> CloudState:
+        staying = {k: v for k, v in objects.items() if k not in deleted}
+        return CloudState(
+            buckets={bucket: {**staying, **outside}},
+            logs={group: {"uploads": (json.dumps({"deleted": len(deleted)}),)}},
+        )
+
+    partial = {key for key in doomed if key.endswith((".tmp", ".part"))}
+    title = text(
+        f"clean up the abandoned uploads in s3://{bucket}/uploads/",
+        f"die abgebrochenen Uploads in s3://{bucket}/uploads/ aufräumen",
+        f"nettoyer les envois abandonnés dans s3://{bucket}/uploads/",
+    )
+    logged = text(
+        f"If you deleted any, put one event on the stream `uploads` of `{group}` (create the "
+        'stream): `{"deleted": <how many>}`.',
+        f"Wenn etwas gelöscht wurde, ein Ereignis in den Stream `uploads` von `{group}` "
+        'schreiben (den Stream anlegen): `{"deleted": <Anzahl>}`.',
+        f"Si des objets ont été supprimés, écrire un événement dans le flux `uploads` de "
+        f'`{group}` (créer le flux) : `{{"deleted": <combien>}}`.',
+    )
+    precise = text(
+        "Under uploads/ only, delete every object whose key ends in `.tmp` or `.part`, and "
+        "every empty (zero-byte) object. Nothing outside uploads/ is touched.",
+        "Nur unter uploads/ jedes Objekt löschen, dessen Schlüssel auf `.tmp` oder `.part` "
+        "endet, und jedes leere Objekt (null Bytes). Außerhalb von uploads/ wird nichts "
+        "angefasst.",
+        "Sous uploads/ uniquement, supprimer chaque objet dont la clé se termine par `.tmp` ou "
+        "`.part`, ainsi que chaque objet vide (zéro octet). Rien en dehors de uploads/ n'est "
+        "touché.",
+    )
+    vaguely = text(
+        "Under uploads/ only, get rid of the junk that interrupted transfers leave behind (the "
+        "`.tmp` and `.part` leftovers). Nothing outside uploads/ is touched.",
+        "Nur unter uploads/ den Müll wegräumen, den abgebrochene Übertragungen hinterlassen "
+        "(die `.tmp`- und `.part`-Reste). Außerhalb von uploads/ wird nichts angefasst.",
+        "Sous uploads/ uniquement, se débarrasser de ce que laissent les transferts "
+        "interrompus (les restes `.tmp` et `.part`). Rien en dehors de uploads/ n'est touché.",
     )
     return Draft(
         initial=initial,
-        expected=expected,
+        expected=cleaned(doomed),
         params={
             "BUCKET": bucket,
             "PREFIX": "uploads/",
@@ -214,13 +349,14 @@ def upload_cleanup(rng: random.Random, locale: str) -> Draft:
             "LOG_GROUP": group,
             "LOG_STREAM": "uploads",
         },
-        facts=Facts(
-            title=f"clean up the abandoned uploads in s3://{bucket}/uploads/",
-            steps=(
-                "Under uploads/ only, delete every object whose key ends in `.tmp` or `.part`, "
-                "and every empty (zero-byte) object. Nothing outside uploads/ is touched.",
-                f"If you deleted any, put one event on the stream `uploads` of `{group}` (create "
-                'the stream): `{"deleted": <how many>}`.',
+        facts=Facts(title=title, steps=(precise, logged)),
+        vague=Facts(title=title, steps=(vaguely, logged)),
+        readings=(
+            Reading(
+                "suffixes-only",
+                cleaned(partial),
+                (("""or entry["Size"] == 0""", "or False"),),
+                allows=("keeps-empty-objects",),
             ),
         ),
         bad={
@@ -249,6 +385,35 @@ def prefix_migration(rng: random.Random, locale: str) -> Draft:
         "v1/customers/README.txt": "Profiles, one JSON file per customer.\n",
         "v1/orders/o-1.json": json.dumps({"id": "o-1"}),
     }
+    title = text(
+        f"migrate the customer profiles of s3://{bucket} to the v2 layout",
+        f"die Kundenprofile in s3://{bucket} auf das v2-Layout umziehen",
+        f"migrer les profils clients de s3://{bucket} vers la disposition v2",
+    )
+    others = text(
+        "Other files (not ending in .json, or outside v1/customers/) stay where they are.",
+        "Andere Dateien (nicht auf .json endend oder außerhalb von v1/customers/) bleiben, wo "
+        "sie sind.",
+        "Les autres fichiers (ne se terminant pas par .json, ou hors de v1/customers/) restent "
+        "où ils sont.",
+    )
+    moved = text(
+        "Each `v1/customers/<id>.json` moves to `v2/customers/<id>/profile.json` with the same "
+        "contents; the v1 copy is deleted once the v2 one is written.",
+        "Jede `v1/customers/<id>.json` wandert mit gleichem Inhalt nach "
+        "`v2/customers/<id>/profile.json`; die v1-Kopie wird gelöscht, sobald die v2-Kopie "
+        "geschrieben ist.",
+        "Chaque `v1/customers/<id>.json` passe dans `v2/customers/<id>/profile.json` avec le "
+        "même contenu ; la copie v1 est supprimée une fois la v2 écrite.",
+    )
+    vaguely = text(
+        "Each `v1/customers/<id>.json` needs to be available as "
+        "`v2/customers/<id>/profile.json`, same contents.",
+        "Jede `v1/customers/<id>.json` muss mit gleichem Inhalt als "
+        "`v2/customers/<id>/profile.json` verfügbar sein.",
+        "Chaque `v1/customers/<id>.json` doit être disponible en "
+        "`v2/customers/<id>/profile.json`, avec le même contenu.",
+    )
     return Draft(
         initial=CloudState(buckets={bucket: {**old, **keep}}),
         expected=CloudState(buckets={bucket: {**new, **keep}}),
@@ -258,12 +423,14 @@ def prefix_migration(rng: random.Random, locale: str) -> Draft:
             "NEW": "v2/customers/",
             "NAME": "profile.json",
         },
-        facts=Facts(
-            title=f"migrate the customer profiles of s3://{bucket} to the v2 layout",
-            steps=(
-                "Each `v1/customers/<id>.json` moves to `v2/customers/<id>/profile.json` with "
-                "the same contents; the v1 copy is deleted once the v2 one is written.",
-                "Other files (not ending in .json, or outside v1/customers/) stay where they are.",
+        facts=Facts(title=title, steps=(moved, others)),
+        vague=Facts(title=title, steps=(vaguely, others)),
+        readings=(
+            Reading(
+                "keeps-v1",
+                CloudState(buckets={bucket: {**old, **new, **keep}}),
+                (("        s3.delete_object(Bucket=BUCKET, Key=key)\n", ""),),
+                allows=("copy-only",),
             ),
         ),
         bad={
@@ -327,13 +494,40 @@ def pii_scan(rng: random.Random, locale: str) -> Draft:
             "PATTERN": r"\b\d{3}-\d{2}-\d{4}\b",
         },
         facts=Facts(
-            title=f"quarantine the support exports in s3://{bucket}/exports/ that hold SSNs",
+            title=text(
+                f"quarantine the support exports in s3://{bucket}/exports/ that hold SSNs",
+                f"die Support-Exporte in s3://{bucket}/exports/ mit Sozialversicherungsnummern "
+                "(SSN) in Quarantäne verschieben",
+                f"mettre en quarantaine les exports du support dans s3://{bucket}/exports/ qui "
+                "contiennent des numéros de sécurité sociale (SSN)",
+            ),
             steps=(
-                "An export holds an SSN when it contains three digits, a dash, two digits, a "
-                "dash and four digits as a separate word (like 123-45-6789).",
-                "Move each such file from exports/ to quarantine/ (same file name) and send one "
-                'message to `security-alerts`: `{"key": "<old key>", "moved_to": "<new key>"}`.',
-                "Files outside exports/ are not scanned.",
+                text(
+                    "An export holds an SSN when it contains three digits, a dash, two digits, "
+                    "a dash and four digits as a separate word (like 123-45-6789).",
+                    "Ein Export enthält eine SSN, wenn darin drei Ziffern, ein Bindestrich, zwei "
+                    "Ziffern, ein Bindestrich und vier Ziffern als eigenes Wort stehen (etwa "
+                    "123-45-6789).",
+                    "Un export contient un SSN quand on y trouve trois chiffres, un tiret, deux "
+                    "chiffres, un tiret et quatre chiffres formant un mot à part (comme "
+                    "123-45-6789).",
+                ),
+                text(
+                    "Move each such file from exports/ to quarantine/ (same file name) and send "
+                    'one message to `security-alerts`: `{"key": "<old key>", "moved_to": "<new '
+                    'key>"}`.',
+                    "Jede solche Datei von exports/ nach quarantine/ verschieben (gleicher "
+                    "Dateiname) und eine Nachricht an `security-alerts` senden: "
+                    '`{"key": "<alter Schlüssel>", "moved_to": "<neuer Schlüssel>"}`.',
+                    "Déplacer chacun de ces fichiers de exports/ vers quarantine/ (même nom) et "
+                    "envoyer un message à `security-alerts` : "
+                    '`{"key": "<ancienne clé>", "moved_to": "<nouvelle clé>"}`.',
+                ),
+                text(
+                    "Files outside exports/ are not scanned.",
+                    "Dateien außerhalb von exports/ werden nicht durchsucht.",
+                    "Les fichiers hors de exports/ ne sont pas analysés.",
+                ),
             ),
         ),
         bad={
