@@ -1224,7 +1224,7 @@ def export_trajectories(
         exportable,
         preference_rows,
         sft_rows,
-        task_row,
+        tool_schemas,
         usable_trajectories,
         write_rows,
     )
@@ -1261,7 +1261,7 @@ def export_trajectories(
         chosen = exportable(_complete_taskset(TaskSet.load(root)).tasks, store.audit_decisions())
     usable, dropped = usable_trajectories(trajectories, chosen)
     if kind == "sft":
-        rows = sft_rows(usable, {task.id: task_row(task)["tools"] for task in chosen.tasks})
+        rows = sft_rows(usable, {task.id: tool_schemas(task) for task in chosen.tasks})
     else:
         rows = preference_rows(usable)
     if not rows:

@@ -73,6 +73,7 @@ def exportable(
             field="split",
             fix="it is for evaluation only; export train, dev or test",
         )
+    audited = {task_id for task_id, _ in decisions}
     chosen: list[Task] = []
     excluded: list[Exclusion] = []
     for task in sorted(tasks, key=lambda t: t.id):
@@ -82,8 +83,7 @@ def exportable(
             continue
         decision = decisions.get((task.id, task.content_version(version_label(family_of(task)))))
         if decision is None:
-            audited = any(task_id == task.id for task_id, _ in decisions)
-            reason = "changed since its audit" if audited else "never audited"
+            reason = "changed since its audit" if task.id in audited else "never audited"
             excluded.append(Exclusion(task.id, f"{reason}: run `assay audit` on it first"))
         elif decision != "accepted":
             excluded.append(Exclusion(task.id, f"{decision} by its latest audit"))
@@ -92,12 +92,18 @@ def exportable(
     return Chosen(tasks=tuple(chosen), excluded=tuple(excluded))
 
 
+def tool_schemas(task: Task) -> str:
+    """The JSON text of the tools an episode of ``task`` offers (``[]`` for none)."""
+    family = family_of(task)
+    schemas = family.tools(task).schemas() if isinstance(family, ToolFamily) else []
+    return json.dumps(schemas, sort_keys=True)
+
+
 def task_row(task: Task) -> Row:
     """What a trainer needs of one task, and nothing an agent may not see."""
     family = family_of(task)
     toolset = family.tools(task) if isinstance(family, ToolFamily) else None
     fence = toolset.fence if toolset is not None else "text"
-    schemas = toolset.schemas() if toolset is not None else []
     spec = task.spec
     return {
         "task_id": task.id,
@@ -107,7 +113,7 @@ def task_row(task: Task) -> Row:
         "prompt": [_message(m) for m in prompt_messages(task, single=True, fence=fence)],
         "tools_prompt": [_message(m) for m in prompt_messages(task, single=False, fence=fence)],
         "instructions": task.prompt,
-        "tools": json.dumps(schemas, sort_keys=True),
+        "tools": json.dumps(toolset.schemas() if toolset is not None else [], sort_keys=True),
         "answer_fence": fence,
         "workspace": json.dumps(_workspace(task.workspace), sort_keys=True),
         "tags": list(spec.tags),
@@ -292,6 +298,7 @@ __all__ = [
     "preference_rows",
     "sft_rows",
     "task_row",
+    "tool_schemas",
     "usable_trajectories",
     "write_rows",
 ]

@@ -47,6 +47,7 @@ from assay.episodes.records import Budget, EndReason, Mode
 from assay.errors import InputError, SandboxError
 from assay.families.generators import GENERATED_FAMILIES, generator_of
 from assay.integrations._pool import shared_sandbox
+from assay.integrations.rewards import load_tasks
 from assay.policies.messages import Message, ToolCall, Usage
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
@@ -260,17 +261,12 @@ def _family_tasks(
             field="family",
             fix="use one of " + ", ".join(ENV_IDS),
         )
-    if tasks is None and os.environ.get("ASSAY_TASKS"):
-        tasks = Path(os.environ["ASSAY_TASKS"])
     if tasks is None:
-        return _default_tasks(family, sandbox)
-    if isinstance(tasks, str | Path):
-        from assay.tasks import TaskSet  # noqa: PLC0415
-
-        loaded: Sequence[Task] = TaskSet.load(Path(tasks)).tasks
-        where = str(tasks)
-    else:
-        loaded, where = tasks, "the tasks given"
+        if not os.environ.get("ASSAY_TASKS"):
+            return _default_tasks(family, sandbox)
+        tasks = Path(os.environ["ASSAY_TASKS"])
+    loaded = load_tasks(tasks)
+    where = str(tasks) if isinstance(tasks, str | Path) else "the tasks given"
     chosen = tuple(task for task in loaded if task.spec.family == family)
     if not chosen:
         raise InputError(
