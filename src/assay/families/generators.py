@@ -9,7 +9,7 @@ from typing import Protocol
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 
-GENERATED_FAMILIES = ("code", "sql", "config", "workflow")
+GENERATED_FAMILIES = ("code", "sql", "config", "workflow", "repo")
 """The families with a generator, in the order the demo makes them."""
 
 
@@ -48,4 +48,8 @@ def generator_of(family: str) -> Generator:
         from assay.families.code.generator import generate_code_tasks  # noqa: PLC0415
 
         return generate_code_tasks
+    if family == "repo":
+        from assay.families.repo.generator import generate_repo_tasks  # noqa: PLC0415
+
+        return generate_repo_tasks
     raise ValueError(f"no generator for family {family!r}")

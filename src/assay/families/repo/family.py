@@ -1,0 +1,206 @@
+"""The ``repo`` family: change a whole project; hidden cases judge it from outside the sandbox."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib.resources import files as package_files
+from pathlib import Path
+
+from assay.errors import SandboxError, SolutionFormatError
+from assay.families import version_label
+from assay.families.base import Exploit
+from assay.families.code.config import CodeConfig
+from assay.families.code.family import CODEC, _assay_version, _Recorder
+from assay.families.code.judging import judge
+from assay.families.code.outputs import CaseOutputs, decode_outputs
+from assay.families.repo.cases import (
+    FAIL_TO_PASS,
+    PASS_TO_PASS,
+    CaseFile,
+    RepoCase,
+    repo_cases,
+    repo_config,
+)
+from assay.families.repo.exploits import repo_exploits
+from assay.families.repo.lint import lint_repo_task
+from assay.families.repo.patches import PatchError, apply_patch, is_patch_submission, parse_patch
+from assay.families.repo.tools import RepoTools
+from assay.findings import Finding
+from assay.sandbox import python_environment
+from assay.sandbox.protocol import Sandbox
+from assay.tasks.model import Files, Task
+from assay.tasks.spec import Limits
+from assay.tasks.taskdir import read_files
+from assay.verdicts import Criterion, Status, Verdict, Versions
+
+HARNESS = CODEC + package_files("assay.families.repo").joinpath("_harness.py").read_text("utf-8")
+VERSION = "1"
+MAX_FILES = 400
+"""Files a submitted project may hold."""
+MAX_BYTES = 8 * 1024 * 1024
+"""Bytes a submitted project may hold, all files together."""
+_JUDGING = CodeConfig(function="main")
+"""How outcomes compare: exactly, floats within 1e-9, as in the code family."""
+
+
+class RepoFamily:
+    """Tasks over whole Python projects. See :mod:`assay.families.repo` for the task layout."""
+
+    name = "repo"
+    version = VERSION
+    trusted_code: tuple[str, ...] = (HARNESS,)
+
+    def load_solution(self, path: Path) -> Files:
+        """The changed project's directory, or a ``.patch``/``.diff`` file against the
+        workspace (checked to be a readable diff here, applied by :meth:`verify`)."""
+        path = Path(path)
+        if path.is_dir():
+            return read_files(path)
+        if not path.is_file():
+            raise SolutionFormatError(
+                "no such file or directory",
+                path=path,
+                fix="pass the changed project's directory or a .patch file",
+            )
+        if not path.name.endswith((".patch", ".diff")):
+            raise SolutionFormatError(
+                "is neither a directory nor a .patch or .diff file",
+                path=path,
+                fix="pass the changed project's directory or a unified diff named *.patch",
+            )
+        data = path.read_bytes()
+        try:
+            parse_patch(data.decode("utf-8"), str(path))
+        except UnicodeDecodeError:
+            raise PatchError("is not UTF-8 text", path=path, fix="save it as UTF-8") from None
+        return {path.name: data}
+
+    def empty_solution(self, task: Task) -> Files:
+        """The workspace as it was given: no change at all."""
+        return dict(task.workspace)
+
+    def lint(self, task: Task) -> list[Finding]:
+        """Static checks of the task's repo-family parts."""
+        return lint_repo_task(task)
+
+    def exploits(self, task: Task) -> list[Exploit]:
+        """The red-team's reward hacks shaped for ``task`` (:mod:`.exploits`)."""
+        return repo_exploits(task)
+
+    def tools(self, task: Task) -> RepoTools:
+        """A fresh copy of the project and the agent's tools on it."""
+        return RepoTools(task)
+
+    def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
+        """Run the hidden cases on the submitted project in ``sandbox``; judge outside it."""
+        case_file = repo_cases(task)
+        label = version_label(self)
+        record = _Recorder(
+            task.id,
+            Versions(
+                task=task.content_version(label),
+                family=label,
+                assay=_assay_version(),
+                python=python_environment(()),
+            ),
+        )
+        try:
+            project = submitted_project(task, solution)
+        except PatchError as exc:
+            return record(Status.FAIL, f"the patch does not apply: {exc}")
+        if len(project) > MAX_FILES or sum(map(len, project.values())) > MAX_BYTES:
+            return record(Status.FAIL, f"the project is larger than {MAX_FILES} files or 8 MiB")
+        try:
+            outputs = run_project(
+                sandbox,
+                project,
+                case_file.cases,
+                paths=repo_config(task).paths,
+                limits=task.spec.limits,
+            )
+        except SandboxError as exc:
+            return record(Status.ERROR, f"sandbox error: {exc}")
+        judged = judge_readings(case_file, outputs)
+        status = Status.PASS if all(c.passed for c in judged.criteria) else Status.FAIL
+        return record(status, _summary(judged, case_file, outputs), judged.criteria, outputs.result)
+
+
+def submitted_project(task: Task, solution: Files) -> Files:
+    """The project a submission stands for: the files themselves, or the workspace with a
+    submitted patch applied. Raises :class:`PatchError` when the patch does not apply."""
+    if not is_patch_submission(solution):
+        return dict(solution)
+    [(name, data)] = solution.items()
+    return apply_patch(task.workspace, data.decode("utf-8", errors="replace"), name)
+
+
+def run_project(
+    sandbox: Sandbox,
+    project: Files,
+    cases: Sequence[RepoCase],
+    *,
+    paths: Sequence[str],
+    limits: Limits,
+) -> CaseOutputs:
+    """Run ``cases`` on ``project`` in one fresh sandbox job, with ``paths`` (relative to the
+    project) on the import path; their outcomes, decoded. Only the cases' inputs go in."""
+    nonce = f"@assay:{secrets.token_hex(8)}:"
+    job = {"nonce": nonce, "paths": list(paths), "cases": [case.job() for case in cases]}
+    result = sandbox.run(
+        [sandbox.python, "-I", "-S", "-c", HARNESS],
+        files=project,
+        limits=limits,
+        stdin=json.dumps(job).encode(),
+    )
+    return decode_outputs(result, nonce, [case.id for case in cases], encoded=True)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The criteria of the reading the outcomes came closest to."""
+
+    reading: str
+    """The reading judged by ("" for the reference's own)."""
+    criteria: tuple[Criterion, ...]
+
+
+def judge_readings(case_file: CaseFile, outputs: CaseOutputs) -> Judged:
+    """Judge the outcomes under each reading of the request; the one with every case passed
+    wins, else the one with the most weight passed (the reference's own on a tie)."""
+    judged = [
+        Judged(
+            reading,
+            tuple(
+                judge(case.judged_as(reading), outputs, _JUDGING, {}, encoded=True)
+                for case in case_file.cases
+            ),
+        )
+        for reading in ["", *case_file.readings]
+    ]
+    return max(judged, key=_passed_weight)  # the first of the best: the reference's own
+
+
+def _passed_weight(judged: Judged) -> tuple[bool, float]:
+    return all(c.passed for c in judged.criteria), sum(
+        c.weight for c in judged.criteria if c.passed
+    )
+
+
+def _summary(judged: Judged, case_file: CaseFile, outputs: CaseOutputs) -> str:
+    kinds = {case.id: case.kind for case in case_file.cases}
+    parts = []
+    for kind in (FAIL_TO_PASS, PASS_TO_PASS):
+        mine = [c for c in judged.criteria if kinds[c.name] == kind]
+        if mine:
+            parts.append(f"{sum(c.passed for c in mine)}/{len(mine)} {kind} cases passed")
+    text = "; ".join(parts)
+    if judged.reading:
+        text += f" (reading {judged.reading})"
+    if outputs.tampered:
+        text += f"; the run's records were tampered with: {outputs.tampered}"
+    elif outputs.result.timed_out:
+        text += "; the run timed out"
+    return text

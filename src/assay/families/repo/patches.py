@@ -1,0 +1,239 @@
+"""Unified diffs against a project: read, applied and written on the host, in pure Python.
+
+A submission may be a patch (``assay verify TASK --solution fix.patch``, or the fenced ``diff``
+block of a single-turn answer) instead of the changed project. :func:`parse_patch` reads one,
+:func:`apply_patch` applies it to the task's workspace and :func:`make_patch` writes one.
+
+The patch is hostile text, so applying it is careful: every path must be a plain relative path
+inside the project (no ``..``, no absolute path, no link: a diff that creates a symbolic link is
+refused), each hunk must match the file's lines exactly (at the stated line, or the nearest place
+the context matches), and a file is created only where none exists and deleted only where it
+does. Any problem raises :class:`PatchError`, one line naming the patch file, the project file
+and the hunk, and saying how to fix it. Nothing is written to disk: files are bytes in a dict.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from assay.errors import SolutionFormatError
+from assay.families.code.tools import path_problem
+from assay.tasks.model import Files
+
+PATCH_SUFFIXES = (".patch", ".diff")
+"""A submission that is one file with one of these names is a patch against the workspace."""
+MAX_PATCH_BYTES = 4 * 1024 * 1024
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_NO_NEWLINE = "\\ No newline at end of file"
+_FIX = "make it with `diff -ruN workspace/ changed/` or `git diff` against the task's workspace"
+_REFUSED_HEADERS = ("new file mode 120000", "old mode 120000", "new mode 120000")
+
+
+class PatchError(SolutionFormatError):
+    """A patch that cannot be read or does not apply; the message is one line."""
+
+
+@dataclass
+class Hunk:
+    """One ``@@`` block: where it starts in the old file, the lines it expects and writes."""
+
+    start: int
+    """First old line, counted from 1 (0 for a file that is created)."""
+    old: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FilePatch:
+    """The hunks of one file; ``old_path`` None creates it, ``new_path`` None deletes it."""
+
+    old_path: str | None
+    new_path: str | None
+    hunks: list[Hunk] = field(default_factory=list)
+
+    @property
+    def path(self) -> str:
+        """The project file the patch changes."""
+        return self.new_path or self.old_path or ""
+
+
+def is_patch_submission(files: Files) -> bool:
+    """Whether ``files`` is one patch file, to be applied to the workspace."""
+    return len(files) == 1 and next(iter(files)).endswith(PATCH_SUFFIXES)
+
+
+def parse_patch(text: str, name: str = "fix.patch") -> list[FilePatch]:
+    """The file patches in ``text``; raises :class:`PatchError` naming ``name``."""
+    if len(text.encode()) > MAX_PATCH_BYTES:
+        raise PatchError(f"larger than {MAX_PATCH_BYTES} bytes", path=name, fix="send less")
+    lines = text.splitlines()
+    patches: list[FilePatch] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.startswith(_REFUSED_HEADERS):
+            raise PatchError("the patch makes a symbolic link", path=name, fix="send files only")
+        if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1][:4] == "+++ ":
+            patch = FilePatch(_header_path(line, name), _header_path(lines[index + 1], name))
+            index = _read_hunks(lines, index + 2, patch, name)
+            patches.append(patch)
+            continue
+        index += 1
+    if not patches:
+        raise PatchError("holds no unified diff (no ---/+++ file headers)", path=name, fix=_FIX)
+    return patches
+
+
+def _header_path(line: str, name: str) -> str | None:
+    raw = line[4:].split("\t", maxsplit=1)[0].strip()
+    if raw == "/dev/null":
+        return None
+    if raw.startswith(("a/", "b/")):
+        raw = raw[2:]
+    problem = path_problem(raw)
+    if problem:
+        raise PatchError(f"bad file name in {line[:80]!r}: {problem}", path=name, fix=_FIX)
+    return raw
+
+
+def _read_hunks(lines: list[str], index: int, patch: FilePatch, name: str) -> int:
+    while index < len(lines) and lines[index].startswith("@@"):
+        match = _HUNK.match(lines[index])
+        if match is None:
+            raise PatchError(f"malformed hunk header {lines[index][:80]!r}", path=name, fix=_FIX)
+        old_count = int(match.group(2) or "1")
+        new_count = int(match.group(4) or "1")
+        hunk = Hunk(start=int(match.group(1)))
+        index += 1
+        while len(hunk.old) < old_count or len(hunk.new) < new_count:
+            if index >= len(lines):
+                raise PatchError(f"a hunk of {patch.path} ends early", path=name, fix=_FIX)
+            line = lines[index]
+            tag, body = (line[:1], line[1:]) if line else (" ", "")
+            if tag not in " +-":
+                raise PatchError(
+                    f"a hunk of {patch.path} holds {line[:60]!r}, not a context, + or - line "
+                    "(its line counts are wrong)",
+                    path=name,
+                    fix=_FIX,
+                )
+            if tag in " -":
+                hunk.old.append(body + "\n")
+            if tag in " +":
+                hunk.new.append(body + "\n")
+            index += 1
+            index = _no_newline(lines, index, hunk, tag)
+        patch.hunks.append(hunk)
+    return index
+
+
+def _no_newline(lines: list[str], index: int, hunk: Hunk, tag: str) -> int:
+    """Strip the newline of the line just read when a ``\\ No newline`` marker follows it."""
+    if index < len(lines) and lines[index].startswith(_NO_NEWLINE[:10]):
+        if tag in " -":
+            hunk.old[-1] = hunk.old[-1][:-1]
+        if tag in " +":
+            hunk.new[-1] = hunk.new[-1][:-1]
+        return index + 1
+    return index
+
+
+def apply_patch(workspace: Files, text: str, name: str = "fix.patch") -> Files:
+    """``workspace`` with the patch ``text`` applied; raises :class:`PatchError`."""
+    files = dict(workspace)
+    for patch in parse_patch(text, name):
+        _apply_file(files, patch, name)
+    return files
+
+
+def _apply_file(files: Files, patch: FilePatch, name: str) -> None:
+    path = patch.path
+    if patch.old_path is None and path in files:
+        raise PatchError(f"creates {path}, which exists already", path=name, fix=_FIX)
+    if patch.old_path is not None and patch.old_path not in files:
+        raise PatchError(f"changes {patch.old_path}, which does not exist", path=name, fix=_FIX)
+    old = b"" if patch.old_path is None else files[patch.old_path]
+    try:
+        lines = old.decode("utf-8").splitlines(keepends=True)
+    except UnicodeDecodeError:
+        raise PatchError(f"{path} is not UTF-8 text", path=name, fix="change it whole") from None
+    offset = 0  # how far the hunks before this one moved the old file's lines
+    for number, hunk in enumerate(patch.hunks, 1):
+        at = _locate(lines, hunk, offset)
+        if at is None:
+            raise PatchError(_mismatch(lines, hunk, number, path), path=name, fix=_FIX)
+        lines[at : at + len(hunk.old)] = hunk.new
+        offset = at - _base(hunk) + len(hunk.new) - len(hunk.old)
+    if patch.old_path is not None and patch.old_path != path:
+        del files[patch.old_path]
+    if patch.new_path is None:
+        files.pop(path, None)
+        return
+    files[path] = "".join(lines).encode("utf-8")
+
+
+def _base(hunk: Hunk) -> int:
+    """The index the hunk's old lines start at; a hunk that only adds comes after its line."""
+    return max(hunk.start - 1, 0) if hunk.old else hunk.start
+
+
+def _locate(lines: list[str], hunk: Hunk, offset: int) -> int | None:
+    """Where the hunk's old lines are: at the stated line (moved by the hunks before it) or
+    the nearest place they match."""
+    wanted = _base(hunk) + offset
+    if not hunk.old:
+        return min(max(wanted, 0), len(lines))
+    for at in _nearest(wanted, len(lines) - len(hunk.old)):
+        if lines[at : at + len(hunk.old)] == hunk.old:
+            return at
+    return None
+
+
+def _nearest(wanted: int, last: int) -> Iterator[int]:
+    for distance in range(max(wanted, last - wanted) + 1):
+        for at in (wanted - distance, wanted + distance):
+            if 0 <= at <= last:
+                yield at
+            if distance == 0:
+                break
+
+
+def _mismatch(lines: list[str], hunk: Hunk, number: int, path: str) -> str:
+    start = max(hunk.start - 1, 0)
+    expected = hunk.old[0].rstrip("\n") if hunk.old else ""
+    found = lines[start].rstrip("\n") if start < len(lines) else "the end of the file"
+    return (
+        f"hunk {number} of {path} does not match the file at line {start + 1} "
+        f"(expected {expected[:60]!r}, found {found[:60]!r})"
+    )
+
+
+def make_patch(old: Files, new: Files) -> str:
+    """A unified diff (``a/`` and ``b/`` prefixes) that turns ``old`` into ``new``."""
+    chunks: list[str] = []
+    for path in sorted(set(old) | set(new)):
+        before, after = old.get(path), new.get(path)
+        if before == after:
+            continue
+        chunks.extend(
+            difflib.unified_diff(
+                _lines(before),
+                _lines(after),
+                fromfile="/dev/null" if before is None else f"a/{path}",
+                tofile="/dev/null" if after is None else f"b/{path}",
+            )
+        )
+    return "".join(_terminated(chunk) for chunk in chunks)
+
+
+def _lines(data: bytes | None) -> list[str]:
+    return [] if data is None else data.decode("utf-8", errors="replace").splitlines(True)
+
+
+def _terminated(line: str) -> str:
+    if line.endswith("\n"):
+        return line
+    return f"{line}\n{_NO_NEWLINE}\n"

@@ -1,0 +1,3 @@
+"""Invoice export importer."""
+
+__version__ = "2.3.1"
