@@ -124,6 +124,7 @@ def generate_options(command: F) -> F:
     options = [
         click.option(
             "--n",
+            "--count",
             "count",
             type=click.IntRange(1, 100000),
             default=30,
@@ -255,6 +256,20 @@ def generate_workflow(count: int, seed: int, out: Path, workers: int, sandbox: s
       assay generate workflow --n 100 --seed 1 --out tasks/
     """
     _generate_family("workflow", count=count, seed=seed, out=out, workers=workers, sandbox=sandbox)
+
+
+@generate.command("repo")
+@generate_options
+def generate_repo(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
+    """Generate repository tasks: bug reports and tickets against small, real-looking Python
+    projects (invoice importer, shift-schedule exporter, ledger reconciler), each with
+    fail-to-pass and pass-to-pass cases and self-checked in the sandbox.
+
+    \b
+    Example:
+      assay generate repo --count 50 --seed 1 --out tasks/
+    """
+    _generate_family("repo", count=count, seed=seed, out=out, workers=workers, sandbox=sandbox)
 
 
 @cli.group("import")

@@ -1,0 +1,3 @@
+"""Shift roster exports."""
+
+__version__ = "1.8.0"
