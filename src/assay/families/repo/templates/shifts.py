@@ -17,7 +17,7 @@ EMPLOYEES = (
     "Emre Demir",
     "Lisa Brandt",
     "Tobias Wendt",
-    "Aylin Yıldız",
+    "Aylin Yilmaz",
     "Marek Nowak",
     "Sophie Lang",
     "Ruth Okafor",

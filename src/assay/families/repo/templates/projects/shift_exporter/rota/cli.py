@@ -1,4 +1,4 @@
-"""Command line: ``python -m rota.cli export ROSTER [--format F] [--employee NAME] [--out FILE]``."""
+"""Command line: ``rota export ROSTER [--format F] [--employee NAME] [--out FILE]``."""
 
 import argparse
 import sys

@@ -2,7 +2,10 @@
 
 
 def parse_clock(text):
-    """Minutes since midnight of ``7:30``, ``07:30`` or ``7.30``; ``24:00`` is midnight at the end."""
+    """Minutes since midnight of ``7:30``, ``07:30`` or ``7.30``.
+
+    ``24:00`` is the midnight at the end of the day.
+    """
     cleaned = text.strip().replace(".", ":")
     hours, _, minutes = cleaned.partition(":")
     if not hours.isdigit() or (minutes and not minutes.isdigit()):

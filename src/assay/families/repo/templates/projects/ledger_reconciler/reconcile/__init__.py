@@ -1,0 +1,3 @@
+"""Bank-to-ledger reconciliation."""
+
+__version__ = "0.9.4"
