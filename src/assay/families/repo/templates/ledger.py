@@ -114,7 +114,8 @@ DEBIT_SUFFIX = Change(
     undo=(
         Replace(
             MONEY,
-            '    if cleaned.endswith("DR"):\n        sign = -1\n        cleaned = cleaned[:-2].strip()\n'
+            '    if cleaned.endswith("DR"):\n        sign = -1\n'
+            "        cleaned = cleaned[:-2].strip()\n"
             '    elif cleaned.endswith("CR"):\n        cleaned = cleaned[:-2].strip()\n',
             '    if cleaned.endswith(("DR", "CR")):\n        cleaned = cleaned[:-2].strip()\n',
         ),
