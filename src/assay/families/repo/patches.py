@@ -75,7 +75,9 @@ def parse_patch(text: str, name: str = "fix.patch") -> list[FilePatch]:
     while index < len(lines):
         line = lines[index]
         if line.startswith(_REFUSED_HEADERS):
-            raise PatchError("the patch makes a symbolic link", path=name, fix="send files only")
+            raise PatchError(
+                "the patch makes a symbolic link", path=name, fix="make the diff of regular files"
+            )
         if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1][:4] == "+++ ":
             patch = FilePatch(_header_path(line, name), _header_path(lines[index + 1], name))
             index = _read_hunks(lines, index + 2, patch, name)

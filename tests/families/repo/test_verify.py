@@ -1,0 +1,105 @@
+"""Verifying repo tasks: references pass, known-bad and doing nothing fail, a patch is a
+submission too, and its readings are judged each by its own reference."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from assay.families.repo import RepoFamily
+from assay.families.repo.patches import make_patch
+from assay.sandbox import PoolSandbox, Sandbox
+from assay.tasks import Task
+from assay.tasks.taskdir import write_files
+from assay.verdicts import Status
+from tests.families.repo.conftest import FIXTURES
+
+pytestmark = pytest.mark.sandbox
+FAMILY = RepoFamily()
+
+
+def test_references_pass_and_known_bad_and_nothing_fail(
+    sandbox: Sandbox, decimal_comma: Task, sorted_leftovers: Task
+) -> None:
+    for task in (decimal_comma, sorted_leftovers):
+        for name, files in task.references().items():
+            verdict = FAMILY.verify(task, files, sandbox)
+            assert verdict.status is Status.PASS, (name, verdict.summary)
+        for name, files in task.known_bad().items():
+            verdict = FAMILY.verify(task, files, sandbox)
+            assert verdict.status is Status.FAIL, name
+        empty = FAMILY.verify(task, FAMILY.empty_solution(task), sandbox)
+        assert empty.status is Status.FAIL
+        assert "0/" in empty.summary.split(";")[0]  # no fail-to-pass case passes
+
+
+def test_a_fix_that_breaks_what_worked_fails_on_pass_to_pass(
+    pool: PoolSandbox, decimal_comma: Task
+) -> None:
+    verdict = FAMILY.verify(decimal_comma, decimal_comma.solutions["bad-comma-everywhere"], pool)
+    assert verdict.status is Status.FAIL
+    failed = {c.name.split("-")[0] for c in verdict.criteria if not c.passed}
+    assert "f2p" in failed or "p2p" in failed
+    kinds = json.loads(decimal_comma.hidden["cases.json"])["cases"]
+    assert {case["kind"] for case in kinds} == {"fail-to-pass", "pass-to-pass"}
+
+
+def test_each_reading_passes_by_its_own_reference(
+    pool: PoolSandbox, sorted_leftovers: Task
+) -> None:
+    other = FAMILY.verify(sorted_leftovers, sorted_leftovers.solutions["reference-by-amount"], pool)
+    assert other.status is Status.PASS
+    assert "(reading by-amount)" in other.summary
+    main = FAMILY.verify(sorted_leftovers, sorted_leftovers.solutions["reference"], pool)
+    assert "reading" not in main.summary
+
+
+def test_a_patch_is_judged_like_the_project_it_makes(
+    pool: PoolSandbox, decimal_comma: Task
+) -> None:
+    patch = make_patch(decimal_comma.workspace, decimal_comma.solutions["reference"])
+    verdict = FAMILY.verify(decimal_comma, {"fix.patch": patch.encode()}, pool)
+    assert verdict.status is Status.PASS, verdict.summary
+    stale = patch.replace("-    return f", "-    return  f", 1)
+    refused = FAMILY.verify(decimal_comma, {"fix.diff": stale.encode()}, pool)
+    assert refused.status is Status.FAIL
+    assert refused.summary.startswith("the patch does not apply: fix.diff: hunk 1 of rota/")
+
+
+def test_assay_verify_takes_a_directory_or_a_patch(
+    run_cli: Callable[..., Result], decimal_comma: Task, tmp_path: Path
+) -> None:
+    task_dir = str(FIXTURES / decimal_comma.id)
+    fixed = tmp_path / "fixed"
+    write_files(fixed, decimal_comma.solutions["reference"])
+    assert run_cli("verify", task_dir, "--solution", str(fixed)).exit_code == 0
+    patch = tmp_path / "fix.patch"
+    patch.write_text(make_patch(decimal_comma.workspace, decimal_comma.solutions["reference"]))
+    assert run_cli("verify", task_dir, "--solution", str(patch)).exit_code == 0
+    nothing = tmp_path / "nothing.patch"
+    nothing.write_text(make_patch(decimal_comma.workspace, decimal_comma.workspace) or "\n")
+    result = run_cli("verify", task_dir, "--solution", str(nothing))
+    assert result.exit_code == 2
+    [line] = result.output.strip().splitlines()
+    assert str(nothing) in line
+    assert "no unified diff" in line
+    assert "git diff" in line
+
+
+def test_a_bad_patch_path_is_one_line_at_the_command_line(
+    run_cli: Callable[..., Result], decimal_comma: Task, tmp_path: Path
+) -> None:
+    escaping = tmp_path / "escape.patch"
+    escaping.write_text("--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n")
+    result = run_cli("verify", str(FIXTURES / decimal_comma.id), "--solution", str(escaping))
+    assert result.exit_code == 2
+    assert "leaves the workspace" in result.output
+    other = tmp_path / "notes.txt"
+    other.write_text("hello")
+    result = run_cli("verify", str(FIXTURES / decimal_comma.id), "--solution", str(other))
+    assert result.exit_code == 2
+    assert ".patch" in result.output
