@@ -43,7 +43,8 @@ def test_search_and_listing_find_their_way_around_the_project(
     assert tools.call("search", {"text": "(?:.*)*x"}, pool).output == "no matches"  # literal
     many = tools.call("search", {"text": "e"}, pool).output.splitlines()
     assert len(many) == MAX_MATCHES + 1
-    assert many[-1].startswith("[") and "matching lines in all" in many[-1]
+    assert many[-1].startswith("[")
+    assert "matching lines in all" in many[-1]
     assert not tools.call("search", {"text": "x", "path": "../hidden"}, pool).ok
     assert not tools.call("search", {"pattern": "x"}, pool).ok
     assert not tools.call("grep", {}, pool).ok
