@@ -26,6 +26,11 @@ TASKS = {
         "bad-wrong-routing",
         ("aws", {"service": "sqs", "operation": "ListQueues"}),
     ),
+    "repo": (
+        "repo/fixtures/repo-shift-exporter-decimal-comma",
+        "bad-comma-everywhere",
+        ("search", {"text": "hours_text"}),
+    ),
 }
 
 
