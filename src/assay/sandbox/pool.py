@@ -49,9 +49,10 @@ MAX_CAP = POOL_UIDS.size
 """Each pool leases a block of this many uids, one per slot, that no other pool on the host
 holds while it lives."""
 _PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
-PRELOADED = ("sqlite3", "threading")
-"""Standard-library modules the families' harnesses load that each worker imports once, before
-it forks its first job (besides those its own code needs), so that no job pays for them."""
+PRELOADED = ("sqlite3", "threading", "argparse", "csv", "datetime", "decimal", "importlib")
+"""Standard-library modules the families' harnesses load, and those the repo family's projects
+import most (a command line, CSV files, dates, money), that each worker imports once, before it
+forks its first job (besides those its own code needs), so that no job pays for them."""
 
 
 def preload_modules(environment: Exposure) -> tuple[tuple[str, ...], tuple[str, ...]]:
