@@ -35,21 +35,25 @@ SUBMIT = json.dumps({"tool": "submit", "arguments": {}})
 @pytest.fixture(scope="module")
 def family_tasks(pool: PoolSandbox) -> dict[str, Task]:
     """One task of each family: the hand-written median task, and one generated of the rest."""
-    made = {family: generator_of(family)(1, 7, pool)[0] for family in ("sql", "config", "workflow")}
+    made = {
+        family: generator_of(family)(1, 7, pool)[0]
+        for family in ("sql", "config", "workflow", "repo")
+    }
     return {"code": make_median_task("median-gym"), **made}
 
 
-def test_the_four_environments_are_registered() -> None:
+def test_the_environments_are_registered() -> None:
     assert set(ENV_IDS.values()) <= set(gymnasium.registry)
     assert ENV_IDS == {
         "code": "assay/code-v0",
         "sql": "assay/sql-v0",
         "config": "assay/config-v0",
         "workflow": "assay/workflow-v0",
+        "repo": "assay/repo-v0",
     }
 
 
-@pytest.mark.parametrize("family", ["code", "sql", "config", "workflow"])
+@pytest.mark.parametrize("family", ["code", "sql", "config", "workflow", "repo"])
 def test_each_environment_passes_gymnasiums_checker_and_its_reference_earns_one(
     family: str, family_tasks: dict[str, Task], pool: PoolSandbox
 ) -> None:
