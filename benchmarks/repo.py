@@ -1,7 +1,7 @@
 """The repo family's verifier side by side with the code family's, measured in one run.
 
-- **repo**: ``RepoFamily().verify(task, reference, pool)`` on the two stored repo fixtures and
-  one generated task of each template: the whole project (10 to 15 files) written into a pool
+- **repo**: ``RepoFamily().verify(task, reference, pool)`` on two generated tasks of each
+  template: the whole project (10 to 15 files) written into a pool
   sandbox job, the harness importing the project and running every hidden case (calls and
   command lines, 7 to 14 a task), the records decoded as hostile text and judged here;
 - **repo, as a patch**: the same, the submission a unified diff applied on the host first;
@@ -27,7 +27,6 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from assay.families import harness_code
 from assay.families.code import CodeFamily
@@ -39,11 +38,8 @@ from assay.families.repo.templates import TEMPLATES
 from assay.sandbox import PoolSandbox
 from assay.tasks import Limits, Task
 from assay.tasks.model import Files
-from assay.tasks.taskdir import load_task
 from assay.verdicts import Status
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests/families/repo/fixtures"
 CPUS = os.cpu_count() or 1
 THREADS = 2 * CPUS
 Verify = Callable[[Task], None]
@@ -54,11 +50,12 @@ class BenchmarkError(RuntimeError):
 
 
 def repo_tasks(pool: PoolSandbox) -> list[Task]:
-    """The stored fixtures and one generated task of each template."""
-    found = [load_task(path) for path in sorted(FIXTURES.iterdir())]
-    for index, template in enumerate(TEMPLATES):
-        found.append(make_task((template, template.changes[0], "precise"), 3, index, pool))
-    return found
+    """Two generated tasks of each template (its first and last change)."""
+    return [
+        make_task((template, change, "precise"), 3, index, pool)
+        for index, template in enumerate(TEMPLATES)
+        for change in (template.changes[0], template.changes[-1])
+    ]
 
 
 def verifier(family: RepoFamily | CodeFamily, pool: PoolSandbox, *, patch: bool = False) -> Verify:

@@ -14,6 +14,7 @@ from assay.families.base import ToolFamily
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task
 from assay.tasks.taskdir import load_task
+from tests.families.repo.conftest import named_task
 from tests.server.conftest import Running, running
 
 pytestmark = pytest.mark.sandbox
@@ -27,7 +28,7 @@ TASKS = {
         ("aws", {"service": "sqs", "operation": "ListQueues"}),
     ),
     "repo": (
-        "repo/fixtures/repo-shift-exporter-decimal-comma",
+        "repo-shift-exporter-decimal-comma",  # generated: see tests/families/repo/conftest.py
         "bad-comma-everywhere",
         ("search", {"text": "hours_text"}),
     ),
@@ -35,8 +36,9 @@ TASKS = {
 
 
 @pytest.fixture(scope="module")
-def family_tasks() -> list[Task]:
-    return [load_task(FAMILIES / path) for path, _, _ in TASKS.values()]
+def family_tasks(pool: PoolSandbox) -> list[Task]:
+    stored = [load_task(FAMILIES / path) for name, (path, _, _) in TASKS.items() if name != "repo"]
+    return [*stored, named_task(TASKS["repo"][0], pool)]
 
 
 @pytest.fixture(scope="module")

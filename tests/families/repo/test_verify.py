@@ -13,10 +13,9 @@ from click.testing import Result
 from assay.families.repo import RepoFamily
 from assay.families.repo.patches import make_patch
 from assay.sandbox import PoolSandbox, Sandbox
-from assay.tasks import Task
+from assay.tasks import Task, save_task
 from assay.tasks.taskdir import write_files
 from assay.verdicts import Status
-from tests.families.repo.conftest import FIXTURES
 
 pytestmark = pytest.mark.sandbox
 FAMILY = RepoFamily()
@@ -73,7 +72,7 @@ def test_a_patch_is_judged_like_the_project_it_makes(
 def test_assay_verify_takes_a_directory_or_a_patch(
     run_cli: Callable[..., Result], decimal_comma: Task, tmp_path: Path
 ) -> None:
-    task_dir = str(FIXTURES / decimal_comma.id)
+    task_dir = str(save_task(decimal_comma, tmp_path / "tasks"))
     fixed = tmp_path / "fixed"
     write_files(fixed, decimal_comma.solutions["reference"])
     assert run_cli("verify", task_dir, "--solution", str(fixed)).exit_code == 0
@@ -95,11 +94,12 @@ def test_a_bad_patch_path_is_one_line_at_the_command_line(
 ) -> None:
     escaping = tmp_path / "escape.patch"
     escaping.write_text("--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n")
-    result = run_cli("verify", str(FIXTURES / decimal_comma.id), "--solution", str(escaping))
+    task_dir = str(save_task(decimal_comma, tmp_path / "tasks"))
+    result = run_cli("verify", task_dir, "--solution", str(escaping))
     assert result.exit_code == 2
     assert "leaves the workspace" in result.output
     other = tmp_path / "notes.txt"
     other.write_text("hello")
-    result = run_cli("verify", str(FIXTURES / decimal_comma.id), "--solution", str(other))
+    result = run_cli("verify", task_dir, "--solution", str(other))
     assert result.exit_code == 2
     assert ".patch" in result.output
