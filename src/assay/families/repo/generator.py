@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from itertools import product
 
 from assay.errors import VerifierError
@@ -23,6 +22,7 @@ from assay.families.code._codec import decode, encode
 from assay.families.code.compare import canonical
 from assay.families.code.outputs import CaseOutputs, Outcome, Raised, Returned
 from assay.families.code.raising import expectable
+from assay.families.generators import in_parallel
 from assay.families.repo.cases import (
     CASES_FILE,
     FAIL_TO_PASS,
@@ -57,15 +57,12 @@ def generate_repo_tasks(
 ) -> list[Task]:
     """Make ``n`` tasks, deterministic in ``seed``, in a stable order."""
     order = combo_order(n, seed)
-
-    def make(index: int) -> Task:
-        task = make_task(order[index], seed, index, sandbox)
-        if on_task is not None:
-            on_task(task)
-        return task
-
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(make, range(n)))
+    return in_parallel(
+        n,
+        lambda index: make_task(order[index], seed, index, sandbox),
+        workers=workers,
+        on_task=on_task,
+    )
 
 
 def combo_order(n: int, seed: int) -> list[Combo]:
