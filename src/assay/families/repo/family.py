@@ -11,7 +11,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError
 from assay.families import version_label
-from assay.families.base import Exploit
+from assay.families.base import Exploit, Mutant
 from assay.families.code.config import CodeConfig
 from assay.families.code.family import CODEC, _assay_version, _Recorder
 from assay.families.code.judging import judge
@@ -26,6 +26,7 @@ from assay.families.repo.cases import (
 )
 from assay.families.repo.exploits import repo_exploits
 from assay.families.repo.lint import lint_repo_task
+from assay.families.repo.mutants import repo_mutants
 from assay.families.repo.patches import PatchError, apply_patch, is_patch_submission, parse_patch
 from assay.families.repo.tools import RepoTools
 from assay.findings import Finding
@@ -89,6 +90,11 @@ class RepoFamily:
     def exploits(self, task: Task) -> list[Exploit]:
         """The red-team's reward hacks shaped for ``task`` (:mod:`.exploits`)."""
         return repo_exploits(task)
+
+    def mutants(self, task: Task) -> list[Mutant]:
+        """Near misses of the reference's change, for the audit's mutation check
+        (:mod:`.mutants`)."""
+        return repo_mutants(task)
 
     def tools(self, task: Task) -> RepoTools:
         """A fresh copy of the project and the agent's tools on it."""

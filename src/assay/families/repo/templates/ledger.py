@@ -53,7 +53,7 @@ def _books(
 
 def _twins(rng: random.Random, pence: int) -> tuple[list[Line], list[Line]]:
     """Two statement lines of one amount a day apart, and two ledger entries of it: the first
-    line's match is also the second line's closest entry."""
+    line's match is also the second line's closest entry; one more entry of another amount."""
     day = _day(rng)
     second = day + datetime.timedelta(days=1)
     later = day + datetime.timedelta(days=rng.randint(2, 3))
@@ -65,6 +65,7 @@ def _twins(rng: random.Random, pence: int) -> tuple[list[Line], list[Line]]:
     ledger: list[Line] = [
         {"ref": f"PI-{rng.randint(100, 499)}", "date": day.isoformat(), "amount": pence},
         {"ref": f"PI-{rng.randint(500, 999)}", "date": later.isoformat(), "amount": pence},
+        {"ref": "JN-0007", "date": second.isoformat(), "amount": pence + rng.randint(1, 99)},
     ]
     rng.shuffle(ledger)
     return statement, ledger
@@ -102,6 +103,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _money(_pounds(-pence)),
         _money(f"({_pounds(pence)})"),
         _money(f"{_pounds(pence)} CR"),
+        _money(f"{_pounds(rng.randint(100, 99_999))}CR"),
         Probe(call="reconcile.money:show_money", args=(rng.randint(-9_999_999, 9_999_999),)),
         _reconcile(_books(rng, 3)),
         _match(_books(rng, 2)),
@@ -133,6 +135,7 @@ DEBIT_SUFFIX = Change(
     fail_to_pass=lambda rng: [
         _money(_pounds(-rng.randint(100_000, 9_999_999), "dr")),
         _money(f"£{_pounds(-rng.randint(100, 99_999), 'dr')}"),
+        _money(_pounds(-rng.randint(100, 99_999), "dr").replace(" ", "")),
         _match(_books(rng, 3, amount=-rng.randint(100, 99_999)), "dr"),
     ],
     known_bad={

@@ -86,6 +86,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _export(_roster(rng, 3)),
         _export(_roster(rng, 4), "--format", "weekly"),
         _export(_roster(rng, 2), "--format", "ics", "--out", "shifts.ics"),
+        _export(f"employee;date;start;end\nLisa Brandt;{rng.randint(30, 31)}.02.2024;8:00;9:00\n"),
     ]
 
 
@@ -260,6 +261,10 @@ BREAK_BOUNDARY = Change(
         _call("paid_minutes", *_day_shift(rng, 6 * 60)),
         _call("paid_minutes", *_day_shift(rng, 9 * 60)),
         _export(_roster(rng, 2, lambda r: _day_shift(r, 9 * 60))),
+    ],
+    pass_to_pass=lambda rng: [
+        _call("paid_minutes", *_day_shift(rng, 6 * 60 + rng.randint(1, 5))),
+        _call("paid_minutes", *_day_shift(rng, 9 * 60 + rng.randint(1, 8))),
     ],
     known_bad={
         "fixes-six-hours-only": (
