@@ -28,6 +28,7 @@ from assay.families.repo.exploits import repo_exploits
 from assay.families.repo.lint import lint_repo_task
 from assay.families.repo.mutants import repo_mutants
 from assay.families.repo.patches import PatchError, apply_patch, is_patch_submission, parse_patch
+from assay.families.repo.rubric import all_passed, rubric_criteria
 from assay.families.repo.tools import RepoTools
 from assay.findings import Finding
 from assay.sandbox import python_environment
@@ -103,6 +104,7 @@ class RepoFamily:
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run the hidden cases on the submitted project in ``sandbox``; judge outside it."""
         case_file = repo_cases(task)
+        config = repo_config(task)
         label = version_label(self)
         record = _Recorder(
             task.id,
@@ -124,14 +126,23 @@ class RepoFamily:
                 sandbox,
                 project,
                 case_file.cases,
-                paths=repo_config(task).paths,
+                paths=config.paths,
                 limits=task.spec.limits,
             )
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         judged = judge_readings(case_file, outputs)
-        status = Status.PASS if all(c.passed for c in judged.criteria) else Status.FAIL
-        return record(status, _summary(judged, case_file, outputs), judged.criteria, outputs.result)
+        status = Status.PASS if all_passed(judged.criteria) else Status.FAIL
+        summary = _summary(judged, case_file, outputs)
+        if config.rubric is None:
+            return record(status, summary, judged.criteria, outputs.result)
+        try:
+            scored, suite = rubric_criteria(
+                config.rubric, task, project, judged.criteria, sandbox=sandbox, tests=config.tests
+            )
+        except SandboxError as exc:
+            return record(Status.ERROR, f"sandbox error: {exc}")
+        return record(status, summary, judged.criteria + scored, outputs.result, suite)
 
 
 def submitted_project(task: Task, solution: Files) -> Files:

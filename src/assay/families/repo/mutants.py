@@ -9,12 +9,11 @@ miss of the fix that the hidden cases cannot tell from it.
 
 from __future__ import annotations
 
-import difflib
-
 from assay.errors import TaskFormatError
 from assay.families.base import Mutant
 from assay.families.code.mutants import MAX_MUTANTS, source_mutants
 from assay.families.repo.cases import repo_config
+from assay.families.repo.patches import changed_lines
 from assay.tasks.model import REFERENCE, Task
 
 MARGIN = 1
@@ -32,22 +31,8 @@ def repo_mutants(task: Task) -> list[Mutant]:
     for path in sorted(reference):
         if not path.endswith(".py") or path.startswith(tests):  # tests are never the verdict
             continue
-        lines = _changed_lines(task.workspace.get(path), reference[path])
+        lines = changed_lines(task.workspace.get(path), reference[path], margin=MARGIN)
         room = MAX_MUTANTS - len(mutants)
         if lines and room > 0:
             mutants += source_mutants(reference, path, lines, limit=room)
     return mutants
-
-
-def _changed_lines(before: bytes | None, after: bytes) -> set[int]:
-    """The lines (from 1) of ``after`` that differ from ``before``, with :data:`MARGIN` around."""
-    old = (before or b"").decode("utf-8", errors="replace").splitlines()
-    new = after.decode("utf-8", errors="replace").splitlines()
-    lines: set[int] = set()
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, _, _, start, end in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        first, last = start + 1, max(end, start + 1)  # a deletion marks the line after it
-        lines.update(range(first - MARGIN, last + MARGIN + 1))
-    return lines
