@@ -73,6 +73,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _amount(f"{rng.randint(1, 999)},{rng.randint(10, 99)}"),
         _amount(f"{rng.randint(1, 99)},{rng.randint(1, 9)}"),
         _amount(f"-{rng.randint(1, 99)},{rng.randint(10, 99)} €"),
+        _amount(f"{rng.randint(1, 99)} {rng.randint(100, 999)},{rng.randint(10, 99)}"),
         Probe(call="invoicing.amounts:format_amount", args=(rng.randint(-9_999_999, 9_999_999),)),
         Probe(call="invoicing.importer:parse_date", args=(f"{rng.randint(1, 28):02d}.03.2023",)),
         _vat(rng.randint(1, 500) * 100, rng.choice(("19", "7"))),
@@ -157,6 +158,10 @@ NEGATIVES = Change(
         _amount(f"({_de(_big(rng))} €)"),
         _amount(f"( {rng.randint(1, 9)},5 )"),
         _summary(_export(rng, 2, amount=f"({rng.randint(1, 99)},00)")),
+    ],
+    pass_to_pass=lambda rng: [
+        _amount(f"({rng.randint(1, 99)},{rng.randint(10, 99)}"),
+        _amount(f"{rng.randint(1, 99)},{rng.randint(10, 99)})"),
     ],
     known_bad={
         "reads-parentheses-as-positive": (

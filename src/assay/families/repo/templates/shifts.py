@@ -110,6 +110,9 @@ OVERNIGHT = Change(
         _export(_roster(rng, 3, _night_shift)),
         _export(_roster(rng, 2, _night_shift), "--format", "ics"),
     ],
+    pass_to_pass=lambda rng: [
+        _call("shift_minutes", *[_clock(rng.randrange(0, 1440, 5), rng)] * 2)
+    ],
     known_bad={
         "adds-twelve-hours": (
             Replace(
