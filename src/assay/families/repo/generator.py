@@ -32,7 +32,7 @@ from assay.families.repo.cases import (
     RepoCase,
 )
 from assay.families.repo.family import RepoFamily, run_project
-from assay.families.repo.prompts import STYLES, Seen
+from assay.families.repo.prompts import STYLES, Seen, languages_of
 from assay.families.repo.solutions import edited_tests, special_cased, swallowed
 from assay.families.repo.templates import TEMPLATES, Change, Probe, ProjectTemplate
 from assay.families.repo.templates._model import apply_all
@@ -150,6 +150,7 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     )
     if style == "traceback" and not seen.raised:
         style = "forwarded"
+    language = rng.choice(languages_of(change))
     solutions: dict[str, Files] = {"reference": project}
     solutions |= {f"reference-{name}": files for name, files in readings.items()}
     solutions |= _known_bad(change, workspace, example, expected[keys[0]], seen.raised)
@@ -157,7 +158,14 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     spec = TaskSpec(
         id=f"repo-{template.id}-{change.id}-{digest}",
         family="repo",
-        tags=(template.id, change.id, change.kind, f"style:{style}", *template.tags),
+        tags=(
+            template.id,
+            change.id,
+            change.kind,
+            f"style:{style}",
+            f"lang:{language}",
+            *template.tags,
+        ),
         locale=template.locale,
         difficulty=template.difficulty,
         limits=LIMITS,
@@ -166,7 +174,7 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     case_file = CaseFile(readings=sorted(readings), cases=cases)
     return Task(
         spec=spec,
-        prompt=STYLES[style](template, change, seen, rng),
+        prompt=STYLES[style](template, change, seen, language, rng),
         workspace=workspace,
         hidden={CASES_FILE: case_file.dumps()},
         solutions=solutions,

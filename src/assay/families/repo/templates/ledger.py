@@ -130,6 +130,17 @@ DEBIT_SUFFIX = Change(
         "ledger's payments.",
         request="parse_money must read a `DR` suffix as a negative amount (`84.10 DR` is -8410) "
         "and keep `CR` positive.",
+        translations={
+            "fr": Report(
+                title="Les prélèvements ne sont jamais rapprochés",
+                complaint="Depuis que la banque a changé son export, aucun de nos prélèvements ne "
+                "se rapproche plus : ils apparaissent tous non rapprochés des deux côtés.",
+                expected="Les montants marqués DR sur le relevé sont des sorties d'argent, "
+                "négatives comme les paiements du grand livre.",
+                request="parse_money doit lire un suffixe `DR` comme un montant négatif (`84.10 "
+                "DR` donne -8410) et garder `CR` positif.",
+            )
+        },
     ),
     example=lambda rng: _money(_pounds(-rng.randint(100, 99_999), "dr")),
     fail_to_pass=lambda rng: [
@@ -166,6 +177,20 @@ INCLUSIVE_WINDOW = Change(
         expected="The matching window includes its last day, as the README says.",
         request="reconcile must match entries at most `days` days apart, both ends included: "
         "with the default of 3, a payment 3 days apart matches, 4 days apart does not.",
+        translations={
+            "fr": Report(
+                title="Les paiements saisis à exactement trois jours d'écart ne sont pas "
+                "rapprochés",
+                complaint="Notre clôture de fin de mois a laissé une douzaine de paiements non "
+                "rapprochés qui sont clairement les mêmes, chacun avec exactement trois jours "
+                "entre la banque et le grand livre.",
+                expected="La fenêtre de rapprochement inclut son dernier jour, comme le dit le "
+                "README.",
+                request="reconcile doit rapprocher les écritures distantes d'au plus `days` "
+                "jours, bornes incluses : avec la valeur par défaut de 3, un paiement à 3 jours "
+                "est rapproché, à 4 jours non.",
+            )
+        },
     ),
     example=lambda rng: _reconcile(_books(rng, 1, gap=3)),
     fail_to_pass=lambda rng: [
@@ -206,6 +231,19 @@ ONE_ENTRY_ONCE = Change(
         expected="Each ledger entry is matched to at most one bank line.",
         request="reconcile must not match a ledger entry that an earlier statement line already "
         "matched; the next closest entry of the same amount is used instead.",
+        translations={
+            "fr": Report(
+                title="Deux loyers rapprochés d'une seule facture",
+                complaint="Nous payons le même loyer deux fois par mois et le rapprochement coche "
+                "les deux lignes bancaires contre la même écriture, laissant l'autre ouverte pour "
+                "toujours.",
+                expected="Chaque écriture du grand livre est rapprochée d'au plus une ligne "
+                "bancaire.",
+                request="reconcile ne doit pas rapprocher une écriture déjà rapprochée par une "
+                "ligne précédente du relevé ; l'écriture suivante la plus proche du même montant "
+                "est utilisée à la place.",
+            )
+        },
     ),
     example=lambda rng: _reconcile(_twins(rng, -rng.randint(50_000, 150_000))),
     fail_to_pass=lambda rng: [
@@ -251,6 +289,17 @@ SORTED_LEFTOVERS = Change(
         "checked off against the statement.",
         request="Sort the unmatched bank lines and the unmatched ledger entries in reconcile's "
         "result (keep the order of equal items as in the files).",
+        translations={
+            "fr": Report(
+                title="Trier les listes non rapprochées",
+                complaint="Les restes sortent dans l'ordre des fichiers, et les pointer avec le "
+                "PDF de la banque prend une éternité.",
+                expected="Les lignes bancaires et les écritures non rapprochées sortent triées, "
+                "pour pouvoir les pointer avec le relevé.",
+                request="Triez les lignes bancaires et les écritures non rapprochées dans le "
+                "résultat de reconcile (en gardant l'ordre des fichiers pour les éléments égaux).",
+            )
+        },
     ),
     example=lambda rng: _reconcile(
         (
@@ -288,5 +337,6 @@ TEMPLATE = ProjectTemplate(
     locale="en-GB",
     changes=(DEBIT_SUFFIX, INCLUSIVE_WINDOW, ONE_ENTRY_ONCE, SORTED_LEFTOVERS),
     pass_to_pass=_pass_to_pass,
+    titles={"fr": "le rapprochement banque-grand livre"},
     tags=("finance", "reconciliation", "matching"),
 )
