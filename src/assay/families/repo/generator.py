@@ -38,10 +38,13 @@ from assay.families.repo.templates import TEMPLATES, Change, Probe, ProjectTempl
 from assay.families.repo.templates._model import apply_all
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
+from assay.tasks.similarity import is_near_duplicate, shingles
 from assay.tasks.spec import Limits, TaskSpec
 from assay.verdicts import Status
 
 MAX_DRAWS = 6
+REDRAWS = 3
+"""Times a near duplicate of an earlier task is drawn again."""
 LIMITS = Limits(timeout_s=20, cpu_s=20, memory_mb=512)
 PATHS = (".",)
 Combo = tuple[ProjectTemplate, Change, str]
@@ -57,12 +60,31 @@ def generate_repo_tasks(
 ) -> list[Task]:
     """Make ``n`` tasks, deterministic in ``seed``, in a stable order."""
     order = combo_order(n, seed)
-    return in_parallel(
+    drafted = in_parallel(
         n,
         lambda index: make_task(order[index], seed, index, sandbox),
         workers=workers,
         on_task=on_task,
     )
+    return _distinct(drafted, order, seed, sandbox)
+
+
+def _distinct(tasks: list[Task], order: list[Combo], seed: int, sandbox: Sandbox) -> list[Task]:
+    """``tasks`` with each near duplicate of an earlier task of its template drawn again (up to
+    :data:`REDRAWS` times): another example, language and wording. What still repeats, the
+    audit's duplicates check quarantines."""
+    seen: dict[str, list[set[str]]] = {}
+    kept = []
+    for index, drafted in enumerate(tasks):
+        mine = seen.setdefault(order[index][0].id, [])
+        chosen = drafted
+        for attempt in range(1, REDRAWS + 1):
+            if not is_near_duplicate(chosen.prompt, mine):
+                break
+            chosen = make_task(order[index], seed, index, sandbox, first_draw=attempt * MAX_DRAWS)
+        mine.append(shingles(chosen.prompt))
+        kept.append(chosen)
+    return kept
 
 
 def combo_order(n: int, seed: int) -> list[Combo]:
@@ -82,12 +104,14 @@ def combo_order(n: int, seed: int) -> list[Combo]:
     return order[:n]
 
 
-def make_task(combo: Combo, seed: int, index: int, sandbox: Sandbox) -> Task:
+def make_task(
+    combo: Combo, seed: int, index: int, sandbox: Sandbox, *, first_draw: int = 0
+) -> Task:
     """Task ``index`` of ``combo``, drawn until its references pass and its known-bad fail."""
     template, change, _ = combo
     family = RepoFamily()
     problems = []
-    for draw in range(MAX_DRAWS):
+    for draw in range(first_draw, first_draw + MAX_DRAWS):
         rng = random.Random(f"assay-repo:{seed}:{index}:{draw}")
         task = _draft(combo, rng, seed, index, sandbox)
         if isinstance(task, str):
