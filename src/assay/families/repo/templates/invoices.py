@@ -405,6 +405,15 @@ SHORT_YEARS = Change(
     pass_to_pass=lambda rng: [
         Probe(call="invoicing.importer:parse_date", args=(f"{rng.randint(1, 28):02d}.06.1999",)),
     ],
+    known_bad={
+        "every-year-in-the-2000s": (
+            Replace(
+                IMPORTER,
+                '    day, month, year = text.strip().split(".")\n',
+                '    day, month, year = text.strip().split(".")\n    year = "20" + year[-2:]\n',
+            ),
+        ),
+    },
 )
 
 TEMPLATE = ProjectTemplate(

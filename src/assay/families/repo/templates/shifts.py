@@ -285,6 +285,22 @@ EMPLOYEE_FILTER = Change(
         _export(_roster(rng, 4), "--format", "ics", "--employee", rng.choice(EMPLOYEES[:4])),
         _export(_roster(rng, 5), "--format", "weekly", "--employee", rng.choice(EMPLOYEES[:4])),
     ],
+    known_bad={
+        "filters-payroll-only": (
+            Replace(
+                CLI,
+                '    if args.format == "ics":\n',
+                '    if args.format == "payroll" and args.employee:\n'
+                '        shifts = [s for s in shifts if s["employee"] == args.employee]\n'
+                '    if args.format == "ics":\n',
+            ),
+            Replace(
+                CLI,
+                '    export.add_argument("--out"',
+                '    export.add_argument("--employee")\n    export.add_argument("--out"',
+            ),
+        ),
+    },
 )
 
 BREAK_BOUNDARY = Change(
