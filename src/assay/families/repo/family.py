@@ -13,7 +13,7 @@ from assay.errors import SandboxError, SolutionFormatError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant
 from assay.families.code.config import CodeConfig
-from assay.families.code.family import CODEC, _assay_version, _Recorder
+from assay.families.code.family import CODEC, assay_version, VerdictRecorder
 from assay.families.code.judging import judge
 from assay.families.code.outputs import CaseOutputs, decode_outputs
 from assay.families.repo.cases import (
@@ -106,12 +106,12 @@ class RepoFamily:
         case_file = repo_cases(task)
         config = repo_config(task)
         label = version_label(self)
-        record = _Recorder(
+        record = VerdictRecorder(
             task.id,
             Versions(
                 task=task.content_version(label),
                 family=label,
-                assay=_assay_version(),
+                assay=assay_version(),
                 python=python_environment(()),
             ),
         )
