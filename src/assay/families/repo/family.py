@@ -13,7 +13,7 @@ from assay.errors import SandboxError, SolutionFormatError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant
 from assay.families.code.config import CodeConfig
-from assay.families.code.family import CODEC, assay_version, VerdictRecorder
+from assay.families.code.family import CODEC, VerdictRecorder, assay_version
 from assay.families.code.judging import judge
 from assay.families.code.outputs import CaseOutputs, decode_outputs
 from assay.families.repo.cases import (
