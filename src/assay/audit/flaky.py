@@ -107,10 +107,13 @@ class WithEnvironment:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         """Run ``command`` in the wrapped sandbox with the environment set."""
         wrapped = [ENV, *(f"{key}={value}" for key, value in self.env.items()), *command]
-        return self.inner.run(wrapped, files=files, limits=limits, stdin=stdin, packages=packages)
+        return self.inner.run(
+            wrapped, files=files, limits=limits, stdin=stdin, packages=packages, sockets=sockets
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -65,7 +65,7 @@ class Worker:
         python: str,
         uid: int,
         *,
-        seccomp: tuple[bytes, bytes] | None,
+        seccomp: tuple[bytes, bytes, bytes] | None,
         identity: Identity,
         trusted_code: Mapping[str, str] | None = None,
         preload: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
@@ -113,7 +113,8 @@ class Worker:
             for fd in inherited:
                 os.close(fd)
         try:
-            for part in seccomp or (b"", b""):  # the worker's part, then each job's part
+            # the worker's part, then each job's part: with sockets, and without
+            for part in seccomp or (b"", b"", b""):
                 send(self._sock, part)
             settings = {
                 "uid": uid,
@@ -162,11 +163,13 @@ class Worker:
         notes: tuple[str, ...],
         *,
         session: str | None = None,
+        sockets: bool = True,
     ) -> ExecResult:
         """Run one job and report it. Jobs of one ``session`` share their /workspace and /tmp;
-        any other job starts from fresh, empty ones. Sets :attr:`healthy` to False when the
-        worker could not clean up after the job. Raises :class:`WorkerFailedError` when it does
-        not answer or dies.
+        any other job starts from fresh, empty ones. A job without ``sockets`` can open none, and
+        leaves the worker's network namespace to the next job: it could not change it. Sets
+        :attr:`healthy` to False when the worker could not clean up after the job. Raises
+        :class:`WorkerFailedError` when it does not answer or dies.
         """
         payload = _payload(meta, files)
         self.jobs += 1
@@ -184,6 +187,7 @@ class Worker:
             "disk_mb": limits.memory_mb,
             "max_files": limits.max_files,
             "session": session,
+            "sockets": sockets,
         }
         # What fits in the pipes goes in before the job starts, so that the job never waits.
         writes = {payload_w: _prefill(payload_w, payload), stdin_w: _prefill(stdin_w, stdin)}

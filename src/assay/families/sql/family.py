@@ -247,6 +247,7 @@ def run_queries(
         limits=limits.model_copy(update={"max_output_kb": output_kb}),
         stdin=json.dumps(job).encode(),
         packages=_packages(config),
+        sockets=False,  # the runner needs none, and without them leaves its network unchanged
     )
     return decode_run(
         result,
