@@ -528,6 +528,9 @@ def _preload(names: "list[str]", path: "list[str]") -> None:
         with contextlib.suppress(Exception):
             __import__(name)
     sys.path[:] = saved
+    if "sqlite3" in sys.modules:  # the library's one-time set-up, done before any job forks
+        with contextlib.suppress(Exception):
+            sys.modules["sqlite3"].connect(":memory:").close()
 
 
 def _main() -> None:
