@@ -22,7 +22,7 @@ train: setup
 # verl 0.9 in an environment of its own (it caps transformers below 5.11, and the TRL test runs
 # on the newest), for the test that runs assay's rewards inside it.
 verl: setup
-	@UV=$(BIN)/uv ./scripts/install-verl.sh .venv-verl
+	@./scripts/install-verl.sh .venv-verl
 
 demo: setup
 	$(BIN)/assay demo

@@ -4,15 +4,18 @@
 # (.venv-verl from `make verl`): verl 0.9 caps transformers below 5.11, and the project's
 # environment keeps the newest for the TRL test. Into it: the CPU build of torch (a wheel in
 # /opt/wheels where the machine has one, else PyTorch's CPU index: PyPI's torch is a CUDA build
-# of several GB; verl takes any torch, and 2.13 is the one the TRL test runs on), then verl with
-# all its dependencies (Ray, Hydra, tensordict, transformers...: about 120 packages, some
-# 20 seconds from PyPI, no CUDA package once torch is there), then assay, editable, so the test
-# runs the working tree. Quick when present. UV names the uv to use (default .venv/bin/uv).
+# of several GB; verl takes any torch, and 2.13 is the one the TRL test runs on), then verl and
+# its dependencies, all of them, pinned in verl-requirements.txt beside this script (Ray, Hydra,
+# tensordict, transformers...: some 160 packages, about 20 seconds from PyPI, no CUDA package
+# once torch is there), then assay, editable, so the test runs the working tree. Quick when
+# present and the pins unchanged. UV names the uv to use (default: the project's).
 set -eu
+repo=$(cd "$(dirname "$0")/.." && pwd)
 venv=${1:-.venv-verl}
 python=$venv/bin/python
-uv=${UV:-.venv/bin/uv}
-if "$python" -c "from importlib.metadata import version as v; import assay; v('torch'); assert v('verl') == '0.9.1'" 2>/dev/null; then
+uv=${UV:-$repo/.venv/bin/uv}
+pins=$repo/scripts/verl-requirements.txt
+if cmp -s "$pins" "$venv/.pins" && "$python" -c "import assay" 2>/dev/null; then
     exit 0
 fi
 "$uv" venv --quiet --allow-existing --python python3.11 --no-python-downloads "$venv"
@@ -22,4 +25,6 @@ if [ -n "$wheel" ]; then
 else
     "$uv" pip install --quiet --python "$python" --index-url https://download.pytorch.org/whl/cpu "torch==2.13.0"
 fi
-"$uv" pip install --quiet --python "$python" "verl==0.9.1" -e .
+"$uv" pip install --quiet --python "$python" -r "$pins"
+"$uv" pip install --quiet --python "$python" --no-deps -e "$repo"
+cp "$pins" "$venv/.pins"
