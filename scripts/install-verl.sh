@@ -18,7 +18,7 @@ pins=$repo/scripts/verl-requirements.txt
 if cmp -s "$pins" "$venv/.pins" && "$python" -c "import assay" 2>/dev/null; then
     exit 0
 fi
-"$uv" venv --quiet --allow-existing --python python3.11 --no-python-downloads "$venv"
+"$uv" venv --quiet --allow-existing --python 3.11 --no-python-downloads "$venv"
 wheel=$(ls /opt/wheels/torch-2.13.0+cpu-cp311-*.whl 2>/dev/null | head -n 1 || true)
 if [ -n "$wheel" ]; then
     "$uv" pip install --quiet --python "$python" "$wheel"

@@ -79,7 +79,7 @@ def test_verl_scores_assay_verdicts_and_stops_on_an_error_verdict(tmp_path: Path
     assert scored["extra"]["error"] == [False] * 4
     assert scored["extra"]["summary"][:3] == [f"{n}/5 cases passed" for n in (5, 0, 3)]
     # an error verdict that persists is no score: the step stops, with assay's reason
-    assert "RewardError" in failed["raised"]
+    assert "RewardError" in failed.get("raised", []), failed
     assert (
         "task broken-1: the verifier could not judge the response after 3 attempts"
         in (failed["message"])
