@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.9
 PYTHON ?= python3
 
-.PHONY: setup train demo test lint typecheck unit clean
+.PHONY: setup train verl demo test lint typecheck unit clean
 
 setup: $(VENV)/.synced
 	@./scripts/install-bwrap.sh
@@ -19,6 +19,11 @@ $(VENV)/.synced: pyproject.toml uv.lock
 train: setup
 	@./scripts/install-train.sh $(VENV)
 
+# verl 0.9 in an environment of its own (it caps transformers below 5.11, and the TRL test runs
+# on the newest), for the test that runs assay's rewards inside it.
+verl: setup
+	@./scripts/install-verl.sh .venv-verl
+
 demo: setup
 	$(BIN)/assay demo
 
@@ -30,11 +35,11 @@ typecheck: setup
 	$(BIN)/mypy
 
 # Only the HTML report's browser tests need Chromium; assay itself does not.
-unit: setup train
+unit: setup train verl
 	@./scripts/install-chromium.sh
 	$(BIN)/pytest
 
 test: lint typecheck unit
 
 clean:
-	rm -rf $(VENV) demo-out assay.db .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-verl demo-out assay.db .pytest_cache .mypy_cache .ruff_cache

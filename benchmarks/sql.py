@@ -159,7 +159,9 @@ def job(pool: PoolSandbox, code: str, engine: str) -> Callable[[Task], float]:
     packages = ("duckdb",) if engine == "duckdb" else ()
 
     def run(_task: Task) -> float:
-        result = pool.run([pool.python, "-I", "-S", "-c", code], limits=Limits(), packages=packages)
+        result = pool.run(
+            [pool.python, "-I", "-S", "-c", code], limits=Limits(), packages=packages, sockets=False
+        )
         if result.exit_code != 0:
             raise BenchmarkError(f"a job failed: {result.stderr[-300:]}")
         return result.wall_s

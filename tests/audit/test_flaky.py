@@ -12,9 +12,11 @@ from assay.audit.base import AuditContext
 from assay.audit.flaky import CONDITIONS, WithEnvironment
 from assay.audit.runner import default_checks
 from assay.families.code import CodeFamily
+from assay.families.code.casefile import cases_json, hidden_cases
 from assay.findings import Decision, Finding, Severity
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task, TaskSet, save_task
+from assay.verdicts import Status
 from tests.conftest import REFERENCE, make_median_task
 
 pytestmark = pytest.mark.sandbox
@@ -84,3 +86,34 @@ def test_a_known_bad_that_passes_in_some_zones_is_found(pool: PoolSandbox) -> No
     )
     findings = run_check(with_solutions(reference=REFERENCE, bad_lucky=lucky), pool)
     assert [f.message.split(":")[0] for f in findings] == ["bad-lucky sometimes passes"]
+
+
+# Right only while the cases come in the task's own order (ascending here): it remembers the
+# previous call, as a solution with a module-level cache or a mutable default can.
+ORDERED = (
+    REFERENCE.replace(b"def median(values):", b"def right(values):", 1)
+    + b"""
+_LAST = [0]
+def median(values):
+    last, _LAST[0] = _LAST[0], len(values)
+    return 0 if last > len(values) else right(values)
+"""
+)
+
+
+def test_a_reference_that_is_right_only_in_the_cases_order_is_found(pool: PoolSandbox) -> None:
+    task = make_median_task()
+    cases = CodeFamily().reordered(task, 0).hidden["cases.json"]
+    assert cases == task.hidden["cases.json"]
+    sizes = [len(case.args[0]) for case in hidden_cases(task)]
+    ascending = with_solutions(reference=ORDERED, bad_wrong=WRONG)
+    if sizes != sorted(sizes):  # make the task's own order the one the reference needs
+        ordered = sorted(hidden_cases(task), key=lambda case: len(case.args[0]))
+        hidden = {**task.hidden, "cases.json": cases_json(ordered)}
+        ascending = ascending.model_copy(update={"hidden": hidden})
+    assert CodeFamily().verify(ascending, {"solution.py": ORDERED}, pool).status is Status.PASS
+    findings = run_check(ascending, pool)
+    assert [f.message.split(":")[0] for f in findings] == ["reference sometimes fails"]
+    evidence = findings[0].evidence
+    assert "cases reversed" in evidence
+    assert any(line.startswith("fail ") for line in evidence.splitlines())

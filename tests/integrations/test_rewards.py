@@ -43,6 +43,7 @@ class Flaky:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         with self._lock:
             fail = self.failures > 0
@@ -51,7 +52,9 @@ class Flaky:
             fail = True
         if fail:
             raise SandboxError("the worker died")
-        return self.pool.run(command, files=files, limits=limits, stdin=stdin, packages=packages)
+        return self.pool.run(
+            command, files=files, limits=limits, stdin=stdin, packages=packages, sockets=sockets
+        )
 
     def close(self) -> None:
         pass

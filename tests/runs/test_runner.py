@@ -84,13 +84,16 @@ class CrashingSandbox:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         with self.lock:
             self.crashes -= 1
             crash = self.crashes >= 0
         if crash:
             raise SandboxError("the sandbox worker died")
-        return self.pool.run(command, files=files, limits=limits, stdin=stdin, packages=packages)
+        return self.pool.run(
+            command, files=files, limits=limits, stdin=stdin, packages=packages, sockets=sockets
+        )
 
 
 def test_every_episode_runs_once_and_is_kept(tmp_path: Path, pool: PoolSandbox) -> None:

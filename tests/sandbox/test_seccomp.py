@@ -108,19 +108,38 @@ def test_io_uring_is_denied() -> None:
 
 def test_the_pool_parts_together_answer_as_the_whole_filter() -> None:
     whole, parts = filter_program(), split_program()
-    if whole is None or parts is None:
+    socketless = filter_program(sockets=False)
+    if whole is None or parts is None or socketless is None:
         pytest.skip("no filter for this architecture")
-    worker, job = parts
+    worker, job, job_without_sockets = parts
     for nr, args in CALLS:
         assert strictest(run(worker, nr, args), run(job, nr, args)) == run(whole, nr, args), nr
-    assert strictest(run(worker, 0, arch=I386), run(job, 0, arch=I386)) == KILL
+        both = strictest(run(worker, nr, args), run(job_without_sockets, nr, args))
+        assert both == run(socketless, nr, args), nr
+    for part in (job, job_without_sockets):
+        assert strictest(run(worker, 0, arch=I386), run(part, 0, arch=I386)) == KILL
+
+
+def test_without_sockets_no_socket_of_any_family_is_made() -> None:
+    """A job run without sockets can make none, so it cannot change its network namespace,
+    which the pool then lets the next job have."""
+    program = filter_program(sockets=False)
+    if program is None:
+        pytest.skip("no filter for this architecture")
+    for family in range(64):
+        for kind in (SOCK_STREAM, SOCK_DGRAM, SOCK_RAW):
+            assert run(program, SOCKET, (family, kind)) == EPERM, (family, kind)
+        assert run(program, SOCKETPAIR, (family, SOCK_STREAM)) == EPERM, family
+    assert run(program, 0) == ALLOW  # read
+    for nr in X86_64_DENIED.values():
+        assert run(program, nr) == EPERM
 
 
 def test_the_worker_part_leaves_the_worker_only_its_mounts_and_netns() -> None:
     parts = split_program()
     if parts is None:
         pytest.skip("no filter for this architecture")
-    worker, job = parts
+    worker, job, _ = parts
     for name, nr in X86_64_DENIED.items():
         assert run(worker, nr) == (ALLOW if name in WORKER_NEEDS else EPERM), name
     assert {name for name, nr in X86_64_DENIED.items() if run(job, nr) == EPERM} == WORKER_NEEDS

@@ -180,10 +180,13 @@ class _Breaking:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         if any(BREAK.encode() in data for data in (files or {}).values()):
             raise SandboxError("the sandbox broke (as the test asked)")
-        return self._pool.run(command, files=files, limits=limits, stdin=stdin, packages=packages)
+        return self._pool.run(
+            command, files=files, limits=limits, stdin=stdin, packages=packages, sockets=sockets
+        )
 
 
 def test_an_error_verdict_is_done_without_a_reward(

@@ -7,7 +7,9 @@ changes is a finding with the runs side by side: a reference that sometimes fail
 that sometimes passes, is a task whose reward is partly chance. Such a task is quarantined for a
 person to look at (the cause may be the task, or a solution that depends on the clock or the
 hash order), never accepted. Runs that end in ``error`` are infrastructure and are not counted
-as a change. The order of a task's cases is fixed by its family and is not varied here.
+as a change. Where the family can reorder a task's cases (:class:`CaseOrderFamily`: the code
+family), the second run has them reversed and the third every other one first, so that a
+solution which is right only in the task's own order (it keeps state between calls) is found too.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from assay.audit.base import AuditContext, CheckOutcome
+from assay.families.base import CASE_ORDERS, CaseOrderFamily
 from assay.findings import Finding, Severity
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
@@ -54,14 +57,21 @@ class FlakyCheck:
 
 def _statuses(task: Task, files: Files, context: AuditContext) -> list[tuple[str, Status]]:
     plain = context.verify(task, files).status
+    family = context.family
+    reorder = family.reordered if isinstance(family, CaseOrderFamily) else None
 
-    def varied(env: dict[str, str]) -> tuple[str, Status]:
+    def varied(index: int) -> tuple[str, Status]:
+        env = CONDITIONS[index]
         sandbox = WithEnvironment(context.sandbox, env)
         label = " ".join(f"{k}={v}" for k, v in env.items() if k != "LANG")
-        return label, context.family.verify(task, files, sandbox).status
+        run = task
+        if reorder is not None and index:
+            run = reorder(task, index)
+            label += f", cases {CASE_ORDERS[index]}" if run is not task else ""
+        return label, family.verify(run, files, sandbox).status
 
     with ThreadPoolExecutor(max_workers=RUNS) as pool:
-        return [("as usual", plain), *pool.map(varied, CONDITIONS)]
+        return [("as usual", plain), *pool.map(varied, range(RUNS))]
 
 
 def _finding(check: str, label: str, statuses: list[tuple[str, Status]]) -> Finding:
@@ -107,10 +117,13 @@ class WithEnvironment:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         """Run ``command`` in the wrapped sandbox with the environment set."""
         wrapped = [ENV, *(f"{key}={value}" for key, value in self.env.items()), *command]
-        return self.inner.run(wrapped, files=files, limits=limits, stdin=stdin, packages=packages)
+        return self.inner.run(
+            wrapped, files=files, limits=limits, stdin=stdin, packages=packages, sockets=sockets
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -139,6 +139,24 @@ class SensitivityFamily(Protocol):
         ...
 
 
+CASE_ORDERS = ("as written", "reversed", "every other first")
+"""The orders of a task's cases that the audit's flaky check runs: index 0 is the task's own."""
+
+
+@runtime_checkable
+class CaseOrderFamily(Protocol):
+    """A family whose tasks' cases may run in another order: a solution that is right only in
+    the task's own order (it keeps state from one call to the next) is flaky, and the audit's
+    flaky check varies the order to find it."""
+
+    name: str
+
+    def reordered(self, task: Task, order: int) -> Task:
+        """``task`` with its cases in order ``order`` (an index of :data:`CASE_ORDERS`);
+        ``task`` itself when it has no cases to reorder (or is malformed: lint reports that)."""
+        ...
+
+
 class ToolResult(BaseModel):
     """What one tool call gave back to the agent: an observation, never an exception."""
 

@@ -1,6 +1,7 @@
 """Rewards for verl: ``compute_score`` for its reward managers, loaded through
-``reward.custom_reward_function.path`` (this file) and ``.name`` (``compute_score``, or
-``compute_score_batch`` with ``reward_manager=batch``).
+``reward.custom_reward_function.path`` (this file) and ``.name``. verl 0.9's trainer calls
+``compute_score``, once per response, from its reward loop; ``compute_score_batch`` is for the
+``BatchRewardManager`` verl still ships, which its trainer no longer uses.
 
 The data's ``reward_model.ground_truth`` is the task id (``assay export tasks`` writes it as
 ``task_id``) and ``solution_str`` the decoded response, judged as a single-turn answer (its last
@@ -10,7 +11,8 @@ An error verdict is retried; one that persists is never a silent 0. The batch fo
 mean score of the same task's judged responses in the batch (zero advantage under GRPO; see
 :mod:`assay.integrations.rewards`) and marks it ``error: True``; the per-sample form has no batch
 to take a mean from, so it raises :class:`assay.errors.RewardError`, which stops the step rather
-than teach the model from the machine's failure. Prefer the batch form.
+than teach the model from the machine's failure (verl's reward loop runs on Ray, which raises it
+again in the trainer as a ``RayTaskError`` that is also a ``RewardError``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ Compiled once (pure Python, no libseccomp needed) and installed either by bubble
 - io_uring, a second way into the kernel that a filter on system calls never sees (its
   ``IORING_OP_SOCKET`` made netlink sockets a plain ``socket`` call could not);
 - sockets of any family but ``AF_UNIX``, ``AF_INET`` and ``AF_INET6`` (what a Python task
-  uses), ``socketpair`` of any family but ``AF_UNIX``, and raw sockets of any family;
+  uses), ``socketpair`` of any family but ``AF_UNIX``, and raw sockets of any family; for a job
+  run without sockets, ``socket`` and ``socketpair`` altogether;
 - changing another process's limits, scheduling, priority or memory placement (prlimit64,
   sched_set*, setpriority, ioprio_set, migrate_pages, move_pages with another target than the
   caller): where jobs run as their worker's uid (a pool without root or subordinate ids), the
@@ -220,24 +221,31 @@ def _argument_checks() -> list[bytes]:
     return program
 
 
-def filter_program() -> bytes | None:
-    """The compiled filter (an array of ``struct sock_filter``), or ``None`` on other arches."""
+def filter_program(*, sockets: bool = True) -> bytes | None:
+    """The compiled filter (an array of ``struct sock_filter``), or ``None`` on other arches.
+    Without ``sockets``, ``socket`` and ``socketpair`` are denied too, whatever the family."""
     if platform.machine() != "x86_64":
         return None
-    return _build_x86_64(X86_64_DENIED.values(), argument_checks=True)
+    denied = [*X86_64_DENIED.values(), *(() if sockets else SOCKET_CALLS)]
+    return _build_x86_64(denied, argument_checks=True)
 
+
+SOCKET_CALLS = (_SOCKET, _SOCKETPAIR)
+"""What a job run without sockets cannot call: with no socket it can neither make nor be
+handed one (its descriptors are pipes), so it cannot change its network namespace."""
 
 WORKER_NEEDS = frozenset({"mount", "umount2", "unshare"})
 """Denied calls a pool worker still makes after installing its part: it mounts each job's
 scratch directories and makes a fresh network namespace for each job."""
 
 
-def split_program() -> tuple[bytes, bytes] | None:
-    """The filter in two parts that together deny what :func:`filter_program` denies: the
-    worker's part (all but :data:`WORKER_NEEDS`), installed once when a worker starts and
-    inherited by every job; and the job's part (just those), installed in each job. The kernel
-    runs every filter a process has and the strictest answer wins, and a small part costs each
-    job far less to install than the whole filter. ``None`` on other arches."""
+def split_program() -> tuple[bytes, bytes, bytes] | None:
+    """The filter in parts that together deny what :func:`filter_program` denies: the worker's
+    part (all but :data:`WORKER_NEEDS`), installed once when a worker starts and inherited by
+    every job; the job's part (just those), installed in each job; and the part of a job run
+    without sockets (those and :data:`SOCKET_CALLS`). The kernel runs every filter a process
+    has and the strictest answer wins, and a small part costs each job far less to install than
+    the whole filter. ``None`` on other arches."""
     if platform.machine() != "x86_64":
         return None
     worker = [n for name, n in X86_64_DENIED.items() if name not in WORKER_NEEDS]
@@ -245,6 +253,7 @@ def split_program() -> tuple[bytes, bytes] | None:
     return (
         _build_x86_64(worker, argument_checks=True),
         _build_x86_64(job, argument_checks=False),
+        _build_x86_64([*job, *SOCKET_CALLS], argument_checks=False),
     )
 
 

@@ -5,6 +5,7 @@ cgroup, and the running of one job on it.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import functools
 import marshal
 import os
@@ -24,6 +25,7 @@ from typing import Any
 from assay.errors import SandboxError
 from assay.sandbox._cgroups import JobGroup, open_child_group, open_job_group
 from assay.sandbox._exchange import (
+    PIPE_BYTES,
     Captured,
     Exchange,
     WorkerFailedError,
@@ -35,6 +37,9 @@ from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
 from assay.sandbox._userns import Identity, popen
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
+
+_DEFAULT_PIPE_BYTES = 65536
+"""What a Linux pipe holds unless enlarged."""
 
 ZYGOTE = package_files("assay.sandbox").joinpath("_zygote.py").read_text(encoding="utf-8")
 START_TIMEOUT_S = 15.0
@@ -65,7 +70,7 @@ class Worker:
         python: str,
         uid: int,
         *,
-        seccomp: tuple[bytes, bytes] | None,
+        seccomp: tuple[bytes, bytes, bytes] | None,
         identity: Identity,
         trusted_code: Mapping[str, str] | None = None,
         preload: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
@@ -113,7 +118,8 @@ class Worker:
             for fd in inherited:
                 os.close(fd)
         try:
-            for part in seccomp or (b"", b""):  # the worker's part, then each job's part
+            # the worker's part, then each job's part: with sockets, and without
+            for part in seccomp or (b"", b"", b""):
                 send(self._sock, part)
             settings = {
                 "uid": uid,
@@ -162,11 +168,13 @@ class Worker:
         notes: tuple[str, ...],
         *,
         session: str | None = None,
+        sockets: bool = True,
     ) -> ExecResult:
         """Run one job and report it. Jobs of one ``session`` share their /workspace and /tmp;
-        any other job starts from fresh, empty ones. Sets :attr:`healthy` to False when the
-        worker could not clean up after the job. Raises :class:`WorkerFailedError` when it does
-        not answer or dies.
+        any other job starts from fresh, empty ones. A job without ``sockets`` can open none, and
+        leaves the worker's network namespace to the next job: it could not change it. Sets
+        :attr:`healthy` to False when the worker could not clean up after the job. Raises
+        :class:`WorkerFailedError` when it does not answer or dies.
         """
         payload = _payload(meta, files)
         self.jobs += 1
@@ -184,7 +192,10 @@ class Worker:
             "disk_mb": limits.memory_mb,
             "max_files": limits.max_files,
             "session": session,
+            "sockets": sockets,
         }
+        for fd, data in ((payload_w, payload), (stdin_w, stdin)):
+            _fit_pipe(fd, len(data))
         # What fits in the pipes goes in before the job starts, so that the job never waits.
         writes = {payload_w: _prefill(payload_w, payload), stdin_w: _prefill(stdin_w, stdin)}
         for fd in [fd for fd, rest in writes.items() if not rest]:
@@ -334,6 +345,14 @@ def _join(procs_files: list[bytes]) -> None:
 @functools.lru_cache(maxsize=64)
 def _plain_limits(limits: Limits) -> dict[str, Any]:
     return limits.model_dump()
+
+
+def _fit_pipe(fd: int, size: int) -> None:
+    """Enlarge the pipe to take ``size`` bytes (up to :data:`PIPE_BYTES`) where the host allows:
+    a payload that goes in at once saves the job and the host a wake-up per 64 KiB."""
+    if size > _DEFAULT_PIPE_BYTES:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, min(size, PIPE_BYTES))
 
 
 def _prefill(fd: int, data: bytes) -> bytes:

@@ -421,7 +421,11 @@ def _fresh_network() -> None:
             os.close(fd)
 
 
-def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None", last_pid: int) -> None:
+def _serve(
+    sock: socket.socket, uid: int, programs: "dict[bool, _SockFprog | None]", last_pid: int
+) -> None:
+    """Run jobs as the host sends them. ``programs`` is the job's part of the seccomp filter,
+    by whether the job may open sockets."""
     size = _DEFAULT_SCRATCH
     _mount_scratch(size, uid)
     _fresh_network()  # the first job's too: its socket buffers bounded like every other's
@@ -446,10 +450,11 @@ def _serve(sock: socket.socket, uid: int, program: "_SockFprog | None", last_pid
         pid = os.fork()
         if pid == 0:
             sock.close()
-            _child(header, uid, fds, program)
+            _child(header, uid, fds, programs[header["sockets"]])
         for fd in fds:
             os.close(fd)
-        _fresh_network()  # for the next job, while this one runs
+        if header["sockets"]:  # a job without sockets cannot change its network namespace
+            _fresh_network()  # for the next job, while this one runs
         status, cpu, timed_out, cpu_exceeded = _wait(pid, header["limits"], cpu_start)
         wall = time.monotonic() - started
         clean = _sweep()
@@ -523,12 +528,15 @@ def _preload(names: "list[str]", path: "list[str]") -> None:
         with contextlib.suppress(Exception):
             __import__(name)
     sys.path[:] = saved
+    if "sqlite3" in sys.modules:  # the library's one-time set-up, done before any job forks
+        with contextlib.suppress(Exception):
+            sys.modules["sqlite3"].connect(":memory:").close()
 
 
 def _main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
     worker_part = _receive_program(sock)
-    program = _receive_program(sock)
+    programs = {True: _receive_program(sock), False: _receive_program(sock)}
     (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
     settings = marshal.loads(_recv_exact(sock, size))
     for digest, source in settings["trusted_code"].items():
@@ -557,7 +565,7 @@ def _main() -> None:
     gc.collect()
     gc.freeze()  # children then share these pages instead of copying them for the collector
     _LIBC.malloc_trim(0)  # fewer mapped pages: every fork copies the page tables of the rest
-    _serve(sock, settings["uid"], program, last_pid)
+    _serve(sock, settings["uid"], programs, last_pid)
 
 
 if __name__ == "__main__":

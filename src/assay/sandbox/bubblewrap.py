@@ -87,6 +87,7 @@ class BubblewrapSandbox:
         self._python = os.path.realpath(sys.executable)
         self._system_args = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = filter_program()
+        self._seccomp_no_sockets = filter_program(sockets=False)
         self._uid_lock = threading.Lock()
         self._leases: list[UidLease] = []
         self._free_uids: list[int] = []
@@ -137,6 +138,7 @@ class BubblewrapSandbox:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         """Run ``command`` in a fresh sandbox; see :class:`assay.sandbox.Sandbox`."""
         if not command:
@@ -153,7 +155,7 @@ class BubblewrapSandbox:
             try:
                 passed = [status_write]
                 file_args = _file_args(dict(files or {}), passed, cleanup)
-                seccomp = self._seccomp_args(passed, cleanup)
+                seccomp = self._seccomp_args(passed, cleanup, sockets=sockets)
                 bwrap, *options = self._bwrap_args(limits, status_write, package_args)
                 hidden = options_fd([*options, *file_args, *seccomp])
                 cleanup.callback(_close_quietly, hidden)
@@ -229,12 +231,16 @@ class BubblewrapSandbox:
         allowed = limits.max_processes
         return [self._prlimit, f"--nproc={allowed}:{allowed}", "--"]
 
-    def _seccomp_args(self, passed: list[int], cleanup: contextlib.ExitStack) -> list[str]:
-        """``--seccomp FD`` with the compiled filter in a pipe; nothing where there is none."""
-        if self._seccomp is None:
+    def _seccomp_args(
+        self, passed: list[int], cleanup: contextlib.ExitStack, *, sockets: bool
+    ) -> list[str]:
+        """``--seccomp FD`` with the compiled filter in a pipe (the one that also refuses
+        sockets, without ``sockets``); nothing where there is none."""
+        program = self._seccomp if sockets else self._seccomp_no_sockets
+        if program is None:
             return []
         read_end, write_end = os.pipe()
-        os.write(write_end, self._seccomp)
+        os.write(write_end, program)
         os.close(write_end)
         cleanup.callback(_close_quietly, read_end)
         passed.append(read_end)

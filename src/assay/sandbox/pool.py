@@ -129,6 +129,7 @@ class PoolSandbox:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         """Run ``command`` in a fresh job on a warm worker; see :class:`assay.sandbox.Sandbox`."""
         meta = self._meta(command)
@@ -137,7 +138,12 @@ class PoolSandbox:
             with self._worker(environment) as worker:
                 try:
                     return worker.run(
-                        meta, dict(files or {}), limits or Limits(), stdin, self._notes
+                        meta,
+                        dict(files or {}),
+                        limits or Limits(),
+                        stdin,
+                        self._notes,
+                        sockets=sockets,
                     )
                 except WorkerGoneError:
                     continue  # the job never started; give it to a fresh worker
@@ -359,6 +365,7 @@ class PoolSession:
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         """Run ``command`` in the session; ``files`` are added to its ``/workspace`` first.
         ``packages`` must be those the session was opened with (or none named)."""
@@ -369,7 +376,13 @@ class PoolSession:
         meta = self._pool._meta(command)
         try:
             result = self._worker.run(
-                meta, dict(files or {}), limits or Limits(), stdin, self.notes, session=self._token
+                meta,
+                dict(files or {}),
+                limits or Limits(),
+                stdin,
+                self.notes,
+                session=self._token,
+                sockets=sockets,
             )
         except WorkerFailedError as exc:
             self._worker.healthy = False

@@ -81,11 +81,17 @@ class Sandbox(Protocol):
         limits: Limits | None = None,
         stdin: bytes = b"",
         packages: Sequence[str] = (),
+        sockets: bool = True,
     ) -> ExecResult:
         """Run ``command`` inside the sandbox and report what happened.
 
         ``packages`` names installed distributions (or top-level modules they install) to expose
         read-only at :data:`PACKAGES_DIR`, with their runtime requirements; none by default.
+        Without ``sockets`` the command can open no socket of any kind (``socket`` and
+        ``socketpair`` fail with ``EPERM``), for commands that need none, like the sql family's
+        runner; a backend that makes a network namespace per run may then let the next run
+        have the same one, which such a command cannot have changed. Where a backend cannot
+        refuse sockets, it says so in the result's notes.
         A command that fails, crashes or exceeds a limit is reported in the result, not raised.
         Raises :class:`assay.errors.InputError` when a package is not installed in assay's
         environment, :class:`assay.errors.SandboxUnavailableError` when the backend cannot run

@@ -8,7 +8,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.families.sql.compare import Ordering, difference
+from assay.families.sql.compare import Ordering, _Matcher, difference
 from assay.families.sql.results import Table
 
 
@@ -142,3 +142,22 @@ def test_a_result_matches_itself_shuffled_by_rows_and_columns(
 def test_dropping_a_row_never_matches(rows: list[list[object]]) -> None:
     expected = Table(("a", "b"), tuple(rows))
     assert diff(expected, Table(("a", "b"), tuple(rows[1:]))) is not None
+
+
+tagged = st.one_of(
+    st.builds(lambda h: {"bytes": h}, st.text("0123456789abcdef", max_size=6)),
+    st.sampled_from([{"float": "nan"}, {"float": "inf"}, {"float": "-inf"}]),
+    st.lists(values, max_size=3),
+)
+
+
+@given(st.lists(st.one_of(values, tagged), min_size=1, max_size=6), st.randoms())
+def test_rows_equal_in_python_are_equal_value_by_value(
+    row: list[object], rng: random.Random
+) -> None:
+    """The shortcut for identical results (``==`` on the rows) accepts nothing that the
+    value-by-value comparison would refuse: ints given as floats, tagged values, lists."""
+    other = [float(v) if type(v) is int and rng.random() < 0.5 else v for v in row]
+    assert row == other
+    assert _Matcher(1e-6).same_row(row, other)
+    assert diff(Table(("a",) * len(row), (row,)), Table(("b",) * len(row), (other,))) is None

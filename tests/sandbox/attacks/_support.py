@@ -40,11 +40,16 @@ def py(
     code: str,
     limits: Limits = QUICK,
     files: Mapping[str, bytes] | None = None,
+    *,
+    sockets: bool = True,
 ) -> ExecResult:
     """Run Python attack code in the sandbox, isolated mode, no site."""
     source = f"{textwrap.dedent(code)}\n# {TOKEN}\n"
     return backend.run(
-        [backend.python, "-I", "-S", "-c", source], files=dict(files or {}), limits=limits
+        [backend.python, "-I", "-S", "-c", source],
+        files=dict(files or {}),
+        limits=limits,
+        sockets=sockets,
     )
 
 

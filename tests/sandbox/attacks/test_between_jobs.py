@@ -79,6 +79,62 @@ def test_network_state_is_not_carried_to_the_next_job(backend: Sandbox) -> None:
     assert fresh["dev"] == [["0", "0"]]  # loopback: no byte, no packet received
 
 
+def test_jobs_without_sockets_share_no_network_state_with_others(backend: Sandbox) -> None:
+    """A job run without sockets gets the network namespace of the job before it, if that one
+    had none either: what a job with sockets planted must still be gone, for jobs with and
+    without sockets alike, however many socket-less jobs ran in between."""
+    seen = []
+    for number in NUMBERS:
+        planted = py(backend, TIME_WAIT_PLANT.format(n=number))
+        assert planted.ok, planted
+        for sockets in (False, False, True):
+            looked = py(backend, NETWORK_LOOK, sockets=sockets)
+            assert looked.ok, looked
+            seen.append(looked.stdout)
+    assert len(set(seen)) == 1, seen
+    fresh = json.loads(seen[0])
+    assert fresh["tcp"] == 0
+    assert fresh["dev"] == [["0", "0"]]
+
+
+SOCKETLESS_PLANT = """
+import asyncio, ctypes, socket
+refused = []
+attempts = [
+    lambda: socket.socket(),
+    lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM),
+    lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM),
+    lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM),
+    lambda: socket.socketpair(),
+    lambda: asyncio.new_event_loop(),  # its self-pipe is a socket pair
+]
+for attempt in attempts:
+    try:
+        attempt()
+    except PermissionError:
+        refused.append(True)
+libc = ctypes.CDLL(None, use_errno=True)
+for family, kind in ((2, 1), (2, 2), (10, 2), (1, 1), (16, 3)):
+    if libc.syscall(41, family, kind, 0) < 0 and ctypes.get_errno() == 1:  # socket: EPERM
+        refused.append(True)
+pair = (ctypes.c_int * 2)()
+if libc.syscall(53, 1, 1, 0, pair) < 0 and ctypes.get_errno() == 1:  # socketpair: EPERM
+    refused.append(True)
+print("refused", len(refused))
+"""
+
+
+def test_a_job_without_sockets_can_make_none(backend: Sandbox) -> None:
+    """Through Python, asyncio and the raw system calls: every socket and socket pair is
+    refused, so such a job cannot change the namespace that the next job may inherit."""
+    done = py(backend, SOCKETLESS_PLANT, sockets=False)
+    assert done.ok, done
+    assert done.stdout.split() == ["refused", "12"]
+    control = py(backend, "import socket; socket.socketpair(); socket.socket(); print('made')")
+    assert control.ok, control
+    assert control.stdout.strip() == "made"
+
+
 PID_PLANT = """
 import os
 for _ in range({n}):

@@ -22,7 +22,7 @@ from assay.families.code.mutants import code_mutants
 from assay.families.code.outputs import CaseOutputs, Returned, decode_outputs
 from assay.families.code.rewards import Scored, Submission, score_rubric
 from assay.families.code.rubric import task_rubric
-from assay.families.code.sensitivity import code_probes
+from assay.families.code.sensitivity import code_probes, reordered
 from assay.families.code.tools import CodeTools
 from assay.findings import Finding
 from assay.sandbox import PACKAGES_DIR, python_environment
@@ -89,6 +89,10 @@ class CodeFamily:
         """The task with one expected value changed, for the sensitivity check
         (:mod:`.sensitivity`)."""
         return code_probes(task)
+
+    def reordered(self, task: Task, order: int) -> Task:
+        """The task with its hidden cases in another order, for the flaky check."""
+        return reordered(task, order)
 
     def tools(self, task: Task) -> CodeTools:
         """A fresh workspace over ``task``'s files and the agent's tools on it."""

@@ -1,5 +1,6 @@
 """Probes of a code task's verifier for the audit's sensitivity check
-(:mod:`assay.audit.sensitivity`): the task with one hidden case's expected value changed.
+(:mod:`assay.audit.sensitivity`): the task with one hidden case's expected value changed; and
+the task with its cases in another order, for the flaky check.
 
 A changed value must differ from the old one beyond any tolerance, and in a way no comparison
 could overlook: integers and floats move by one and more, strings gain a character, lists and
@@ -51,6 +52,22 @@ def code_probes(task: Task) -> list[Probe]:
             )
         )
     return probes
+
+
+def reordered(task: Task, order: int) -> Task:
+    """``task`` with its hidden cases in order ``order`` of
+    :data:`assay.families.base.CASE_ORDERS`: as written,
+    reversed, or every other case first (1, 3, 5, ..., then 0, 2, 4, ...)."""
+    try:
+        case_file = hidden_case_file(task)
+    except TaskFormatError:
+        return task
+    if case_file is None or order == 0:
+        return task
+    cases = list(case_file.cases)
+    moved = cases[::-1] if order == 1 else [*cases[1::2], *cases[0::2]]
+    hidden = {**task.hidden, "cases.json": cases_json(moved, min_format=case_file.format)}
+    return task.model_copy(update={"hidden": hidden})
 
 
 def _changed(case: Case) -> tuple[Case, str]:

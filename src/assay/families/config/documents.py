@@ -118,6 +118,7 @@ def read_yaml(sandbox: Sandbox, files: Sequence[tuple[str, bytes]], limits: Limi
         limits=limits.model_copy(update={"max_output_kb": output_kb}),
         stdin=json.dumps(job).encode(),
         packages=PACKAGES,
+        sockets=False,  # the parser needs none
     )
     return ReadRun(_decode(result, nonce, [name for name, _data in files]), result)
 

@@ -18,7 +18,7 @@ from assay.families import version_label
 from assay.families.base import Exploit, Mutant
 from assay.families.sql.compare import Ordering, difference
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
-from assay.families.sql.databases import SUFFIXES, Database, engine_bytes, engine_file, suite
+from assay.families.sql.databases import SUFFIXES, Database, engine_data, suite
 from assay.families.sql.exploits import sql_exploits
 from assay.families.sql.gate import Refused, check_query
 from assay.families.sql.lint import lint_sql_task
@@ -247,6 +247,7 @@ def run_queries(
         limits=limits.model_copy(update={"max_output_kb": output_kb}),
         stdin=json.dumps(job).encode(),
         packages=_packages(config),
+        sockets=False,  # the runner needs none, and without them leaves its network unchanged
     )
     return decode_run(
         result,
@@ -265,7 +266,7 @@ def _packages(config: SqlConfig) -> tuple[str, ...]:
 def _engine_files(task: Task, databases: list[Database], config: SqlConfig) -> Files:
     suffix = SUFFIXES[config.engine]
     return {
-        f"db/{index}{suffix}": engine_bytes(engine_file(task.id, database, config.engine))
+        f"db/{index}{suffix}": engine_data(task.id, database, config.engine)
         for index, database in enumerate(databases)
     }
 
