@@ -171,6 +171,7 @@ def run_project(
         files=project,
         limits=limits,
         stdin=json.dumps(job).encode(),
+        sockets=False,  # the cases read and write files; no project needs the network here
     )
     return decode_outputs(result, nonce, [case.id for case in cases], encoded=True)
 

@@ -68,6 +68,7 @@ def rubric_criteria(
             [sandbox.python, "-I", "-S", "-c", _SUITE.format(tests=tests)],
             files=project,
             limits=task.spec.limits,
+            sockets=False,
         )
         evidence = suite.stderr.strip().splitlines()[-1:] or ["no output"]
         criteria.append(
