@@ -30,7 +30,7 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import billing, claims, invoices, ledger, logs, shifts
+from assay.families.repo.templates import billing, claims, invoices, ledger, logs, payroll, shifts
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -40,6 +40,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     claims.TEMPLATE,
     logs.TEMPLATE,
     billing.TEMPLATE,
+    payroll.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]
