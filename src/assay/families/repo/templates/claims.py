@@ -14,6 +14,7 @@ ENGINE = "triage/moteur.py"
 ENGINE_TESTS = "tests/test_moteur.py"
 CATEGORIES = ("auto", "habitation", "corporel", "voyage")
 NARROW = "\u202f"
+LEGACY = {"urgent": 1, "high": 2, "normal": 3}
 Claim = dict[str, object]
 
 
@@ -25,14 +26,22 @@ class Setup:
     home_min: int
     fraud_min: int
     recent_days: int
+    home_queue: str
+    home_priority: str
+    medical_queue: str
+    medical_priority: str
 
     @classmethod
     def draw(cls, rng: random.Random) -> Setup:
         return cls(
-            auto_cut=rng.choice((800, 1_000, 1_500, 2_000, 2_500)) * 100,
-            home_min=rng.choice((2_000, 3_000, 5_000, 8_000)) * 100,
-            fraud_min=rng.choice((30_000, 50_000, 75_000)) * 100,
+            auto_cut=rng.choice((800, 1_000, 1_200, 1_500, 2_000, 2_500)) * 100,
+            home_min=rng.choice((2_000, 3_000, 4_500, 5_000, 8_000)) * 100,
+            fraud_min=rng.choice((30_000, 40_000, 50_000, 75_000)) * 100,
             recent_days=rng.choice((30, 45, 60, 90)),
+            home_queue=rng.choice(("expert-habitation", "degats-eaux", "habitation-lyon")),
+            home_priority=rng.choice(("high", "urgent")),
+            medical_queue=rng.choice(("medical", "corporel-idf", "medecin-conseil")),
+            medical_priority=rng.choice(("urgent", "high")),
         )
 
 
@@ -43,13 +52,17 @@ def _fr(cents: int, blank: str = " ", sign: str = "") -> str:
     return f"{text} {sign}" if sign else text
 
 
+def _priority(name: str, *, legacy: bool) -> str:
+    return f"prio = {LEGACY[name]}" if legacy else f"priority = {name}"
+
+
 def _ini(setup: Setup, *, legacy: bool = False, recent: bool = True, both: bool = False) -> str:
     """The rules file; ``legacy`` writes the pre-3.0 keys, ``both`` a half-migrated rule."""
     home_min = f"seuil = {_fr(setup.home_min)}" if legacy else f"min_amount = {_fr(setup.home_min)}"
-    home_priority = "prio = 2" if legacy else "priority = high"
-    medical = (
-        "priority = urgent\nprio = 3" if both else ("prio = 1" if legacy else "priority = urgent")
-    )
+    home_priority = _priority(setup.home_priority, legacy=legacy)
+    medical = _priority(setup.medical_priority, legacy=legacy)
+    if both:
+        medical = f"priority = {setup.medical_priority}\nprio = 3"
     fraud = f"[fraude]\nseuil = {_fr(setup.fraud_min)}\n"
     if recent:
         fraud += f"recent_policy_days = {setup.recent_days}\n"
@@ -59,8 +72,9 @@ def _ini(setup: Setup, *, legacy: bool = False, recent: bool = True, both: bool 
         f"[regle expert-auto]\ncategorie = auto\nmin_amount = {_fr(setup.auto_cut)}\n"
         "queue = expert-auto\npriority = high\n\n"
         f"[regle degat-des-eaux]\ncategorie = habitation\n{home_min}\n"
-        f"queue = expert-habitation\n{home_priority}\n\n"
-        f"[regle corporel]\ncategorie = corporel\nqueue = medical\n{medical}\n\n{fraud}"
+        f"queue = {setup.home_queue}\n{home_priority}\n\n"
+        f"[regle corporel]\ncategorie = corporel\nqueue = {setup.medical_queue}\n{medical}\n\n"
+        f"{fraud}"
     )
 
 
@@ -79,9 +93,13 @@ def _config(setup: Setup) -> dict[str, object]:
             rule("petits-auto", "auto", (0, setup.auto_cut), "fast-track", "normal"),
             rule("expert-auto", "auto", (setup.auto_cut, None), "expert-auto", "high"),
             rule(
-                "degat-des-eaux", "habitation", (setup.home_min, None), "expert-habitation", "high"
+                "degat-des-eaux",
+                "habitation",
+                (setup.home_min, None),
+                setup.home_queue,
+                setup.home_priority,
             ),
-            rule("corporel", "corporel", (0, None), "medical", "urgent"),
+            rule("corporel", "corporel", (0, None), setup.medical_queue, setup.medical_priority),
         ],
         "fraud": {"threshold": setup.fraud_min, "recent_days": setup.recent_days},
     }
@@ -248,10 +266,10 @@ LEGACY_PRIO = Change(
         ),
     ),
     report=Report(
-        title="Bodily injury claims no longer marked urgent",
-        complaint="Since last week's update the medical team's claims all arrive as 'normal' "
-        "priority. Nobody touched the rules file, and the water damage claims lost their 'high' "
-        "as well.",
+        title="Injury and water damage claims lost their priority",
+        complaint="Since last week's update the bodily injury and water damage claims all "
+        "arrive as 'normal' priority, so the medical team no longer sees them first. Nobody "
+        "touched the rules file.",
         expected="Old rules files keep working: a rule's numeric prio still sets its priority.",
         request="load_rules must read the legacy `prio` key (1 urgent, 2 high, 3 normal) when a "
         "rule has no `priority`; when a rule has both, `priority` wins.",

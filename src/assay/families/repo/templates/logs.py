@@ -283,6 +283,8 @@ def _maxage_conf(
 def _maxage_scene(rng: random.Random, *, both: bool = False) -> tuple[str, Listing, datetime.date]:
     base, today = rng.choice(BASES), _today(rng)
     listing = {base: rng.randint(10, 3_000), **_history(rng, base, today, 5)}
+    kept_longer = today - datetime.timedelta(days=rng.randint(15, 29))  # only maxage keeps it
+    listing[_rotated(base, kept_longer)] = rng.randint(20, 900)
     return _maxage_conf(rng, base, rng.choice((30, 60, 90)), both=both), listing, today
 
 

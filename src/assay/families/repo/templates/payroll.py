@@ -155,7 +155,9 @@ NIGHT = Change(
         "start after midnight (3:30 to 11:30 has 150 night minutes), and the summary and the "
         "report with it; overnight shifts stay as they are.",
     ),
-    example=lambda rng: _night(s := rng.randrange(3 * 60, 5 * 60 + 31, 15), s + 8 * 60),
+    example=lambda rng: _night(
+        s := rng.randrange(3 * 60, 5 * 60 + 31, 15), s + rng.randrange(6 * 60, 10 * 60 + 1, 15)
+    ),
     fail_to_pass=lambda rng: [
         _night(s := rng.randrange(0, 5 * 60 + 46, 15), s + rng.randrange(6 * 60, 10 * 60, 15)),
         _night(s := rng.randrange(60, 3 * 60, 15), s + rng.randrange(60, 6 * 60 - s, 15)),
@@ -409,10 +411,20 @@ HOURS = Change(
         "hours-and-minutes": (
             Replace(
                 OUTPUT,
+                '    """Minutes as hours with two decimals and a decimal comma: 2490 is '
+                '``41,50``."""\n'
                 '    hours = (Decimal(minutes) / 60).quantize(Decimal("0.01"), '
                 "rounding=ROUND_HALF_UP)\n"
                 '    return f"{hours}".replace(".", ",")\n',
+                '    """Minutes as hours and minutes: 2490 is ``41:30``."""\n'
                 '    return f"{minutes // 60}:{minutes % 60:02d}"\n',
+            ),
+            Replace(
+                CALC_TESTS,
+                '        self.assertEqual(format_stunden(2490), "41,50")\n'
+                '        self.assertEqual(format_stunden(20), "0,33")\n',
+                '        self.assertEqual(format_stunden(2490), "41:30")\n'
+                '        self.assertEqual(format_stunden(20), "0:20")\n',
             ),
             Replace(
                 OUTPUT,
