@@ -413,13 +413,92 @@ CREDIT = Change(
     },
 )
 
+
+def _truncated(rng: random.Random) -> int:
+    """A price in cents that ``int(dollars * 100)`` gets a cent wrong."""
+    while True:
+        cents = rng.randint(1, 99_999)
+        dollars = float(f"{cents // 100}.{cents % 100:02d}")
+        if int(dollars * 100) != cents:
+            return cents
+
+
+def _parse(cents: int, rng: random.Random) -> Probe:
+    return Probe(call="billing.money:parse_usd", args=(_dollars(cents, rng),))
+
+
+def _full_cycle(rng: random.Random, old: int, new: int) -> Probe:
+    """A change on the first day of a cycle: the new plan's whole price is charged."""
+    anchor = _day(rng)
+    months = rng.randint(1, 14)
+    on = Day(
+        anchor.year + (anchor.month + months - 1) // 12,
+        (anchor.month + months - 1) % 12 + 1,
+        anchor.day,
+    )
+    return _preview(rng, old, new, anchor, on)
+
+
+CENTS = Change(
+    id="price-cent-lost",
+    kind="bug",
+    undo=(
+        Replace(
+            "billing/_legacy.py",
+            "    return round(value * 100)\n",
+            "    return int(value * 100)  # exact: prices have two decimals\n",
+        ),
+        Replace(
+            PRORATION_TESTS,
+            "\n    def test_no_cent_lost(self):\n"
+            '        self.assertEqual(parse_usd("19.99"), 1999)\n',
+            "",
+        ),
+    ),
+    report=Report(
+        title="Preview charges $19.98 for the $19.99 plan",
+        complaint="A customer switching to the Starter plan on her renewal day was quoted "
+        "$19.98 in the preview, and the plan costs $19.99. Some other prices are fine.",
+        expected="Prices from the plans file are read to the exact cent.",
+        request="parse_usd must read every price with two decimals exactly (`19.99` is 1999 "
+        "cents, `$1,299.57` is 129957), whatever floating point makes of it; negative amounts "
+        "(`-$4.50`) stay negative.",
+    ),
+    example=lambda rng: _parse(_truncated(rng), rng),
+    fail_to_pass=lambda rng: [
+        _parse(_truncated(rng), rng),
+        _parse(_truncated(rng), rng),
+        _full_cycle(rng, _price(rng), _truncated(rng)),
+    ],
+    pass_to_pass=lambda rng: [
+        _parse(rng.randint(1, 9_999) * 100, rng),
+        Probe(
+            call="billing.money:parse_usd",
+            args=(f"-${rng.randint(1, 999)}.{rng.choice(('00', '25', '50', '75'))}",),
+        ),
+        Probe(
+            call="billing.money:parse_usd",
+            args=(f"-{rng.randint(1, 999)}.{rng.choice(('25', '50', '75'))}",),
+        ),
+    ],
+    known_bad={
+        "adds-half-a-cent": (
+            Replace(
+                "billing/_legacy.py",
+                "    return int(value * 100)  # exact: prices have two decimals\n",
+                "    return int(value * 100 + 0.5)\n",
+            ),
+        ),
+    },
+)
+
 TEMPLATE = ProjectTemplate(
     id="billing-proration",
     title="the billing proration module",
     project="billing_proration",
     cli="billing.cli:main",
     locale="en-US",
-    changes=(MONTH_END, LEAP, ROUNDING, CREDIT),
+    changes=(MONTH_END, LEAP, ROUNDING, CREDIT, CENTS),
     pass_to_pass=_pass_to_pass,
     tags=("finance", "subscriptions", "rounding", "dates"),
 )

@@ -1,6 +1,6 @@
 import unittest
 
-from billing.money import format_usd, to_cents
+from billing.money import format_usd, parse_usd, to_cents
 from billing.proration import prorate
 
 
@@ -25,6 +25,14 @@ class ProrateTest(unittest.TestCase):
     def test_downgrade_leaves_credit(self):
         result = prorate(4900, 1900, "2024-04-10", "2024-04-25")
         self.assertEqual((result["due"], result["balance"]), (0, 1500))
+
+
+class ParseTest(unittest.TestCase):
+    def test_plain(self):
+        self.assertEqual(parse_usd("$1,299.00"), 129900)
+
+    def test_no_cent_lost(self):
+        self.assertEqual(parse_usd("19.99"), 1999)
 
 
 class FormatTest(unittest.TestCase):
