@@ -448,13 +448,56 @@ FREED = Change(
     },
 )
 
+
+NOOP = Change(
+    id="noop-flag-ignored",
+    kind="bug",
+    undo=(
+        Replace(CLI, "    dry_run = args.dry_run or args.noop\n", "    dry_run = args.dry_run\n"),
+        Replace(
+            "tests/test_cli.py",
+            "    def test_noop_is_a_dry_run(self):\n"
+            '        _, output, names = self.run_cli("--noop")\n'
+            '        self.assertIn("would rotate", output)\n'
+            '        self.assertEqual(names, ["app.log", "rotate.conf"])\n\n',
+            "",
+        ),
+    ),
+    report=Report(
+        title="--noop deleted our logs",
+        complaint="Our maintenance runbook says to check logrot with --noop first. On db-02 "
+        "that 'check' rotated and deleted a month of logs. It used to only print what it would "
+        "do.",
+        expected="--noop is a dry run, as it was in 1.x: it prints and touches nothing.",
+        request="The command line must treat the deprecated `--noop` exactly like `--dry-run` "
+        "(and `-n`): print the actions with `would`, the summary line included, and change no "
+        "file.",
+    ),
+    example=lambda rng: _run(*_pruning_scene(rng), "--noop"),
+    fail_to_pass=lambda rng: [
+        _run(*_pruning_scene(rng), "--noop"),
+        _run(*_scene(rng), "--noop"),
+        _run(*_units_scene(rng), "--noop"),
+    ],
+    pass_to_pass=lambda rng: [
+        _run(*_pruning_scene(rng), "--dry-run"),
+        _run(*_scene(rng), "-n"),
+        _run(*_pruning_scene(rng)),
+    ],
+    known_bad={
+        "noop-replaces-dry-run": (
+            Replace(CLI, "    dry_run = args.dry_run\n", "    dry_run = args.noop\n"),
+        ),
+    },
+)
+
 TEMPLATE = ProjectTemplate(
     id="log-rotator",
     title="the log rotation tool",
     project="log_rotator",
     cli="logrot.cli:main",
     locale="en-US",
-    changes=(DATEEXT, BINARY_UNITS, MAXAGE, FREED),
+    changes=(DATEEXT, BINARY_UNITS, MAXAGE, FREED, NOOP),
     pass_to_pass=_pass_to_pass,
     tags=("operations", "files", "configuration"),
 )
