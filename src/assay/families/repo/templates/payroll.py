@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import random
+from decimal import Decimal
 
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
@@ -70,23 +71,35 @@ def _early_shift(rng: random.Random, employee: str, day: datetime.date) -> Entry
     )
 
 
-def _csv(entries: list[Entry], rng: random.Random) -> str:
+def _hours(minutes: int, rng: random.Random) -> str:
+    """A break as the new terminals write it: ``0,5``, ``0,75 h``, ``1,0``."""
+    units, rest = divmod(minutes, 60)
+    fraction = str(Decimal(rest) / 60).removeprefix("0.") if rest else "0"
+    return f"{units},{fraction}" + rng.choice(("", " h", "h"))
+
+
+def _csv(entries: list[Entry], rng: random.Random, *, hours: bool = False) -> str:
     lines = [HEADER]
     for entry in entries:
         day = datetime.date.fromisoformat(str(entry["date"]))
         start, end = int(str(entry["start"])), int(str(entry["end"]))
+        pause = int(str(entry["break"]))
+        shown = _hours(pause, rng) if hours and pause else str(pause)
         lines.append(
-            f"{entry['employee']};{day:%d.%m.%Y};{_clock(start, rng)};{_clock(end, rng)};"
-            f"{entry['break']}"
+            f"{entry['employee']};{day:%d.%m.%Y};{_clock(start, rng)};{_clock(end, rng)};{shown}"
         )
-    return rng.choice(("\n", "\r\n")).join(lines) + "\n"
+    end = rng.choice(("\n", "\r\n"))
+    return end.join(lines) + end
 
 
-def _report(entries: list[Entry], rng: random.Random, region: str | None = None) -> Probe:
+def _report(
+    entries: list[Entry], rng: random.Random, region: str | None = None, *, hours: bool = False
+) -> Probe:
     argv: tuple[str, ...] = ("report", "zeiten.csv")
     if region is not None:
         argv += ("--region", region)
-    return Probe(cli="payroll.cli:main", argv=argv, files={"zeiten.csv": _csv(entries, rng)})
+    export = _csv(entries, rng, hours=hours)
+    return Probe(cli="payroll.cli:main", argv=argv, files={"zeiten.csv": export})
 
 
 def _summarize(entries: list[Entry], region: str) -> Probe:
@@ -435,13 +448,121 @@ HOURS = Change(
     },
 )
 
+
+def _with_breaks(rng: random.Random, breaks: tuple[int, ...]) -> list[Entry]:
+    people = rng.sample(EMPLOYEES, 2)
+    return [
+        _entry(
+            rng.choice(people),
+            _ordinary_day(rng),
+            rng.randrange(6 * 60, 10 * 60, 15),
+            rng.randrange(240, 541, 15),
+            rng.choice(breaks),
+        )
+        for _ in range(rng.randint(2, 4))
+    ]
+
+
+def _read(entries: list[Entry], rng: random.Random, *, hours: bool) -> Probe:
+    text = _csv(entries, rng, hours=hours)
+    return Probe(call="payroll.stundenzettel:readTimesheet", args=(text,))
+
+
+LONG_BREAKS = (15, 30, 45, 60, 75, 90)
+
+PAUSE = Change(
+    id="break-in-hours",
+    kind="feature",
+    undo=(
+        Replace(
+            "payroll/stundenzettel.py",
+            '                "break": parse_pause(row["Pause"] or ""),\n',
+            '                "break": int((row["Pause"] or "0").strip() or 0),\n',
+        ),
+        Replace(
+            "payroll/stundenzettel.py",
+            "def parse_pause(text):\n"
+            '    """The break in minutes: whole minutes (``30``), or hours with a decimal comma '
+            "(``0,5``,\n"
+            '    ``0,75 h``) as the new terminals write it."""\n'
+            '    cleaned = text.strip().lower().removesuffix("h").strip()\n'
+            "    if not cleaned:\n"
+            "        return 0\n"
+            '    units, comma, fraction = cleaned.partition(",")\n'
+            "    if not units.isdigit() or (comma and not fraction.isdigit()):\n"
+            '        raise ValueError(f"keine Pause: {text!r}")\n'
+            "    if not comma:\n"
+            "        return int(units)\n"
+            '    hours = Decimal(f"{units}.{fraction}")\n'
+            "    return int((hours * 60).quantize(Decimal(1), rounding=ROUND_HALF_UP))\n\n\n",
+            "",
+        ),
+        Replace("payroll/stundenzettel.py", "from decimal import ROUND_HALF_UP, Decimal\n", ""),
+        Replace(
+            "tests/test_stundenzettel.py",
+            "import parse_pause, parse_zeit, readTimesheet\n",
+            "import parse_zeit, readTimesheet\n",
+        ),
+        Replace(
+            "tests/test_stundenzettel.py",
+            "    def test_pause(self):\n"
+            '        self.assertEqual(parse_pause("45"), 45)\n'
+            '        self.assertEqual(parse_pause("0,75 h"), 45)\n\n',
+            "",
+        ),
+        Replace(
+            "README.md",
+            "the break in minutes (`30`) or, from the new terminals, in hours (`0,5`):\n",
+            "the break in minutes:\n",
+        ),
+    ),
+    report=Report(
+        title="Import der neuen Stempeluhren bricht ab",
+        complaint="The Nürnberg branch got the new time clocks last week, and since then their "
+        "export does not import at all: 'invalid literal for int()'. The other branches are "
+        "fine.",
+        expected="The new terminals write the break in hours, like 0,5 or 0,75 h; the import "
+        "should read that as well as the old minutes.",
+        request="readTimesheet (and the report) must accept a break in hours with a decimal "
+        "comma, optionally followed by `h` (`0,5` is 30 minutes, `1,25 h` is 75), next to whole "
+        "minutes (`30`), which stay minutes.",
+    ),
+    example=lambda rng: _read(_with_breaks(rng, LONG_BREAKS), rng, hours=True),
+    fail_to_pass=lambda rng: [
+        _read(_with_breaks(rng, LONG_BREAKS), rng, hours=True),
+        _read(_with_breaks(rng, (30, 45)), rng, hours=True),
+        _report(_with_breaks(rng, LONG_BREAKS), rng, rng.choice(REGIONS), hours=True),
+    ],
+    pass_to_pass=lambda rng: [
+        _read(_with_breaks(rng, (5, 10)), rng, hours=False),
+        _read(_with_breaks(rng, (15, 30, 45)), rng, hours=False),
+        _report(_with_breaks(rng, (0, 5, 30, 45)), rng),
+    ],
+    known_bad={
+        "small-numbers-are-hours": (
+            Replace(
+                "payroll/stundenzettel.py",
+                '                "break": int((row["Pause"] or "0").strip() or 0),\n',
+                '                "break": _pause(row["Pause"]),\n',
+            ),
+            Replace(
+                "payroll/stundenzettel.py",
+                "",
+                "\n\ndef _pause(text):\n"
+                '    value = float((text or "0").strip().removesuffix("h").replace(",", "."))\n'
+                "    return round(value * 60) if value < 10 else int(value)\n",
+            ),
+        ),
+    },
+)
+
 TEMPLATE = ProjectTemplate(
     id="payroll-overtime",
     title="the payroll overtime calculator",
     project="payroll_overtime",
     cli="payroll.cli:main",
     locale="de-DE",
-    changes=(NIGHT, DAILY, HOLIDAYS, HOURS),
+    changes=(NIGHT, DAILY, HOLIDAYS, HOURS, PAUSE),
     pass_to_pass=_pass_to_pass,
     tags=("payroll", "time", "csv", "regions"),
 )

@@ -2,6 +2,7 @@
 
 import csv
 import io
+from decimal import ROUND_HALF_UP, Decimal
 
 
 class SemikolonDialekt(csv.excel):
@@ -30,6 +31,21 @@ def parse_datum(text):
     return f"{int(year):04d}-{int(month):02d}-{int(day):02d}"
 
 
+def parse_pause(text):
+    """The break in minutes: whole minutes (``30``), or hours with a decimal comma (``0,5``,
+    ``0,75 h``) as the new terminals write it."""
+    cleaned = text.strip().lower().removesuffix("h").strip()
+    if not cleaned:
+        return 0
+    units, comma, fraction = cleaned.partition(",")
+    if not units.isdigit() or (comma and not fraction.isdigit()):
+        raise ValueError(f"keine Pause: {text!r}")
+    if not comma:
+        return int(units)
+    hours = Decimal(f"{units}.{fraction}")
+    return int((hours * 60).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
 def readTimesheet(text):
     """The export's shifts: employee, date (ISO), start and end (minutes; an end past
     midnight is over 1440) and the break (minutes)."""
@@ -50,7 +66,7 @@ def readTimesheet(text):
                 "date": parse_datum(row["Datum"]),
                 "start": start,
                 "end": end,
-                "break": int((row["Pause"] or "0").strip() or 0),
+                "break": parse_pause(row["Pause"] or ""),
             }
         )
     return entries

@@ -1,6 +1,6 @@
 import unittest
 
-from payroll.stundenzettel import parse_zeit, readTimesheet
+from payroll.stundenzettel import parse_pause, parse_zeit, readTimesheet
 
 EXPORT = "Mitarbeiter;Datum;Beginn;Ende;Pause\r\nEmre Demir;04.03.2024;22:00;6:00;30\r\n"
 
@@ -14,6 +14,10 @@ class TimesheetTest(unittest.TestCase):
     def test_times(self):
         self.assertEqual(parse_zeit("7:30"), 450)
         self.assertEqual(parse_zeit("24:00"), 1440)
+
+    def test_pause(self):
+        self.assertEqual(parse_pause("45"), 45)
+        self.assertEqual(parse_pause("0,75 h"), 45)
 
     def test_rubbish(self):
         with self.assertRaises(ValueError):
