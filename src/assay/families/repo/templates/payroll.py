@@ -88,8 +88,8 @@ def _csv(entries: list[Entry], rng: random.Random, *, hours: bool = False) -> st
         lines.append(
             f"{entry['employee']};{day:%d.%m.%Y};{_clock(start, rng)};{_clock(end, rng)};{shown}"
         )
-    end = rng.choice(("\n", "\r\n"))
-    return end.join(lines) + end
+    newline = rng.choice(("\n", "\r\n"))
+    return newline.join(lines) + newline
 
 
 def _report(
