@@ -30,7 +30,15 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import billing, claims, invoices, ledger, logs, payroll, shifts
+from assay.families.repo.templates import (
+    billing,
+    claims,
+    invoices,
+    ledger,
+    payroll,
+    retention,
+    shifts,
+)
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -38,7 +46,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     shifts.TEMPLATE,
     ledger.TEMPLATE,
     claims.TEMPLATE,
-    logs.TEMPLATE,
+    retention.TEMPLATE,
     billing.TEMPLATE,
     payroll.TEMPLATE,
 )

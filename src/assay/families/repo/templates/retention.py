@@ -1,4 +1,4 @@
-"""The log rotator: rotate, compress and prune logs by size and age from an INI config (en-US)."""
+"""The log retention tool: rotate, compress and prune logs by size and age (en-US)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import random
 
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
-NAMES = "logrot/names.py"
-SIZES = "logrot/sizes.py"
-CONFIG = "logrot/config.py"
-PLAN = "logrot/plan.py"
-CLI = "logrot/cli.py"
+NAMES = "logkeep/names.py"
+SIZES = "logkeep/sizes.py"
+CONFIG = "logkeep/config.py"
+PLAN = "logkeep/plan.py"
+CLI = "logkeep/cli.py"
 BASES = ("builder.log", "api-gateway.log", "worker-3.log", "nginx-access.log", "payments.log")
 Listing = dict[str, int]
 
@@ -61,7 +61,7 @@ def _basic_conf(rng: random.Random, base: str, keep: int) -> str:
 def _run(conf: str, listing: Listing, today: datetime.date, *extra: str) -> Probe:
     files = {"rotate.conf": conf} | {f"logs/{name}": "x" * size for name, size in listing.items()}
     argv = ("--config", "rotate.conf", "--dir", "logs", "--today", today.isoformat(), *extra)
-    return Probe(cli="logrot.cli:main", argv=argv, files=files)
+    return Probe(cli="logkeep.cli:main", argv=argv, files=files)
 
 
 def _scene(rng: random.Random, *, compact: bool = False) -> tuple[str, Listing, datetime.date]:
@@ -73,15 +73,15 @@ def _scene(rng: random.Random, *, compact: bool = False) -> tuple[str, Listing, 
 
 
 def _parse(name: str) -> Probe:
-    return Probe(call="logrot.names:parse_rotated", args=(name,))
+    return Probe(call="logkeep.names:parse_rotated", args=(name,))
 
 
 def _size(text: str) -> Probe:
-    return Probe(call="logrot.sizes:parse_size", args=(text,))
+    return Probe(call="logkeep.sizes:parse_size", args=(text,))
 
 
 def _load(text: str) -> Probe:
-    return Probe(call="logrot.config:load_config", args=(text,))
+    return Probe(call="logkeep.config:load_config", args=(text,))
 
 
 def _plan(rng: random.Random) -> Probe:
@@ -94,7 +94,7 @@ def _plan(rng: random.Random) -> Probe:
             "compress": rng.random() < 0.7,
         }
     }
-    return Probe(call="logrot.plan:plan", args=(listing, config, today.isoformat()))
+    return Probe(call="logkeep.plan:plan", args=(listing, config, today.isoformat()))
 
 
 def _pass_to_pass(rng: random.Random) -> list[Probe]:
@@ -167,7 +167,7 @@ DATEEXT = Change(
     report=Report(
         title="Old logrotate files never get cleaned up",
         complaint="The disk on build-07 filled up again. There are hundreds of files like "
-        "builder.log-20230412.gz from before we switched to logrot, and it never deletes them, "
+        "builder.log-20230412.gz from before we switched to logkeep, and it never deletes them, "
         "although the README says it does.",
         expected="Files rotated by the old logrotate setup are recognised, compressed and pruned "
         "like our own.",
@@ -230,7 +230,7 @@ BINARY_UNITS = Change(
     ),
     report=Report(
         title="Logs rotated before they reach max_size",
-        complaint="We set max_size = 100M for the gateway log and logrot rotates it at about "
+        complaint="We set max_size = 100M for the gateway log and logkeep rotates it at about "
         "95 MB, judging by ls -lh. Small, but the log shipper counts on the real size.",
         expected="Sizes in the config are counted in powers of 1024, as the README says.",
         request="parse_size must use binary units: `K` is 1024 bytes, `M` 1024², `G` 1024³, "
@@ -309,7 +309,7 @@ MAXAGE = Change(
     ),
     report=Report(
         title="Upgrade to 2.4 deleted a month of gateway logs",
-        complaint="After upgrading logrot on the API hosts, the nightly run deleted every "
+        complaint="After upgrading logkeep on the API hosts, the nightly run deleted every "
         "gateway log older than two weeks. Its section says maxage = 30, as it has for years.",
         expected="The deprecated maxage setting keeps working until we have migrated the configs.",
         request="load_config must honour the deprecated `maxage` as `keep_days` for a section "
@@ -361,7 +361,7 @@ FREED = Change(
     kind="feature",
     undo=(
         Replace(
-            CLI, "from logrot.plan import freed_bytes, plan\n", "from logrot.plan import plan\n"
+            CLI, "from logkeep.plan import freed_bytes, plan\n", "from logkeep.plan import plan\n"
         ),
         Replace(
             CLI,
@@ -395,7 +395,7 @@ FREED = Change(
     ),
     report=Report(
         title="Dry run: how much space would it free?",
-        complaint="Before I let logrot loose on a full disk I run it with --dry-run, and then I "
+        complaint="Before I let logkeep loose on a full disk I run it with --dry-run, and then I "
         "add up the file sizes by hand to see whether it will be enough.",
         expected="The dry run should tell me how much space the run would free.",
         request="At the end of a dry run (`--dry-run` or `--noop`), print one more line, "
@@ -430,8 +430,8 @@ FREED = Change(
             ),
             Replace(
                 CLI,
-                "from logrot.rotate import carry_out\n",
-                "from logrot.rotate import carry_out\nfrom logrot.sizes import human_size\n",
+                "from logkeep.rotate import carry_out\n",
+                "from logkeep.rotate import carry_out\nfrom logkeep.sizes import human_size\n",
             ),
             Replace(
                 SIZES,
@@ -465,7 +465,7 @@ NOOP = Change(
     ),
     report=Report(
         title="--noop deleted our logs",
-        complaint="Our maintenance runbook says to check logrot with --noop first. On db-02 "
+        complaint="Our maintenance runbook says to check logkeep with --noop first. On db-02 "
         "that 'check' rotated and deleted a month of logs. It used to only print what it would "
         "do.",
         expected="--noop is a dry run, as it was in 1.x: it prints and touches nothing.",
@@ -492,10 +492,10 @@ NOOP = Change(
 )
 
 TEMPLATE = ProjectTemplate(
-    id="log-rotator",
-    title="the log rotation tool",
-    project="log_rotator",
-    cli="logrot.cli:main",
+    id="log-retention",
+    title="the log retention tool",
+    project="log_retention",
+    cli="logkeep.cli:main",
     locale="en-US",
     changes=(DATEEXT, BINARY_UNITS, MAXAGE, FREED, NOOP),
     pass_to_pass=_pass_to_pass,

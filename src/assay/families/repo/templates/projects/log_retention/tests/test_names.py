@@ -1,7 +1,7 @@
 import unittest
 
-from logrot.names import parse_rotated
-from logrot.sizes import parse_size
+from logkeep.names import parse_rotated
+from logkeep.sizes import parse_size
 
 
 class ParseRotatedTest(unittest.TestCase):

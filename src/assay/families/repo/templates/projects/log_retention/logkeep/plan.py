@@ -2,7 +2,7 @@
 
 import datetime
 
-from logrot.names import parse_rotated, rotated_name
+from logkeep.names import parse_rotated, rotated_name
 
 
 def plan(listing, config, today):

@@ -1,13 +1,13 @@
-"""Command line: ``python -m logrot.cli --config FILE --dir DIR [--today DATE] [--dry-run]``."""
+"""Command line: ``python -m logkeep.cli --config FILE --dir DIR [--today DATE] [--dry-run]``."""
 
 import argparse
 import datetime
 import os
 import sys
 
-from logrot.config import load_config
-from logrot.plan import freed_bytes, plan
-from logrot.rotate import carry_out
+from logkeep.config import load_config
+from logkeep.plan import freed_bytes, plan
+from logkeep.rotate import carry_out
 
 
 def listing_of(directory):
@@ -26,7 +26,7 @@ def describe(action, dry_run):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="logrot")
+    parser = argparse.ArgumentParser(prog="logkeep")
     parser.add_argument("--config", required=True, help="the rotation config (INI)")
     parser.add_argument("--dir", default=".", help="the directory holding the logs")
     parser.add_argument("--today", help="the date of the run, ISO (default: today)")
@@ -41,7 +41,7 @@ def main(argv=None):
         listing = listing_of(args.dir)
         actions = plan(listing, config, today)
     except (OSError, ValueError) as exc:
-        print(f"logrot: {exc}", file=sys.stderr)
+        print(f"logkeep: {exc}", file=sys.stderr)
         return 2
     for action in actions:
         print(describe(action, dry_run))

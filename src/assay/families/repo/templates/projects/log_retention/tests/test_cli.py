@@ -4,7 +4,7 @@ import os
 import tempfile
 import unittest
 
-from logrot.cli import main
+from logkeep.cli import main
 
 CONFIG = "[app.log]\nmax_size = 1K\nkeep_days = 7\n"
 

@@ -2,7 +2,7 @@
 
 import configparser
 
-from logrot.sizes import parse_size
+from logkeep.sizes import parse_size
 
 DEFAULT_MAX_SIZE = "10M"  # the same default as logrotate
 DEFAULT_KEEP_DAYS = 14

@@ -1,7 +1,7 @@
 import unittest
 
-from logrot.config import load_config
-from logrot.plan import freed_bytes, plan
+from logkeep.config import load_config
+from logkeep.plan import freed_bytes, plan
 
 CONFIG = """
 [*]
