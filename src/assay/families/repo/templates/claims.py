@@ -393,6 +393,36 @@ def _recent_probe(rng: random.Random) -> Probe:
     return _route(_recent(rng, setup), setup)
 
 
+def _recent_fail_to_pass(rng: random.Random) -> list[Probe]:
+    setup = Setup.draw(rng)
+    small = rng.randint(5_000, 150_000)
+    return [
+        _recent_probe(rng),
+        _route(_claim(rng, "auto", small, 0), setup),  # the day the policy started
+        _route(_claim(rng, "habitation", small, setup.recent_days - 1), setup),
+        _load(_ini(Setup.draw(rng))),
+        _load(_ini(Setup.draw(rng), recent=False)),  # the default
+        _load(_ini(Setup.draw(rng), legacy=True)),
+        _cli(
+            _ini(setup),
+            [_recent(rng, setup), _ordinary(rng, setup, 2), _recent(rng, setup, 3)],
+            "--fraud-only",
+        ),
+    ]
+
+
+def _recent_pass_to_pass(rng: random.Random) -> list[Probe]:
+    setup = Setup.draw(rng)
+    return [
+        _route(_ordinary(rng, setup), setup),
+        _route(_claim(rng, "auto", 20_000, -rng.randint(1, 200)), setup),
+        _route(_claim(rng, "voyage", setup.fraud_min + rng.randint(1, 9_999)), setup),
+        _route(_claim(rng, "voyage", setup.fraud_min), setup),  # exactly the threshold
+        _route(_claim(rng, "auto", 20_000, setup.recent_days), setup),
+        _route(_claim(rng, "auto", 20_000, setup.recent_days + rng.randint(1, 30)), setup),
+    ]
+
+
 RECENT_POLICY = Change(
     id="recent-policy-fraud",
     kind="feature",
@@ -440,22 +470,8 @@ RECENT_POLICY = Change(
         "incident is within that many days of the policy start.",
     ),
     example=_recent_probe,
-    fail_to_pass=lambda rng: [
-        _recent_probe(rng),
-        _recent_probe(rng),
-        _load(_ini(Setup.draw(rng))),
-        _cli(
-            _ini(setup := Setup.draw(rng)),
-            [_recent(rng, setup), _ordinary(rng, setup, 2), _recent(rng, setup, 3)],
-            "--fraud-only",
-        ),
-    ],
-    pass_to_pass=lambda rng: [
-        _route(_ordinary(rng, setup := Setup.draw(rng)), setup),
-        _route(_claim(rng, "auto", 20_000, -rng.randint(1, 200)), setup),
-        _route(_claim(rng, "voyage", setup.fraud_min + 100), setup),
-        _route(_claim(rng, "auto", 20_000, setup.recent_days), setup),
-    ],
+    fail_to_pass=_recent_fail_to_pass,
+    pass_to_pass=_recent_pass_to_pass,
     known_bad={
         "flags-incidents-before-the-policy": (
             Replace(
