@@ -32,7 +32,16 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import invoices, ledger, logs, shifts
+from assay.families.repo.templates import (
+    billing,
+    claims,
+    invoices,
+    ledger,
+    logs,
+    payroll,
+    retention,
+    shifts,
+)
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -40,6 +49,10 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     shifts.TEMPLATE,
     ledger.TEMPLATE,
     logs.TEMPLATE,
+    claims.TEMPLATE,
+    retention.TEMPLATE,
+    billing.TEMPLATE,
+    payroll.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]

@@ -1,0 +1,3 @@
+"""Claims triage: routing rules, fraud flags."""
+
+__version__ = "3.1.0"

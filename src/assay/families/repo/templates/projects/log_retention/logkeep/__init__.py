@@ -1,0 +1,3 @@
+"""Log rotation for hosts without logrotate."""
+
+__version__ = "2.4.2"
