@@ -30,7 +30,7 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import invoices, ledger, shifts, vat
+from assay.families.repo.templates import grades, invoices, ledger, shifts, vat
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -38,6 +38,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     shifts.TEMPLATE,
     ledger.TEMPLATE,
     vat.TEMPLATE,
+    grades.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]
