@@ -30,7 +30,7 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import grades, invoices, ledger, shifts, vat
+from assay.families.repo.templates import grades, invoices, ledger, picks, shifts, vat
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -39,6 +39,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     ledger.TEMPLATE,
     vat.TEMPLATE,
     grades.TEMPLATE,
+    picks.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]
