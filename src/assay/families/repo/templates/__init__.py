@@ -30,7 +30,7 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import grades, invoices, ledger, picks, shifts, vat
+from assay.families.repo.templates import grades, invoices, ledger, meters, picks, shifts, vat
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -40,6 +40,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     vat.TEMPLATE,
     grades.TEMPLATE,
     picks.TEMPLATE,
+    meters.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]
