@@ -274,7 +274,7 @@ LATE = Change(
         ),
     ),
     report=Report(
-        title="Late penalty too mild for good submissions, too harsh for none",
+        title="Late penalty does not follow the course rules",
         complaint="A student who handed in 18 of 20 points two days late kept 14,4 points. The "
         "course rules say 10 % of the maximum per day, so that should be 14. Weak submissions "
         "that are late hardly lose anything.",
@@ -335,8 +335,8 @@ SORTED = Change(
         Replace(EXPORT, " grade; in order\n    of Matrikelnummer.", " grade."),
         Replace(
             "tests/test_export.py",
-            'SHEET = "Matrikelnr;Name;Vorname;K\\n4700002;Weber;Anna;45\\n4700001;Lang;Tom;30\\n"',
-            'SHEET = "Matrikelnr;Name;Vorname;K\\n4700001;Lang;Tom;30\\n4700002;Weber;Anna;45\\n"',
+            'SHEET = "Matrikelnr;Name;Vorname;K\\n4700002;Weber;Anna;46\\n4700001;Lang;Tom;32\\n"',
+            'SHEET = "Matrikelnr;Name;Vorname;K\\n4700001;Lang;Tom;32\\n4700002;Weber;Anna;46\\n"',
         ),
     ),
     report=Report(

@@ -386,9 +386,9 @@ ESTIMATED = Change(
         title="Bills must say when they are based on estimated readings",
         complaint="A customer complained to the ombudsman: her bill was based on an estimated "
         "reading and nothing on it said so. Compliance says every bill has to show when its "
-        "consumption is estimated.",
-        expected="The result for each meter says whether the consumption is estimated, and "
-        "the printed bill lines mark those meters.",
+        "consumption is estimated, e.g. with (estimated) after the kWh.",
+        expected="Each meter's bill result gets an `estimated` flag (true or false), and the "
+        "printed line of an estimated meter ends in `  (estimated)`.",
         request='bill() must return `{"kwh": ..., "estimated": bool}`, and `meterread bill` '
         "must append `  (estimated)` to the line of a meter whose consumption is estimated.",
     ),

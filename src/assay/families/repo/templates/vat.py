@@ -314,8 +314,9 @@ TOTAL_ROUNDING = Change(
         title="Option to compute the VAT on the total instead of per line",
         complaint="Our figures differ from the tax adviser's by a few cents every quarter. "
         "She computes the VAT on the quarter's total per rate, we add up the VAT of every line.",
-        expected="The summary can compute the tax on the total per box and rate, rounded half "
-        "up once, as the adviser does; the per-line way stays the default.",
+        expected="With `--rounding total` (or `rounding='total'` in summarise) the tax is computed "
+        "on the total per box and rate, rounded half up once, as the adviser does; per line "
+        "stays the default.",
         request="Add `--rounding line|total` (default `line`) to `vatreturn summary` and a "
         "`rounding` parameter to `summarise(sales, purchases, quarter, rounding='line')`: with "
         "`total`, each box's tax per rate is computed on the sum of its nets and rounded half up "
@@ -409,6 +410,11 @@ WHOLE_EUROS = Change(
                 NUMBERS,
                 '    return sign + f"{abs(cents) // 100:,}"',
                 '    return sign + f"{(abs(cents) + 50) // 100:,}"',
+            ),
+            Replace(
+                "tests/test_numbers.py",
+                'format_euros(123499), "1.234"',
+                'format_euros(123499), "1.235"',
             ),
         ),
     },

@@ -9,7 +9,7 @@ COURSE = {
         {"name": "exam", "columns": ["K"], "max": 60.0, "weight": 1.0, "drop_lowest": 0}
     ],
 }
-SHEET = "Matrikelnr;Name;Vorname;K\n4700002;Weber;Anna;45\n4700001;Lang;Tom;30\n"
+SHEET = "Matrikelnr;Name;Vorname;K\n4700002;Weber;Anna;46\n4700001;Lang;Tom;32\n"
 
 
 class SchemesTest(unittest.TestCase):

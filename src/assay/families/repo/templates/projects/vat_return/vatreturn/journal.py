@@ -3,7 +3,7 @@
 import csv
 import io
 
-from vatreturn.numbers import parse_amount, parse_date
+from vatreturn.numbers import de_to_cents, parse_date
 
 COLUMNS = {
     "Datum": "date",
@@ -29,6 +29,6 @@ def read_journal(text):
         line["date"] = parse_date(line["date"])
         line["country"] = line["country"].upper() or "DE"
         line["code"] = line["code"].upper()
-        line["net"] = parse_amount(line["net"])
+        line["net"] = de_to_cents(line["net"])
         lines.append(line)
     return lines

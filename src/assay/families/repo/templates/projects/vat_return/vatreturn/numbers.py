@@ -18,6 +18,11 @@ def parse_amount(text):
     return -cents if negative else cents
 
 
+def de_to_cents(text):
+    """Deprecated since 1.5, use parse_amount: kept for the old import scripts."""
+    return parse_amount(text)
+
+
 def format_amount(cents):
     """Integer cents as ``-1.234,56``."""
     sign = "-" if cents < 0 else ""
