@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 
+from assay.families.repo.templates._edits import put_back
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 SCORES = "gradebook/scores.py"
@@ -30,7 +31,10 @@ HOMEWORK = ("HA1", "HA2", "HA3", "HA4", "HA5")
 Student = tuple[str, str, str, dict[str, str]]
 
 
-def _course(drop: int = 1) -> dict[str, object]:
+def _course(drop: int = 1, resit: bool = False) -> dict[str, object]:
+    final: dict[str, object] = {"name": "final", "columns": ["Klausur"], "max": 60, "weight": "60"}
+    if resit:
+        final["resit"] = "Nachklausur"
     return {
         "title": "Datenbanken, SoSe 2025",
         "scheme": "de",
@@ -42,7 +46,7 @@ def _course(drop: int = 1) -> dict[str, object]:
                 "weight": 40,
                 "drop_lowest": drop,
             },
-            {"name": "final", "columns": ["Klausur"], "max": 60, "weight": "60"},
+            final,
         ],
     }
 
@@ -53,20 +57,16 @@ EXAM_ONLY = {
 }
 
 
-LOADED = {
-    "scheme": "de",
-    "components": [
-        {
-            "name": "homework",
-            "columns": list(HOMEWORK),
-            "max": 20.0,
-            "weight": 40.0,
-            "drop_lowest": 1,
-        },
-        {"name": "final", "columns": ["Klausur"], "max": 60.0, "weight": 60.0, "drop_lowest": 0},
-    ],
-}
-"""The course of :func:`_course` as load_course gives it."""
+def _loaded(resit: bool = False) -> dict[str, object]:
+    """The course of :func:`_course` as load_course gives it."""
+    homework = {"name": "homework", "columns": list(HOMEWORK), "max": 20.0, "weight": 40.0}
+    final: dict[str, object] = {"name": "final", "columns": ["Klausur"], "max": 60.0}
+    final |= {"weight": 60.0, "drop_lowest": 0, "resit": "Nachklausur" if resit else None}
+    return {"scheme": "de", "components": [homework | {"drop_lowest": 1, "resit": None}, final]}
+
+
+LOADED = _loaded()
+WITH_RESIT = _loaded(resit=True)
 
 
 def _de(value: float) -> str:
@@ -369,13 +369,126 @@ SORTED = Change(
     },
 )
 
+_RESIT_BLOCK = (
+    '        if component.get("resit"):\n'
+    '            retry, _ = parse_cell(cells.get(component["resit"]) or "")\n'
+    "            if retry is not None:\n"
+    "                points = [max(retry, item or 0.0) for item in points]\n"
+)
+_RESIT = (
+    Replace(COURSE, _RESIT_BLOCK, ""),
+    Replace(COURSE, '                "resit": item.get("resit"),\n', ""),
+    Replace(
+        COURSE,
+        "    drop_lowest, resit: the column of the resit exam, if the component has one).",
+        "    drop_lowest).",
+    ),
+    Replace(
+        "README.md",
+        "are dropped; an exam component may name the column of its resit "
+        '(`"resit": "Nachklausur"`),\nand the better of exam and resit counts.',
+        "are dropped.",
+    ),
+    Replace("data/course.json", '"weight": 50, "resit": "Nachklausur"}', '"weight": 50}'),
+    Replace(
+        "tests/test_course.py",
+        "    def test_resit(self):\n"
+        "        course = load_course(\n"
+        """            '{"components": [{"name": "exam", "columns": ["K"], "max": 50,"""
+        """ "weight": 1,'\n"""
+        """            ' "resit": "NK"}]}'\n"""
+        "        )\n"
+        '        self.assertEqual(course_percent({"K": "20", "NK": "31"}, course), 62)\n'
+        '        self.assertEqual(course_percent({"K": "20", "NK": "12"}, course), 40)\n\n',
+        "",
+    ),
+)
+
+
+def _resat(rng: random.Random, count: int, better: int) -> list[Student]:
+    """Students, ``better`` of them with a resit better than their exam, one with a worse
+    resit, the others without one."""
+    students = _students(rng, count)
+    for index, (_, _, _, cells) in enumerate(students):
+        exam = float(cells["Klausur"].replace(",", "."))
+        if index < better:
+            cells["Nachklausur"] = _de(min(60.0, exam + rng.randint(2, 40) / 2))
+        elif index == better:
+            cells["Nachklausur"] = _de(max(0.0, exam - rng.randint(2, 20) / 2))
+    rng.shuffle(students)
+    return students
+
+
+def _resit_export(students: list[Student]) -> Probe:
+    probe = _export(students, _course(resit=True))
+    columns = (*HOMEWORK, "Klausur", "Nachklausur")
+    return Probe(
+        cli=probe.cli,
+        argv=probe.argv,
+        files={**probe.files, "scores.csv": _sheet(students, columns)},
+    )
+
+
+def _resit_cells(rng: random.Random, better: bool) -> dict[str, str]:
+    [(_, _, _, cells)] = _resat(rng, 1, 1 if better else 0)
+    return cells
+
+
+RESIT = Change(
+    id="resit-exam",
+    kind="feature",
+    undo=_RESIT,
+    report=Report(
+        title="Resit results are ignored",
+        complaint="Students who passed the resit (Nachklausur) still have their failed first "
+        "attempt on the list we send to the Prüfungsamt. The tutors entered the resit points "
+        "in the Nachklausur column, but the gradebook does not look at it.",
+        expected="When a student wrote the resit, the better of exam and resit counts. The exam "
+        'component in course.json names its resit column: `"resit": "Nachklausur"`.',
+        request="Support an optional `resit` key on a component in course.json (the column of "
+        "the resit): load_course keeps it, and course_percent counts, for each of the "
+        "component's items, the better of its points and the resit's points when the resit "
+        "cell is not empty or missing.",
+    ),
+    example=lambda rng: _call("course_percent", _resit_cells(rng, True), WITH_RESIT),
+    fail_to_pass=lambda rng: [
+        _call("course_percent", _resit_cells(rng, True), WITH_RESIT),
+        _call("course_percent", _resit_cells(rng, True), WITH_RESIT),
+        _resit_export(_resat(rng, 4, 2)),
+        _resit_export(_resat(rng, 5, 3)),
+    ],
+    pass_to_pass=lambda rng: [
+        _call("course_percent", _resit_cells(rng, False), WITH_RESIT),
+        _call("course_percent", _cells(rng), WITH_RESIT),
+        _resit_export(_resat(rng, 3, 0)),
+    ],
+    known_bad={
+        "resit-replaces-the-exam": (
+            *put_back(_RESIT),
+            Replace(
+                COURSE,
+                "                points = [max(retry, item or 0.0) for item in points]\n",
+                "                points = [retry for _ in points]\n",
+            ),
+        ),
+        "resit-averaged-in": (
+            *put_back(_RESIT),
+            Replace(
+                COURSE,
+                "                points = [max(retry, item or 0.0) for item in points]\n",
+                "                points.append(retry)\n",
+            ),
+        ),
+    },
+)
+
 TEMPLATE = ProjectTemplate(
     id="course-gradebook",
     title="the course gradebook",
     project="course_gradebook",
     cli="gradebook.cli:main",
     locale="de-DE",
-    changes=(BOUNDARY, MISSING, LATE, SORTED),
+    changes=(BOUNDARY, MISSING, LATE, SORTED, RESIT),
     pass_to_pass=_pass_to_pass,
     tags=("education", "grading", "csv"),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from assay.families.repo.templates._edits import put_back
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 LOCATIONS = "picking/locations.py"
@@ -335,11 +336,6 @@ _BATCH = (
 )
 
 
-def _redo(undo: tuple[Replace, ...]) -> tuple[Replace, ...]:
-    """The edits that turn the workspace back into the correct project."""
-    return tuple(Replace(edit.path, edit.new, edit.old) for edit in reversed(undo))
-
-
 BATCH = Change(
     id="batch-picking",
     kind="feature",
@@ -368,7 +364,7 @@ BATCH = Change(
     pass_to_pass=lambda rng: [_pick(_floor(rng, 3, 4)), _pick(_floor(rng, 2, 3, short=True))],
     known_bad={
         "merges-by-sku-only": (
-            *_redo(_BATCH),
+            *put_back(_BATCH),
             Replace(
                 PICKLIST,
                 '        key = (pick["location"], pick["sku"])\n',
@@ -376,7 +372,7 @@ BATCH = Change(
             ),
         ),
         "counts-merged-orders-once": (
-            *_redo(_BATCH),
+            *put_back(_BATCH),
             Replace(
                 PICKLIST,
                 '    picked = {order for pick in picks for order in pick["order"].split(",")}\n',

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from assay.families.repo.templates._edits import put_back
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 NUMBERS = "vatreturn/numbers.py"
@@ -115,11 +116,6 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _call("tax_cents", rng.randint(-999_999, 999_999), rng.choice((19, 7, 16, 5))),
         _summary(_mixed(rng, 5, quarter), _purchases(rng, 2, quarter), quarter),
     ]
-
-
-def _undo_inverse(undo: tuple[Replace, ...]) -> tuple[Replace, ...]:
-    """The edits that turn the workspace back into the correct project."""
-    return tuple(Replace(edit.path, edit.new, edit.old) for edit in reversed(undo))
 
 
 REVERSE_CHARGE = Change(
@@ -342,7 +338,7 @@ TOTAL_ROUNDING = Change(
     ],
     known_bad={
         "float-round-on-the-total": (
-            *_undo_inverse(_TOTAL_ROUNDING),
+            *put_back(_TOTAL_ROUNDING),
             Replace(
                 REPORT,
                 "        return tax_cents(sum(nets), rate)\n",

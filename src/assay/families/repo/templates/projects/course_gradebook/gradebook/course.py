@@ -8,7 +8,7 @@ from gradebook.scores import late_points, parse_cell
 
 def load_course(text):
     """The course from course.json: scheme and components (name, columns, max, weight,
-    drop_lowest)."""
+    drop_lowest, resit: the column of the resit exam, if the component has one)."""
     data = json.loads(text)
     components = []
     for item in data["components"]:
@@ -19,6 +19,7 @@ def load_course(text):
                 "max": to_float(item["max"]),
                 "weight": to_float(item["weight"]),
                 "drop_lowest": int(item.get("drop_lowest", 0)),
+                "resit": item.get("resit"),
             }
         )
     return {"scheme": data.get("scheme", "de"), "components": components}
@@ -42,6 +43,10 @@ def course_percent(cells, course):
         for column in component["columns"]:
             value, days = parse_cell(cells.get(column) or "")
             points.append(late_points(value, component["max"], days))
+        if component.get("resit"):
+            retry, _ = parse_cell(cells.get(component["resit"]) or "")
+            if retry is not None:
+                points = [max(retry, item or 0.0) for item in points]
         percent = component_percent(points, component["max"], component["drop_lowest"])
         total += percent * component["weight"]
         weights += component["weight"]

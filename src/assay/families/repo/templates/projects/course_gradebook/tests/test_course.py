@@ -31,6 +31,14 @@ class CourseTest(unittest.TestCase):
     def test_missing_is_dropped_first(self):
         self.assertEqual(component_percent([8, None, 10], 10, 1), 90)
 
+    def test_resit(self):
+        course = load_course(
+            '{"components": [{"name": "exam", "columns": ["K"], "max": 50, "weight": 1,'
+            ' "resit": "NK"}]}'
+        )
+        self.assertEqual(course_percent({"K": "20", "NK": "31"}, course), 62)
+        self.assertEqual(course_percent({"K": "20", "NK": "12"}, course), 40)
+
     def test_weighted(self):
         self.assertEqual(course_percent({"HA1": "10", "HA2": "5", "K": "25"}, COURSE), 70)
 
