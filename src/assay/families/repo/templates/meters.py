@@ -429,13 +429,77 @@ ESTIMATED = Change(
     },
 )
 
+
+def _customer_reads(rng: random.Random, count: int) -> list[Reading]:
+    """Quadra readings of one meter, some of them the customer's own (flag ``C``)."""
+    readings = _readings(rng, count, 6, meter=_meter(rng, "quadra"), estimated=(1,))
+    for reading in rng.sample(readings[2:], max(1, (count - 2) // 2)):
+        reading["customer"] = True
+    return readings
+
+
+def _quadra_flags(readings: list[Reading]) -> str:
+    text = _quadra(readings)
+    lines = text.splitlines()
+    for index, reading in enumerate(readings, 1):
+        if reading.get("customer"):
+            lines[index] = lines[index][:-1] + "C"
+    return "\n".join(lines) + "\n"
+
+
+def _quadra_bill(readings: list[Reading], quarter: int) -> Probe:
+    probe = _bill(readings, "quadra", QUARTERS[quarter], 6)
+    return Probe(cli=probe.cli, argv=probe.argv, files={"readings.txt": _quadra_flags(readings)})
+
+
+CUSTOMER_READS = Change(
+    id="quadra-customer-reads",
+    kind="bug",
+    undo=(
+        Replace(
+            VENDORS,
+            'QUADRA_FLAGS = {"A": False, "C": False, "E": True}\n',
+            'QUADRA_FLAGS = {"A": False, "E": True}\n',
+        ),
+        Replace("tests/test_vendors.py", "20240318000873390C", "20240318000873390A"),
+    ),
+    report=Report(
+        title="Quadra import fails: unknown read flag 'C'",
+        complaint="Since Quadra started sending the readings customers submit through the app, "
+        "the nightly import of their file fails and nobody gets billed.",
+        expected="Customer reads (flag C) are imported like actual readings, as Quadra's format "
+        "description in the README says; A and E stay as they are.",
+        request="read_quadra must accept the flag `C` (a customer read) and import it as an "
+        "actual reading (`estimated` false); unknown flags still raise ValueError.",
+    ),
+    example=lambda rng: _call("read_quadra", _quadra_flags(_customer_reads(rng, 3))),
+    fail_to_pass=lambda rng: [
+        _call("read_quadra", _quadra_flags(_customer_reads(rng, 5))),
+        _call("read_quadra", _quadra_flags(_customer_reads(rng, 4))),
+        _quadra_bill(_customer_reads(rng, 6), 0),
+    ],
+    pass_to_pass=lambda rng: [
+        _call("read_quadra", _quadra(_readings(rng, 4, 6, meter=_meter(rng, "quadra")))),
+        _call("read_quadra", _quadra_flags(_customer_reads(rng, 3)).replace("C\n", "X\n")),
+    ],
+    known_bad={
+        "customer-reads-as-estimates": (
+            Replace(
+                VENDORS,
+                'QUADRA_FLAGS = {"A": False, "E": True}\n',
+                'QUADRA_FLAGS = {"A": False, "C": True, "E": True}\n',
+            ),
+        ),
+    },
+)
+
 TEMPLATE = ProjectTemplate(
     id="meter-readings",
     title="the meter-reading importer",
     project="meter_readings",
     cli="meterread.cli:main",
     locale="en-GB",
-    changes=(ROLLOVER, LAST_DAY, US_DATES, ESTIMATED),
+    changes=(ROLLOVER, LAST_DAY, US_DATES, ESTIMATED, CUSTOMER_READS),
     pass_to_pass=_pass_to_pass,
     tags=("utilities", "file-formats", "dates"),
 )
