@@ -114,6 +114,7 @@ def _pick(floor: Floor, *extra: str) -> Probe:
 
 def _call(function: str, *args: object) -> Probe:
     module = {"walk_order": "locations", "parse_location": "locations", "allocate": "stock"}
+    module |= {"quantity": "stock", "read_stock": "stock"}
     module |= {"batch": "picklist", "render": "picklist", "route": "picklist"}
     return Probe(call=f"picking.{module[function]}:{function}", args=args)
 
@@ -448,13 +449,93 @@ TOTAL = Change(
     },
 )
 
+
+def _thousands(count: int) -> str:
+    return f"{count:,}"
+
+
+def _bulk(rng: random.Random, orders: int = 2) -> Floor:
+    """A floor where pallets hold a thousand or more of an item."""
+    floor = _floor(rng, 3, orders)
+    for entry in rng.sample(floor.stock, 2):
+        entry["qty"] = rng.randint(1_000, 250_000)
+    return floor
+
+
+def _bulk_stock(floor: Floor) -> str:
+    rows = _csv_stock(floor).splitlines()
+    for index, entry in enumerate(floor.stock, 1):
+        head, _, rest = rows[index].partition(f",{entry['qty']},")
+        rows[index] = f'{head},"{_thousands(int(str(entry["qty"])))}",{rest}'
+    return "\n".join(rows) + "\n"
+
+
+def _bulk_pick(floor: Floor) -> Probe:
+    probe = _pick(floor)
+    return Probe(
+        cli=probe.cli, argv=probe.argv, files={**probe.files, "stock.csv": _bulk_stock(floor)}
+    )
+
+
+THOUSANDS = Change(
+    id="thousands-in-quantities",
+    kind="bug",
+    undo=(
+        Replace(
+            STOCK,
+            '    """A whole quantity; spreadsheets write thousands with commas (``1,200``)."""\n'
+            '    return int(text.strip().replace(",", ""))\n',
+            '    """A whole quantity."""\n    return int(text.strip())\n',
+        ),
+        Replace(
+            "tests/test_picking.py",
+            '\n    def test_thousands(self):\n        self.assertEqual(quantity("1,200"), 1200)\n',
+            "",
+        ),
+        Replace("data/stock.csv", 'HX-2201,A04-02,"1,200",', "HX-2201,A04-02,1200,"),
+    ),
+    report=Report(
+        title="Stock file from the new WMS export is rejected",
+        complaint="Since stock comes out of the new warehouse system, the morning run stops "
+        "with 'invalid literal for int()'. The file opens fine in Excel; the bolts pallet "
+        "shows 1,200 boxes.",
+        expected="Quantities with a comma as thousands separator (1,200) are read as whole "
+        "numbers; a quantity that is not a whole number is still refused.",
+        request="quantity() in picking/stock.py, and so read_stock / read_orders, must accept "
+        "commas as thousands separators (`1,200` is 1200, `12,500` is 12500) and keep raising "
+        "ValueError for anything else that is not a whole number (`1.5`, `12 boxes`).",
+    ),
+    example=lambda rng: _call("quantity", _thousands(rng.randint(1_000, 99_999))),
+    fail_to_pass=lambda rng: [
+        _call("quantity", _thousands(rng.randint(100_000, 9_999_999))),
+        _call("quantity", f" {_thousands(rng.randint(1_000, 9_999))}"),
+        _call("read_stock", _bulk_stock(_bulk(rng))),
+        _bulk_pick(_bulk(rng, 3)),
+    ],
+    pass_to_pass=lambda rng: [
+        _call("quantity", str(rng.randint(0, 999))),
+        _call("quantity", f"{rng.randint(1, 99)}.{rng.randint(1, 9)}"),
+        _call("quantity", f"{rng.randint(2, 40)} boxes"),
+        _call("read_stock", _csv_stock(_floor(rng, 3, 1))),
+    ],
+    known_bad={
+        "reads-a-decimal-comma": (
+            Replace(
+                STOCK,
+                "    return int(text.strip())\n",
+                '    return int(float(text.strip().replace(",", ".")))\n',
+            ),
+        ),
+    },
+)
+
 TEMPLATE = ProjectTemplate(
     id="pick-lists",
     title="the warehouse pick-list generator",
     project="pick_lists",
     cli="picking.cli:main",
     locale="en-GB",
-    changes=(SERPENTINE, PARTIAL, BATCH, TOTAL),
+    changes=(SERPENTINE, PARTIAL, BATCH, TOTAL, THOUSANDS),
     pass_to_pass=_pass_to_pass,
     tags=("logistics", "warehouse", "text-output"),
 )

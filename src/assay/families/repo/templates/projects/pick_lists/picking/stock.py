@@ -15,10 +15,15 @@ def _rows(text, columns):
     return [row for row in reader if any((value or "").strip() for value in row.values())]
 
 
+def quantity(text):
+    """A whole quantity; spreadsheets write thousands with commas (``1,200``)."""
+    return int(text.strip().replace(",", ""))
+
+
 def read_orders(text):
     """Order lines ``order_no,sku,qty`` as dicts: order, sku, qty."""
     return [
-        {"order": row["order_no"].strip(), "sku": row["sku"].strip(), "qty": int(row["qty"])}
+        {"order": row["order_no"].strip(), "sku": row["sku"].strip(), "qty": quantity(row["qty"])}
         for row in _rows(text, ("order_no", "sku", "qty"))
     ]
 
@@ -29,7 +34,7 @@ def read_stock(text):
         {
             "sku": row["sku"].strip(),
             "location": normalise_label(row["location"]),
-            "qty": int(row["qty"]),
+            "qty": quantity(row["qty"]),
             "description": (row.get("description") or "").strip(),
         }
         for row in _rows(text, ("sku", "location", "qty"))

@@ -1,7 +1,7 @@
 import unittest
 
 from picking.picklist import batch, render
-from picking.stock import allocate
+from picking.stock import allocate, quantity
 
 STOCK = [
     {"sku": "HX", "location": "A03-14", "qty": 6, "description": ""},
@@ -21,6 +21,14 @@ class AllocateTest(unittest.TestCase):
         result = allocate([{"order": "SO-1", "sku": "HX", "qty": 11}], STOCK)
         self.assertEqual(sum(pick["qty"] for pick in result["picks"]), 9)
         self.assertEqual(result["backorders"], [{"order": "SO-1", "sku": "HX", "qty": 2}])
+
+
+class QuantityTest(unittest.TestCase):
+    def test_plain(self):
+        self.assertEqual(quantity(" 12"), 12)
+
+    def test_thousands(self):
+        self.assertEqual(quantity("1,200"), 1200)
 
 
 class PickListTest(unittest.TestCase):
