@@ -262,8 +262,8 @@ def generate_workflow(count: int, seed: int, out: Path, workers: int, sandbox: s
 @generate_options
 def generate_repo(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
     """Generate repository tasks: bug reports and tickets against small, real-looking Python
-    projects (invoice importer, shift-schedule exporter, ledger reconciler), each with
-    fail-to-pass and pass-to-pass cases and self-checked in the sandbox.
+    projects (invoice importer, shift-schedule exporter, ledger reconciler, log rotation tool),
+    each with fail-to-pass and pass-to-pass cases and self-checked in the sandbox.
 
     \b
     Example:

@@ -4,6 +4,7 @@ for (each pulls in its family's dependencies: sqlglot, moto, the Kubernetes sche
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 from assay.sandbox.protocol import Sandbox
@@ -28,6 +29,26 @@ class Generator(Protocol):
     ) -> list[Task]:
         """Generate the tasks."""
         ...
+
+
+def in_parallel(
+    n: int,
+    make: Callable[[int], Task],
+    *,
+    workers: int,
+    on_task: Callable[[Task], None] | None,
+) -> list[Task]:
+    """``make(0)`` to ``make(n - 1)`` on ``workers`` threads, in index order; ``on_task`` is
+    told of each task as it is made."""
+
+    def made(index: int) -> Task:
+        task = make(index)
+        if on_task is not None:
+            on_task(task)
+        return task
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        return list(pool.map(made, range(n)))
 
 
 def generator_of(family: str) -> Generator:

@@ -40,8 +40,8 @@ def sorted_leftovers(pool: PoolSandbox) -> Task:
 @pytest.fixture(scope="module")
 def generated(pool: PoolSandbox) -> list[Task]:
     """One freshly generated task of each template, in different prompt styles."""
-    styles = ("traceback", "forwarded", "ticket")
+    styles = ("traceback", "forwarded", "ticket", "precise")
     return [
-        make_task((template, template.changes[0], style), 9, index, pool)
-        for index, (template, style) in enumerate(zip(TEMPLATES, styles, strict=False))
+        make_task((template, template.changes[0], styles[index % len(styles)]), 9, index, pool)
+        for index, template in enumerate(TEMPLATES)
     ]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from assay.episodes import EndReason
+from assay.episodes.prompts import prompt_messages
 from assay.families.repo import RepoFamily
 from assay.families.repo.tools import MAX_MATCHES, RepoTools
 from assay.policies import parse_policy
@@ -124,3 +125,14 @@ def test_scripted_policies_in_both_modes(
             assert bad.verdict.status is Status.FAIL, label
         empty = drive(task, parse_policy("empty"), pool, mode=mode)
         assert empty.verdict.status is Status.FAIL
+
+
+def test_a_single_turn_prompt_shows_the_files_the_diff_applies_to(decimal_comma: Task) -> None:
+    _, user = prompt_messages(decimal_comma, single=True, fence="diff")
+    assert user.content is not None
+    assert user.content.startswith(decimal_comma.prompt)
+    assert f"{EXPORT}\n```\n" in user.content
+    assert BROKEN.strip() in user.content
+    assert "hidden" not in user.content.split(decimal_comma.prompt, 1)[1].lower()
+    _, tools_user = prompt_messages(decimal_comma, single=False, fence="diff")
+    assert BROKEN.strip() not in (tools_user.content or "")  # tools mode reads them itself

@@ -61,3 +61,24 @@ def test_a_generated_set_passes_its_audit(
     assert report.known_bad_caught == report.known_bad >= 6 * 4
     assert all(t.red_team is not None and t.red_team.tried >= 10 for t in report.tasks)
     assert all(t.red_team is not None and not t.red_team.won for t in report.tasks)
+
+
+def test_generated_tasks_play_through_assay_run(
+    run_cli: Callable[..., Result], tmp_path: Path
+) -> None:
+    out = tmp_path / "tasks"
+    assert (
+        run_cli("generate", "repo", "--count", "3", "--seed", "5", "--out", str(out)).exit_code == 0
+    )
+    for policy, mode, passed in (
+        ("reference", "tools", "3"),
+        ("reference", "single", "3"),
+        ("empty", "tools", "0"),
+        ("empty", "single", "0"),
+    ):
+        result = run_cli(
+            "run", str(out), "--policy", policy, "--mode", mode, "--run", f"{policy}-{mode}"
+        )
+        assert result.exit_code == 0, result.output
+        [line] = [line for line in result.output.splitlines() if "│ passed" in line]
+        assert line.split("│")[2].strip() == passed, (policy, mode, result.output)

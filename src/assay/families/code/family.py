@@ -102,12 +102,12 @@ class CodeFamily:
         encoded = case_file is not None and case_file.encoded
         rubric = task_rubric(task)
         label = version_label(self)
-        record = _Recorder(
+        record = VerdictRecorder(
             task.id,
             Versions(
                 task=task.content_version(label),
                 family=label,
-                assay=_assay_version(),
+                assay=assay_version(),
                 python=python_environment(config.imports),
                 rubric=rubric[1] if rubric else None,
             ),
@@ -185,7 +185,7 @@ def run_cases(
 
 
 def _legacy_verdict(
-    sandbox: Sandbox, task: Task, config: CodeConfig, solution: Files, record: _Recorder
+    sandbox: Sandbox, task: Task, config: CodeConfig, solution: Files, record: VerdictRecorder
 ) -> Verdict:
     """The verdict of a task with a legacy verifier: its original check, run beside the
     candidate (:mod:`assay.families.code.legacy`)."""
@@ -222,7 +222,7 @@ def _summary(criteria: tuple[Criterion, ...], outputs: CaseOutputs) -> str:
     return text
 
 
-class _Recorder:
+class VerdictRecorder:
     """Makes the verdicts of one verification, timed from its creation."""
 
     def __init__(self, task_id: str, versions: Versions) -> None:
@@ -266,7 +266,7 @@ class _Recorder:
         )
 
 
-def _assay_version() -> str:
+def assay_version() -> str:
     from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load
 
     return __version__

@@ -14,7 +14,6 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 
@@ -25,6 +24,7 @@ from assay.families.code.outputs import Raised, Refused, Returned
 from assay.families.code.prompts import STYLES, Example
 from assay.families.code.raising import counts_as, promised_exceptions
 from assay.families.code.templates import TEMPLATES, Problem, Template
+from assay.families.generators import in_parallel
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.similarity import is_near_duplicate, shingles
@@ -47,15 +47,12 @@ def generate_code_tasks(
 ) -> list[Task]:
     """Make ``n`` tasks from the bank, deterministic in ``seed``, in a stable order."""
     order = _template_order(n, seed)
-
-    def make(index: int) -> Task:
-        task = _make_task(order[index], seed, index, sandbox)
-        if on_task is not None:
-            on_task(task)
-        return task
-
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        drafted = list(pool.map(make, range(n)))
+    drafted = in_parallel(
+        n,
+        lambda index: _make_task(order[index], seed, index, sandbox),
+        workers=workers,
+        on_task=on_task,
+    )
     return _distinct(drafted, order, seed, sandbox)
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import ast
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterator, Set
 from dataclasses import dataclass
 from typing import cast
 
 from assay.errors import TaskFormatError
 from assay.families.base import Mutant
 from assay.families.code.config import code_config
-from assay.tasks.model import REFERENCE, Task
+from assay.tasks.model import REFERENCE, Files, Task
 
 MAX_MUTANTS = 40
 """Mutants per task at most, spread evenly over the sites when there are more."""
@@ -58,6 +58,7 @@ class _Site:
     field: str
     index: int | None
     new: ast.AST
+    line: int = 0
 
     def apply(self, tree: ast.Module) -> str:
         """The source with this mutation; the tree is left as it was."""
@@ -82,18 +83,25 @@ def code_mutants(task: Task) -> list[Mutant]:
         entrypoint = code_config(task).entrypoint
     except TaskFormatError:
         return []
-    files = task.solutions.get(REFERENCE, {})
-    if entrypoint not in files:
+    return source_mutants(task.solutions.get(REFERENCE, {}), entrypoint)
+
+
+def source_mutants(
+    files: Files, path: str, lines: Set[int] | None = None, limit: int = MAX_MUTANTS
+) -> list[Mutant]:
+    """Mutants of the Python file ``path`` of ``files`` (each the whole ``files`` with that
+    file changed), at sites on ``lines`` only when given; none when it does not parse."""
+    if path not in files:
         return []
     try:
-        tree = ast.parse(files[entrypoint].decode())
+        tree = ast.parse(files[path].decode())
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
         return []
     original = ast.unparse(tree)
-    sites = list(_sites(tree))
-    if len(sites) > MAX_MUTANTS:
-        step = len(sites) / MAX_MUTANTS
-        sites = [sites[int(i * step)] for i in range(MAX_MUTANTS)]
+    sites = [site for site in _sites(tree) if lines is None or site.line in lines]
+    if len(sites) > limit:
+        step = len(sites) / limit
+        sites = [sites[int(i * step)] for i in range(limit)]
     mutants = []
     seen = {original}
     for site in sites:
@@ -104,8 +112,8 @@ def code_mutants(task: Task) -> list[Mutant]:
         mutants.append(
             Mutant(
                 name=site.name,
-                diff=_diff(original, mutated, entrypoint),
-                files={**files, entrypoint: mutated.encode()},
+                diff=_diff(original, mutated, path),
+                files={**files, path: mutated.encode()},
             )
         )
     return mutants
@@ -129,7 +137,7 @@ def _sites(tree: ast.Module) -> Iterator[_Site]:
                     continue
                 line = getattr(child, "lineno", getattr(parent, "lineno", 0))
                 for name, new in _replacements(parent, field, index, child):
-                    yield _Site(f"{name} (line {line})", parent, field, index, new)
+                    yield _Site(f"{name} (line {line})", parent, field, index, new, line)
 
 
 def _replacements(

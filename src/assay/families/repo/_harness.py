@@ -139,6 +139,9 @@ def _written(directory: str, inputs: "dict[str, bytes]") -> "dict[str, object]":
                 continue
             if len(found) >= MAX_WRITTEN_FILES:
                 raise OSError(f"the case wrote more than {MAX_WRITTEN_FILES} files")
+            if len(data) > MAX_WRITTEN_BYTES:
+                found[relative] = f"<larger than {MAX_WRITTEN_BYTES} bytes>"
+                continue
             try:
                 found[relative] = data.decode("utf-8")
             except UnicodeDecodeError:

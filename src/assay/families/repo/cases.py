@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from assay.errors import TaskFormatError
 from assay.families.code.config import Case
 from assay.families.code.raising import expectable
+from assay.families.repo.rubric import RepoRubric
 from assay.tasks.model import Task
 
 CASES_FILE = "cases.json"
@@ -139,6 +140,11 @@ class RepoConfig(BaseModel):
     )
     cli: str | None = Field(
         default=None, pattern=_TARGET, description="The project's entry point, module:main."
+    )
+    rubric: RepoRubric | None = Field(
+        default=None,
+        description="Weighted criteria the score is made of (the status is the cases'): see "
+        "assay.families.repo.rubric. None: the score is the share of cases passed.",
     )
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError
 from assay.families import version_label
-from assay.families.base import Exploit
+from assay.families.base import Exploit, Mutant
 from assay.families.code.config import CodeConfig
-from assay.families.code.family import CODEC, _assay_version, _Recorder
+from assay.families.code.family import CODEC, VerdictRecorder, assay_version
 from assay.families.code.judging import judge
 from assay.families.code.outputs import CaseOutputs, decode_outputs
 from assay.families.repo.cases import (
@@ -26,7 +26,9 @@ from assay.families.repo.cases import (
 )
 from assay.families.repo.exploits import repo_exploits
 from assay.families.repo.lint import lint_repo_task
+from assay.families.repo.mutants import repo_mutants
 from assay.families.repo.patches import PatchError, apply_patch, is_patch_submission, parse_patch
+from assay.families.repo.rubric import all_passed, rubric_criteria
 from assay.families.repo.tools import RepoTools
 from assay.findings import Finding
 from assay.sandbox import python_environment
@@ -90,6 +92,11 @@ class RepoFamily:
         """The red-team's reward hacks shaped for ``task`` (:mod:`.exploits`)."""
         return repo_exploits(task)
 
+    def mutants(self, task: Task) -> list[Mutant]:
+        """Near misses of the reference's change, for the audit's mutation check
+        (:mod:`.mutants`)."""
+        return repo_mutants(task)
+
     def tools(self, task: Task) -> RepoTools:
         """A fresh copy of the project and the agent's tools on it."""
         return RepoTools(task)
@@ -97,13 +104,14 @@ class RepoFamily:
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run the hidden cases on the submitted project in ``sandbox``; judge outside it."""
         case_file = repo_cases(task)
+        config = repo_config(task)
         label = version_label(self)
-        record = _Recorder(
+        record = VerdictRecorder(
             task.id,
             Versions(
                 task=task.content_version(label),
                 family=label,
-                assay=_assay_version(),
+                assay=assay_version(),
                 python=python_environment(()),
             ),
         )
@@ -118,14 +126,23 @@ class RepoFamily:
                 sandbox,
                 project,
                 case_file.cases,
-                paths=repo_config(task).paths,
+                paths=config.paths,
                 limits=task.spec.limits,
             )
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         judged = judge_readings(case_file, outputs)
-        status = Status.PASS if all(c.passed for c in judged.criteria) else Status.FAIL
-        return record(status, _summary(judged, case_file, outputs), judged.criteria, outputs.result)
+        status = Status.PASS if all_passed(judged.criteria) else Status.FAIL
+        summary = _summary(judged, case_file, outputs)
+        if config.rubric is None:
+            return record(status, summary, judged.criteria, outputs.result)
+        try:
+            scored, suite = rubric_criteria(
+                config.rubric, task, project, judged.criteria, sandbox=sandbox, tests=config.tests
+            )
+        except SandboxError as exc:
+            return record(Status.ERROR, f"sandbox error: {exc}")
+        return record(status, summary, judged.criteria + scored, outputs.result, suite)
 
 
 def submitted_project(task: Task, solution: Files) -> Files:

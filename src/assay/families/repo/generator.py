@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from itertools import product
 
 from assay.errors import VerifierError
@@ -23,6 +22,7 @@ from assay.families.code._codec import decode, encode
 from assay.families.code.compare import canonical
 from assay.families.code.outputs import CaseOutputs, Outcome, Raised, Returned
 from assay.families.code.raising import expectable
+from assay.families.generators import in_parallel
 from assay.families.repo.cases import (
     CASES_FILE,
     FAIL_TO_PASS,
@@ -32,16 +32,19 @@ from assay.families.repo.cases import (
     RepoCase,
 )
 from assay.families.repo.family import RepoFamily, run_project
-from assay.families.repo.prompts import STYLES, Seen
+from assay.families.repo.prompts import STYLES, Seen, languages_of
 from assay.families.repo.solutions import edited_tests, special_cased, swallowed
 from assay.families.repo.templates import TEMPLATES, Change, Probe, ProjectTemplate
 from assay.families.repo.templates._model import apply_all
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
+from assay.tasks.similarity import is_near_duplicate, shingles
 from assay.tasks.spec import Limits, TaskSpec
 from assay.verdicts import Status
 
 MAX_DRAWS = 6
+REDRAWS = 3
+"""Times a near duplicate of an earlier task is drawn again."""
 LIMITS = Limits(timeout_s=20, cpu_s=20, memory_mb=512)
 PATHS = (".",)
 Combo = tuple[ProjectTemplate, Change, str]
@@ -57,15 +60,31 @@ def generate_repo_tasks(
 ) -> list[Task]:
     """Make ``n`` tasks, deterministic in ``seed``, in a stable order."""
     order = combo_order(n, seed)
+    drafted = in_parallel(
+        n,
+        lambda index: make_task(order[index], seed, index, sandbox),
+        workers=workers,
+        on_task=on_task,
+    )
+    return _distinct(drafted, order, seed, sandbox)
 
-    def make(index: int) -> Task:
-        task = make_task(order[index], seed, index, sandbox)
-        if on_task is not None:
-            on_task(task)
-        return task
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        return list(pool.map(make, range(n)))
+def _distinct(tasks: list[Task], order: list[Combo], seed: int, sandbox: Sandbox) -> list[Task]:
+    """``tasks`` with each near duplicate of an earlier task of its template drawn again (up to
+    :data:`REDRAWS` times): another example, language and wording. What still repeats, the
+    audit's duplicates check quarantines."""
+    seen: dict[str, list[set[str]]] = {}
+    kept = []
+    for index, drafted in enumerate(tasks):
+        mine = seen.setdefault(order[index][0].id, [])
+        chosen = drafted
+        for attempt in range(1, REDRAWS + 1):
+            if not is_near_duplicate(chosen.prompt, mine):
+                break
+            chosen = make_task(order[index], seed, index, sandbox, first_draw=attempt * MAX_DRAWS)
+        mine.append(shingles(chosen.prompt))
+        kept.append(chosen)
+    return kept
 
 
 def combo_order(n: int, seed: int) -> list[Combo]:
@@ -85,12 +104,14 @@ def combo_order(n: int, seed: int) -> list[Combo]:
     return order[:n]
 
 
-def make_task(combo: Combo, seed: int, index: int, sandbox: Sandbox) -> Task:
+def make_task(
+    combo: Combo, seed: int, index: int, sandbox: Sandbox, *, first_draw: int = 0
+) -> Task:
     """Task ``index`` of ``combo``, drawn until its references pass and its known-bad fail."""
     template, change, _ = combo
     family = RepoFamily()
     problems = []
-    for draw in range(MAX_DRAWS):
+    for draw in range(first_draw, first_draw + MAX_DRAWS):
         rng = random.Random(f"assay-repo:{seed}:{index}:{draw}")
         task = _draft(combo, rng, seed, index, sandbox)
         if isinstance(task, str):
@@ -153,6 +174,7 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     )
     if style == "traceback" and not seen.raised:
         style = "forwarded"
+    language = rng.choice(languages_of(change))
     solutions: dict[str, Files] = {"reference": project}
     solutions |= {f"reference-{name}": files for name, files in readings.items()}
     solutions |= _known_bad(change, workspace, example, expected[keys[0]], seen.raised)
@@ -160,7 +182,14 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     spec = TaskSpec(
         id=f"repo-{template.id}-{change.id}-{digest}",
         family="repo",
-        tags=(template.id, change.id, change.kind, f"style:{style}", *template.tags),
+        tags=(
+            template.id,
+            change.id,
+            change.kind,
+            f"style:{style}",
+            f"lang:{language}",
+            *template.tags,
+        ),
         locale=template.locale,
         difficulty=template.difficulty,
         limits=LIMITS,
@@ -169,7 +198,7 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     case_file = CaseFile(readings=sorted(readings), cases=cases)
     return Task(
         spec=spec,
-        prompt=STYLES[style](template, change, seen, rng),
+        prompt=STYLES[style](template, change, seen, language, rng),
         workspace=workspace,
         hidden={CASES_FILE: case_file.dumps()},
         solutions=solutions,

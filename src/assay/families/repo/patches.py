@@ -239,3 +239,28 @@ def _terminated(line: str) -> str:
     if line.endswith("\n"):
         return line
     return f"{line}\n{_NO_NEWLINE}\n"
+
+
+def changed_lines(before: bytes | None, after: bytes, margin: int = 0) -> set[int]:
+    """The lines (from 1) of ``after`` that differ from ``before``, and ``margin`` lines around
+    each; a deletion marks the line after it."""
+    old, new = _lines(before), _lines(after)
+    lines: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, _, _, start, end in matcher.get_opcodes():
+        if tag != "equal":
+            lines.update(range(start + 1 - margin, max(end, start + 1) + margin + 1))
+    return lines
+
+
+def lines_changed(old: Files, new: Files) -> int:
+    """How many lines a change from ``old`` to ``new`` removes and adds, all files together."""
+    total = 0
+    for path in set(old) | set(new):
+        if old.get(path) != new.get(path):
+            matcher = difflib.SequenceMatcher(
+                a=_lines(old.get(path)), b=_lines(new.get(path)), autojunk=False
+            )
+            opcodes = matcher.get_opcodes()
+            total += sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+    return total

@@ -19,9 +19,11 @@ Adding a template
    stdin and input files); and lists realistic wrong fixes (``known_bad``: edits of the
    workspace, e.g. a fix that breaks a pass-to-pass case). Vague requests may add ``readings``.
 3. Add the module to :data:`TEMPLATES` below and run
-   ``.venv/bin/pytest tests/families/repo/test_templates.py``: it generates a task from every
-   change, checks that the workspace fails each fail-to-pass case and passes each pass-to-pass
-   case, that the reference passes and every known-bad fails.
+   ``.venv/bin/pytest tests/families/repo/test_generator.py``: it generates a task from every
+   change (keeping as fail-to-pass the calls the workspace gets wrong and as pass-to-pass those
+   it gets right) and checks that every reference passes and every known-bad fails. Then
+   ``assay generate repo`` and ``assay audit`` a few dozen tasks: the mutation check's
+   survivors show which near misses of the fix the cases cannot tell apart.
 
 Expected outcomes are never written by hand: the generator runs the reference and the workspace
 in the sandbox. Generic known-bad solutions come for free: doing nothing, editing the tests
@@ -30,13 +32,23 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import grades, invoices, ledger, meters, picks, shifts, vat
+from assay.families.repo.templates import (
+    grades,
+    invoices,
+    ledger,
+    logs,
+    meters,
+    picks,
+    shifts,
+    vat,
+)
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
     invoices.TEMPLATE,
     shifts.TEMPLATE,
     ledger.TEMPLATE,
+    logs.TEMPLATE,
     vat.TEMPLATE,
     grades.TEMPLATE,
     picks.TEMPLATE,

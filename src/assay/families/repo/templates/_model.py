@@ -91,6 +91,8 @@ class Report:
     """What should happen instead, in plain words."""
     request: str
     """The precise change a developer asks for: names, formats, edge cases."""
+    translations: Mapping[str, Report] = field(default_factory=dict)
+    """The same report in other prompt languages (``de``, ``fr``), by language."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,8 @@ class ProjectTemplate:
     """Hidden calls across the project that every task checks still work."""
     difficulty: Literal["easy", "medium", "hard"] = "medium"
     tags: tuple[str, ...] = ()
+    titles: Mapping[str, str] = field(default_factory=dict)
+    """The title in other prompt languages (``de``: ``der Rechnungsimport``)."""
 
     def files(self) -> Files:
         """The correct project's files, by relative path."""

@@ -73,6 +73,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _amount(f"{rng.randint(1, 999)},{rng.randint(10, 99)}"),
         _amount(f"{rng.randint(1, 99)},{rng.randint(1, 9)}"),
         _amount(f"-{rng.randint(1, 99)},{rng.randint(10, 99)} €"),
+        _amount(f"{rng.randint(1, 99)} {rng.randint(100, 999)},{rng.randint(10, 99)}"),
         Probe(call="invoicing.amounts:format_amount", args=(rng.randint(-9_999_999, 9_999_999),)),
         Probe(call="invoicing.importer:parse_date", args=(f"{rng.randint(1, 28):02d}.03.2023",)),
         _vat(rng.randint(1, 500) * 100, rng.choice(("19", "7"))),
@@ -100,6 +101,17 @@ THOUSANDS = Change(
         expected="Amounts with thousands separators are read like any other amount.",
         request="parse_amount must accept dots as thousands separators (`1.234,50` is 123450 "
         "cents) while keeping everything it accepts today working.",
+        translations={
+            "de": Report(
+                title="Import bricht bei Beträgen ab 1.000 € ab",
+                complaint="Seit dem Update bricht der März-Import mit einem Fehler ab, sobald "
+                "eine Rechnung über tausend Euro liegt. Kleine Rechnungen gehen durch.",
+                expected="Beträge mit Tausenderpunkten werden wie alle anderen gelesen.",
+                request="parse_amount muss Punkte als Tausendertrennzeichen akzeptieren "
+                "(`1.234,50` sind 123450 Cent); alles, was heute funktioniert, muss weiter "
+                "funktionieren.",
+            )
+        },
     ),
     example=lambda rng: _amount(_de(_big(rng))),
     fail_to_pass=lambda rng: [
@@ -150,6 +162,16 @@ NEGATIVES = Change(
         expected="An amount in parentheses is read as a negative amount.",
         request="parse_amount should read `(12,50)` as -1250 cents, currency signs and "
         "thousands separators inside the parentheses included.",
+        translations={
+            "de": Report(
+                title="Gutschriften in Klammern unterstützen",
+                complaint="Unsere neue Buchhalterin exportiert Gutschriften buchhalterisch in "
+                "Klammern, etwa (45,00), und der Import lehnt die ganze Datei ab.",
+                expected="Ein Betrag in Klammern wird als negativer Betrag gelesen.",
+                request="parse_amount soll `(12,50)` als -1250 Cent lesen, auch mit "
+                "Währungszeichen und Tausenderpunkten in den Klammern.",
+            )
+        },
     ),
     example=lambda rng: _amount(f"({rng.randint(1, 99)},{rng.randint(10, 99)})"),
     fail_to_pass=lambda rng: [
@@ -157,6 +179,10 @@ NEGATIVES = Change(
         _amount(f"({_de(_big(rng))} €)"),
         _amount(f"( {rng.randint(1, 9)},5 )"),
         _summary(_export(rng, 2, amount=f"({rng.randint(1, 99)},00)")),
+    ],
+    pass_to_pass=lambda rng: [
+        _amount(f"({rng.randint(1, 99)},{rng.randint(10, 99)}"),
+        _amount(f"{rng.randint(1, 99)},{rng.randint(10, 99)})"),
     ],
     known_bad={
         "reads-parentheses-as-positive": (
@@ -194,6 +220,18 @@ CREDIT_VAT = Change(
         "exactly as for positive amounts.",
         request="vat_cents must round half a cent away from zero for negative nets too "
         "(-1150 cents at 7% is -81), and stay exact (no floats).",
+        translations={
+            "de": Report(
+                title="Umsatzsteuer auf Gutschriften um einen Cent daneben",
+                complaint="Die Buchhaltung sagt, bei manchen Gutschriften weicht die Umsatzsteuer "
+                "um einen Cent von der Rechnung des Steuerberaters ab. Normale Rechnungen "
+                "stimmen.",
+                expected="Die Umsatzsteuer auf negative Nettobeträge wird wie bei positiven "
+                "kaufmännisch gerundet, also halbe Cent vom Nullpunkt weg.",
+                request="vat_cents muss auch bei negativen Nettobeträgen halbe Cent von null weg "
+                "runden (-1150 Cent zu 7 % ergibt -81) und exakt bleiben (keine Floats).",
+            )
+        },
     ),
     example=lambda rng: _vat(_half_cent_net(rng, -1), "7"),
     fail_to_pass=lambda rng: [
@@ -233,6 +271,16 @@ BOM = Change(
         "column is missing, although all four columns are clearly there.",
         expected="Exports with a UTF-8 byte order mark import like any other.",
         request="load_export must ignore a UTF-8 byte order mark at the start of the export.",
+        translations={
+            "de": Report(
+                title="Mit Excel gespeicherter Export lässt sich nicht importieren",
+                complaint="Wenn ich den Export in Excel öffne und wieder speichere, meldet der "
+                "Import eine fehlende Spalte, obwohl alle vier Spalten eindeutig da sind.",
+                expected="Exporte mit UTF-8-BOM werden wie alle anderen importiert.",
+                request="load_export muss ein UTF-8-Byte-Order-Mark am Anfang des Exports "
+                "ignorieren.",
+            )
+        },
     ),
     example=lambda rng: _load(("\ufeff" + _export(rng, 1)).encode()),
     fail_to_pass=lambda rng: [
@@ -275,6 +323,17 @@ CP1252 = Change(
         expected="Exports in the old ERP's Windows encoding (cp1252) are read correctly, "
         "umlauts included; UTF-8 exports stay as they are.",
         request="load_export must fall back to cp1252 when the export is not valid UTF-8.",
+        translations={
+            "de": Report(
+                title="UnicodeDecodeError bei Exporten aus dem alten ERP",
+                complaint="Die Filiale nutzt noch das alte ERP, und dessen Exporte lassen den "
+                "Import abstürzen, sobald ein Kunde einen Umlaut im Namen hat.",
+                expected="Exporte in der Windows-Kodierung des alten ERP (cp1252) werden samt "
+                "Umlauten richtig gelesen; UTF-8-Exporte bleiben, wie sie sind.",
+                request="load_export muss auf cp1252 zurückfallen, wenn der Export kein gültiges "
+                "UTF-8 ist.",
+            )
+        },
     ),
     example=lambda rng: _load(_export(rng, 2).encode("cp1252")),
     fail_to_pass=lambda rng: [
@@ -321,6 +380,16 @@ SHORT_YEARS = Change(
         expected="A two-digit year means a year in the 2000s.",
         request="parse_date must read a two-digit year `yy` as 20yy (`03.04.24` is "
         "`2024-04-03`); four-digit years stay as they are.",
+        translations={
+            "de": Report(
+                title="Datumsangaben mit zweistelligem Jahr landen im Jahr 24",
+                complaint="In den Summen aus den Exporten der neuen Kasse steht beim Datum 0024 "
+                "statt 2024.",
+                expected="Ein zweistelliges Jahr bedeutet ein Jahr in den 2000ern.",
+                request="parse_date muss ein zweistelliges Jahr `jj` als 20jj lesen (`03.04.24` "
+                "ist `2024-04-03`); vierstellige Jahre bleiben, wie sie sind.",
+            )
+        },
     ),
     example=lambda rng: Probe(
         call="invoicing.importer:parse_date", args=(f"{rng.randint(1, 28):02d}.04.24",)
@@ -336,6 +405,15 @@ SHORT_YEARS = Change(
     pass_to_pass=lambda rng: [
         Probe(call="invoicing.importer:parse_date", args=(f"{rng.randint(1, 28):02d}.06.1999",)),
     ],
+    known_bad={
+        "every-year-in-the-2000s": (
+            Replace(
+                IMPORTER,
+                '    day, month, year = text.strip().split(".")\n',
+                '    day, month, year = text.strip().split(".")\n    year = "20" + year[-2:]\n',
+            ),
+        ),
+    },
 )
 
 TEMPLATE = ProjectTemplate(
@@ -346,5 +424,6 @@ TEMPLATE = ProjectTemplate(
     locale="de-DE",
     changes=(THOUSANDS, NEGATIVES, CREDIT_VAT, BOM, CP1252, SHORT_YEARS),
     pass_to_pass=_pass_to_pass,
+    titles={"de": "der Rechnungsimport"},
     tags=("finance", "encodings", "rounding"),
 )

@@ -53,7 +53,7 @@ def _books(
 
 def _twins(rng: random.Random, pence: int) -> tuple[list[Line], list[Line]]:
     """Two statement lines of one amount a day apart, and two ledger entries of it: the first
-    line's match is also the second line's closest entry."""
+    line's match is also the second line's closest entry; one more entry of another amount."""
     day = _day(rng)
     second = day + datetime.timedelta(days=1)
     later = day + datetime.timedelta(days=rng.randint(2, 3))
@@ -65,8 +65,29 @@ def _twins(rng: random.Random, pence: int) -> tuple[list[Line], list[Line]]:
     ledger: list[Line] = [
         {"ref": f"PI-{rng.randint(100, 499)}", "date": day.isoformat(), "amount": pence},
         {"ref": f"PI-{rng.randint(500, 999)}", "date": later.isoformat(), "amount": pence},
+        {"ref": "JN-0007", "date": second.isoformat(), "amount": pence + rng.randint(1, 99)},
     ]
     rng.shuffle(ledger)
+    return statement, ledger
+
+
+def _leftovers(rng: random.Random) -> tuple[list[Line], list[Line]]:
+    """Two statement lines and two ledger entries, none matching, each side in the file in
+    neither date nor amount order, and in the same order by date as by amount: every
+    reasonable way to sort them agrees on this one."""
+    day = _day(rng)
+    first, second, third = (day + datetime.timedelta(days=d) for d in rng.sample(range(5, 40), 3))
+    early, late = sorted((second, third))
+    small, big = sorted(rng.sample(range(100, 50_000), 2))
+    low, high = sorted(rng.sample(range(50_001, 99_999), 2))
+    statement: list[Line] = [
+        {"id": "B1", "date": first.isoformat(), "description": rng.choice(PAYEES), "amount": big},
+        {"id": "B2", "date": day.isoformat(), "description": rng.choice(PAYEES), "amount": small},
+    ]
+    ledger: list[Line] = [
+        {"ref": f"SI-{rng.randint(2000, 2999)}", "date": late.isoformat(), "amount": -low},
+        {"ref": f"SI-{rng.randint(1000, 1999)}", "date": early.isoformat(), "amount": -high},
+    ]
     return statement, ledger
 
 
@@ -102,6 +123,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _money(_pounds(-pence)),
         _money(f"({_pounds(pence)})"),
         _money(f"{_pounds(pence)} CR"),
+        _money(f"{_pounds(rng.randint(100, 99_999))}CR"),
         Probe(call="reconcile.money:show_money", args=(rng.randint(-9_999_999, 9_999_999),)),
         _reconcile(_books(rng, 3)),
         _match(_books(rng, 2)),
@@ -128,11 +150,23 @@ DEBIT_SUFFIX = Change(
         "ledger's payments.",
         request="parse_money must read a `DR` suffix as a negative amount (`84.10 DR` is -8410) "
         "and keep `CR` positive.",
+        translations={
+            "fr": Report(
+                title="Les prélèvements ne sont jamais rapprochés",
+                complaint="Depuis que la banque a changé son export, aucun de nos prélèvements ne "
+                "se rapproche plus : ils apparaissent tous non rapprochés des deux côtés.",
+                expected="Les montants marqués DR sur le relevé sont des sorties d'argent, "
+                "négatives comme les paiements du grand livre.",
+                request="parse_money doit lire un suffixe `DR` comme un montant négatif (`84.10 "
+                "DR` donne -8410) et garder `CR` positif.",
+            )
+        },
     ),
     example=lambda rng: _money(_pounds(-rng.randint(100, 99_999), "dr")),
     fail_to_pass=lambda rng: [
         _money(_pounds(-rng.randint(100_000, 9_999_999), "dr")),
         _money(f"£{_pounds(-rng.randint(100, 99_999), 'dr')}"),
+        _money(_pounds(-rng.randint(100, 99_999), "dr").replace(" ", "")),
         _match(_books(rng, 3, amount=-rng.randint(100, 99_999)), "dr"),
     ],
     known_bad={
@@ -163,6 +197,20 @@ INCLUSIVE_WINDOW = Change(
         expected="The matching window includes its last day, as the README says.",
         request="reconcile must match entries at most `days` days apart, both ends included: "
         "with the default of 3, a payment 3 days apart matches, 4 days apart does not.",
+        translations={
+            "fr": Report(
+                title="Les paiements saisis à exactement trois jours d'écart ne sont pas "
+                "rapprochés",
+                complaint="Notre clôture de fin de mois a laissé une douzaine de paiements non "
+                "rapprochés qui sont clairement les mêmes, chacun avec exactement trois jours "
+                "entre la banque et le grand livre.",
+                expected="La fenêtre de rapprochement inclut son dernier jour, comme le dit le "
+                "README.",
+                request="reconcile doit rapprocher les écritures distantes d'au plus `days` "
+                "jours, bornes incluses : avec la valeur par défaut de 3, un paiement à 3 jours "
+                "est rapproché, à 4 jours non.",
+            )
+        },
     ),
     example=lambda rng: _reconcile(_books(rng, 1, gap=3)),
     fail_to_pass=lambda rng: [
@@ -203,6 +251,19 @@ ONE_ENTRY_ONCE = Change(
         expected="Each ledger entry is matched to at most one bank line.",
         request="reconcile must not match a ledger entry that an earlier statement line already "
         "matched; the next closest entry of the same amount is used instead.",
+        translations={
+            "fr": Report(
+                title="Deux loyers rapprochés d'une seule facture",
+                complaint="Nous payons le même loyer deux fois par mois et le rapprochement coche "
+                "les deux lignes bancaires contre la même écriture, laissant l'autre ouverte pour "
+                "toujours.",
+                expected="Chaque écriture du grand livre est rapprochée d'au plus une ligne "
+                "bancaire.",
+                request="reconcile ne doit pas rapprocher une écriture déjà rapprochée par une "
+                "ligne précédente du relevé ; l'écriture suivante la plus proche du même montant "
+                "est utilisée à la place.",
+            )
+        },
     ),
     example=lambda rng: _reconcile(_twins(rng, -rng.randint(50_000, 150_000))),
     fail_to_pass=lambda rng: [
@@ -248,24 +309,35 @@ SORTED_LEFTOVERS = Change(
         "checked off against the statement.",
         request="Sort the unmatched bank lines and the unmatched ledger entries in reconcile's "
         "result (keep the order of equal items as in the files).",
+        translations={
+            "fr": Report(
+                title="Trier les listes non rapprochées",
+                complaint="Les restes sortent dans l'ordre des fichiers, et les pointer avec le "
+                "PDF de la banque prend une éternité.",
+                expected="Les lignes bancaires et les écritures non rapprochées sortent triées, "
+                "pour pouvoir les pointer avec le relevé.",
+                request="Triez les lignes bancaires et les écritures non rapprochées dans le "
+                "résultat de reconcile (en gardant l'ordre des fichiers pour les éléments égaux).",
+            )
+        },
     ),
-    example=lambda rng: _reconcile(
-        (
-            [
-                {"id": "B1", "date": "2024-03-09", "description": "ACME LTD", "amount": 9_000},
-                {"id": "B2", "date": "2024-03-02", "description": "TESCO", "amount": 1_500},
-            ],
-            [
-                {"ref": "SI-2", "date": "2024-04-20", "amount": 7_000 + rng.randint(1, 99)},
-                {"ref": "SI-1", "date": "2024-04-11", "amount": 2_000 + rng.randint(1, 99)},
-            ],
-        )
-    ),
+    example=lambda rng: _reconcile(_leftovers(rng)),
     fail_to_pass=lambda rng: [
         _reconcile(_books(rng, 0)),
         _reconcile(_books(rng, 1, gap=9)),
         _reconcile(_books(rng, 2, gap=8)),
     ],
+    known_bad={
+        "sorts-bank-lines-only": (
+            Replace(
+                MATCHING,
+                '        "unmatched_bank": [line["id"] for line in unmatched],\n',
+                '        "unmatched_bank": [\n'
+                '            line["id"] for line in sorted(unmatched, key=lambda i: i["date"])\n'
+                "        ],\n",
+            ),
+        ),
+    },
     readings={
         "by-amount": (
             Replace(
@@ -285,5 +357,6 @@ TEMPLATE = ProjectTemplate(
     locale="en-GB",
     changes=(DEBIT_SUFFIX, INCLUSIVE_WINDOW, ONE_ENTRY_ONCE, SORTED_LEFTOVERS),
     pass_to_pass=_pass_to_pass,
+    titles={"fr": "le rapprochement banque-grand livre"},
     tags=("finance", "reconciliation", "matching"),
 )

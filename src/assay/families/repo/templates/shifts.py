@@ -86,6 +86,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _export(_roster(rng, 3)),
         _export(_roster(rng, 4), "--format", "weekly"),
         _export(_roster(rng, 2), "--format", "ics", "--out", "shifts.ics"),
+        _export(f"employee;date;start;end\nLisa Brandt;{rng.randint(30, 31)}.02.2024;8:00;9:00\n"),
     ]
 
 
@@ -101,6 +102,17 @@ OVERNIGHT = Change(
         "length.",
         request="shift_minutes (and everything built on it) must treat an end before the start "
         "as the next day: 22:00 to 6:00 is 480 minutes.",
+        translations={
+            "de": Report(
+                title="Nachtdienste kommen mit negativen Stunden heraus",
+                complaint="Die Lohnbuchhaltung hat angerufen: Alle im Nachtdienst haben für "
+                "Dezember Minusstunden auf der Abrechnung. Tagdienste stimmen.",
+                expected="Ein Dienst, der vor seinem Beginn endet, geht über Mitternacht und "
+                "zählt seine wirkliche Länge.",
+                request="shift_minutes (und alles, was darauf aufbaut) muss ein Ende vor dem "
+                "Beginn als nächsten Tag behandeln: 22:00 bis 6:00 sind 480 Minuten.",
+            )
+        },
     ),
     example=lambda rng: _call("shift_minutes", *_night_shift(rng)),
     fail_to_pass=lambda rng: [
@@ -108,6 +120,9 @@ OVERNIGHT = Change(
         _call("paid_minutes", *_night_shift(rng)),
         _export(_roster(rng, 3, _night_shift)),
         _export(_roster(rng, 2, _night_shift), "--format", "ics"),
+    ],
+    pass_to_pass=lambda rng: [
+        _call("shift_minutes", *[_clock(rng.randrange(0, 1440, 5), rng)] * 2)
     ],
     known_bad={
         "adds-twelve-hours": (
@@ -138,6 +153,18 @@ ISO_WEEK = Change(
         expected="Weeks are ISO calendar weeks (Monday first; week 1 holds the first Thursday).",
         request="week_of must give the ISO week, `2025-W01` for 2025-01-01, including ISO "
         "years that differ from the calendar year (2024-12-30 is `2025-W01`).",
+        translations={
+            "de": Report(
+                title="Wochenstunden für Januar landen in Woche 00",
+                complaint="Die Wochenübersicht für Januar zeigt eine Woche 00, und jede Woche "
+                "danach ist gegenüber dem Dienstplan um eins verschoben, der Kalenderwochen "
+                "nutzt.",
+                expected="Wochen sind ISO-Kalenderwochen (Montag zuerst; Woche 1 enthält den "
+                "ersten Donnerstag).",
+                request="week_of muss die ISO-Woche liefern, `2025-W01` für 2025-01-01, auch wenn "
+                "das ISO-Jahr vom Kalenderjahr abweicht (2024-12-30 ist `2025-W01`).",
+            )
+        },
     ),
     example=lambda rng: _call("week_of", _date(rng, 2025, 1).isoformat()),
     fail_to_pass=lambda rng: [
@@ -179,6 +206,17 @@ DECIMAL_COMMA = Change(
         expected="Hours in the payroll and weekly exports use a decimal comma, as payroll expects.",
         request="hours_text must write hours with a decimal comma (`7,50`), two decimals; "
         "dates and names in the export stay as they are.",
+        translations={
+            "de": Report(
+                title="Lohnimport lehnt unsere Stundendatei ab",
+                complaint="Die Lohnbuchhaltung sagt, ihr System lehnt die Stundendatei seit der "
+                "neuen Version ab: 7.50 liest es als siebentausendfünfzig Stunden oder gar nicht.",
+                expected="Stunden im Lohn- und Wochenexport haben ein Dezimalkomma, wie die "
+                "Lohnbuchhaltung es erwartet.",
+                request="hours_text muss Stunden mit Dezimalkomma (`7,50`) und zwei "
+                "Nachkommastellen schreiben; Datum und Namen im Export bleiben, wie sie sind.",
+            )
+        },
     ),
     example=lambda rng: _call("hours_text", rng.randrange(15, 600, 15)),
     fail_to_pass=lambda rng: [
@@ -230,6 +268,16 @@ EMPLOYEE_FILTER = Change(
         expected="The export takes an option to keep only one employee's shifts.",
         request="`rota export` gets an `--employee NAME` option that keeps only the shifts of "
         "the employee with exactly that name, for every format.",
+        translations={
+            "de": Report(
+                title="Die Dienste einer Person exportieren",
+                complaint="Das Personal fragt ständig nach den eigenen Diensten als "
+                "Kalenderdatei, und ich lösche alle anderen von Hand.",
+                expected="Der Export bekommt eine Option, die nur die Dienste einer Person behält.",
+                request="`rota export` bekommt eine Option `--employee NAME`, die nur die Dienste "
+                "der Person mit genau diesem Namen behält, in jedem Format.",
+            )
+        },
     ),
     example=lambda rng: _export(_roster(rng, 4), "--employee", rng.choice(EMPLOYEES[:4])),
     fail_to_pass=lambda rng: [
@@ -237,6 +285,22 @@ EMPLOYEE_FILTER = Change(
         _export(_roster(rng, 4), "--format", "ics", "--employee", rng.choice(EMPLOYEES[:4])),
         _export(_roster(rng, 5), "--format", "weekly", "--employee", rng.choice(EMPLOYEES[:4])),
     ],
+    known_bad={
+        "filters-payroll-only": (
+            Replace(
+                CLI,
+                '    if args.format == "ics":\n',
+                '    if args.format == "payroll" and args.employee:\n'
+                '        shifts = [s for s in shifts if s["employee"] == args.employee]\n'
+                '    if args.format == "ics":\n',
+            ),
+            Replace(
+                CLI,
+                '    export.add_argument("--out"',
+                '    export.add_argument("--employee")\n    export.add_argument("--out"',
+            ),
+        ),
+    },
 )
 
 BREAK_BOUNDARY = Change(
@@ -254,12 +318,27 @@ BREAK_BOUNDARY = Change(
         "(45 minutes) of work, as the law says.",
         request="paid_minutes: deduct 30 minutes only above 6:00 worked and 45 minutes only "
         "above 9:00; exactly 6:00 and 9:00 are paid as 6:00 and 8:30.",
+        translations={
+            "de": Report(
+                title="Pause wird bei Sechs-Stunden-Diensten abgezogen",
+                complaint="Der Betriebsrat beschwert sich, dass Leute mit genau sechs Stunden "
+                "eine halbe Stunde Lohn für eine Pause verlieren, die sie nicht machen müssen.",
+                expected="Die Pause wird nur bei *mehr als* sechs (30 Minuten) bzw. neun Stunden "
+                "(45 Minuten) Arbeit abgezogen, wie im Gesetz.",
+                request="paid_minutes: 30 Minuten erst über 6:00 Arbeit abziehen und 45 Minuten "
+                "erst über 9:00; genau 6:00 und 9:00 werden als 6:00 und 8:30 bezahlt.",
+            )
+        },
     ),
     example=lambda rng: _call("paid_minutes", *_day_shift(rng, 6 * 60)),
     fail_to_pass=lambda rng: [
         _call("paid_minutes", *_day_shift(rng, 6 * 60)),
         _call("paid_minutes", *_day_shift(rng, 9 * 60)),
         _export(_roster(rng, 2, lambda r: _day_shift(r, 9 * 60))),
+    ],
+    pass_to_pass=lambda rng: [
+        _call("paid_minutes", *_day_shift(rng, 6 * 60 + rng.randint(1, 5))),
+        _call("paid_minutes", *_day_shift(rng, 9 * 60 + rng.randint(1, 8))),
     ],
     known_bad={
         "fixes-six-hours-only": (
@@ -276,5 +355,6 @@ TEMPLATE = ProjectTemplate(
     locale="de-DE",
     changes=(OVERNIGHT, ISO_WEEK, DECIMAL_COMMA, EMPLOYEE_FILTER, BREAK_BOUNDARY),
     pass_to_pass=_pass_to_pass,
+    titles={"de": "der Dienstplan-Export"},
     tags=("scheduling", "dates", "payroll"),
 )

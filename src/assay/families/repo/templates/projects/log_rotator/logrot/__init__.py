@@ -1,0 +1,3 @@
+"""Log rotation plans."""
+
+__version__ = "0.4.2"
