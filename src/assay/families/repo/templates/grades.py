@@ -289,6 +289,7 @@ LATE = Change(
         _call("late_points", float(rng.randint(25, 39)), 40, rng.randint(1, 4)),
         _call("late_points", rng.randint(2, 6) / 2, 20, rng.randint(5, 7)),
         _call("late_points", float(rng.randint(10, 15)), 15, rng.randint(2, 6)),
+        _call("late_points", rng.randint(40, 71) / 4, 17.75, rng.randint(1, 3)),
         _export(_students(rng, 3, late=2)),
         _call("course_percent", _cells(rng, late=3), LOADED),
     ],
@@ -453,7 +454,11 @@ RESIT = Change(
     example=lambda rng: _call("course_percent", _resit_cells(rng, True), WITH_RESIT),
     fail_to_pass=lambda rng: [
         _call("course_percent", _resit_cells(rng, True), WITH_RESIT),
-        _call("course_percent", _resit_cells(rng, True), WITH_RESIT),
+        _call(
+            "course_percent",
+            {**_cells(rng), "Klausur": "-", "Nachklausur": _de(rng.randint(1, 3) / 4)},
+            WITH_RESIT,
+        ),
         _resit_export(_resat(rng, 4, 2)),
         _resit_export(_resat(rng, 5, 3)),
     ],

@@ -347,6 +347,13 @@ def _mid_estimate(rng: random.Random, meter: str = "M1") -> list[Reading]:
     return [{**reading, "meter": meter} for reading in readings]
 
 
+def _closing_estimate(rng: random.Random) -> list[Reading]:
+    """Readings around the second quarter, only the closing one (after it) an estimate."""
+    readings = _straddling(rng, 1)
+    readings[-1]["estimated"] = True
+    return readings
+
+
 ESTIMATED = Change(
     id="estimated-flag",
     kind="feature",
@@ -398,6 +405,7 @@ ESTIMATED = Change(
         _call("bill", _straddling(rng, 1), *QUARTERS[1]),
         _call("bill", _flagged(rng, "voltmark", True)[:5], *QUARTERS[1]),
         _call("bill", _mid_estimate(rng), *QUARTERS[1]),
+        _call("bill", _closing_estimate(rng), *QUARTERS[1]),
         _bill(_mid_estimate(rng, _meter(rng)), "voltmark", QUARTERS[1]),
     ],
     pass_to_pass=lambda rng: [_bill(_flagged(rng, "voltmark", True), "voltmark", QUARTERS[1])],
@@ -480,6 +488,8 @@ CUSTOMER_READS = Change(
     ],
     pass_to_pass=lambda rng: [
         _call("read_quadra", _quadra(_readings(rng, 4, 6, meter=_meter(rng, "quadra")))),
+        _call("read_voltmark", _voltmark(_readings(rng, 5, meter=_meter(rng), estimated=(2,)))),
+        _call("read_voltmark", _voltmark(_readings(rng, 3, meter=_meter(rng), estimated=(0,)))),
         _call("read_quadra", _quadra_flags(_customer_reads(rng, 3)).replace("C\n", "X\n")),
     ],
     known_bad={

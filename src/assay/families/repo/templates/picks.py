@@ -152,6 +152,11 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _call("parse_location", f"A{rng.randint(1, 9)}/{rng.randint(1, 9)}"),
         _allocate(_floor(rng, 3, 2)),
         _pick(_floor(rng, 4, 3)),
+        Probe(
+            cli="picking.cli:main",
+            argv=("pick", "orders.csv"),
+            files={"orders.csv": _csv_orders(_floor(rng, 2, 1))},
+        ),
     ]
 
 

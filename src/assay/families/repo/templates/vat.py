@@ -115,6 +115,11 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _call("sales_box", _line(rng, "eu-b2b")),
         _call("tax_cents", rng.randint(-999_999, 999_999), rng.choice((19, 7, 16, 5))),
         _summary(_mixed(rng, 5, quarter), _purchases(rng, 2, quarter), quarter),
+        Probe(
+            cli="vatreturn.cli:main",
+            argv=("summary", "sales.csv", "purchases.csv"),
+            files={"sales.csv": _text(_mixed(rng, 2)), "purchases.csv": _text([])},
+        ),
     ]
 
 
@@ -330,6 +335,7 @@ TOTAL_ROUNDING = Change(
         ),
         _call("summarise", _half_cents(rng, 3), [], "2024-Q1", "total"),
         _call("summarise", _half_cents(rng, 1), [], "2024-Q1", "line"),
+        _summary(_half_cents(rng, 3), [], 1, "--rounding", "line"),
         _call("summarise", _mixed(rng, 2), [], "2024-Q1", rng.choice(("sum", "Total", "lines"))),
     ],
     pass_to_pass=lambda rng: [
@@ -399,6 +405,7 @@ WHOLE_EUROS = Change(
         _summary(_mixed(rng, 6, 2), _purchases(rng, 2, 2), 2),
         _summary(_mixed(rng, 4, 3), _purchases(rng, 3, 3), 3),
         _summary([_line(rng, "b2c", net=rng.randint(1, 99) * 100 + rng.randint(50, 99))], [], 1),
+        _summary([_line(rng, "b2c", net=-rng.randint(1_000, 999_999), code="S")], [], 1),
     ],
     readings={
         "rounded": (
