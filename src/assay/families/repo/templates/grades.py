@@ -123,7 +123,7 @@ def _export(
 def _call(function: str, *args: object) -> Probe:
     module = {"german_grade": "schemes", "letter_grade": "schemes", "shown_grade": "schemes"}
     module |= {"component_percent": "course", "late_points": "scores", "parse_cell": "scores"}
-    module |= {"registrar_rows": "export", "course_percent": "course"}
+    module |= {"registrar_rows": "export", "course_percent": "course", "load_course": "course"}
     return Probe(call=f"gradebook.{module[function]}:{function}", args=args)
 
 
@@ -460,6 +460,7 @@ RESIT = Change(
             WITH_RESIT,
         ),
         _resit_export(_resat(rng, 4, 2)),
+        _call("load_course", json.dumps(_course(rng.randint(0, 2), resit=True))),
         _resit_export(_resat(rng, 5, 3)),
     ],
     pass_to_pass=lambda rng: [
