@@ -173,6 +173,26 @@ BOUNDARY = Change(
         "regulations and the docstring say: 50 % is a 4,0.",
         request="german_grade must include each boundary in the better grade (95 is 1.0, 90 is "
         "1.3, ..., 50 is 4.0); just below a boundary stays the worse grade (49.9 is 5.0).",
+        translations={
+            "de": Report(
+                title="Studentin mit genau 50 % durchgefallen",
+                complaint=(
+                    "Eine Studentin war in meiner Sprechstunde: Sie hat genau die Hälfte der "
+                    "Punkte, das ist laut Prüfungsordnung bestanden, und in der Liste ans "
+                    "Prüfungsamt steht 5,0. Zwei andere mit genau 85 % und 90 % haben auch "
+                    "die schlechtere Note bekommen."
+                ),
+                expected=(
+                    "Ein Prozentwert genau auf einer Notengrenze bekommt die bessere Note, "
+                    "wie Prüfungsordnung und Docstring sagen: 50 % sind eine 4,0."
+                ),
+                request=(
+                    "german_grade muss jede Grenze der besseren Note zuschlagen (95 ist 1.0, "
+                    "90 ist 1.3, ..., 50 ist 4.0); knapp darunter bleibt es die schlechtere "
+                    "Note (49.9 ist 5.0)."
+                ),
+            )
+        },
     ),
     example=lambda rng: _call("german_grade", rng.choice(BOUNDARIES)),
     fail_to_pass=lambda rng: [
@@ -222,6 +242,28 @@ MISSING = Change(
         "the `drop_lowest` lowest items, and average over the remaining items "
         "(`[8, None, 10]` out of 10 with one dropped is 90.0; with two missing and one dropped "
         "the other missing one counts as 0).",
+        translations={
+            "de": Report(
+                title="Hausaufgabe weglassen lohnt sich",
+                complaint=(
+                    "Die Studierenden haben gemerkt, dass eine nicht abgegebene Hausaufgabe "
+                    "eine bessere Note bringt als eine schwache: die schwache wird "
+                    "gestrichen, die fehlende einfach ignoriert. Einer hat zwei weggelassen "
+                    "und hat trotzdem 100 % bei den Hausaufgaben."
+                ),
+                expected=(
+                    "Eine fehlende Hausaufgabe zählt null Punkte; gestrichen wird dann zuerst "
+                    "die fehlende, weitere fehlende zählen null."
+                ),
+                request=(
+                    "component_percent muss ein fehlendes Element (None) als 0 Punkte zählen, "
+                    "bevor die `drop_lowest` schlechtesten gestrichen werden, und über die "
+                    "übrigen mitteln (`[8, None, 10]` von 10 mit einer Streichung ergibt "
+                    "90.0; bei zwei fehlenden und einer Streichung zählt die andere fehlende "
+                    "mit 0)."
+                ),
+            )
+        },
     ),
     example=lambda rng: _call(
         "component_percent", [_points(rng), None, _points(rng), _points(rng)], 20, 1
@@ -283,6 +325,28 @@ LATE = Change(
         request="late_points(points, max_points, days_late) must subtract 0.1 * max_points per "
         "day late, floor the result at 0.0, keep returning 0.0 after more than 7 days and the "
         "points unchanged when not late; the result rounded to 2 decimals.",
+        translations={
+            "de": Report(
+                title="Verspätungsabzug entspricht nicht den Kursregeln",
+                complaint=(
+                    "Ein Student hat 18 von 20 Punkten zwei Tage zu spät abgegeben und 14,4 "
+                    "Punkte behalten. Laut Kursregeln sind es 10 % der Höchstpunktzahl pro "
+                    "Tag, also müssten es 14 sein. Schwache Abgaben verlieren bei Verspätung "
+                    "fast nichts."
+                ),
+                expected=(
+                    "Jeder Tag Verspätung kostet 10 % der Höchstpunktzahl der Aufgabe (nicht "
+                    "der erreichten Punkte), nie unter null; nach sieben Tagen zählt die "
+                    "Aufgabe null."
+                ),
+                request=(
+                    "late_points(points, max_points, days_late) muss pro Verspätungstag 0.1 * "
+                    "max_points abziehen, das Ergebnis bei 0.0 abschneiden, nach mehr als 7 "
+                    "Tagen weiter 0.0 und ohne Verspätung die Punkte unverändert liefern; auf "
+                    "2 Nachkommastellen gerundet."
+                ),
+            )
+        },
     ),
     example=lambda rng: _call("late_points", float(rng.randint(14, 19)), 20, rng.randint(1, 3)),
     fail_to_pass=lambda rng: [
@@ -347,6 +411,22 @@ SORTED = Change(
         expected="The exported list is sorted.",
         request="Sort the rows that go to the examination office, in registrar_rows and so in "
         "`gradebook export` (rows that compare equal keep the sheet's order).",
+        translations={
+            "de": Report(
+                title="Prüfungsamt will die Notenliste sortiert",
+                complaint=(
+                    "Das Prüfungsamt hat unsere Notenliste zurückgeschickt: Ihr Import "
+                    "braucht sie sortiert, und unsere kommt in der Reihenfolge heraus, in der "
+                    "die Tutoren die Punkteliste getippt haben."
+                ),
+                expected="Die exportierte Liste ist sortiert.",
+                request=(
+                    "Die Zeilen für das Prüfungsamt sortieren, in registrar_rows und damit in "
+                    "`gradebook export` (gleichrangige Zeilen behalten die Reihenfolge der "
+                    "Punkteliste)."
+                ),
+            )
+        },
     ),
     example=lambda rng: _export(_unsorted(rng, 4)),
     fail_to_pass=lambda rng: [
@@ -450,6 +530,29 @@ RESIT = Change(
         "the resit): load_course keeps it, and course_percent counts, for each of the "
         "component's items, the better of its points and the resit's points when the resit "
         "cell is not empty or missing.",
+        translations={
+            "de": Report(
+                title="Ergebnisse der Nachklausur werden ignoriert",
+                complaint=(
+                    "Studierende, die die Nachklausur bestanden haben, stehen in der Liste "
+                    "ans Prüfungsamt immer noch mit dem ersten, nicht bestandenen Versuch. "
+                    "Die Tutoren haben die Punkte in die Spalte Nachklausur eingetragen, aber "
+                    "das Notenbuch schaut sie nicht an."
+                ),
+                expected=(
+                    "Wer die Nachklausur geschrieben hat, bekommt das bessere Ergebnis aus "
+                    "Klausur und Nachklausur. Die Klausur-Komponente in course.json nennt "
+                    'ihre Nachklausur-Spalte: `"resit": "Nachklausur"`.'
+                ),
+                request=(
+                    "Einen optionalen Schlüssel `resit` an einer Komponente in course.json "
+                    "unterstützen (die Spalte der Nachklausur): load_course übernimmt ihn, "
+                    "und course_percent zählt für jedes Element der Komponente das Bessere "
+                    "aus seinen Punkten und denen der Nachklausur, wenn die Nachklausur-Zelle "
+                    "nicht leer oder fehlend ist."
+                ),
+            )
+        },
     ),
     example=lambda rng: _call("course_percent", _resit_cells(rng, True), WITH_RESIT),
     fail_to_pass=lambda rng: [
@@ -497,4 +600,5 @@ TEMPLATE = ProjectTemplate(
     changes=(BOUNDARY, MISSING, LATE, SORTED, RESIT),
     pass_to_pass=_pass_to_pass,
     tags=("education", "grading", "csv"),
+    titles={"de": "das Notenbuch des Kurses"},
 )

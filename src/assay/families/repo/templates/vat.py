@@ -145,6 +145,31 @@ REVERSE_CHARGE = Change(
         request="sales_box must put a line into box 41 only when the customer is in another EU "
         "member state and has a VAT ID; German customers with a DE VAT ID go into 81 or 86 "
         "by tax code, customers outside the EU stay in 43.",
+        translations={
+            "de": Report(
+                title=(
+                    "Deutsche Geschäftskunden landen als steuerfreie innergemeinschaftliche "
+                    "Lieferungen"
+                ),
+                complaint=(
+                    "Unser Steuerberater hat angerufen: In der Voranmeldung fürs zweite "
+                    "Quartal steht kaum Umsatzsteuer auf Inlandsumsätze, dafür riesige "
+                    "innergemeinschaftliche Lieferungen. Wir verkaufen fast nur an deutsche "
+                    "Firmen."
+                ),
+                expected=(
+                    "Umsätze an deutsche Kunden werden im Inland versteuert, ob die USt-IdNr. "
+                    "im Journal steht oder nicht; in Kennzahl 41 kommen nur Geschäftskunden "
+                    "in einem anderen EU-Land."
+                ),
+                request=(
+                    "sales_box darf eine Zeile nur dann in Kennzahl 41 einordnen, wenn der "
+                    "Kunde in einem anderen EU-Mitgliedstaat sitzt und eine USt-IdNr. hat; "
+                    "deutsche Kunden mit DE-USt-IdNr. gehören je nach Steuerschlüssel in 81 "
+                    "oder 86, Kunden außerhalb der EU bleiben in 43."
+                ),
+            )
+        },
     ),
     example=lambda rng: _call("sales_box", _line(rng, "b2b")),
     fail_to_pass=lambda rng: [
@@ -204,6 +229,25 @@ TRAILING_MINUS = Change(
         "with the minus in front.",
         request="parse_amount must read a trailing minus as a negative amount (`1.234,56-` is "
         "-123456 cents), also with a currency code or sign; a leading minus keeps working.",
+        translations={
+            "de": Report(
+                title="Gutschriften aus SAP brechen die Voranmeldung ab",
+                complaint=(
+                    "Seit die Buchhaltung auf SAP umgestellt hat, bricht der Quartalslauf mit "
+                    "'not an amount' ab, sobald eine Gutschrift im Journal steht. SAP "
+                    "schreibt die als 45,00- ."
+                ),
+                expected=(
+                    "Beträge mit nachgestelltem Minus werden als negative Beträge gelesen, "
+                    "genau wie die mit Minus vorne."
+                ),
+                request=(
+                    "parse_amount muss ein nachgestelltes Minus als negativen Betrag lesen "
+                    "(`1.234,56-` sind -123456 Cent), auch mit Währungscode oder -zeichen; "
+                    "ein vorangestelltes Minus funktioniert weiter."
+                ),
+            )
+        },
     ),
     example=lambda rng: _call("parse_amount", _de(-rng.randint(100, 99_999), trailing=True)),
     fail_to_pass=lambda rng: [
@@ -322,6 +366,30 @@ TOTAL_ROUNDING = Change(
         "`rounding` parameter to `summarise(sales, purchases, quarter, rounding='line')`: with "
         "`total`, each box's tax per rate is computed on the sum of its nets and rounded half up "
         "(away from zero). Anything else raises ValueError.",
+        translations={
+            "de": Report(
+                title="Option: Umsatzsteuer auf die Summe statt pro Zeile rechnen",
+                complaint=(
+                    "Unsere Zahlen weichen jedes Quartal um ein paar Cent von denen der "
+                    "Steuerberaterin ab. Sie rechnet die Steuer auf die Quartalssumme je "
+                    "Steuersatz, wir addieren die Steuer jeder einzelnen Zeile."
+                ),
+                expected=(
+                    "Mit `--rounding total` (bzw. `rounding='total'` in summarise) wird die "
+                    "Steuer auf die Summe je Kennzahl und Steuersatz gerechnet und einmal "
+                    "kaufmännisch gerundet, wie bei der Steuerberaterin; pro Zeile bleibt der "
+                    "Standard."
+                ),
+                request=(
+                    "`vatreturn summary` bekommt `--rounding line|total` (Standard `line`) "
+                    "und `summarise(sales, purchases, quarter, rounding='line')` einen "
+                    "Parameter `rounding`: bei `total` wird die Steuer jeder Kennzahl je "
+                    "Steuersatz auf die Summe ihrer Nettobeträge gerechnet und kaufmännisch "
+                    "(halbe Cent vom Nullpunkt weg) gerundet. Jeder andere Wert löst "
+                    "ValueError aus."
+                ),
+            )
+        },
     ),
     example=lambda rng: _summary(_half_cents(rng, 2), [], 1, "--rounding", "total"),
     fail_to_pass=lambda rng: [
@@ -399,6 +467,25 @@ WHOLE_EUROS = Change(
         request="In the output of `vatreturn summary`, print each box's base in whole euros "
         "(`12.345` instead of `12.345,67`, thousands still grouped with dots); the tax column "
         "stays as it is.",
+        translations={
+            "de": Report(
+                title="Bemessungsgrundlagen für ELSTER in vollen Euro",
+                complaint=(
+                    "Beim Übertragen der Zusammenfassung in ELSTER lehnt das Formular unsere "
+                    "Bemessungsgrundlagen ab, weil sie Cent enthalten. Wir korrigieren jede "
+                    "Zahl von Hand."
+                ),
+                expected=(
+                    "Die Zusammenfassung zeigt die Bemessungsgrundlagen in vollen Euro, so "
+                    "wie das Formular sie nimmt; die Steuerbeträge behalten ihre Cent."
+                ),
+                request=(
+                    "In der Ausgabe von `vatreturn summary` die Bemessungsgrundlage jeder "
+                    "Kennzahl in vollen Euro drucken (`12.345` statt `12.345,67`, Tausender "
+                    "weiter mit Punkt); die Steuerspalte bleibt wie sie ist."
+                ),
+            )
+        },
     ),
     example=lambda rng: _summary(_mixed(rng, 3), _purchases(rng, 1)),
     fail_to_pass=lambda rng: [
@@ -460,6 +547,25 @@ QUARTERS = Change(
         "October to December is Q4.",
         request="quarter_of must give the calendar quarter (`2024-03-31` is `2024-Q1`, "
         "`2024-12-01` is `2024-Q4`) so that summarise picks every line of the quarter.",
+        translations={
+            "de": Report(
+                title="Dezember-Umsätze fehlen in der Voranmeldung fürs vierte Quartal",
+                complaint=(
+                    "In der Q4-Voranmeldung fehlt der ganze Dezember, und der Steuerberater "
+                    "meint, der März stehe jetzt im zweiten Quartal. Die Summen passen "
+                    "überhaupt nicht zu den Journalen."
+                ),
+                expected=(
+                    "Jeder Monat gehört zu seinem Kalenderquartal: Januar bis März ist Q1, "
+                    "..., Oktober bis Dezember Q4."
+                ),
+                request=(
+                    "quarter_of muss das Kalenderquartal liefern (`2024-03-31` ist `2024-Q1`, "
+                    "`2024-12-01` ist `2024-Q4`), damit summarise jede Zeile des Quartals "
+                    "erfasst."
+                ),
+            )
+        },
     ),
     example=lambda rng: _call("quarter_of", _december(rng)),
     fail_to_pass=lambda rng: [
@@ -496,4 +602,5 @@ TEMPLATE = ProjectTemplate(
     changes=(REVERSE_CHARGE, TRAILING_MINUS, TOTAL_ROUNDING, WHOLE_EUROS, QUARTERS),
     pass_to_pass=_pass_to_pass,
     tags=("finance", "tax", "rounding"),
+    titles={"de": "das Programm für die Umsatzsteuer-Voranmeldung"},
 )
