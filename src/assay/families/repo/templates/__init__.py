@@ -35,12 +35,16 @@ from __future__ import annotations
 from assay.families.repo.templates import (
     billing,
     claims,
+    grades,
     invoices,
     ledger,
     logs,
+    meters,
     payroll,
+    picks,
     retention,
     shifts,
+    vat,
 )
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
@@ -53,6 +57,10 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     retention.TEMPLATE,
     billing.TEMPLATE,
     payroll.TEMPLATE,
+    vat.TEMPLATE,
+    grades.TEMPLATE,
+    picks.TEMPLATE,
+    meters.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]

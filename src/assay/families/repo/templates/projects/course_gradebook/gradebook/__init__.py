@@ -1,0 +1,3 @@
+"""Course gradebook: weighted components, late penalties, grade schemes."""
+
+__version__ = "3.2.0"

@@ -1,0 +1,3 @@
+"""Quarterly VAT return from the sales and purchase journals."""
+
+__version__ = "1.8.0"
