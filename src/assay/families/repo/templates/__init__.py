@@ -32,9 +32,14 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import invoices, ledger, shifts
+from assay.families.repo.templates import invoices, ledger, shifts, shipping
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
-TEMPLATES: tuple[ProjectTemplate, ...] = (invoices.TEMPLATE, shifts.TEMPLATE, ledger.TEMPLATE)
+TEMPLATES: tuple[ProjectTemplate, ...] = (
+    invoices.TEMPLATE,
+    shifts.TEMPLATE,
+    ledger.TEMPLATE,
+    shipping.TEMPLATE,
+)
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]

@@ -1,0 +1,299 @@
+"""The shipping rate calculator: UK zones by postcode, weight bands, volumetric weight."""
+
+from __future__ import annotations
+
+import random
+
+from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
+
+ZONES = "shiprate/zones.py"
+WEIGHTS = "shiprate/weights.py"
+RATES = "shiprate/rates.py"
+CLI = "shiprate/cli.py"
+TESTS = "tests/test_rates.py"
+REMOTE = ("BT", "HS", "IV", "KW", "PA", "PH", "ZE")
+MAINLAND = ("B", "M", "SW", "EC", "LS", "G", "CF", "EH", "NE", "BS", "L", "OX")
+LIMITS = {"parcelline": (1000, 2000, 5000, 10000, 20000, 30000), "swiftpost": (500, 2000, 5000)}
+SMALL = "10x10x10"
+
+
+def _postcode(rng: random.Random, areas: tuple[str, ...], case: str = "upper") -> str:
+    letters = "".join(rng.choice("ABDEFGHJLNPQRSTUWXYZ") for _ in range(2))
+    code = f"{rng.choice(areas)}{rng.randint(1, 20)} {rng.randint(1, 9)}{letters}"
+    if case == "lower":
+        return code.lower()
+    if case == "mixed":
+        return code[0] + code[1:].lower()
+    return code
+
+
+def _box(rng: random.Random, low: int = 25, high: int = 60) -> str:
+    return "x".join(str(rng.randint(low, high)) for _ in range(3))
+
+
+def _zone(postcode: str) -> Probe:
+    return Probe(call="shiprate.zones:zone_for", args=(postcode,))
+
+
+def _quote(postcode: str, grams: int, box: str, carrier: str = "parcelline") -> Probe:
+    return Probe(call="shiprate.rates:quote", args=(postcode, grams, box, carrier))
+
+
+def _chargeable(grams: int, box: str, divisor: int = 5000) -> Probe:
+    length, width, height = (int(side) for side in box.split("x"))
+    return Probe(
+        call="shiprate.weights:chargeable_grams", args=(grams, length, width, height, divisor)
+    )
+
+
+def _cli(*argv: str) -> Probe:
+    return Probe(cli="shiprate.cli:main", argv=("quote", *argv))
+
+
+def _batch(orders: list[tuple[str, int, str]], *extra: str) -> Probe:
+    lines = ["order_id,postcode,weight_g,dimensions"]
+    lines += [f"WS-{10200 + n},{pc},{grams},{box}" for n, (pc, grams, box) in enumerate(orders)]
+    return Probe(
+        cli="shiprate.cli:main",
+        argv=(*extra, "batch", "orders.csv"),
+        files={"orders.csv": "\n".join(lines) + "\n"},
+    )
+
+
+def _order(rng: random.Random) -> tuple[str, int, str]:
+    areas = rng.choice((REMOTE, MAINLAND))
+    return _postcode(rng, areas), rng.randint(100, 18_000), _box(rng, 10, 45)
+
+
+def _pass_to_pass(rng: random.Random) -> list[Probe]:
+    return [
+        _zone(_postcode(rng, REMOTE)),
+        _zone(_postcode(rng, MAINLAND)),
+        _zone(_postcode(rng, MAINLAND, "lower")),
+        _chargeable(rng.randint(20_000, 25_000), _box(rng, 10, 20)),
+        Probe(call="shiprate.weights:parse_dimensions", args=(_box(rng).upper(),)),
+        Probe(call="shiprate.rates:show", args=(rng.randint(0, 99_999),)),
+        _quote(_postcode(rng, MAINLAND), rng.randint(12_100, 19_900), _box(rng, 10, 20)),
+        _cli(_postcode(rng, MAINLAND), str(rng.randint(5_100, 9_900)), _box(rng, 10, 20)),
+        _batch([_order(rng) for _ in range(3)]),
+    ]
+
+
+POSTCODE_CASE = Change(
+    id="lowercase-postcode",
+    kind="bug",
+    undo=(
+        Replace(
+            ZONES,
+            '    outward = postcode.strip().upper().split()[0] if postcode.strip() else ""\n',
+            '    outward = postcode.strip().split()[0] if postcode.strip() else ""\n',
+        ),
+    ),
+    report=Report(
+        title="Belfast orders charged mainland postage",
+        complaint="ParcelLine billed us the Northern Ireland rate for a pile of orders that the "
+        "checkout quoted at mainland prices. Looking at them, the customers had typed their "
+        "postcodes in small letters.",
+        expected="A postcode is recognised however the customer capitalised it.",
+        request="zone_for (and so quote and the command line) must treat postcodes case-"
+        "insensitively: `bt7 1nn` and `Hs1 2ab` are in the same zones as `BT7 1NN` and `HS1 2AB`.",
+    ),
+    example=lambda rng: _zone(_postcode(rng, REMOTE, "lower")),
+    fail_to_pass=lambda rng: [
+        _zone(_postcode(rng, REMOTE, "lower")),
+        _zone(_postcode(rng, REMOTE, "mixed")),
+        _quote(_postcode(rng, REMOTE, "lower"), rng.randint(100, 9_000), _box(rng, 10, 30)),
+        _cli(_postcode(rng, REMOTE, "mixed"), str(rng.randint(100, 4_000)), _box(rng, 10, 20)),
+        _batch([_order(rng), (_postcode(rng, REMOTE, "lower"), 900, "20x20x10")]),
+    ],
+    pass_to_pass=lambda rng: [_zone(_postcode(rng, MAINLAND, "mixed"))],
+    known_bad={
+        "upper-in-command-line-only": (
+            Replace(
+                CLI,
+                "result = quote(args.postcode, ",
+                "result = quote(args.postcode.upper(), ",
+            ),
+        ),
+    },
+)
+
+BAND_LIMIT = Change(
+    id="band-limit",
+    kind="bug",
+    undo=(
+        Replace(RATES, "        if grams <= limit:\n", "        if grams < limit:\n"),
+        Replace(TESTS, '        self.assertEqual(band_price(bands, "mainland", 2000), 495)\n', ""),
+    ),
+    report=Report(
+        title="A 2 kg parcel is charged as 5 kg",
+        complaint="A customer complained that a parcel weighing exactly 2.000 kg was charged "
+        "at the 5 kg price. The carrier's tariff says up to and including 2 kg.",
+        expected="A parcel at exactly a band's limit is in that band, as the tariff says.",
+        request="band_price must include each band's upper limit: 2000 g is in the 2 kg band, "
+        "2001 g in the next; the heaviest band's limit itself is accepted too.",
+    ),
+    example=lambda rng: _quote(
+        _postcode(rng, MAINLAND), rng.choice(LIMITS["parcelline"][:4]), SMALL
+    ),
+    fail_to_pass=lambda rng: [
+        _quote(_postcode(rng, REMOTE), rng.choice(LIMITS["parcelline"][1:5]), SMALL),
+        _quote(_postcode(rng, MAINLAND), rng.choice(LIMITS["swiftpost"]), SMALL, "swiftpost"),
+        _quote(_postcode(rng, MAINLAND), 30_000, SMALL),
+        _cli(_postcode(rng, REMOTE), str(rng.choice(LIMITS["parcelline"])), SMALL),
+    ],
+    pass_to_pass=lambda rng: [
+        _quote(_postcode(rng, MAINLAND), rng.choice((2000, 5000)) + rng.randint(1, 999), SMALL),
+        _quote(
+            _postcode(rng, REMOTE),
+            rng.choice((5000, 10000)) + rng.randint(100, 999),
+            SMALL,
+            "swiftpost",
+        ),
+        _quote(_postcode(rng, MAINLAND), rng.randint(30_001, 31_000), SMALL),
+    ],
+    known_bad={
+        "whole-kilos": (
+            Replace(
+                RATES,
+                "        if grams < limit:\n",
+                "        if grams // 1000 * 1000 <= limit:\n",
+            ),
+        ),
+    },
+)
+
+VOLUMETRIC = Change(
+    id="volumetric-grams",
+    kind="bug",
+    undo=(
+        Replace(
+            WEIGHTS,
+            "    return math.ceil(length * width * height * 1000 / divisor)\n",
+            "    # the divisor is in cm3 per gram, so this is in grams already\n"
+            "    return math.ceil(length * width * height / divisor)\n",
+        ),
+        Replace(
+            TESTS,
+            "    def test_volumetric(self):\n"
+            "        self.assertEqual(volumetric_grams(40, 30, 20, 5000), 4800)\n\n",
+            "",
+        ),
+        Replace(TESTS, "        self.assertEqual(chargeable_grams(1200, 40, 30, 20), 4800)\n", ""),
+        Replace(
+            TESTS,
+            "from shiprate.weights import chargeable_grams, volumetric_grams\n",
+            "from shiprate.weights import chargeable_grams\n",
+        ),
+    ),
+    report=Report(
+        title="Bulky parcels undercharged",
+        complaint="Our carrier invoice for last month is several hundred pounds more than we "
+        "charged customers. It's all the big light boxes (duvets, lampshades): we charge them "
+        "as if they weighed what the scales say.",
+        expected="Large light parcels are charged by volumetric weight when it is more than the "
+        "actual weight.",
+        request="volumetric_grams must give length * width * height (cm) / divisor in "
+        "kilograms, expressed in grams and rounded up to the gram (40x30x20 at 5000 is 4800 "
+        "g), so chargeable_grams and quotes use it.",
+    ),
+    example=lambda rng: _chargeable(rng.randint(200, 1_500), _box(rng)),
+    fail_to_pass=lambda rng: [
+        _chargeable(rng.randint(200, 1_500), _box(rng)),
+        _chargeable(rng.randint(200, 1_500), _box(rng), 6000),
+        Probe(
+            call="shiprate.weights:volumetric_grams",
+            args=(rng.randint(11, 70), rng.randint(11, 50), rng.randint(11, 40), 5000),
+        ),
+        _quote(_postcode(rng, MAINLAND), rng.randint(300, 900), _box(rng, 30, 50)),
+        _batch([_order(rng), (_postcode(rng, REMOTE), 700, _box(rng, 30, 45))]),
+    ],
+    pass_to_pass=lambda rng: [_chargeable(rng.randint(9_000, 12_000), _box(rng, 10, 25))],
+    known_bad={
+        "rounds-up-to-whole-kilos": (
+            Replace(
+                WEIGHTS,
+                "    return math.ceil(length * width * height / divisor)\n",
+                "    return math.ceil(length * width * height / divisor / 1000) * 1000\n",
+            ),
+        ),
+    },
+)
+
+FUEL = Change(
+    id="fuel-surcharge",
+    kind="feature",
+    undo=(
+        Replace(RATES, '    fuel = _percent(base, settings["fuel_percent"])\n', ""),
+        Replace(
+            RATES,
+            '        "fuel": fuel,\n        "total": base + remote + fuel,\n',
+            '        "total": base + remote,\n',
+        ),
+        Replace(
+            RATES,
+            "\n\ndef _percent(pence, percent):\n"
+            "    exact = Decimal(pence) * percent / 100\n"
+            "    return int(exact.quantize(Decimal(1), rounding=ROUND_HALF_UP))\n",
+            "",
+        ),
+        Replace(RATES, "from decimal import ROUND_HALF_UP, Decimal\n\n", ""),
+        Replace(CLI, '("base", "remote", "fuel", "total")', '("base", "remote", "total")'),
+        Replace(
+            "README.md",
+            "pay the carrier's remote-area surcharge; the fuel surcharge is a percentage of the\n"
+            "table price.",
+            "pay the carrier's remote-area surcharge.",
+        ),
+        Replace(TESTS, '        self.assertEqual(result["fuel"], 34)\n', ""),
+        Replace(TESTS, '"£4.29"', '"£3.95"'),
+    ),
+    report=Report(
+        title="Add the fuel surcharge to quotes",
+        complaint="Both carriers charge us a fuel surcharge on every parcel and checkout never "
+        "shows it, so we pay it out of our margin. The percentages are already in the carriers "
+        "file.",
+        expected="Quotes include the carrier's fuel surcharge.",
+        request="quote should add the carrier's fuel surcharge (`fuel_surcharge_percent` in "
+        "carriers.ini) as its own `fuel` entry, in pence rounded half up, counted in the "
+        "`total`; the quote command prints it as a `fuel` line before the total.",
+    ),
+    example=lambda rng: _quote(_postcode(rng, MAINLAND), rng.randint(100, 900), SMALL),
+    fail_to_pass=lambda rng: [
+        _quote(_postcode(rng, MAINLAND), rng.randint(100, 900), SMALL),
+        _quote(_postcode(rng, REMOTE), rng.randint(1_100, 29_000), SMALL),
+        _quote(_postcode(rng, MAINLAND), rng.randint(600, 24_000), SMALL, "swiftpost"),
+        _cli(_postcode(rng, REMOTE), str(rng.randint(100, 9_000)), _box(rng, 10, 30)),
+        _batch([_order(rng) for _ in range(3)]),
+    ],
+    known_bad={
+        "truncates-pence": (
+            Replace(
+                RATES,
+                '        "total": base + remote,\n',
+                '        "fuel": int(base * settings["fuel_percent"] / 100),\n'
+                '        "total": base + remote + int(base * settings["fuel_percent"] / 100),\n',
+            ),
+        ),
+    },
+    readings={
+        "on-remote-surcharge-too": (
+            Replace(
+                RATES,
+                '    fuel = _percent(base, settings["fuel_percent"])\n',
+                '    fuel = _percent(base + remote, settings["fuel_percent"])\n',
+            ),
+        ),
+    },
+)
+
+TEMPLATE = ProjectTemplate(
+    id="shipping-rates",
+    title="the shipping rate calculator",
+    project="shipping_rates",
+    cli="shiprate.cli:main",
+    locale="en-GB",
+    changes=(POSTCODE_CASE, BAND_LIMIT, VOLUMETRIC, FUEL),
+    pass_to_pass=_pass_to_pass,
+    tags=("logistics", "units", "configuration"),
+)
