@@ -32,7 +32,7 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import invoices, ledger, shifts, shipping
+from assay.families.repo.templates import invoices, ledger, reorder, shifts, shipping
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -40,6 +40,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     shifts.TEMPLATE,
     ledger.TEMPLATE,
     shipping.TEMPLATE,
+    reorder.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]
