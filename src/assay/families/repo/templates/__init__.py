@@ -32,7 +32,14 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 
 from __future__ import annotations
 
-from assay.families.repo.templates import invoices, ledger, reorder, shifts, shipping
+from assay.families.repo.templates import (
+    expenses,
+    invoices,
+    ledger,
+    reorder,
+    shifts,
+    shipping,
+)
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
 
 TEMPLATES: tuple[ProjectTemplate, ...] = (
@@ -41,6 +48,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     ledger.TEMPLATE,
     shipping.TEMPLATE,
     reorder.TEMPLATE,
+    expenses.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]

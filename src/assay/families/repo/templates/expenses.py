@@ -1,0 +1,430 @@
+"""The expense report validator: per-diem rates per country, receipts in foreign currencies at
+the ECB rate of their date, approval limits, and a command line that says what to reject."""
+
+from __future__ import annotations
+
+import datetime
+import random
+
+from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
+
+KURSE = "spesen/kurse.py"
+TAGEGELD = "spesen/tagegeld.py"
+PRUEFUNG = "spesen/pruefung.py"
+TESTS = "tests/test_spesen.py"
+HEADER = "beleg;datum;kategorie;betrag;waehrung;land;stunden;haendler"
+CURRENCIES = {"GBP": 0.855, "USD": 1.083, "CHF": 0.957, "PLN": 4.31, "JPY": 161.4, "CZK": 25.3}
+COUNTRY = {"GBP": "GB", "USD": "US", "CHF": "CH", "PLN": "PL", "JPY": "JP", "CZK": "CZ"}
+PER_DIEM = {"DE": (28, 14), "AT": (50, 33), "FR": (53, 36), "GB": (52, 35), "US": (59, 40)}
+PER_DIEM |= {"CH": (66, 44), "IT": (42, 28), "PL": (34, 23), "JP": (52, 35), "NL": (47, 32)}
+MERCHANTS = {
+    "hotel": ("Premier Inn", "Hilton Garden Inn", "Motel One", "Ibis Styles", "Marriott"),
+    "taxi": ("Addison Lee", "Yellow Cab", "Uber", "Taxi 24", "FreeNow"),
+    "bewirtung": ("Dishoom", "Zum Franziskaner", "Nobu", "Trattoria Roma", "Pret A Manger"),
+    "bahn": ("Deutsche Bahn", "Eurostar", "SBB", "Amtrak", "PKP Intercity"),
+}
+Rates = dict[str, dict[str, str]]
+
+
+class Trip:
+    """A trip's rates: weekdays of three weeks in early 2024 with one bank holiday."""
+
+    def __init__(self, rng: random.Random) -> None:
+        start = datetime.date(2024, 1, 1) + datetime.timedelta(weeks=rng.randint(0, 5))
+        days = [start + datetime.timedelta(days=n) for n in range(21)]
+        weekdays = [day for day in days if day.weekday() < 5]
+        self.holiday = rng.choice(weekdays[1:-1])
+        self.rates: Rates = {}
+        for currency, base in CURRENCIES.items():
+            places = 2 if base > 100 else 4
+            self.rates[currency] = {
+                day.isoformat(): f"{base * rng.uniform(0.97, 1.03):.{places}f}"
+                for day in weekdays
+                if day != self.holiday
+            }
+        self.open = [day for day in weekdays if day != self.holiday]
+        self.closed = [
+            day for day in days if day > start and day.isoformat() not in self.rates["GBP"]
+        ]
+
+    def text(self) -> str:
+        lines = ["datum;waehrung;kurs"]
+        for currency, rates in self.rates.items():
+            for day, rate in rates.items():
+                shown = datetime.date.fromisoformat(day).strftime("%d.%m.%Y")
+                lines.append(f"{shown};{currency};{rate.replace('.', ',')}")
+        return "\n".join(lines) + "\n"
+
+
+def _de(cents: int) -> str:
+    units, rest = divmod(cents, 100)
+    return f"{units:,}".replace(",", ".") + f",{rest:02d}"
+
+
+def _line(
+    number: int,
+    day: datetime.date,
+    kind: str,
+    cents: int,
+    currency: str,
+    *,
+    merchant: str = "",
+    hours: int | None = None,
+    country: str | None = None,
+) -> str:
+    land = country or COUNTRY.get(currency, "DE")
+    shown_hours = "" if hours is None else str(hours)
+    return (
+        f"B{number};{day:%d.%m.%Y};{kind};{_de(cents)};{currency};{land};{shown_hours};{merchant}"
+    )
+
+
+def _receipt(rng: random.Random, number: int, day: datetime.date, currency: str = "") -> str:
+    kind = rng.choice(("hotel", "taxi", "bewirtung", "bahn"))
+    code = currency or rng.choice((*CURRENCIES, "EUR", "EUR"))
+    ceiling = {"hotel": 150, "taxi": 60, "bewirtung": 200, "bahn": 300}[kind]
+    euros = rng.randint(ceiling // 6, ceiling)
+    cents = round(euros * CURRENCIES.get(code, 1.0) * 100) + rng.randint(0, 99)
+    return _line(number, day, kind, cents, code, merchant=rng.choice(MERCHANTS[kind]))
+
+
+def _per_diem(rng: random.Random, number: int, day: datetime.date, hours: int) -> str:
+    land = rng.choice(sorted(PER_DIEM))
+    full, partial = PER_DIEM[land]
+    claim = full if hours >= 24 else partial
+    return _line(number, day, "tagegeld", claim * 100, "EUR", hours=hours, country=land)
+
+
+def _report(lines: list[str]) -> str:
+    return "\n".join([HEADER, *lines]) + "\n"
+
+
+def _ordinary(rng: random.Random, trip: Trip, count: int) -> list[str]:
+    lines = [_receipt(rng, n + 1, rng.choice(trip.open)) for n in range(count)]
+    lines.append(_per_diem(rng, count + 1, rng.choice(trip.open), rng.choice((10, 14, 24))))
+    return lines
+
+
+def _check(trip: Trip, lines: list[str]) -> Probe:
+    return Probe(call="spesen.pruefung:pruefe", args=(_report(lines), trip.text()))
+
+
+def _cli(trip: Trip, lines: list[str]) -> Probe:
+    return Probe(
+        cli="spesen.cli:main",
+        argv=("pruefen", "abrechnung.csv", "--kurse", "kurse.csv"),
+        files={"abrechnung.csv": _report(lines), "kurse.csv": trip.text()},
+    )
+
+
+def _euro(rng: random.Random, trip: Trip, day: datetime.date, currency: str = "") -> Probe:
+    code = currency or rng.choice(sorted(CURRENCIES))
+    cents = rng.randint(1_000, 90_000) * (100 if code == "JPY" else 1)
+    return Probe(call="spesen.kurse:in_euro", args=(cents, code, day.isoformat(), trip.rates))
+
+
+def _rate(land: str, hours: int) -> Probe:
+    return Probe(call="spesen.tagegeld:tagessatz", args=(land, hours))
+
+
+def _pass_to_pass(rng: random.Random) -> list[Probe]:
+    trip = Trip(rng)
+    return [
+        Probe(call="spesen.betraege:parse_betrag", args=(_de(rng.randint(1, 9_999_999)),)),
+        Probe(call="spesen.betraege:format_betrag", args=(rng.randint(-999_999, 9_999_999),)),
+        _euro(rng, trip, rng.choice(trip.open)),
+        _rate(rng.choice(sorted(PER_DIEM)), rng.randint(9, 23)),
+        _rate(rng.choice(sorted(PER_DIEM)), rng.randint(0, 7)),
+        _check(trip, _ordinary(rng, trip, 3)),
+        _cli(trip, _ordinary(rng, trip, 4)),
+    ]
+
+
+def _weekday_rate(rng: random.Random) -> Probe:
+    trip = Trip(rng)
+    return _euro(rng, trip, trip.open[-1])
+
+
+def _ordinary_check(rng: random.Random) -> Probe:
+    trip = Trip(rng)
+    return _check(trip, _ordinary(rng, trip, 3))
+
+
+def _weekend_example(rng: random.Random) -> Probe:
+    trip = Trip(rng)
+    return _euro(rng, trip, rng.choice(trip.closed))
+
+
+def _weekend_cases(rng: random.Random) -> list[Probe]:
+    trip = Trip(rng)
+    saturday = _receipt(rng, 4, rng.choice(trip.closed), "USD")
+    holiday = _receipt(rng, 1, trip.holiday, "CHF")
+    return [
+        _euro(rng, trip, rng.choice(trip.closed), "GBP"),
+        _euro(rng, trip, trip.holiday),
+        _euro(rng, trip, rng.choice(trip.closed), "JPY"),
+        _check(trip, [*_ordinary(rng, trip, 2), saturday]),
+        _cli(trip, [holiday, *_ordinary(rng, trip, 2)[1:]]),
+    ]
+
+
+WEEKEND_RATE = Change(
+    id="weekend-rate",
+    kind="bug",
+    undo=(
+        Replace(
+            KURSE,
+            "gerundet.\n\n"
+            "    Ohne Kurs an dem Tag (Wochenende, Feiertag) gilt der letzte Kurs davor.\n"
+            '    """',
+            'gerundet."""',
+        ),
+        Replace(
+            KURSE,
+            "    if waehrung not in kurse:\n"
+            '        raise ValueError(f"keine Kurse für {waehrung}")\n'
+            "    frueher = [tag for tag in kurse[waehrung] if tag <= iso_datum]\n"
+            "    if not frueher:\n"
+            '        raise ValueError(f"kein Kurs für {waehrung} am {iso_datum} oder davor")\n'
+            "    kurs = Decimal(str(kurse[waehrung][max(frueher)]))\n",
+            "    # die EZB veröffentlicht für jeden Tag einen Kurs\n"
+            "    kurs = Decimal(str(kurse[waehrung][iso_datum]))\n",
+        ),
+    ),
+    report=Report(
+        title="Abrechnung mit Taxibeleg vom Samstag lässt sich nicht prüfen",
+        complaint="Meine Abrechnung für die Messe in London wird nicht geprüft, das Tool "
+        "bricht mit einem KeyError ab. Der einzige Unterschied zu sonst: ich bin am Samstag "
+        "mit dem Taxi zum Flughafen gefahren.",
+        expected="Belege vom Wochenende oder von Feiertagen werden wie alle anderen umgerechnet.",
+        request="in_euro muss für Tage ohne EZB-Kurs (Wochenende, Feiertag) den letzten Kurs "
+        "davor nehmen (Samstag und Sonntag: den vom Freitag); gibt es keinen früheren Kurs, "
+        "ein ValueError.",
+    ),
+    example=_weekend_example,
+    fail_to_pass=_weekend_cases,
+    pass_to_pass=lambda rng: [_weekday_rate(rng)],
+    known_bad={
+        "next-rate": (
+            Replace(
+                KURSE,
+                "    kurs = Decimal(str(kurse[waehrung][iso_datum]))\n",
+                "    spaeter = [tag for tag in kurse[waehrung] if tag >= iso_datum]\n"
+                "    kurs = Decimal(str(kurse[waehrung][min(spaeter)]))\n",
+            ),
+        ),
+    },
+)
+
+
+def _eight_hours(rng: random.Random, cli: bool = False) -> Probe:
+    trip = Trip(rng)
+    lines = [*_ordinary(rng, trip, 2), _per_diem(rng, 7, rng.choice(trip.open), 8)]
+    return _cli(trip, lines) if cli else _check(trip, lines)
+
+
+EIGHT_HOURS = Change(
+    id="eight-hours",
+    kind="bug",
+    undo=(Replace(TAGEGELD, "    if stunden > 8:\n", "    if stunden >= 8:\n"),),
+    report=Report(
+        title="Tagegeld für genau 8 Stunden erstattet",
+        complaint="Die Lohnsteuer-Außenprüfung hat beanstandet, dass wir für Dienstreisen von "
+        "genau acht Stunden die kleine Pauschale erstattet haben. Das Tool hat die "
+        "Abrechnungen durchgewunken.",
+        expected="Die kleine Pauschale gibt es erst bei mehr als 8 Stunden Abwesenheit.",
+        request="tagessatz muss für genau 8 Stunden 0 liefern und die Teilpauschale erst ab "
+        "mehr als 8 Stunden; ab 24 Stunden bleibt es die volle Pauschale.",
+    ),
+    example=lambda rng: _rate(rng.choice(sorted(PER_DIEM)), 8),
+    fail_to_pass=lambda rng: [
+        _rate(rng.choice(sorted(PER_DIEM)), 8),
+        _rate(rng.choice(sorted(PER_DIEM)), 8),
+        _eight_hours(rng),
+        _eight_hours(rng, cli=True),
+    ],
+    pass_to_pass=lambda rng: [
+        _rate(rng.choice(sorted(PER_DIEM)), 24),
+        _rate(rng.choice(sorted(PER_DIEM)), 9),
+        _rate(rng.choice(sorted(PER_DIEM)), 7),
+    ],
+    known_bad={
+        "strict-at-24-too": (
+            Replace(TAGEGELD, "    if stunden >= 24:\n", "    if stunden > 24:\n"),
+            Replace(TAGEGELD, "    if stunden >= 8:\n", "    if stunden > 8:\n"),
+        ),
+    },
+)
+
+
+def _over_limit(rng: random.Random, trip: Trip, number: int) -> str:
+    """A hotel bill in a foreign currency whose amount sits on the other side of the limit
+    (180 euros) than its euro value."""
+    day = rng.choice(trip.open)
+    if rng.random() < 0.5:
+        code, euros = "GBP", rng.randint(185, 205)
+    else:
+        code, euros = rng.choice(("JPY", "CZK", "PLN")), rng.randint(60, 170)
+    rate = float(trip.rates[code][day.isoformat()])
+    merchant = rng.choice(MERCHANTS["hotel"])
+    return _line(number, day, "hotel", round(euros * rate * 100), code, merchant=merchant)
+
+
+def _limit_example(rng: random.Random) -> Probe:
+    trip = Trip(rng)
+    return _check(trip, [_over_limit(rng, trip, 1)])
+
+
+def _limit_cases(rng: random.Random) -> list[Probe]:
+    trip = Trip(rng)
+    return [
+        _check(trip, [_over_limit(rng, trip, 1), *_ordinary(rng, trip, 2)[1:]]),
+        _check(trip, [*_ordinary(rng, trip, 1), _over_limit(rng, trip, 5)]),
+        _cli(trip, [_over_limit(rng, trip, 1), _over_limit(rng, trip, 2)]),
+    ]
+
+
+FOREIGN_LIMIT = Change(
+    id="limit-in-euros",
+    kind="bug",
+    undo=(
+        Replace(
+            PRUEFUNG,
+            '    if beleg["eur"] > grenze:\n',
+            '    if beleg["betrag"] > grenze:  # Beträge sind hier schon in Euro\n',
+        ),
+    ),
+    report=Report(
+        title="Hotel in Tokio abgelehnt, Hotel in London nicht",
+        complaint="Mein Hotel in Tokio für umgerechnet 120 Euro wurde wegen der Freigabegrenze "
+        "abgelehnt, das Hotel meines Kollegen in London für über 200 Euro ging durch.",
+        expected="Die Freigabegrenzen gelten für den Betrag in Euro.",
+        request="Die Prüfung der Freigabegrenze in pruefe muss den in Euro umgerechneten "
+        "Betrag (Kurs des Belegdatums) mit der Grenze vergleichen, nicht den Betrag in der "
+        "Belegwährung.",
+    ),
+    example=_limit_example,
+    fail_to_pass=_limit_cases,
+    pass_to_pass=lambda rng: [
+        _ordinary_check(rng),
+    ],
+    known_bad={
+        "file-rates-only": (
+            Replace(
+                PRUEFUNG,
+                '    if beleg["betrag"] > grenze:  # Beträge sind hier schon in Euro\n',
+                '    if in_euro(beleg["betrag"], beleg["waehrung"], beleg["datum"], '
+                "standard_kurse()) > grenze:\n",
+            ),
+        ),
+    },
+)
+
+
+def _twice(rng: random.Random) -> tuple[str, list[str]]:
+    """A report with one receipt handed in twice (the merchant written differently, maybe)
+    and one taxi fare that is the same on another day."""
+    trip = Trip(rng)
+    first, second = rng.sample(trip.open, 2)
+    code = rng.choice(("EUR", "GBP", "USD"))
+    fare = rng.randint(1_500, 4_500)
+    again = rng.choice(("Addison Lee", "ADDISON LEE LTD", "Addison Lee "))
+    lines = [
+        _line(1, first, "taxi", fare, code, merchant="Addison Lee"),
+        _line(2, second, "taxi", fare, code, merchant="Addison Lee"),
+        _receipt(rng, 3, rng.choice(trip.open)),
+        _line(4, first, "taxi", fare, code, merchant=again),
+    ]
+    rng.shuffle(lines)
+    return trip.text(), lines
+
+
+def _twice_check(rng: random.Random) -> Probe:
+    rates, lines = _twice(rng)
+    return Probe(call="spesen.pruefung:pruefe", args=(_report(lines), rates))
+
+
+def _twice_cli(rng: random.Random) -> Probe:
+    rates, lines = _twice(rng)
+    return Probe(
+        cli="spesen.cli:main",
+        argv=("pruefen", "abrechnung.csv", "--kurse", "kurse.csv"),
+        files={"abrechnung.csv": _report(lines), "kurse.csv": rates},
+    )
+
+
+DUPLICATES = Change(
+    id="duplicate-receipts",
+    kind="feature",
+    undo=(
+        Replace(PRUEFUNG, "    gesehen = {}\n", ""),
+        Replace(
+            PRUEFUNG, "grund = _grund(beleg, grenzen, gesehen)", "grund = _grund(beleg, grenzen)"
+        ),
+        Replace(PRUEFUNG, "def _grund(beleg, grenzen, gesehen):", "def _grund(beleg, grenzen):"),
+        Replace(
+            PRUEFUNG,
+            '    schluessel = (beleg["datum"], beleg["betrag"], beleg["waehrung"])\n'
+            "    if schluessel in gesehen:\n"
+            '        return f"doppelt eingereicht (wie {gesehen[schluessel]})"\n'
+            '    gesehen[schluessel] = beleg["beleg"]\n',
+            "",
+        ),
+        Replace("README.md", "- Derselbe Beleg darf nicht zweimal eingereicht werden.\n", ""),
+        Replace(TESTS, '["B4", "B5"]', '["B4"]'),
+    ),
+    report=Report(
+        title="Doppelt eingereichte Belege erkennen",
+        complaint="Ein Kollege hat dieselbe Taxiquittung zweimal abgerechnet, einmal als Foto "
+        "und einmal als PDF. Aufgefallen ist es erst der Revision.",
+        expected="Ein Beleg, der schon einmal in der Abrechnung steht, wird abgelehnt.",
+        request="pruefe soll einen Beleg ablehnen, der in der Abrechnung schon einmal "
+        "vorkommt, mit dem Grund `doppelt eingereicht (wie B2)` (B2: der erste); der erste "
+        "wird normal geprüft.",
+    ),
+    example=_twice_check,
+    fail_to_pass=lambda rng: [_twice_check(rng), _twice_check(rng), _twice_cli(rng)],
+    known_bad={
+        "ignores-the-date": (
+            Replace(PRUEFUNG, "    erstattung = 0\n", "    erstattung = 0\n    gesehen = {}\n"),
+            Replace(
+                PRUEFUNG,
+                "grund = _grund(beleg, grenzen)",
+                "grund = _grund(beleg, grenzen, gesehen)",
+            ),
+            Replace(
+                PRUEFUNG, "def _grund(beleg, grenzen):", "def _grund(beleg, grenzen, gesehen):"
+            ),
+            Replace(
+                PRUEFUNG,
+                '({format_betrag(grenze)})"\n    return None\n',
+                '({format_betrag(grenze)})"\n'
+                '    schluessel = (beleg["betrag"], beleg["waehrung"])\n'
+                "    if schluessel in gesehen:\n"
+                '        return f"doppelt eingereicht (wie {gesehen[schluessel]})"\n'
+                '    gesehen[schluessel] = beleg["beleg"]\n    return None\n',
+            ),
+        ),
+    },
+    readings={
+        "same-merchant": (
+            Replace(
+                PRUEFUNG,
+                '    schluessel = (beleg["datum"], beleg["betrag"], beleg["waehrung"])\n',
+                '    schluessel = (beleg["datum"], beleg["betrag"], beleg["waehrung"], '
+                'beleg["haendler"])\n',
+            ),
+        ),
+    },
+)
+
+TEMPLATE = ProjectTemplate(
+    id="expense-validator",
+    title="the expense report validator",
+    project="expense_validator",
+    cli="spesen.cli:main",
+    locale="de-DE",
+    changes=(WEEKEND_RATE, EIGHT_HOURS, FOREIGN_LIMIT, DUPLICATES),
+    pass_to_pass=_pass_to_pass,
+    tags=("finance", "travel", "currencies"),
+)

@@ -1,0 +1,35 @@
+"""Kommandozeile: ``spesen pruefen ABRECHNUNG [--kurse DATEI]``."""
+
+import argparse
+import sys
+
+from spesen.betraege import format_betrag
+from spesen.pruefung import pruefe
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="spesen")
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser("pruefen", help="eine Abrechnung prüfen")
+    check.add_argument("abrechnung", help="die Abrechnung (CSV mit Semikolon)")
+    check.add_argument("--kurse", help="Kursdatei statt data/kurse.csv")
+    args = parser.parse_args(argv)
+    with open(args.abrechnung, encoding="utf-8") as handle:
+        text = handle.read()
+    kurse = None
+    if args.kurse:
+        with open(args.kurse, encoding="utf-8") as handle:
+            kurse = handle.read()
+    try:
+        ergebnis = pruefe(text, kurse)
+    except (KeyError, ValueError) as exc:
+        print(f"Fehler: {exc}", file=sys.stderr)
+        return 2
+    for beleg, grund in ergebnis["abgelehnt"]:
+        print(f"ABGELEHNT {beleg}: {grund}")
+    print(f"Erstattung: {format_betrag(ergebnis['erstattung'])}")
+    return 1 if ergebnis["abgelehnt"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
