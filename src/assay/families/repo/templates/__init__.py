@@ -33,6 +33,7 @@ instead of the code, special-casing the reporter's call, and swallowing the exce
 from __future__ import annotations
 
 from assay.families.repo.templates import (
+    clinic,
     expenses,
     invoices,
     ledger,
@@ -49,6 +50,7 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     shipping.TEMPLATE,
     reorder.TEMPLATE,
     expenses.TEMPLATE,
+    clinic.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]
