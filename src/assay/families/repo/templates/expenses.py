@@ -47,9 +47,13 @@ class Trip:
             day for day in days if day > start and day.isoformat() not in self.rates["GBP"]
         ]
 
-    def text(self) -> str:
+    def text(self, receipts: list[str]) -> str:
+        """The rates file with the currencies of ``receipts`` (report lines)."""
+        used = {line.split(";")[4] for line in receipts}
         lines = ["datum;waehrung;kurs"]
         for currency, rates in self.rates.items():
+            if currency not in used:
+                continue
             for day, rate in rates.items():
                 shown = datetime.date.fromisoformat(day).strftime("%d.%m.%Y")
                 lines.append(f"{shown};{currency};{rate.replace('.', ',')}")
@@ -106,21 +110,22 @@ def _ordinary(rng: random.Random, trip: Trip, count: int) -> list[str]:
 
 
 def _check(trip: Trip, lines: list[str]) -> Probe:
-    return Probe(call="spesen.pruefung:pruefe", args=(_report(lines), trip.text()))
+    return Probe(call="spesen.pruefung:pruefe", args=(_report(lines), trip.text(lines)))
 
 
 def _cli(trip: Trip, lines: list[str]) -> Probe:
     return Probe(
         cli="spesen.cli:main",
         argv=("pruefen", "abrechnung.csv", "--kurse", "kurse.csv"),
-        files={"abrechnung.csv": _report(lines), "kurse.csv": trip.text()},
+        files={"abrechnung.csv": _report(lines), "kurse.csv": trip.text(lines)},
     )
 
 
 def _euro(rng: random.Random, trip: Trip, day: datetime.date, currency: str = "") -> Probe:
     code = currency or rng.choice(sorted(CURRENCIES))
     cents = rng.randint(1_000, 90_000) * (100 if code == "JPY" else 1)
-    return Probe(call="spesen.kurse:in_euro", args=(cents, code, day.isoformat(), trip.rates))
+    rates = {code: trip.rates[code]}
+    return Probe(call="spesen.kurse:in_euro", args=(cents, code, day.isoformat(), rates))
 
 
 def _rate(land: str, hours: int) -> Probe:
@@ -328,7 +333,7 @@ def _twice(rng: random.Random) -> tuple[str, list[str]]:
     first, second = rng.sample(trip.open, 2)
     code = rng.choice(("EUR", "GBP", "USD"))
     fare = rng.randint(1_500, 4_500)
-    again = rng.choice(("Addison Lee", "ADDISON LEE LTD", "Addison Lee "))
+    again = rng.choice(("Addison Lee", "ADDISON LEE LTD", "Addison Lee London"))
     lines = [
         _line(1, first, "taxi", fare, code, merchant="Addison Lee"),
         _line(2, second, "taxi", fare, code, merchant="Addison Lee"),
@@ -336,7 +341,7 @@ def _twice(rng: random.Random) -> tuple[str, list[str]]:
         _line(4, first, "taxi", fare, code, merchant=again),
     ]
     rng.shuffle(lines)
-    return trip.text(), lines
+    return trip.text(lines), lines
 
 
 def _twice_check(rng: random.Random) -> Probe:

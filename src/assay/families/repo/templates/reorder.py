@@ -299,7 +299,7 @@ URGENT = Change(
             "",
         ),
         Replace("tests/test_plan.py", '        self.assertTrue(line["urgent"])\n', ""),
-        Replace("tests/test_plan.py", '"Acme,RM-1,Salt,200,4,YES"', '"Acme,RM-1,Salt,200,4"'),
+        Replace("tests/test_plan.py", '"Acme,RM-1,Salt,250,5,YES"', '"Acme,RM-1,Salt,250,5"'),
     ),
     report=Report(
         title="Flag the urgent orders",
