@@ -77,11 +77,27 @@ def _length(text: str) -> Probe:
 
 
 def _filler(rng: random.Random, size: int) -> str:
-    words = ("physio", "session", "bring", "shorts", "and", "trainers", "please", "your")
+    """Sentences a clinic adds to a text, exactly ``size`` characters long."""
+    sentences = [
+        "Please bring shorts and trainers. ",
+        "Arrive ten minutes early. ",
+        "Parking is at the back. ",
+        "Bring your referral letter. ",
+        "Wear loose clothing. ",
+        "Reply YES to confirm. ",
+        "Your physio is on the first floor. ",
+        "Bring a list of your medication. ",
+    ]
+    rng.shuffle(sentences)
     text = ""
-    while len(text) < size:
-        text += rng.choice(words) + " "
-    return text[:size]
+    for sentence in sentences * 3:
+        if len(text) + len(sentence) > size:
+            break
+        text += sentence
+    rest = size - len(text)
+    if rest >= 5:
+        return text + "Ref " + "".join(rng.choice("0123456789") for _ in range(rest - 4))
+    return text + " " * rest
 
 
 def _pass_to_pass(rng: random.Random) -> list[Probe]:

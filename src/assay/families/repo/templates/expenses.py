@@ -124,7 +124,8 @@ def _cli(trip: Trip, lines: list[str]) -> Probe:
 def _euro(rng: random.Random, trip: Trip, day: datetime.date, currency: str = "") -> Probe:
     code = currency or rng.choice(sorted(CURRENCIES))
     cents = rng.randint(1_000, 90_000) * (100 if code == "JPY" else 1)
-    rates = {code: trip.rates[code]}
+    near = [(day + datetime.timedelta(days=n)).isoformat() for n in range(-6, 6)]
+    rates = {code: {at: rate for at, rate in trip.rates[code].items() if at in near}}
     return Probe(call="spesen.kurse:in_euro", args=(cents, code, day.isoformat(), rates))
 
 
@@ -197,10 +198,10 @@ WEEKEND_RATE = Change(
         ),
     ),
     report=Report(
-        title="Abrechnung mit Taxibeleg vom Samstag lässt sich nicht prüfen",
+        title="Abrechnung mit Belegen vom Wochenende lässt sich nicht prüfen",
         complaint="Meine Abrechnung für die Messe in London wird nicht geprüft, das Tool "
-        "bricht mit einem KeyError ab. Der einzige Unterschied zu sonst: ich bin am Samstag "
-        "mit dem Taxi zum Flughafen gefahren.",
+        "bricht mit einem KeyError ab. Der einzige Unterschied zu sonst: ein paar Belege sind "
+        "vom Wochenende oder vom Feiertag.",
         expected="Belege vom Wochenende oder von Feiertagen werden wie alle anderen umgerechnet.",
         request="in_euro muss für Tage ohne EZB-Kurs (Wochenende, Feiertag) den letzten Kurs "
         "davor nehmen (Samstag und Sonntag: den vom Freitag); gibt es keinen früheren Kurs, "
@@ -241,7 +242,7 @@ EIGHT_HOURS = Change(
         request="tagessatz muss für genau 8 Stunden 0 liefern und die Teilpauschale erst ab "
         "mehr als 8 Stunden; ab 24 Stunden bleibt es die volle Pauschale.",
     ),
-    example=lambda rng: _rate(rng.choice(sorted(PER_DIEM)), 8),
+    example=lambda rng: rng.choice((_rate(rng.choice(sorted(PER_DIEM)), 8), _eight_hours(rng))),
     fail_to_pass=lambda rng: [
         _rate(rng.choice(sorted(PER_DIEM)), 8),
         _rate(rng.choice(sorted(PER_DIEM)), 8),

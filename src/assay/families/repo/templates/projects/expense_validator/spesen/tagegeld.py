@@ -19,7 +19,7 @@ def pauschalen():
 
 def tagessatz(land, stunden):
     """Die Pauschale in Cent für einen Tag mit ``stunden`` Abwesenheit in ``land``: die volle
-    ab 24 Stunden, die halbe bei mehr als 8 Stunden, sonst nichts."""
+    ab 24 Stunden, die Teilpauschale bei mehr als 8 Stunden, sonst nichts."""
     if land not in pauschalen():
         raise ValueError(f"keine Pauschale für {land!r}")
     voll, teil = pauschalen()[land]
