@@ -169,6 +169,19 @@ SUMMER_TIME = Change(
         expected="Send times follow summer time from the day the clocks go forward.",
         request="to_utc must apply summer time (UTC+1) from 01:00 UTC on the last Sunday in "
         "March, not from the first Sunday in April; everything else stays as it is.",
+        translations={
+            "fr": Report(
+                title="Rappels en retard d'une heure après le passage à l'heure d'été",
+                complaint="Pendant la première semaine après le changement d'heure, chaque rappel "
+                "« 3 heures avant » est arrivé deux heures avant le rendez-vous. Deux patients "
+                "ont manqué le leur et veulent être remboursés des frais.",
+                expected="Les heures d'envoi suivent l'heure d'été dès le jour du changement "
+                "d'heure.",
+                request="to_utc doit appliquer l'heure d'été (UTC+1) à partir de 01:00 UTC le "
+                "dernier dimanche de mars, et non le premier dimanche d'avril ; le reste ne "
+                "change pas.",
+            )
+        },
     ),
     example=lambda rng: _utc(_spring_gap(rng)),
     fail_to_pass=lambda rng: [
@@ -232,6 +245,20 @@ REGIONAL_HOLIDAYS = Change(
         request="is_working_day must use the public holidays of the region it is given "
         "(`data/holidays.csv`), not those of England and Wales, so that each clinic's day "
         "reminders skip its own holidays and only those.",
+        translations={
+            "fr": Report(
+                title="Rappels d'Édimbourg envoyés les jours fériés",
+                complaint="L'accueil de Leith reçoit des appels de patients les jours où la "
+                "clinique est fermée pour un jour férié écossais : le rappel est parti le matin "
+                "même et personne n'était là pour répondre. Dublin a le même problème.",
+                expected="Les rappels « jours avant » partent un jour ouvré de la région de la "
+                "clinique.",
+                request="is_working_day doit utiliser les jours fériés de la région qu'on lui "
+                "donne (`data/holidays.csv`) et non ceux de l'Angleterre et du pays de Galles, "
+                "pour que les rappels de chaque clinique sautent ses propres jours fériés et "
+                "seulement ceux-là.",
+            )
+        },
     ),
     example=lambda rng: _regional(rng, "leith", ONLY_HERE["leith"]),
     fail_to_pass=lambda rng: [
@@ -313,6 +340,19 @@ GSM_EXTENSION = Change(
         request="sms_length must count the GSM extension characters (`€ [ ] { } ^ ~ \\ |`) "
         "as two septets each, for the length and the parts; a text of 160 characters with one "
         "`€` takes two SMS.",
+        translations={
+            "fr": Report(
+                title="Les SMS de Dublin facturés comme deux messages",
+                complaint="La facture de la passerelle pour Ranelagh est bien plus élevée que le "
+                "nombre de rappels envoyés : beaucoup ont été coupés en deux messages, alors que "
+                "notre fichier d'envoi indique une seule partie.",
+                expected="La longueur et le nombre de parties correspondent à ce que compte le "
+                "réseau.",
+                request="sms_length doit compter les caractères de l'extension GSM (`€ [ ] { } ^ "
+                "~ \\ |`) comme deux septets chacun, pour la longueur et les parties ; un texte de "
+                "160 caractères avec un `€` prend deux SMS.",
+            )
+        },
     ),
     example=lambda rng: _length(_euro_text(rng, rng.randint(10, 60))),
     fail_to_pass=lambda rng: [
@@ -390,6 +430,21 @@ QUIET_HOURS = Change(
         request="An hour reminder (`3h`) that would go out while the clinic is closed (before "
         "it opens, after it closes, on a weekend or one of its region's holidays) must go out "
         "while it is open instead; reminders in opening hours stay as they are.",
+        translations={
+            "fr": Report(
+                title="SMS de rappel à six heures du matin",
+                complaint="Les patients qui ont un rendez-vous tôt reçoivent leur rappel à six "
+                "heures et demie, et quand ils appellent pour annuler il n'y a personne à "
+                "l'accueil : on leur facture alors des frais d'annulation tardive qu'ils "
+                "contestent.",
+                expected="Les rappels « heures avant » ne partent pas quand la clinique est "
+                "fermée.",
+                request="Un rappel en heures (`3h`) qui partirait pendant la fermeture de la "
+                "clinique (avant l'ouverture, après la fermeture, un week-end ou un jour férié de "
+                "sa région) doit partir pendant les heures d'ouverture ; les rappels pendant les "
+                "heures d'ouverture ne changent pas.",
+            )
+        },
     ),
     example=_early,
     fail_to_pass=lambda rng: [
@@ -439,6 +494,7 @@ TEMPLATE = ProjectTemplate(
     locale="en-GB",
     changes=(SUMMER_TIME, REGIONAL_HOLIDAYS, GSM_EXTENSION, QUIET_HOURS),
     pass_to_pass=_pass_to_pass,
+    titles={"fr": "le planificateur de rappels de rendez-vous"},
     difficulty="hard",
     tags=("healthcare", "scheduling", "time-zones"),
 )

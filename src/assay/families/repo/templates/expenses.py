@@ -198,14 +198,26 @@ WEEKEND_RATE = Change(
         ),
     ),
     report=Report(
-        title="Abrechnung mit Belegen vom Wochenende lässt sich nicht prüfen",
-        complaint="Meine Abrechnung für die Messe in London wird nicht geprüft, das Tool "
-        "bricht mit einem KeyError ab. Der einzige Unterschied zu sonst: ein paar Belege sind "
-        "vom Wochenende oder vom Feiertag.",
-        expected="Belege vom Wochenende oder von Feiertagen werden wie alle anderen umgerechnet.",
-        request="in_euro muss für Tage ohne EZB-Kurs (Wochenende, Feiertag) den letzten Kurs "
-        "davor nehmen (Samstag und Sonntag: den vom Freitag); gibt es keinen früheren Kurs, "
-        "ein ValueError.",
+        title="Report with receipts from the weekend cannot be checked",
+        complaint="My expense report for the London trade fair isn't checked at all, the tool "
+        "stops with a KeyError. The only difference from usual: a few receipts are from the "
+        "weekend or a public holiday.",
+        expected="Receipts from weekends and public holidays are converted like any other.",
+        request="in_euro must use the last ECB rate before a day that has none (weekend, public "
+        "holiday; Saturday and Sunday take Friday's); with no earlier rate at all, a ValueError.",
+        translations={
+            "de": Report(
+                title="Abrechnung mit Belegen vom Wochenende lässt sich nicht prüfen",
+                complaint="Meine Abrechnung für die Messe in London wird nicht geprüft, das Tool "
+                "bricht mit einem KeyError ab. Der einzige Unterschied zu sonst: ein paar Belege "
+                "sind vom Wochenende oder vom Feiertag.",
+                expected="Belege vom Wochenende oder von Feiertagen werden wie alle anderen "
+                "umgerechnet.",
+                request="in_euro muss für Tage ohne EZB-Kurs (Wochenende, Feiertag) den letzten "
+                "Kurs davor nehmen (Samstag und Sonntag: den vom Freitag); gibt es keinen "
+                "früheren Kurs, ein ValueError.",
+            )
+        },
     ),
     example=_weekend_example,
     fail_to_pass=_weekend_cases,
@@ -234,13 +246,23 @@ EIGHT_HOURS = Change(
     kind="bug",
     undo=(Replace(TAGEGELD, "    if stunden > 8:\n", "    if stunden >= 8:\n"),),
     report=Report(
-        title="Tagegeld für genau 8 Stunden erstattet",
-        complaint="Die Lohnsteuer-Außenprüfung hat beanstandet, dass wir für Dienstreisen von "
-        "genau acht Stunden die kleine Pauschale erstattet haben. Das Tool hat die "
-        "Abrechnungen durchgewunken.",
-        expected="Die kleine Pauschale gibt es erst bei mehr als 8 Stunden Abwesenheit.",
-        request="tagessatz muss für genau 8 Stunden 0 liefern und die Teilpauschale erst ab "
-        "mehr als 8 Stunden; ab 24 Stunden bleibt es die volle Pauschale.",
+        title="Per diem paid for exactly 8 hours",
+        complaint="The payroll tax audit objected that we reimbursed the partial per diem for "
+        "business trips of exactly eight hours. The tool waved those reports through.",
+        expected="The partial per diem is only due for an absence of more than 8 hours.",
+        request="tagessatz must give 0 for exactly 8 hours and the partial rate only above 8 "
+        "hours; from 24 hours it stays the full rate.",
+        translations={
+            "de": Report(
+                title="Tagegeld für genau 8 Stunden erstattet",
+                complaint="Die Lohnsteuer-Außenprüfung hat beanstandet, dass wir für Dienstreisen "
+                "von genau acht Stunden die kleine Pauschale erstattet haben. Das Tool hat die "
+                "Abrechnungen durchgewunken.",
+                expected="Die kleine Pauschale gibt es erst bei mehr als 8 Stunden Abwesenheit.",
+                request="tagessatz muss für genau 8 Stunden 0 liefern und die Teilpauschale erst "
+                "ab mehr als 8 Stunden; ab 24 Stunden bleibt es die volle Pauschale.",
+            )
+        },
     ),
     example=lambda rng: rng.choice((_rate(rng.choice(sorted(PER_DIEM)), 8), _eight_hours(rng))),
     fail_to_pass=lambda rng: [
@@ -301,13 +323,25 @@ FOREIGN_LIMIT = Change(
         ),
     ),
     report=Report(
-        title="Hotel in Tokio abgelehnt, Hotel in London nicht",
-        complaint="Mein Hotel in Tokio für umgerechnet 120 Euro wurde wegen der Freigabegrenze "
-        "abgelehnt, das Hotel meines Kollegen in London für über 200 Euro ging durch.",
-        expected="Die Freigabegrenzen gelten für den Betrag in Euro.",
-        request="Die Prüfung der Freigabegrenze in pruefe muss den in Euro umgerechneten "
-        "Betrag (Kurs des Belegdatums) mit der Grenze vergleichen, nicht den Betrag in der "
-        "Belegwährung.",
+        title="Hotel in Tokyo rejected, hotel in London not",
+        complaint="My hotel in Tokyo, about 120 euros, was rejected for being over the approval "
+        "limit, while my colleague's London hotel at over 200 euros went through.",
+        expected="Approval limits apply to the amount in euros.",
+        request="The approval limit check in pruefe must compare the amount converted to euros "
+        "(at the rate of the receipt's date) with the limit, not the amount in the receipt's "
+        "currency.",
+        translations={
+            "de": Report(
+                title="Hotel in Tokio abgelehnt, Hotel in London nicht",
+                complaint="Mein Hotel in Tokio für umgerechnet 120 Euro wurde wegen der "
+                "Freigabegrenze abgelehnt, das Hotel meines Kollegen in London für über 200 Euro "
+                "ging durch.",
+                expected="Die Freigabegrenzen gelten für den Betrag in Euro.",
+                request="Die Prüfung der Freigabegrenze in pruefe muss den in Euro umgerechneten "
+                "Betrag (Kurs des Belegdatums) mit der Grenze vergleichen, nicht den Betrag in "
+                "der Belegwährung.",
+            )
+        },
     ),
     example=_limit_example,
     fail_to_pass=_limit_cases,
@@ -380,13 +414,24 @@ DUPLICATES = Change(
         Replace(TESTS, '["B4", "B5"]', '["B4"]'),
     ),
     report=Report(
-        title="Doppelt eingereichte Belege erkennen",
-        complaint="Ein Kollege hat dieselbe Taxiquittung zweimal abgerechnet, einmal als Foto "
-        "und einmal als PDF. Aufgefallen ist es erst der Revision.",
-        expected="Ein Beleg, der schon einmal in der Abrechnung steht, wird abgelehnt.",
-        request="pruefe soll einen Beleg ablehnen, der in der Abrechnung schon einmal "
-        "vorkommt, mit dem Grund `doppelt eingereicht (wie B2)` (B2: der erste); der erste "
-        "wird normal geprüft.",
+        title="Catch receipts handed in twice",
+        complaint="A colleague claimed the same taxi receipt twice, once as a photo and once as a "
+        "PDF. Nobody noticed until internal audit did.",
+        expected="A receipt that is already in the report is rejected.",
+        request="pruefe should reject a receipt that already appears earlier in the report, with "
+        "the reason `doppelt eingereicht (wie B2)` (B2: the first one); the first is checked as "
+        "usual.",
+        translations={
+            "de": Report(
+                title="Doppelt eingereichte Belege erkennen",
+                complaint="Ein Kollege hat dieselbe Taxiquittung zweimal abgerechnet, einmal als "
+                "Foto und einmal als PDF. Aufgefallen ist es erst der Revision.",
+                expected="Ein Beleg, der schon einmal in der Abrechnung steht, wird abgelehnt.",
+                request="pruefe soll einen Beleg ablehnen, der in der Abrechnung schon einmal "
+                "vorkommt, mit dem Grund `doppelt eingereicht (wie B2)` (B2: der erste); der "
+                "erste wird normal geprüft.",
+            )
+        },
     ),
     example=_twice_check,
     fail_to_pass=lambda rng: [_twice_check(rng), _twice_check(rng), _twice_cli(rng)],
@@ -432,5 +477,6 @@ TEMPLATE = ProjectTemplate(
     locale="de-DE",
     changes=(WEEKEND_RATE, EIGHT_HOURS, FOREIGN_LIMIT, DUPLICATES),
     pass_to_pass=_pass_to_pass,
+    titles={"de": "die Reisekostenprüfung"},
     tags=("finance", "travel", "currencies"),
 )

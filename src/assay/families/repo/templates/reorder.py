@@ -150,6 +150,18 @@ PACK_ROUNDING = Change(
         expected="Orders cover the whole need, rounded up to full packs.",
         request="order_quantity must round the quantity needed *up* to whole packs (160 lb "
         "in 50 lb bags is 200 lb, 4 bags); a need that is already whole packs stays as it is.",
+        translations={
+            "de": Report(
+                title="Bestellungen fallen zu knapp aus",
+                complaint="Uns ist zwei Tage vor der Lieferung das Kakaopulver ausgegangen, "
+                "obwohl der Planer sagte, wir hätten genug bestellt. Beim Nachrechnen ist jede "
+                "Bestellung etwas kleiner als der Bedarf, den der Planer selbst ausweist.",
+                expected="Bestellungen decken den ganzen Bedarf, auf volle Gebinde aufgerundet.",
+                request="order_quantity muss die benötigte Menge auf ganze Gebinde *auf*runden "
+                "(160 lb in 50-lb-Säcken sind 200 lb, 4 Säcke); ein Bedarf, der schon volle "
+                "Gebinde ergibt, bleibt, wie er ist.",
+            )
+        },
     ),
     example=lambda rng: _short(rng, _terms(rng, pack=rng.choice((25, 50, 55)))),
     fail_to_pass=lambda rng: [
@@ -189,6 +201,19 @@ LEGACY_LEAD_TIME = Change(
         expected="Lead times from old-format supplier files count in weeks, as the column says.",
         request="read_suppliers must read `leadtime_wks` in old-format supplier files as weeks "
         "(3 is 21 days); `lead_time_days` in current files stays in days.",
+        translations={
+            "de": Report(
+                title="Zitronensäure viel zu spät nachbestellt",
+                complaint="Coastal Chemical schickt uns die Konditionen immer noch im Format des "
+                "alten ERP. Ihre Lieferzeit ist drei Wochen, aber der Planer tut so, als "
+                "lieferten sie in drei Tagen, und bestellt erst, wenn es schon zu spät ist.",
+                expected="Lieferzeiten aus Lieferantendateien im alten Format zählen in Wochen, "
+                "wie die Spalte sagt.",
+                request="read_suppliers muss `leadtime_wks` in Lieferantendateien im alten Format "
+                "als Wochen lesen (3 sind 21 Tage); `lead_time_days` in aktuellen Dateien bleibt "
+                "in Tagen.",
+            )
+        },
     ),
     example=lambda rng: Probe(
         call="reorder.suppliers:read_suppliers", args=(_files(rng, 1, legacy=True)[1],)
@@ -241,6 +266,19 @@ KILOGRAMS = Change(
         expected="Stock counted in kilograms is converted to pounds correctly before planning.",
         request="to_pounds must convert kilograms to pounds (1 kg = 2.20462262 lb, rounded to "
         "a hundredth of a pound: 100 kg is 220.46 lb); pounds stay as they are.",
+        translations={
+            "de": Report(
+                title="Zucker- und Stärkesilos zeigen nur einen Bruchteil des Bestands",
+                complaint="Der Planer will jede Woche einen Lastwagen Zucker bestellen, obwohl "
+                "das Silo halb voll ist. Das passiert nur bei dem, was die Silowaagen zählen, und "
+                "die zählen in Kilogramm.",
+                expected="Bestände in Kilogramm werden vor der Planung richtig in Pfund "
+                "umgerechnet.",
+                request="to_pounds muss Kilogramm in Pfund umrechnen (1 kg = 2.20462262 lb, auf "
+                "eine Hundertstel Pfund gerundet: 100 kg sind 220.46 lb); Pfund bleiben, wie sie "
+                "sind.",
+            )
+        },
     ),
     example=lambda rng: _pounds(f"{rng.randint(1_000, 30_000):,}", "kg"),
     fail_to_pass=lambda rng: [
@@ -309,6 +347,19 @@ URGENT = Change(
         request="Mark urgent lines: each plan line gets an `urgent` flag (True/False), the "
         "purchasing CSV an `Urgent` column at the end (`YES` or empty), and the summary printed "
         "with `--out` counts them: `12 lines (3 urgent) written to po.csv`.",
+        translations={
+            "de": Report(
+                title="Dringende Bestellungen markieren",
+                complaint="Die Einkäufer gehen jeden Montag vierzig Zeilen durch und wissen "
+                "nicht, welche sie heute noch telefonisch bestellen müssen und welche mit der "
+                "üblichen E-Mail-Bestellung warten können.",
+                expected="Die Einkaufs-CSV zeigt, welche Zeilen dringend sind.",
+                request="Dringende Zeilen markieren: jede Planzeile bekommt ein Feld `urgent` "
+                "(True/False), die Einkaufs-CSV am Ende eine Spalte `Urgent` (`YES` oder leer), "
+                "und die Zusammenfassung bei `--out` zählt sie: `12 lines (3 urgent) written to "
+                "po.csv`.",
+            )
+        },
     ),
     example=lambda rng: _plan(_files(rng, 4, low=1.0)),
     fail_to_pass=lambda rng: [
@@ -353,5 +404,6 @@ TEMPLATE = ProjectTemplate(
     locale="en-US",
     changes=(PACK_ROUNDING, LEGACY_LEAD_TIME, KILOGRAMS, URGENT),
     pass_to_pass=_pass_to_pass,
+    titles={"de": "der Nachbestellplaner"},
     tags=("inventory", "purchasing", "units"),
 )

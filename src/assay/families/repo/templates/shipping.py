@@ -97,6 +97,19 @@ POSTCODE_CASE = Change(
         expected="A postcode is recognised however the customer capitalised it.",
         request="zone_for (and so quote and the command line) must treat postcodes case-"
         "insensitively: `bt7 1nn` and `Hs1 2ab` are in the same zones as `BT7 1NN` and `HS1 2AB`.",
+        translations={
+            "fr": Report(
+                title="Colis pour Belfast facturés au tarif métropole",
+                complaint="ParcelLine nous a facturé le tarif Irlande du Nord pour tout un tas de "
+                "commandes que le site avait chiffrées au tarif métropole. En regardant de plus "
+                "près, les clients avaient tapé leur code postal en minuscules.",
+                expected="Un code postal est reconnu quelle que soit la casse saisie par le "
+                "client.",
+                request="zone_for (et donc quote et la ligne de commande) doit ignorer la casse "
+                "des codes postaux : `bt7 1nn` et `Hs1 2ab` sont dans les mêmes zones que `BT7 "
+                "1NN` et `HS1 2AB`.",
+            )
+        },
     ),
     example=lambda rng: _zone(_postcode(rng, REMOTE, "lower")),
     fail_to_pass=lambda rng: [
@@ -132,6 +145,18 @@ BAND_LIMIT = Change(
         expected="A parcel at exactly a band's limit is in that band, as the tariff says.",
         request="band_price must include each band's upper limit: 2000 g is in the 2 kg band, "
         "2001 g in the next; the heaviest band's limit itself is accepted too.",
+        translations={
+            "fr": Report(
+                title="Un colis de 2 kg facturé comme un colis de 5 kg",
+                complaint="Un client se plaint qu'un colis pesant exactement 2,000 kg lui a été "
+                "facturé au prix des 5 kg. La grille du transporteur dit « jusqu'à 2 kg inclus ».",
+                expected="Un colis pile à la limite d'une tranche est dans cette tranche, comme "
+                "le dit la grille.",
+                request="band_price doit inclure la limite haute de chaque tranche : 2000 g est "
+                "dans la tranche 2 kg, 2001 g dans la suivante ; la limite de la tranche la plus "
+                "lourde est acceptée aussi.",
+            )
+        },
     ),
     example=lambda rng: _quote(
         _postcode(rng, MAINLAND), rng.choice(LIMITS["parcelline"][:4]), SMALL
@@ -196,6 +221,20 @@ VOLUMETRIC = Change(
         request="volumetric_grams must give length * width * height (cm) / divisor in "
         "kilograms, expressed in grams and rounded up to the gram (40x30x20 at 5000 is 4800 "
         "g), so chargeable_grams and quotes use it.",
+        translations={
+            "fr": Report(
+                title="Colis volumineux sous-facturés",
+                complaint="La facture du transporteur du mois dernier dépasse de plusieurs "
+                "centaines de livres ce que nous avons facturé aux clients. Ce sont tous les gros "
+                "cartons légers (couettes, abat-jour) : on les facture au poids de la balance.",
+                expected="Les colis grands et légers sont facturés au poids volumétrique quand il "
+                "dépasse le poids réel.",
+                request="volumetric_grams doit donner longueur * largeur * hauteur (cm) / "
+                "diviseur en kilogrammes, exprimé en grammes et arrondi au gramme supérieur "
+                "(40x30x20 à 5000 donne 4800 g), pour que chargeable_grams et les devis "
+                "l'utilisent.",
+            )
+        },
     ),
     example=lambda rng: _chargeable(rng.randint(200, 1_500), _box(rng)),
     fail_to_pass=lambda rng: [
@@ -257,6 +296,19 @@ FUEL = Change(
         request="quote should add the carrier's fuel surcharge (`fuel_surcharge_percent` in "
         "carriers.ini) as its own `fuel` entry, in pence rounded half up, counted in the "
         "`total`; the quote command prints it as a `fuel` line before the total.",
+        translations={
+            "fr": Report(
+                title="Ajouter la surcharge carburant aux devis",
+                complaint="Les deux transporteurs nous facturent une surcharge carburant sur "
+                "chaque colis et le site ne l'affiche jamais : on la paie sur notre marge. Les "
+                "pourcentages sont déjà dans le fichier des transporteurs.",
+                expected="Les devis comprennent la surcharge carburant du transporteur.",
+                request="quote doit ajouter la surcharge carburant du transporteur "
+                "(`fuel_surcharge_percent` dans carriers.ini) comme entrée `fuel` à part, en "
+                "pence arrondis au plus proche (demi vers le haut), comptée dans le `total` ; la "
+                "commande quote l'affiche sur une ligne `fuel` avant le total.",
+            )
+        },
     ),
     example=lambda rng: _quote(_postcode(rng, MAINLAND), rng.randint(100, 900), SMALL),
     fail_to_pass=lambda rng: [
@@ -295,5 +347,6 @@ TEMPLATE = ProjectTemplate(
     locale="en-GB",
     changes=(POSTCODE_CASE, BAND_LIMIT, VOLUMETRIC, FUEL),
     pass_to_pass=_pass_to_pass,
+    titles={"fr": "le calculateur de frais de port"},
     tags=("logistics", "units", "configuration"),
 )
