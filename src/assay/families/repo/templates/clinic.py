@@ -135,6 +135,13 @@ def _spring_gap(rng: random.Random, weekday: bool = False) -> datetime.datetime:
     return datetime.datetime.combine(day, datetime.time(rng.randint(8, 18), rng.choice((0, 30))))
 
 
+def _night_of(year: int, month: int) -> datetime.datetime:
+    """Half past one on the night the clocks change (last Sunday of March or October)."""
+    day = datetime.date(year, month, 31)
+    day -= datetime.timedelta(days=(day.weekday() + 1) % 7)
+    return datetime.datetime.combine(day, datetime.time(1, 30))
+
+
 SUMMER_TIME = Change(
     id="summer-time-start",
     kind="bug",
@@ -187,10 +194,12 @@ SUMMER_TIME = Change(
     fail_to_pass=lambda rng: [
         _utc(_spring_gap(rng)),
         _utc(_spring_gap(rng, weekday=True)),
+        _utc(_night_of(rng.randint(2025, 2027), 3)),
         _send(_spring_gap(rng, weekday=True), rng.choice(sorted(SITES)), "3h"),
         _plan([("leith", _appointment(rng, "leith", _spring_gap(rng, True).date()))], rng),
     ],
     pass_to_pass=lambda rng: [
+        _utc(_night_of(rng.randint(2024, 2027), 10)),
         _utc(datetime.datetime(rng.randint(2024, 2026), 4, rng.randint(8, 30), 11, 15)),
         _utc(datetime.datetime(rng.randint(2024, 2026), 10, 31, rng.randint(8, 18), 0)),
         _utc(datetime.datetime(rng.randint(2024, 2026), 3, rng.randint(1, 24), 16, 30)),
@@ -365,6 +374,8 @@ GSM_EXTENSION = Change(
         _length(f"Hi Chloé, your visit costs £{rng.randint(30, 90)}. " + _filler(rng, 130)),
         _length(f"Hi Michał, see you at {rng.randint(8, 17)}:30 [ref {rng.randint(1, 99)}]"),
         _length(_filler(rng, rng.randint(150, 170))),
+        _length(_filler(rng, rng.choice((307, 308, 460)))),
+        _length(("Hi Michał, " + _filler(rng, 200))[: rng.choice((135, 202))]),
     ],
     known_bad={
         "utf8-bytes": (
@@ -386,6 +397,23 @@ def _early(rng: random.Random, site: str = "", monday: bool = False) -> Probe:
         moment -= datetime.timedelta(days=moment.weekday())
     hours = rng.randint(3, 4) if rng.random() < 0.7 else rng.randint(20, 30)
     return _send(moment, where, f"{hours}h")
+
+
+def _weekday(rng: random.Random) -> datetime.date:
+    """A Tuesday to Friday in a stretch of the year without public holidays in any region."""
+    while True:
+        day = datetime.date(rng.randint(2024, 2026), rng.choice((7, 9, 11)), rng.randint(8, 20))
+        if 0 < day.weekday() < 5:
+            return day
+
+
+def _at_opening(rng: random.Random) -> Probe:
+    """An hour reminder that falls exactly at opening time."""
+    site = rng.choice(sorted(SITES))
+    hours = rng.randint(2, 4)
+    minutes = SITES[site][0] + hours * 60
+    moment = datetime.datetime.combine(_weekday(rng), datetime.time(minutes // 60, minutes % 60))
+    return _send(moment, site, f"{hours}h")
 
 
 QUIET_HOURS = Change(
@@ -459,6 +487,7 @@ QUIET_HOURS = Change(
         ),
     ],
     pass_to_pass=lambda rng: [
+        _at_opening(rng),
         _send(_appointment(rng, "harley-street").replace(hour=15), "harley-street", "2h"),
         _send(_appointment(rng, "leith"), "leith", "2d"),
     ],

@@ -146,9 +146,20 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
     ]
 
 
-def _weekday_rate(rng: random.Random) -> Probe:
+def _weekday_rate(rng: random.Random, typed: str = "") -> Probe:
     trip = Trip(rng)
-    return _euro(rng, trip, trip.open[-1])
+    probe = _euro(rng, trip, trip.open[-1], typed.strip().upper())
+    if not typed:
+        return probe
+    return Probe(call=probe.call, args=(probe.args[0], typed, *probe.args[2:]))
+
+
+def _unknown(rng: random.Random) -> Probe:
+    trip = Trip(rng)
+    day = rng.choice(trip.open).isoformat()
+    return Probe(
+        call="spesen.kurse:in_euro", args=(rng.randint(100, 9_999), "SEK", day, trip.rates)
+    )
 
 
 def _ordinary_check(rng: random.Random) -> Probe:
@@ -165,7 +176,9 @@ def _weekend_cases(rng: random.Random) -> list[Probe]:
     trip = Trip(rng)
     saturday = _receipt(rng, 4, rng.choice(trip.closed), "USD")
     holiday = _receipt(rng, 1, trip.holiday, "CHF")
+    before = trip.open[0] - datetime.timedelta(days=rng.randint(1, 2))
     return [
+        _euro(rng, trip, before, rng.choice(("USD", "CHF"))),
         _euro(rng, trip, rng.choice(trip.closed), "GBP"),
         _euro(rng, trip, trip.holiday),
         _euro(rng, trip, rng.choice(trip.closed), "JPY"),
@@ -187,8 +200,6 @@ WEEKEND_RATE = Change(
         ),
         Replace(
             KURSE,
-            "    if waehrung not in kurse:\n"
-            '        raise ValueError(f"keine Kurse für {waehrung}")\n'
             "    frueher = [tag for tag in kurse[waehrung] if tag <= iso_datum]\n"
             "    if not frueher:\n"
             '        raise ValueError(f"kein Kurs für {waehrung} am {iso_datum} oder davor")\n'
@@ -221,7 +232,7 @@ WEEKEND_RATE = Change(
     ),
     example=_weekend_example,
     fail_to_pass=_weekend_cases,
-    pass_to_pass=lambda rng: [_weekday_rate(rng)],
+    pass_to_pass=lambda rng: [_weekday_rate(rng), _weekday_rate(rng, " usd"), _unknown(rng)],
     known_bad={
         "next-rate": (
             Replace(
@@ -298,6 +309,13 @@ def _over_limit(rng: random.Random, trip: Trip, number: int) -> str:
     return _line(number, day, "hotel", round(euros * rate * 100), code, merchant=merchant)
 
 
+def _at_the_limit(rng: random.Random) -> Probe:
+    """A hotel bill of exactly the limit, in euros, with an ordinary report around it."""
+    trip = Trip(rng)
+    hotel = _line(9, rng.choice(trip.open), "hotel", 18_000, "EUR", merchant="Motel One")
+    return _check(trip, [*_ordinary(rng, trip, 2), hotel])
+
+
 def _limit_example(rng: random.Random) -> Probe:
     trip = Trip(rng)
     return _check(trip, [_over_limit(rng, trip, 1)])
@@ -345,9 +363,7 @@ FOREIGN_LIMIT = Change(
     ),
     example=_limit_example,
     fail_to_pass=_limit_cases,
-    pass_to_pass=lambda rng: [
-        _ordinary_check(rng),
-    ],
+    pass_to_pass=lambda rng: [_ordinary_check(rng), _at_the_limit(rng)],
     known_bad={
         "file-rates-only": (
             Replace(
@@ -374,6 +390,8 @@ def _twice(rng: random.Random) -> tuple[str, list[str]]:
         _line(2, second, "taxi", fare, code, merchant="Addison Lee"),
         _receipt(rng, 3, rng.choice(trip.open)),
         _line(4, first, "taxi", fare, code, merchant=again),
+        _per_diem(rng, 5, second, rng.choice((8, 14, 24))),
+        _line(6, second, "hotel", rng.randint(18_001, 30_000), "EUR", merchant="Marriott"),
     ]
     rng.shuffle(lines)
     return trip.text(lines), lines

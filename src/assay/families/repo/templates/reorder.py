@@ -100,6 +100,25 @@ def _short(rng: random.Random, terms: Terms) -> Probe:
     return _order(rng.randint(0, point), usage, terms)
 
 
+def _minimum_order(rng: random.Random) -> Probe:
+    """An item just below its reorder point whose supplier's minimum is more than it needs."""
+    usage = rng.randint(5, 40)
+    terms = _terms(rng, rng.randint(3, 10), rng.choice((25, 50)))
+    terms["moq"] = terms["pack_size"] * rng.randint(40, 60)
+    point = usage * (terms["lead_time_days"] + 5)
+    return _order(point - rng.randint(0, usage), usage, terms)
+
+
+def _at_the_limit(rng: random.Random) -> tuple[str, str]:
+    """Files whose first item has exactly its usage over the lead time in stock (in pounds)."""
+    stock, suppliers = _files(rng, 3)
+    usage, lead = rng.randint(5, 400), rng.randint(2, 21)
+    pack = rng.choice(PACKS)
+    stock += f'RM-9001,"Sea salt, coarse","{usage * lead:,}",0,lb,{usage}\n'
+    suppliers += f"RM-9001,{rng.choice(VENDORS)},{lead},{pack},{pack}\n"
+    return stock, suppliers
+
+
 def _whole_packs(rng: random.Random) -> Probe:
     """An item whose need is exactly a whole number of packs (above the minimum order)."""
     usage = rng.randint(10, 60)
@@ -171,7 +190,7 @@ PACK_ROUNDING = Change(
         _plan(_files(rng, 4)),
         _cli(_files(rng, 5)),
     ],
-    pass_to_pass=lambda rng: [_whole_packs(rng), _whole_packs(rng)],
+    pass_to_pass=lambda rng: [_whole_packs(rng), _whole_packs(rng), _minimum_order(rng)],
     known_bad={
         "always-one-more-pack": (
             Replace(
@@ -367,6 +386,7 @@ URGENT = Change(
         _plan(_files(rng, 5, legacy=True)),
         _cli(_files(rng, 6)),
         _cli(_files(rng, 5), "--out", "po.csv"),
+        _plan(_at_the_limit(rng)),
     ],
     known_bad={
         "everything-urgent": (
