@@ -48,13 +48,19 @@ class Trip:
         ]
 
     def text(self, receipts: list[str]) -> str:
-        """The rates file with the currencies of ``receipts`` (report lines)."""
+        """The rates file with the currencies of ``receipts`` (report lines), from four days
+        before the first receipt to four days after the last."""
         used = {line.split(";")[4] for line in receipts}
+        days = [datetime.datetime.strptime(line.split(";")[1], "%d.%m.%Y") for line in receipts]
+        first = (min(days) - datetime.timedelta(days=4)).date().isoformat()
+        last = (max(days) + datetime.timedelta(days=4)).date().isoformat()
         lines = ["datum;waehrung;kurs"]
         for currency, rates in self.rates.items():
             if currency not in used:
                 continue
             for day, rate in rates.items():
+                if not first <= day <= last:
+                    continue
                 shown = datetime.date.fromisoformat(day).strftime("%d.%m.%Y")
                 lines.append(f"{shown};{currency};{rate.replace('.', ',')}")
         return "\n".join(lines) + "\n"
@@ -210,7 +216,7 @@ WEEKEND_RATE = Change(
     ),
     report=Report(
         title="Report with receipts from the weekend cannot be checked",
-        complaint="My expense report for the London trade fair isn't checked at all, the tool "
+        complaint="My expense report from my last business trip isn't checked at all, the tool "
         "stops with a KeyError. The only difference from usual: a few receipts are from the "
         "weekend or a public holiday.",
         expected="Receipts from weekends and public holidays are converted like any other.",
@@ -219,9 +225,9 @@ WEEKEND_RATE = Change(
         translations={
             "de": Report(
                 title="Abrechnung mit Belegen vom Wochenende lässt sich nicht prüfen",
-                complaint="Meine Abrechnung für die Messe in London wird nicht geprüft, das Tool "
-                "bricht mit einem KeyError ab. Der einzige Unterschied zu sonst: ein paar Belege "
-                "sind vom Wochenende oder vom Feiertag.",
+                complaint="Meine Abrechnung von der letzten Dienstreise wird nicht geprüft, das "
+                "Tool bricht mit einem KeyError ab. Der einzige Unterschied zu sonst: ein paar "
+                "Belege sind vom Wochenende oder vom Feiertag.",
                 expected="Belege vom Wochenende oder von Feiertagen werden wie alle anderen "
                 "umgerechnet.",
                 request="in_euro muss für Tage ohne EZB-Kurs (Wochenende, Feiertag) den letzten "
