@@ -416,13 +416,92 @@ URGENT = Change(
     },
 )
 
+
+def _for_supplier(rng: random.Random, typed: str, *extra: str) -> Probe:
+    """The command line for one supplier of the files, the name typed as ``typed`` says."""
+    files = _files(rng, rng.randint(4, 6), low=1.0)
+    vendor = files[1].splitlines()[rng.randint(1, 2)].split(",")[1]
+    shown = {"exact": vendor, "lower": vendor.lower(), "upper": f" {vendor.upper()}"}[typed]
+    return _cli(files, "--supplier", shown, *extra)
+
+
+SUPPLIER_FILTER = Change(
+    id="supplier-filter",
+    kind="feature",
+    undo=(
+        Replace(
+            CLI,
+            '    plan.add_argument("--supplier", help="only this supplier\'s lines (any '
+            'capitalisation)")\n',
+            "",
+        ),
+        Replace(
+            CLI,
+            "    if args.supplier:\n"
+            "        wanted = args.supplier.strip().casefold()\n"
+            '        lines = [line for line in lines if line["supplier"].casefold() == wanted]\n',
+            "",
+        ),
+        Replace(
+            "README.md",
+            "    python -m reorder.cli plan data/stock.csv data/supp*.csv "
+            '--supplier "prairie mills"\n',
+            "",
+        ),
+    ),
+    report=Report(
+        title="One purchase list per supplier",
+        complaint="Each buyer looks after their own suppliers and has to delete everybody "
+        "else's lines from the CSV every Monday before placing the orders.",
+        expected="The planner can produce the lines of one supplier only.",
+        request="`reorder plan` gets a `--supplier NAME` option that keeps only the lines of "
+        "that supplier, whatever the capitalisation and surrounding spaces of NAME; with "
+        "`--out` the summary counts only those lines.",
+        translations={
+            "de": Report(
+                title="Eine Bestellliste pro Lieferant",
+                complaint="Jeder Einkäufer betreut seine eigenen Lieferanten und muss jeden "
+                "Montag erst alle fremden Zeilen aus der CSV löschen, bevor er bestellen kann.",
+                expected="Der Planer kann die Zeilen eines einzelnen Lieferanten ausgeben.",
+                request="`reorder plan` bekommt eine Option `--supplier NAME`, die nur die "
+                "Zeilen dieses Lieferanten behält, egal wie NAME geschrieben ist (Groß- und "
+                "Kleinschreibung, Leerzeichen am Rand); mit `--out` zählt die Zusammenfassung "
+                "nur diese Zeilen.",
+            )
+        },
+    ),
+    example=lambda rng: _for_supplier(rng, "exact"),
+    fail_to_pass=lambda rng: [
+        _for_supplier(rng, "exact"),
+        _for_supplier(rng, "lower"),
+        _for_supplier(rng, "upper", "--out", "po.csv"),
+    ],
+    known_bad={
+        "exact-name-only": (
+            Replace(
+                CLI,
+                "    text = purchasing_csv(lines)\n",
+                "    if args.supplier:\n"
+                '        lines = [line for line in lines if line["supplier"] == args.supplier]\n'
+                "    text = purchasing_csv(lines)\n",
+            ),
+            Replace(
+                CLI,
+                '    plan.add_argument("--out", ',
+                '    plan.add_argument("--supplier")\n    plan.add_argument("--out", ',
+            ),
+        ),
+    },
+)
+
+
 TEMPLATE = ProjectTemplate(
     id="reorder-planner",
     title="the inventory reorder planner",
     project="reorder_planner",
     cli="reorder.cli:main",
     locale="en-US",
-    changes=(PACK_ROUNDING, LEGACY_LEAD_TIME, KILOGRAMS, URGENT),
+    changes=(PACK_ROUNDING, LEGACY_LEAD_TIME, KILOGRAMS, URGENT, SUPPLIER_FILTER),
     pass_to_pass=_pass_to_pass,
     titles={"de": "der Nachbestellplaner"},
     tags=("inventory", "purchasing", "units"),

@@ -15,6 +15,7 @@ def main(argv=None):
     plan.add_argument("suppliers", nargs="+", help="purchasing's supplier files")
     plan.add_argument("--safety-days", type=int, default=5)
     plan.add_argument("--review-days", type=int, default=14)
+    plan.add_argument("--supplier", help="only this supplier's lines (any capitalisation)")
     plan.add_argument("--out", help="write the CSV here instead of standard output")
     args = parser.parse_args(argv)
     with open(args.stock, encoding="utf-8") as handle:
@@ -28,6 +29,9 @@ def main(argv=None):
     except (KeyError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if args.supplier:
+        wanted = args.supplier.strip().casefold()
+        lines = [line for line in lines if line["supplier"].casefold() == wanted]
     text = purchasing_csv(lines)
     if args.out:
         with open(args.out, "w", encoding="utf-8", newline="") as handle:
