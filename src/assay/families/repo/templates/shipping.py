@@ -339,13 +339,129 @@ FUEL = Change(
     },
 )
 
+
+def _table(rng: random.Random, extra: str = "") -> str:
+    """A carrier's rate table, with an ``extra`` column (notes, dates) if given."""
+    head = "| max_kg | mainland | highlands | ni |" + (f" {extra} |" if extra else "")
+    lines = [head, "|---|---|---|---|" + ("---|" if extra else "")]
+    values = {"note": ("two-man", "", "excl. VAT", ""), "valid_from": ("01/03/2025", "")}
+    for limit in (1, 3, 10, 30):
+        prices = [rng.randint(250, 900) * limit**0.5 for _ in range(3)]
+        cells = " | ".join(f"{price / 100:.2f}" for price in sorted(prices))
+        note = f" {rng.choice(values.get(extra, ('n/a', '')))} |" if extra else ""
+        lines.append(f"| {limit} | {cells} |{note}")
+    return "\n".join(lines) + "\n"
+
+
+def _own_carrier(rng: random.Random, extra: str = "") -> Probe:
+    config = (
+        "[acme]\ntable = acme.table\nvolumetric_divisor = 5000\n"
+        f"remote_surcharge = {rng.randint(2, 9)}.{rng.choice((0, 50, 95)):02d}\n"
+        f"fuel_surcharge_percent = {rng.randint(0, 12)}\n"
+    )
+    areas = rng.choice((REMOTE, MAINLAND))
+    return Probe(
+        cli="shiprate.cli:main",
+        argv=(
+            "--config",
+            "carriers.ini",
+            "--carrier",
+            "acme",
+            "quote",
+            _postcode(rng, areas),
+            str(rng.randint(100, 29_000)),
+            _box(rng, 10, 30),
+        ),
+        files={"carriers.ini": config, "acme.table": _table(rng, extra)},
+    )
+
+
+EXTRA_COLUMNS = Change(
+    id="table-notes-column",
+    kind="bug",
+    undo=(
+        Replace(
+            "shiprate/carriers.py",
+            '        limit = int(Decimal(row["max_kg"]) * 1000)\n'
+            "        # tables may carry other columns (notes, valid-from dates): only zones are "
+            "prices\n"
+            "        bands.append((limit, {zone: pence(row[zone]) for zone in ZONES}))\n",
+            '        limit = int(Decimal(row.pop("max_kg")) * 1000)\n'
+            "        bands.append((limit, {zone: pence(price) for zone, price in row.items()}))\n",
+        ),
+        Replace("shiprate/carriers.py", "from shiprate.zones import ZONES\n", ""),
+        Replace(ZONES, 'ZONES = ("mainland", "highlands", "ni")\n', ""),
+    ),
+    report=Report(
+        title="SwiftPost quotes fail since the new tariff",
+        complaint="Since we put in SwiftPost's new tariff table, every SwiftPost quote at "
+        "checkout fails with a decimal error. ParcelLine still works. The only thing that "
+        "looks different in their table is a column of notes on the right.",
+        expected="Rate tables with extra columns (notes, dates) load; only the zone columns "
+        "are prices.",
+        request="load_carrier must read only the zone columns (`mainland`, `highlands`, `ni`) "
+        "of a rate table and ignore any other column, whatever it is called and holds. The "
+        "table parser is vendored: leave it as it is.",
+        translations={
+            "fr": Report(
+                title="Les devis SwiftPost échouent depuis le nouveau tarif",
+                complaint="Depuis qu'on a mis le nouveau tableau de tarifs de SwiftPost, chaque "
+                "devis SwiftPost échoue au paiement avec une erreur de décimal. ParcelLine "
+                "marche toujours. La seule différence visible dans leur tableau, c'est une "
+                "colonne de remarques à droite.",
+                expected="Les tableaux de tarifs avec des colonnes en plus (remarques, dates) se "
+                "chargent ; seules les colonnes de zones sont des prix.",
+                request="load_carrier ne doit lire que les colonnes de zones (`mainland`, "
+                "`highlands`, `ni`) d'un tableau de tarifs et ignorer toute autre colonne, "
+                "quels que soient son nom et son contenu. Le parseur de tableaux est vendorisé : "
+                "n'y touchez pas.",
+            )
+        },
+    ),
+    example=lambda rng: _quote(
+        _postcode(rng, MAINLAND), rng.randint(100, 24_000), SMALL, "swiftpost"
+    ),
+    fail_to_pass=lambda rng: [
+        _quote(_postcode(rng, REMOTE), rng.randint(100, 24_000), _box(rng, 10, 40), "swiftpost"),
+        _own_carrier(rng, "valid_from"),
+        _own_carrier(rng, "note"),
+        _batch([_order(rng) for _ in range(2)], "--carrier", "swiftpost"),
+    ],
+    pass_to_pass=lambda rng: [_own_carrier(rng), _own_carrier(rng)],
+    known_bad={
+        "skips-rows-with-notes": (
+            Replace(
+                "shiprate/carriers.py",
+                '        limit = int(Decimal(row.pop("max_kg")) * 1000)\n'
+                "        bands.append((limit, {zone: pence(price) for zone, price in "
+                "row.items()}))\n",
+                "        try:\n"
+                '            limit = int(Decimal(row.pop("max_kg")) * 1000)\n'
+                "            bands.append((limit, {zone: pence(price) for zone, price in "
+                "row.items()}))\n"
+                "        except ArithmeticError:\n"
+                "            continue  # a row with notes in it\n",
+            ),
+        ),
+        "drops-the-note-column": (
+            Replace(
+                "shiprate/carriers.py",
+                '        limit = int(Decimal(row.pop("max_kg")) * 1000)\n',
+                '        limit = int(Decimal(row.pop("max_kg")) * 1000)\n'
+                '        row.pop("note", None)\n',
+            ),
+        ),
+    },
+)
+
+
 TEMPLATE = ProjectTemplate(
     id="shipping-rates",
     title="the shipping rate calculator",
     project="shipping_rates",
     cli="shiprate.cli:main",
     locale="en-GB",
-    changes=(POSTCODE_CASE, BAND_LIMIT, VOLUMETRIC, FUEL),
+    changes=(POSTCODE_CASE, BAND_LIMIT, VOLUMETRIC, FUEL, EXTRA_COLUMNS),
     pass_to_pass=_pass_to_pass,
     titles={"fr": "le calculateur de frais de port"},
     tags=("logistics", "units", "configuration"),

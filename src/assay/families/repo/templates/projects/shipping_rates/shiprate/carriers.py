@@ -5,6 +5,7 @@ import os
 from decimal import Decimal
 
 from shiprate._vendor.pipetable import parse
+from shiprate.zones import ZONES
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
 DEFAULT_CONFIG = os.path.join(DATA, "carriers.ini")
@@ -25,8 +26,9 @@ def load_carrier(name, config_path=None):
         rows = parse(handle.read())
     bands = []
     for row in rows:
-        limit = int(Decimal(row.pop("max_kg")) * 1000)
-        bands.append((limit, {zone: pence(price) for zone, price in row.items()}))
+        limit = int(Decimal(row["max_kg"]) * 1000)
+        # tables may carry other columns (notes, valid-from dates): only zones are prices
+        bands.append((limit, {zone: pence(row[zone]) for zone in ZONES}))
     return {
         "divisor": int(section.get("volumetric_divisor", "5000")),
         "remote_pence": pence(section.get("remote_surcharge", "0")),

@@ -1,5 +1,6 @@
 """Delivery zones from a UK postcode's area letters (``BT`` of ``BT7 1NN``)."""
 
+ZONES = ("mainland", "highlands", "ni")
 REMOTE_AREAS = {
     "BT": "ni",
     "HS": "highlands",
