@@ -12,6 +12,7 @@ KURSE = "spesen/kurse.py"
 TAGEGELD = "spesen/tagegeld.py"
 PRUEFUNG = "spesen/pruefung.py"
 TESTS = "tests/test_spesen.py"
+CLI = "spesen/cli.py"
 HEADER = "beleg;datum;kategorie;betrag;waehrung;land;stunden;haendler"
 CURRENCIES = {"GBP": 0.855, "USD": 1.083, "CHF": 0.957, "PLN": 4.31, "JPY": 161.4, "CZK": 25.3}
 COUNTRY = {"GBP": "GB", "USD": "US", "CHF": "CH", "PLN": "PL", "JPY": "JP", "CZK": "CZ"}
@@ -494,13 +495,120 @@ DUPLICATES = Change(
     },
 )
 
+
+def _json(rng: random.Random, clean: bool = False) -> Probe:
+    trip = Trip(rng)
+    lines = _ordinary(rng, trip, rng.randint(2, 4))
+    if not clean:
+        lines.append(_over_limit(rng, trip, 8))
+        lines.append(_line(9, rng.choice(trip.open), "taxi", 9_950, "EUR", merchant="Taxi 24"))
+    return Probe(
+        cli="spesen.cli:main",
+        argv=("pruefen", "abrechnung.csv", "--kurse", "kurse.csv", "--json"),
+        files={"abrechnung.csv": _report(lines), "kurse.csv": trip.text(lines)},
+    )
+
+
+JSON_OUTPUT = Change(
+    id="json-output",
+    kind="feature",
+    undo=(
+        Replace(CLI, " [--kurse DATEI] [--json]``", " [--kurse DATEI]``"),
+        Replace(CLI, "import json\n", ""),
+        Replace(
+            CLI,
+            '    check.add_argument("--json", action="store_true", help="Ergebnis als JSON '
+            'ausgeben")\n',
+            "",
+        ),
+        Replace(
+            CLI,
+            "    if args.json:\n"
+            '        abgelehnt = [{"beleg": beleg, "grund": grund} for beleg, grund in '
+            'ergebnis["abgelehnt"]]\n'
+            '        daten = {"abgelehnt": abgelehnt, "erstattung_cent": ergebnis["erstattung"]}\n'
+            "        print(json.dumps(daten, ensure_ascii=False))\n"
+            '        return 1 if ergebnis["abgelehnt"] else 0\n',
+            "",
+        ),
+        Replace("README.md", "    python -m spesen.cli pruefen abrechnung.csv --json\n", ""),
+        Replace(
+            "README.md",
+            " Mit `--json` kommt dasselbe als eine Zeile JSON\nfür die Buchhaltungssoftware.",
+            "",
+        ),
+    ),
+    report=Report(
+        title="JSON output for the accounting system",
+        complaint="The new accounting system is supposed to pick up the check results "
+        "automatically, but it can't read the text the tool prints.",
+        expected="The check can print its result as JSON.",
+        request="`spesen pruefen` gets a `--json` flag that prints one line of JSON instead of "
+        'the text: `{"abgelehnt": [{"beleg": "B4", "grund": "..."}], "erstattung_cent": '
+        "23650}`, in that order, reasons exactly as in the text and not escaped (UTF-8); the "
+        "exit code stays the same.",
+        translations={
+            "de": Report(
+                title="JSON-Ausgabe für die Buchhaltungssoftware",
+                complaint="Die neue Buchhaltungssoftware soll die Prüfergebnisse automatisch "
+                "übernehmen, kann aber den Text nicht lesen, den das Tool ausgibt.",
+                expected="Die Prüfung kann ihr Ergebnis als JSON ausgeben.",
+                request="`spesen pruefen` bekommt einen Schalter `--json`, der statt des Textes "
+                'eine Zeile JSON ausgibt: `{"abgelehnt": [{"beleg": "B4", "grund": "..."}], '
+                '"erstattung_cent": 23650}`, in dieser Reihenfolge, die Gründe genau wie im '
+                "Text und nicht escaped (UTF-8); der Exit-Code bleibt, wie er ist.",
+            )
+        },
+    ),
+    example=_json,
+    fail_to_pass=lambda rng: [_json(rng), _json(rng), _json(rng, clean=True)],
+    known_bad={
+        "python-repr": (
+            Replace(
+                CLI,
+                "        return 2\n",
+                "        return 2\n"
+                '    if "--json" in (argv or []):\n'
+                "        print(ergebnis)\n"
+                '        return 1 if ergebnis["abgelehnt"] else 0\n',
+            ),
+            Replace(
+                CLI,
+                '    check.add_argument("--kurse", ',
+                '    check.add_argument("--json", action="store_true")\n'
+                '    check.add_argument("--kurse", ',
+            ),
+        ),
+        "escaped-umlauts": (
+            Replace(
+                CLI,
+                "        return 2\n",
+                "        return 2\n"
+                "    if args.json:\n"
+                "        import json\n\n"
+                '        abgelehnt = [{"beleg": b, "grund": g} for b, g in ergebnis["abgelehnt"]]\n'
+                '        print(json.dumps({"abgelehnt": abgelehnt, "erstattung_cent": '
+                'ergebnis["erstattung"]}))\n'
+                '        return 1 if ergebnis["abgelehnt"] else 0\n',
+            ),
+            Replace(
+                CLI,
+                '    check.add_argument("--kurse", ',
+                '    check.add_argument("--json", action="store_true")\n'
+                '    check.add_argument("--kurse", ',
+            ),
+        ),
+    },
+)
+
+
 TEMPLATE = ProjectTemplate(
     id="expense-validator",
     title="the expense report validator",
     project="expense_validator",
     cli="spesen.cli:main",
     locale="de-DE",
-    changes=(WEEKEND_RATE, EIGHT_HOURS, FOREIGN_LIMIT, DUPLICATES),
+    changes=(WEEKEND_RATE, EIGHT_HOURS, FOREIGN_LIMIT, DUPLICATES, JSON_OUTPUT),
     pass_to_pass=_pass_to_pass,
     titles={"de": "die Reisekostenprüfung"},
     tags=("finance", "travel", "currencies"),
