@@ -13,6 +13,7 @@ HOLIDAYS = "reminders/holidays.py"
 SCHEDULE = "reminders/schedule.py"
 SMS = "reminders/sms.py"
 TESTS = "tests/test_reminders.py"
+CLI = "reminders/cli.py"
 SITES = {  # opening and closing, minutes after midnight
     "harley-street": (8 * 60 + 30, 18 * 60),
     "leith": (8 * 60, 17 * 60 + 30),
@@ -515,13 +516,119 @@ QUIET_HOURS = Change(
     },
 )
 
+
+def _twelve_hour(moment: datetime.datetime, style: int) -> str:
+    hour = moment.hour % 12 or 12
+    suffix = "am" if moment.hour < 12 else "pm"
+    shown = (suffix, f" {suffix}", f" {suffix.upper()}")[style % 3]
+    return f"{moment:%d/%m/%Y} {hour}:{moment:%M}{shown}"
+
+
+def _new_export(rng: random.Random, noon: bool = False, rules: str = "2d,3h") -> Probe:
+    """An export of the new booking system, times with am and pm (one at noon with ``noon``)."""
+    lines = ["patient,first_name,mobile,site,appointment"]
+    for number in range(rng.randint(2, 3)):
+        site = rng.choice(sorted(SITES))
+        moment = _appointment(rng, site)
+        if noon and number == 0:
+            moment = moment.replace(hour=12)
+        elif number == 1 and moment.hour < 13:
+            moment = moment.replace(hour=rng.randint(13, 16))
+        mobile = f"+44770090{rng.randint(1000, 9999)}"
+        when = _twelve_hour(moment, rng.randrange(3))
+        lines.append(f"P-{21000 + number},{rng.choice(NAMES)},{mobile},{site},{when}")
+    return Probe(
+        cli="reminders.cli:main",
+        argv=("plan", "appointments.csv", "--rules", rules),
+        files={"appointments.csv": "\n".join(lines) + "\n"},
+    )
+
+
+TWELVE_HOUR = Change(
+    id="twelve-hour-times",
+    kind="feature",
+    undo=(
+        Replace(
+            CLI,
+            '    """``04/03/2024 09:30`` as a naive datetime; the new booking system writes '
+            '``9:30am`` or\n    ``2:15 pm``."""\n'
+            '    for pattern in ("%d/%m/%Y %H:%M", "%d/%m/%Y %I:%M%p", "%d/%m/%Y %I:%M %p"):\n'
+            "        try:\n"
+            "            return datetime.datetime.strptime(text.strip(), pattern)\n"
+            "        except ValueError:\n"
+            "            continue\n"
+            '    raise ValueError(f"not an appointment time: {text!r}")\n',
+            '    """``04/03/2024 09:30`` as a naive datetime."""\n'
+            '    return datetime.datetime.strptime(text.strip(), "%d/%m/%Y %H:%M")\n',
+        ),
+        Replace(
+            "README.md",
+            "(`04/03/2024 09:30`; the new booking system writes `04/03/2024 9:30am`). Both "
+            "countries keep\nGMT in winter",
+            "(`04/03/2024 09:30`). Both countries keep\nGMT in winter",
+        ),
+    ),
+    report=Report(
+        title="New booking system export rejected",
+        complaint="Since reception switched to the new booking system, tonight's reminder run "
+        "stopped with an error on the very first patient and nobody got a text.",
+        expected="Appointment times written with am and pm are read like the old ones.",
+        request="`reminders plan` must read appointment times with am/pm as the new booking "
+        "system writes them (`04/03/2024 9:30am`, `04/03/2024 2:15 pm`, `PM` too; "
+        "`12:10pm` is ten past noon, `12:10am` ten past midnight), and the 24-hour times it "
+        "reads today.",
+        translations={
+            "fr": Report(
+                title="Export du nouveau logiciel de rendez-vous refusé",
+                complaint="Depuis que l'accueil est passé au nouveau logiciel de rendez-vous, "
+                "l'envoi des rappels de ce soir s'est arrêté sur une erreur dès le premier "
+                "patient et personne n'a reçu de SMS.",
+                expected="Les heures écrites avec am et pm sont lues comme les anciennes.",
+                request="`reminders plan` doit lire les heures de rendez-vous en am/pm telles "
+                "que les écrit le nouveau logiciel (`04/03/2024 9:30am`, `04/03/2024 2:15 pm`, "
+                "`PM` aussi ; `12:10pm` est midi dix, `12:10am` minuit dix), ainsi que les heures "
+                "sur 24 heures qu'il lit aujourd'hui.",
+            )
+        },
+    ),
+    example=_new_export,
+    fail_to_pass=lambda rng: [
+        _new_export(rng, noon=True),
+        _new_export(rng, rules="1d"),
+        _new_export(rng, noon=True, rules="4h"),
+    ],
+    pass_to_pass=lambda rng: [_plan(_visits(rng, 2), rng, "--rules", "3h")],
+    known_bad={
+        "drops-the-suffix": (
+            Replace(
+                CLI,
+                '    return datetime.datetime.strptime(text.strip(), "%d/%m/%Y %H:%M")\n',
+                '    cleaned = text.strip().lower().replace("am", "").replace("pm", "")\n'
+                '    return datetime.datetime.strptime(cleaned.strip(), "%d/%m/%Y %H:%M")\n',
+            ),
+        ),
+        "noon-plus-twelve": (
+            Replace(
+                CLI,
+                '    return datetime.datetime.strptime(text.strip(), "%d/%m/%Y %H:%M")\n',
+                "    cleaned = text.strip().lower()\n"
+                '    later = cleaned.endswith("pm")\n'
+                '    cleaned = cleaned.removesuffix("am").removesuffix("pm").strip()\n'
+                '    moment = datetime.datetime.strptime(cleaned, "%d/%m/%Y %H:%M")\n'
+                "    return moment + datetime.timedelta(hours=12) if later else moment\n",
+            ),
+        ),
+    },
+)
+
+
 TEMPLATE = ProjectTemplate(
     id="clinic-reminders",
     title="the clinic appointment reminder scheduler",
     project="clinic_reminders",
     cli="reminders.cli:main",
     locale="en-GB",
-    changes=(SUMMER_TIME, REGIONAL_HOLIDAYS, GSM_EXTENSION, QUIET_HOURS),
+    changes=(SUMMER_TIME, REGIONAL_HOLIDAYS, GSM_EXTENSION, QUIET_HOURS, TWELVE_HOUR),
     pass_to_pass=_pass_to_pass,
     titles={"fr": "le planificateur de rappels de rendez-vous"},
     difficulty="hard",

@@ -12,8 +12,14 @@ from reminders.sms import reminder_text, sms_length
 
 
 def parse_uk(text):
-    """``04/03/2024 09:30`` as a naive datetime."""
-    return datetime.datetime.strptime(text.strip(), "%d/%m/%Y %H:%M")
+    """``04/03/2024 09:30`` as a naive datetime; the new booking system writes ``9:30am`` or
+    ``2:15 pm``."""
+    for pattern in ("%d/%m/%Y %H:%M", "%d/%m/%Y %I:%M%p", "%d/%m/%Y %I:%M %p"):
+        try:
+            return datetime.datetime.strptime(text.strip(), pattern)
+        except ValueError:
+            continue
+    raise ValueError(f"not an appointment time: {text!r}")
 
 
 def main(argv=None):
