@@ -535,7 +535,7 @@ def _new_export(rng: random.Random, noon: bool = False, rules: str = "2d,3h") ->
         elif number == 1 and moment.hour < 13:
             moment = moment.replace(hour=rng.randint(13, 16))
         mobile = f"+44770090{rng.randint(1000, 9999)}"
-        when = _twelve_hour(moment, rng.randrange(3))
+        when = _twelve_hour(moment, 0 if noon and number == 0 else rng.randrange(3))
         lines.append(f"P-{21000 + number},{rng.choice(NAMES)},{mobile},{site},{when}")
     return Probe(
         cli="reminders.cli:main",

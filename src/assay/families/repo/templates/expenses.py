@@ -140,6 +140,12 @@ def _rate(land: str, hours: int) -> Probe:
     return Probe(call="spesen.tagegeld:tagessatz", args=(land, hours))
 
 
+def _typo(rng: random.Random, trip: Trip) -> str:
+    """A receipt whose amount was mistyped (three decimals): the check stops with an error."""
+    amount = f"{rng.randint(1, 99)},{rng.randint(100, 999)}"
+    return f"B9;{rng.choice(trip.open):%d.%m.%Y};taxi;{amount};EUR;DE;;Taxi 24"
+
+
 def _pass_to_pass(rng: random.Random) -> list[Probe]:
     trip = Trip(rng)
     return [
@@ -150,6 +156,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _rate(rng.choice(sorted(PER_DIEM)), rng.randint(0, 7)),
         _check(trip, _ordinary(rng, trip, 3)),
         _cli(trip, _ordinary(rng, trip, 4)),
+        _cli(trip, [*_ordinary(rng, trip, 2), _typo(rng, trip)]),
     ]
 
 

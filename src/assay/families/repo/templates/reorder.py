@@ -133,6 +133,12 @@ def _pounds(quantity: str, unit: str) -> Probe:
     return Probe(call="reorder.units:to_pounds", args=(quantity, unit))
 
 
+def _orphan(rng: random.Random) -> tuple[str, str]:
+    """Files where one item of the stock export has no supplier: the plan stops with an error."""
+    stock, suppliers = _files(rng, 3)
+    return stock, "\n".join(suppliers.splitlines()[:-1]) + "\n"
+
+
 def _pass_to_pass(rng: random.Random) -> list[Probe]:
     return [
         _pounds(f"{rng.randint(1, 99_999):,}.{rng.randint(0, 9)}", rng.choice(("lb", "LBS"))),
@@ -141,6 +147,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _plan(_files(rng, 3, "lb")),
         _cli(_files(rng, 4, "lb")),
         _cli(_files(rng, 3, "lb"), "--safety-days", str(rng.randint(2, 10)), "--out", "po.csv"),
+        _cli(_orphan(rng)),
     ]
 
 
