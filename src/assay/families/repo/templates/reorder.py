@@ -315,7 +315,7 @@ KILOGRAMS = Change(
     ],
     pass_to_pass=lambda rng: [_pounds(str(rng.randint(1_000, 9_999)), "lb")],
     known_bad={
-        "uses-the-old-helper": (
+        "uses-deprecated-kg-to-lb": (
             Replace(
                 UNITS,
                 "        value = value / LB_PER_KG  # LB_PER_KG: kilograms in a pound\n",
