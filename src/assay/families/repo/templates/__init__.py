@@ -35,6 +35,8 @@ from __future__ import annotations
 from assay.families.repo.templates import (
     billing,
     claims,
+    clinic,
+    expenses,
     grades,
     invoices,
     ledger,
@@ -42,8 +44,10 @@ from assay.families.repo.templates import (
     meters,
     payroll,
     picks,
+    reorder,
     retention,
     shifts,
+    shipping,
     vat,
 )
 from assay.families.repo.templates._model import Change, Probe, ProjectTemplate, Replace, Report
@@ -61,6 +65,10 @@ TEMPLATES: tuple[ProjectTemplate, ...] = (
     grades.TEMPLATE,
     picks.TEMPLATE,
     meters.TEMPLATE,
+    shipping.TEMPLATE,
+    reorder.TEMPLATE,
+    expenses.TEMPLATE,
+    clinic.TEMPLATE,
 )
 
 __all__ = ["TEMPLATES", "Change", "Probe", "ProjectTemplate", "Replace", "Report"]

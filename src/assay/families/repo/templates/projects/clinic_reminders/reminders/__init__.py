@@ -1,0 +1,3 @@
+"""SMS appointment reminders."""
+
+__version__ = "2.0.3"

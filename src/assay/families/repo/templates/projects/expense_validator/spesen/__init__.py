@@ -1,0 +1,3 @@
+"""Reisekostenabrechnungen prüfen."""
+
+__version__ = "1.4.2"

@@ -1,0 +1,3 @@
+"""Raw-material reorder planning."""
+
+__version__ = "3.2.0"
