@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,6 +17,11 @@ from assay.families import harness_code
 from assay.families.code.config import Case, cases_json
 from assay.sandbox import BubblewrapSandbox, PoolSandbox, Sandbox, _userns
 from assay.tasks import Limits, Task, TaskSpec, save_task
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # Started in the background by a shell (``make test &``), the tests inherit SIGINT ignored,
+    # and so would every command they start: the tests that interrupt one need it back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 if os.environ.get("ASSAY_TEST_WITHOUT_SUBIDS"):
     # The suite as a user whose host grants no subordinate ids (the ``shared`` identity).
