@@ -262,8 +262,9 @@ def generate_workflow(count: int, seed: int, out: Path, workers: int, sandbox: s
 @generate_options
 def generate_repo(count: int, seed: int, out: Path, workers: int, sandbox: str) -> None:
     """Generate repository tasks: bug reports and tickets against small, real-looking Python
-    projects (invoice importer, shift-schedule exporter, ledger reconciler, log rotation tool),
-    each with fail-to-pass and pass-to-pass cases and self-checked in the sandbox.
+    projects (16 of them: an invoice importer, a shift-schedule exporter, a VAT return, payroll
+    overtime, billing proration, claims triage, pick lists, meter readings and more), each with
+    fail-to-pass and pass-to-pass cases and self-checked in the sandbox.
 
     \b
     Example:
