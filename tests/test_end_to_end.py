@@ -32,21 +32,22 @@ def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_demo_generates_audits_stores_and_summarises(tmp_path: Path) -> None:
     result = assay("demo", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "34 tasks: 34 accepted, 0 rejected" in result.stdout
+    assert "36 tasks: 36 accepted, 0 rejected" in result.stdout
     report = json.loads((tmp_path / "demo-out" / "audit.json").read_text())
-    assert len(report["tasks"]) == 34
+    assert len(report["tasks"]) == 36
     # every built-in family is in the demo, each audited with its own checks
-    assert report["diversity"]["families"] == {"code": 24, "sql": 4, "config": 4, "workflow": 2}
+    families = {"code": 24, "sql": 4, "config": 4, "workflow": 2, "repo": 2}
+    assert report["diversity"]["families"] == families
     assert {"red-team", "mutation", "sensitivity", "flaky"} <= set(report["checks"])
     assert "report:  demo-out/audit.json" in result.stdout
     assert (tmp_path / "assay.db").exists()
     profile = json.loads((tmp_path / "demo-out" / "profile.json").read_text())
-    assert (len(profile["tasks"]), profile["k"]) == (34, DEMO_PROFILE_K)
+    assert (len(profile["tasks"]), profile["k"]) == (36, DEMO_PROFILE_K)
     assert all(task["samples"] == DEMO_PROFILE_K for task in profile["tasks"])
     bars = re.findall(r"^ +(\d+%|\d+-\d+%) +(\d+)", result.stdout, re.MULTILINE)
     assert [label for label, _ in bars[:2]] == ["0%", "0-10%"]
     assert [int(count) for _, count in bars] == [b["tasks"] for b in profile["histogram"]]
-    assert sum(int(count) for _, count in bars) == 34
+    assert sum(int(count) for _, count in bars) == 36
     assert f"profile of {profile['run']} (scripted policy mix:" in result.stdout
     review, easy = len(profile["triage"]["review"]), len(profile["triage"]["too_easy"])
     assert f"triage: {review} for review (0%), {easy} too easy (100%)" in result.stdout

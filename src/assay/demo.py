@@ -34,7 +34,12 @@ from assay.tasks import Task, TaskSet, save_task
 
 DEMO_TASKS = 24
 """Code tasks in the demo by default."""
-DEMO_OTHERS: tuple[tuple[str, int], ...] = (("sql", 4), ("config", 4), ("workflow", 2))
+DEMO_OTHERS: tuple[tuple[str, int], ...] = (
+    ("sql", 4),
+    ("config", 4),
+    ("workflow", 2),
+    ("repo", 2),
+)
 """Tasks of the other built-in families beside :data:`DEMO_TASKS` code tasks; scaled with the
 number of code tasks asked for, at least one of each."""
 DEMO_SEED = 2026
