@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -139,8 +139,20 @@ class SensitivityFamily(Protocol):
         ...
 
 
+_T = TypeVar("_T")
+
 CASE_ORDERS = ("as written", "reversed", "every other first")
 """The orders of a task's cases that the audit's flaky check runs: index 0 is the task's own."""
+
+
+def in_case_order(items: Sequence[_T], order: int) -> list[_T]:
+    """``items`` in order ``order`` of :data:`CASE_ORDERS`: as they are, reversed, or every
+    other one first (1, 3, 5, ..., then 0, 2, 4, ...)."""
+    if order == 1:
+        return list(items[::-1])
+    if order == 2:
+        return [*items[1::2], *items[0::2]]
+    return list(items)
 
 
 @runtime_checkable

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from assay.audit import FlakyCheck
+from assay.audit.base import AuditContext
 from assay.families.repo import RepoFamily
+from assay.families.repo.cases import repo_cases
 from assay.families.repo.patches import make_patch
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task, save_task
@@ -103,3 +106,19 @@ def test_a_bad_patch_path_is_one_line_at_the_command_line(
     result = run_cli("verify", task_dir, "--solution", str(other))
     assert result.exit_code == 2
     assert ".patch" in result.output
+
+
+def test_the_cases_run_in_other_orders_for_the_flaky_check(
+    pool: PoolSandbox, decimal_comma: Task
+) -> None:
+    """The flaky check runs the cases reversed and every other one first; the reference passes
+    in each order, and a steady task gives the check nothing to say."""
+    ids = [case.id for case in repo_cases(decimal_comma).cases]
+    assert FAMILY.reordered(decimal_comma, 0) is decimal_comma
+    for order, wanted in ((1, ids[::-1]), (2, [*ids[1::2], *ids[0::2]])):
+        moved = FAMILY.reordered(decimal_comma, order)
+        assert [case.id for case in repo_cases(moved).cases] == wanted
+        verdict = FAMILY.verify(moved, moved.solutions["reference"], pool)
+        assert verdict.status is Status.PASS, verdict.summary
+    context = AuditContext(family=FAMILY, sandbox=pool)
+    assert FlakyCheck().run(decimal_comma, context).findings == []

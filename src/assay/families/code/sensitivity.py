@@ -15,7 +15,7 @@ import copy
 import math
 
 from assay.errors import TaskFormatError
-from assay.families.base import Probe
+from assay.families.base import Probe, in_case_order
 from assay.families.code.casefile import Case, cases_json, hidden_case_file
 from assay.families.code.config import code_config
 from assay.tasks.model import Task
@@ -56,16 +56,14 @@ def code_probes(task: Task) -> list[Probe]:
 
 def reordered(task: Task, order: int) -> Task:
     """``task`` with its hidden cases in order ``order`` of
-    :data:`assay.families.base.CASE_ORDERS`: as written,
-    reversed, or every other case first (1, 3, 5, ..., then 0, 2, 4, ...)."""
+    :data:`assay.families.base.CASE_ORDERS`."""
     try:
         case_file = hidden_case_file(task)
     except TaskFormatError:
         return task
     if case_file is None or order == 0:
         return task
-    cases = list(case_file.cases)
-    moved = cases[::-1] if order == 1 else [*cases[1::2], *cases[0::2]]
+    moved = in_case_order(case_file.cases, order)
     hidden = {**task.hidden, "cases.json": cases_json(moved, min_format=case_file.format)}
     return task.model_copy(update={"hidden": hidden})
 

@@ -9,14 +9,15 @@ from dataclasses import dataclass
 from importlib.resources import files as package_files
 from pathlib import Path
 
-from assay.errors import SandboxError, SolutionFormatError
+from assay.errors import SandboxError, SolutionFormatError, TaskFormatError
 from assay.families import version_label
-from assay.families.base import Exploit, Mutant
+from assay.families.base import Exploit, Mutant, in_case_order
 from assay.families.code.config import CodeConfig
 from assay.families.code.family import CODEC, VerdictRecorder, assay_version
 from assay.families.code.judging import judge
 from assay.families.code.outputs import CaseOutputs, decode_outputs
 from assay.families.repo.cases import (
+    CASES_FILE,
     FAIL_TO_PASS,
     PASS_TO_PASS,
     CaseFile,
@@ -91,6 +92,18 @@ class RepoFamily:
     def exploits(self, task: Task) -> list[Exploit]:
         """The red-team's reward hacks shaped for ``task`` (:mod:`.exploits`)."""
         return repo_exploits(task)
+
+    def reordered(self, task: Task, order: int) -> Task:
+        """The task with its hidden cases in another order, for the flaky check: a project that
+        is right only in the task's order keeps state from one case to the next."""
+        try:
+            case_file = repo_cases(task)
+        except TaskFormatError:
+            return task
+        if order == 0:
+            return task
+        moved = case_file.model_copy(update={"cases": in_case_order(case_file.cases, order)})
+        return task.model_copy(update={"hidden": {**task.hidden, CASES_FILE: moved.dumps()}})
 
     def mutants(self, task: Task) -> list[Mutant]:
         """Near misses of the reference's change, for the audit's mutation check
