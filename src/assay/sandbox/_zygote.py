@@ -453,7 +453,9 @@ def _serve(
             _child(header, uid, fds, programs[header["sockets"]])
         for fd in fds:
             os.close(fd)
-        if header["sockets"]:  # a job without sockets cannot change its network namespace
+        # A job refused sockets cannot change its network namespace; without a filter to
+        # refuse them (other arches), every job may have changed it.
+        if header["sockets"] or programs[False] is None:
             _fresh_network()  # for the next job, while this one runs
         status, cpu, timed_out, cpu_exceeded = _wait(pid, header["limits"], cpu_start)
         wall = time.monotonic() - started

@@ -12,6 +12,7 @@ import pytest
 
 from assay.families import harness_code
 from assay.sandbox import PoolSandbox, Sandbox
+from assay.sandbox import pool as pool_module
 from assay.tasks import Limits
 from tests.sandbox.attacks._support import py
 
@@ -254,3 +255,21 @@ def test_a_new_session_starts_from_fresh_scratch() -> None:
             one_shot = pool.run(["ls", "-A", "/tmp", "/workspace"], limits=limits)  # noqa: S108
             assert one_shot.ok, one_shot
             assert "left" not in one_shot.stdout
+
+
+def test_without_a_filter_a_job_asked_to_go_without_sockets_still_gets_no_old_network(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where there is no seccomp filter (other arches), nothing refuses a socket-less job its
+    sockets, so the worker must not hand its network namespace on after such a job either."""
+    monkeypatch.setattr(pool_module, "split_program", lambda: None)
+    with PoolSandbox(max_workers=1, trusted_code=harness_code()) as pool:
+        seen = []
+        for number in NUMBERS:
+            planted = py(pool, TIME_WAIT_PLANT.format(n=number), sockets=False)
+            assert planted.ok, planted  # nothing refused its sockets
+            looked = py(pool, NETWORK_LOOK, sockets=False)
+            assert looked.ok, looked
+            seen.append(looked.stdout)
+    assert len(set(seen)) == 1, seen
+    assert json.loads(seen[0])["tcp"] == 0
