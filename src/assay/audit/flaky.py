@@ -8,7 +8,7 @@ that sometimes passes, is a task whose reward is partly chance. Such a task is q
 person to look at (the cause may be the task, or a solution that depends on the clock or the
 hash order), never accepted. Runs that end in ``error`` are infrastructure and are not counted
 as a change. Where the family can reorder a task's cases (:class:`CaseOrderFamily`: the code
-family), the second run has them reversed and the third every other one first, so that a
+and repo families), the second run has them reversed and the third every other one first, so that a
 solution which is right only in the task's own order (it keeps state between calls) is found too.
 """
 
