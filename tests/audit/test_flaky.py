@@ -1,8 +1,13 @@
 """The flaky check: a solution whose verdict changes with the hash seed, the time zone or the
-locale is a finding that quarantines the task; steady verdicts say nothing."""
+locale (or the order of its cases) is a finding that quarantines the task, in the families that
+run their jobs in the lent sandbox and in workflow, which runs them in its own; steady verdicts
+say nothing."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,11 +18,13 @@ from assay.audit.flaky import CONDITIONS, WithEnvironment
 from assay.audit.runner import default_checks
 from assay.families.code import CodeFamily
 from assay.families.code.casefile import cases_json, hidden_cases
+from assay.families.workflow import WorkflowFamily
 from assay.findings import Decision, Finding, Severity
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task, TaskSet, save_task
 from assay.verdicts import Status
 from tests.conftest import REFERENCE, make_median_task
+from tests.families.workflow.tasks import router_task
 
 pytestmark = pytest.mark.sandbox
 
@@ -47,17 +54,59 @@ def test_it_is_a_default_check_and_steady_verdicts_say_nothing(pool: PoolSandbox
     assert run_check(make_median_task(), pool) == []
 
 
+def hash_under(seed: str, text: str) -> int:
+    """``hash(text)`` in an interpreter started with ``PYTHONHASHSEED=seed``."""
+    script = f"print(hash({text!r}))"
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, check=True)
+    return int(done.stdout)
+
+
 def test_the_conditions_reach_the_command(pool: PoolSandbox) -> None:
+    script = (
+        "import os, sys, time; print(os.environ['TZ'], os.environ['PYTHONHASHSEED'], "
+        "time.localtime().tm_gmtoff, hash('assay'), sys.flags.no_user_site, sys.flags.safe_path)"
+    )
     for env in CONDITIONS:
         sandbox = WithEnvironment(pool, env)
-        script = (
-            "import os, time; "
-            "print(os.environ['TZ'], os.environ['PYTHONHASHSEED'], time.localtime().tm_gmtoff)"
-        )
-        result = sandbox.run([sandbox.python, "-c", script])
-        tz, seed, offset = result.stdout.split()
+        # the shape of every harness command: isolated mode, which alone would ignore the seed
+        result = sandbox.run([sandbox.python, "-I", "-S", "-c", script])
+        tz, seed, offset, hashed, *flags = result.stdout.split()
         assert (tz, seed) == (env["TZ"], env["PYTHONHASHSEED"])
         assert (int(offset) == 0) == (env["TZ"] == "UTC")
+        assert int(hashed) == hash_under(env["PYTHONHASHSEED"], "assay")
+        assert flags == ["1", "True"]  # still no user site and no directory on sys.path
+
+
+def test_a_reference_that_depends_on_the_hash_seed_is_found(pool: PoolSandbox) -> None:
+    # Right only under the first condition's seed: set iteration order stands for any hash order.
+    lucky = hash_under(CONDITIONS[0]["PYTHONHASHSEED"], "assay")
+    seeded = f"OFF = hash('assay') != {lucky}\n".encode() + REFERENCE.replace(
+        b"def median(values):", b"def median(values):\n    if OFF:\n        return 0\n", 1
+    )
+    findings = run_check(with_solutions(reference=seeded, bad_wrong=WRONG), pool)
+    assert [f.message.split(":")[0] for f in findings] == ["reference sometimes fails"]
+    lines = findings[0].evidence.splitlines()
+    assert any(line.startswith("pass ") and "PYTHONHASHSEED=1" in line for line in lines)
+    assert any(line.startswith("fail ") and "PYTHONHASHSEED=2" in line for line in lines)
+
+
+def test_a_workflow_script_that_depends_on_the_time_zone_is_found(pool: PoolSandbox) -> None:
+    # workflow scripts run in the family's own sandbox, not the one lent: the conditions follow
+    task = router_task()
+    reference = task.solutions["reference"]["solution.py"]
+    clocked = b"import time\nif time.localtime().tm_gmtoff:\n    raise SystemExit(1)\n" + reference
+    solutions = {
+        "reference": {"solution.py": clocked},
+        "bad-no-move": task.solutions["bad-no-move"],
+    }
+    task = task.model_copy(update={"solutions": solutions})
+    context = AuditContext(family=WorkflowFamily(), sandbox=pool)
+    findings = FlakyCheck().run(task, context).findings
+    assert [f.message.split(":")[0] for f in findings] == ["reference sometimes fails"]
+    lines = findings[0].evidence.splitlines()
+    assert lines[0].startswith("pass  as usual")
+    assert any(line.startswith("fail ") and "TZ=America/Adak" in line for line in lines)
 
 
 def test_a_reference_that_depends_on_the_time_zone_is_quarantined(

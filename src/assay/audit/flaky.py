@@ -2,28 +2,28 @@
 
 The reference and the known-bad solutions are verified :data:`RUNS` more times, at once (so each
 run competes with the others for the CPU), each under other conditions: the hash seed, the time
-zone and the locale differ from run to run (see :data:`CONDITIONS`). A solution whose verdict
-changes is a finding with the runs side by side: a reference that sometimes fails, or a known-bad
-that sometimes passes, is a task whose reward is partly chance. Such a task is quarantined for a
-person to look at (the cause may be the task, or a solution that depends on the clock or the
-hash order), never accepted. Runs that end in ``error`` are infrastructure and are not counted
-as a change. Where the family can reorder a task's cases (:class:`CaseOrderFamily`: the code
-and repo families), the second run has them reversed and the third every other one first, so that a
-solution which is right only in the task's own order (it keeps state between calls) is found too.
+zone and the locale differ from run to run (see :data:`CONDITIONS`; each varied run is a fresh
+interpreter that honours them, :mod:`assay.sandbox.conditions`, and the workflow family, whose
+scripts run in a sandbox of its own, takes them from the sandbox it is lent). A solution whose
+verdict changes is a finding with the runs side by side: a reference that sometimes fails, or a
+known-bad that sometimes passes, is a task whose reward is partly chance. Such a task is
+quarantined for a person to look at (the cause may be the task, or a solution that depends on
+the clock or the hash order), never accepted. Runs that end in ``error`` are infrastructure and
+are not counted as a change. Where the family can reorder a task's cases
+(:class:`CaseOrderFamily`: the code and repo families), the second run has them reversed and the
+third every other one first, so that a solution which is right only in the task's own order (it
+keeps state between calls) is found too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from assay.audit.base import AuditContext, CheckOutcome
 from assay.families.base import CASE_ORDERS, CaseOrderFamily
 from assay.findings import Finding, Severity
-from assay.sandbox.protocol import ExecResult, Sandbox
+from assay.sandbox.conditions import WithEnvironment
 from assay.tasks.model import Files, Task
-from assay.tasks.spec import Limits
 from assay.verdicts import Status
 
 CONDITIONS: tuple[dict[str, str], ...] = (
@@ -34,7 +34,6 @@ CONDITIONS: tuple[dict[str, str], ...] = (
 """The conditions of the extra runs: hash seeds, time zones on both sides of the date line and
 locales with their own decimal commas and case rules (where the sandbox has them)."""
 RUNS = len(CONDITIONS)
-ENV = "/usr/bin/env"
 
 
 class FlakyCheck:
@@ -85,45 +84,3 @@ def _finding(check: str, label: str, statuses: list[tuple[str, Status]]) -> Find
         "finds whether the task or the solution depends on chance, the clock or the locale",
         evidence="\n".join(f"{status.value:<5} {conditions}" for conditions, status in statuses),
     )
-
-
-class WithEnvironment:
-    """A sandbox whose commands run with ``env`` set (through ``/usr/bin/env``), otherwise the
-    sandbox it wraps."""
-
-    def __init__(self, inner: Sandbox, env: Mapping[str, str]) -> None:
-        self.inner = inner
-        self.env = dict(env)
-        self.name = inner.name
-
-    @property
-    def python(self) -> str:
-        """The wrapped backend's interpreter."""
-        return self.inner.python
-
-    @property
-    def notes(self) -> tuple[str, ...]:
-        """The wrapped backend's notes."""
-        return self.inner.notes
-
-    def close(self) -> None:
-        """Nothing: the wrapped sandbox belongs to its owner."""
-
-    def run(
-        self,
-        command: Sequence[str],
-        *,
-        files: Mapping[str, bytes] | None = None,
-        limits: Limits | None = None,
-        stdin: bytes = b"",
-        packages: Sequence[str] = (),
-        sockets: bool = True,
-    ) -> ExecResult:
-        """Run ``command`` in the wrapped sandbox with the environment set."""
-        wrapped = [ENV, *(f"{key}={value}" for key, value in self.env.items()), *command]
-        return self.inner.run(
-            wrapped, files=files, limits=limits, stdin=stdin, packages=packages, sockets=sockets
-        )
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)

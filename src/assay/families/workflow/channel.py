@@ -15,13 +15,14 @@ through this backend, whichever sandbox the caller lent.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib.resources import files as package_files
 
 from assay.families.workflow._bytecode import bytecode_cache
 from assay.families.workflow.emulator import Emulator
 from assay.sandbox import BubblewrapSandbox, ExecResult
+from assay.sandbox.conditions import with_environment
 from assay.tasks.model import Files
 from assay.tasks.spec import Limits
 
@@ -52,12 +53,15 @@ class ChannelSandbox(BubblewrapSandbox):
         script: str,
         files: Files,
         limits: Limits,
+        env: Mapping[str, str] | None = None,
     ) -> ExecResult:
-        """Run ``files[script]`` with the SDK pointed at ``emulator``; see the module docstring."""
+        """Run ``files[script]`` with the SDK pointed at ``emulator``, and ``env`` set if given
+        (:func:`assay.sandbox.conditions.with_environment`); see the module docstring."""
+        command = [self.python, "-I", "-S", "-c", harness_code(), script]
         self._wiring.directory = str(emulator.directory)
         try:
             return self.run(
-                [self.python, "-I", "-S", "-c", harness_code(), script],
+                with_environment(command, env) if env else command,
                 files=files,
                 limits=limits,
                 packages=PACKAGES,
@@ -92,9 +96,15 @@ def channel_sandbox() -> ChannelSandbox:
         return _shared
 
 
-def run_with(emulator: Emulator, script: str, files: Files, limits: Limits) -> ExecResult:
-    """Run one script against ``emulator`` in the shared channel sandbox."""
-    return channel_sandbox().run_script(emulator, script, files, limits)
+def run_with(
+    emulator: Emulator,
+    script: str,
+    files: Files,
+    limits: Limits,
+    env: Mapping[str, str] | None = None,
+) -> ExecResult:
+    """Run one script against ``emulator`` in the shared channel sandbox, with ``env`` set."""
+    return channel_sandbox().run_script(emulator, script, files, limits, env)
 
 
 __all__: Sequence[str] = ("CHANNEL_DIR", "ChannelSandbox", "channel_sandbox", "run_with")

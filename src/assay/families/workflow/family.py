@@ -25,6 +25,7 @@ from assay.families.workflow.judge import idempotence, judge_readings
 from assay.families.workflow.state import CloudState
 from assay.findings import Finding
 from assay.sandbox import python_environment
+from assay.sandbox.conditions import environment_of
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.taskdir import read_files
@@ -116,8 +117,9 @@ class WorkflowFamily:
         """Judge ``solution``: a live episode's emulator when it names one, else its script run
         in the sandbox against a fresh emulator seeded with the initial state.
 
-        ``sandbox`` is not used: workflow jobs need the emulator's socket bound in, which only
-        :class:`assay.families.workflow.channel.ChannelSandbox` does.
+        ``sandbox`` does not run the script: workflow jobs need the emulator's socket bound in,
+        which only :class:`assay.families.workflow.channel.ChannelSandbox` does. The variables
+        it sets on its commands (the flaky check's conditions) are set on the script's too.
         """
         config = workflow_config(task)
         initial = initial_state(task, config)
@@ -128,7 +130,8 @@ class WorkflowFamily:
         if emulator is not None:
             with emulator:
                 return _judge_episode(emulator, initial, expected, record)
-        return _judge_script(_Case(task, config, initial, expected), solution, record)
+        case = _Case(task, config, initial, expected, environment_of(sandbox))
+        return _judge_script(case, solution, record)
 
     def _versions(self, task: Task) -> Versions:
         from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load
@@ -202,6 +205,8 @@ class _Case:
     config: WorkflowConfig
     initial: CloudState
     expected: Readings
+    env: dict[str, str] = field(default_factory=dict)
+    """Variables set on the script's runs (see :mod:`assay.sandbox.conditions`)."""
 
 
 def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
@@ -230,7 +235,7 @@ def _run_and_judge(
     """Run the script (twice unless reruns are off) and judge the state after the first run."""
     limits = case.task.spec.limits
     before = emulator.requests_served()
-    first = run_with(emulator, SCRIPT, files, limits)
+    first = run_with(emulator, SCRIPT, files, limits, case.env)
     record.runs.append(first)
     calls = _calls(emulator, before, case.config)
     actual = _read(emulator)
@@ -240,7 +245,7 @@ def _run_and_judge(
     criteria = [_ran(first), *judged, calls]
     if case.config.rerun == "off" or not all(c.passed for c in criteria):
         return criteria  # a second run only tells more when the first one was right
-    record.runs.append(run_with(emulator, SCRIPT, files, limits))
+    record.runs.append(run_with(emulator, SCRIPT, files, limits, case.env))
     again = _read(emulator)
     if isinstance(again, str):
         kind = "idempotence" if case.config.rerun == "required" else "idempotence-scored"
