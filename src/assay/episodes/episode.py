@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from assay.episodes.prompts import last_fenced_block, prompt_messages
 from assay.episodes.records import Budget, EndReason, Mode
 from assay.errors import InputError
 from assay.families import family_of, version_label
-from assay.families.base import Family, ToolFamily, ToolResult, Toolset
+from assay.families.base import ToolResult, Toolset, gives_tools
 from assay.policies.messages import Message, ToolCall, Usage
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
@@ -194,23 +194,10 @@ def _arguments(text: str) -> dict[str, Any] | str:
 
 def _toolset_of(task: Task) -> Toolset:
     family = family_of(task)
-    if not _gives_tools(family):
+    if not gives_tools(family):
         raise InputError(
             f"family {family.name!r} gives agents no tools",
             field="family",
             fix="run episodes on tasks of a family with tools, such as code",
         )
-    return cast(ToolFamily, family).tools(task)
-
-
-_GIVES_TOOLS: dict[type, bool] = {}
-
-
-def _gives_tools(family: Family) -> bool:
-    """Whether the family is a :class:`ToolFamily`, checked once for each family class: on
-    Python 3.11 a check against a runtime protocol costs more than the rest of starting an
-    episode."""
-    kind = type(family)
-    if kind not in _GIVES_TOOLS:
-        _GIVES_TOOLS[kind] = isinstance(family, ToolFamily)
-    return _GIVES_TOOLS[kind]
+    return family.tools(task)

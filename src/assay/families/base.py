@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeGuard, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -229,3 +229,16 @@ class ToolFamily(Protocol):
         """A fresh toolset over ``task``'s starting files. Raises :class:`TaskFormatError`
         when the task is too malformed to act on."""
         ...
+
+
+_GIVES_TOOLS: dict[type, bool] = {}
+
+
+def gives_tools(family: object) -> TypeGuard[ToolFamily]:
+    """Whether ``family`` is a :class:`ToolFamily`, checked once for each family class: on
+    Python 3.11 a check against a runtime protocol costs more than the rest of starting an
+    episode."""
+    kind = type(family)
+    if kind not in _GIVES_TOOLS:
+        _GIVES_TOOLS[kind] = isinstance(family, ToolFamily)
+    return _GIVES_TOOLS[kind]

@@ -32,7 +32,7 @@ from assay.episodes.prompts import prompt_messages
 from assay.episodes.records import Trajectory
 from assay.errors import InputError
 from assay.families import family_of, version_label
-from assay.families.base import ToolFamily
+from assay.families.base import gives_tools
 from assay.policies.messages import Message
 from assay.tasks.model import Task
 from assay.tasks.spec import Split
@@ -95,14 +95,14 @@ def exportable(
 def tool_schemas(task: Task) -> str:
     """The JSON text of the tools an episode of ``task`` offers (``[]`` for none)."""
     family = family_of(task)
-    schemas = family.tools(task).schemas() if isinstance(family, ToolFamily) else []
+    schemas = family.tools(task).schemas() if gives_tools(family) else []
     return json.dumps(schemas, sort_keys=True)
 
 
 def task_row(task: Task) -> Row:
     """What a trainer needs of one task, and nothing an agent may not see."""
     family = family_of(task)
-    toolset = family.tools(task) if isinstance(family, ToolFamily) else None
+    toolset = family.tools(task) if gives_tools(family) else None
     fence = toolset.fence if toolset is not None else "text"
     spec = task.spec
     return {

@@ -9,7 +9,7 @@ from typing import Literal
 
 from assay.errors import PolicySpecError
 from assay.families import family_of
-from assay.families.base import ToolFamily, Toolset
+from assay.families.base import Toolset, gives_tools
 from assay.policies.base import PolicyIdentity, PolicyRequest, PolicyTurn
 from assay.policies.messages import Message, ToolCall
 from assay.tasks.model import REFERENCE, Files, Task
@@ -135,7 +135,7 @@ def _unit(*parts: object) -> float:
 
 def _toolset(task: Task) -> Toolset:
     family = family_of(task)
-    if not isinstance(family, ToolFamily):
+    if not gives_tools(family):
         raise PolicySpecError(
             f"family {family.name!r} gives agents no tools",
             field="policy",
