@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from assay.audit import run_audit, select_checks
 from assay.audit.diversity import diversity
-from assay.audit.drift import BINS, drift
+from assay.audit.drift import BINS, drift, drift_findings
+from assay.findings import Decision, Severity
+from assay.sandbox import LocalSandbox
 from assay.tasks import Task, TaskSet, save_task
 from tests.conftest import make_median_task
 
@@ -132,3 +135,39 @@ def test_the_diversity_carries_the_drift_only_when_seeds_are_given(tmp_path: Pat
     assert spread.drift.seeds_root == str(tmp_path / "seeds")
     assert spread.drift.far == 4
     assert diversity(far_set()).drift is None
+
+
+def test_near_copies_need_review_and_far_tasks_are_noted() -> None:
+    made = [
+        task("copy", SEED_TEXTS["seed-mode"], "stats"),
+        task("close", SEED_TEXTS["seed-median"].replace("numbers", "floats") + " Be exact."),
+        *far_set()[:1],
+    ]
+    found = drift_findings(drift(made, seeds(), "seeds"), ["copy", "close", "gen-0"])
+    assert set(found) == {"copy", "gen-0"}  # a careful variant of a seed is what expansion is for
+    [copy] = found["copy"]
+    assert (copy.check, copy.severity, copy.review) == ("drift", Severity.WARNING, True)
+    assert "near copy of seed seed-mode" in copy.message
+    assert copy.evidence == "nearest seed seed-mode in seeds: 1.00"
+    [far] = found["gen-0"]
+    assert (far.severity, far.review) == (Severity.INFO, False)
+    assert drift_findings(drift(made, seeds(), "seeds"), ["close", "gen-0"]).keys() == {"gen-0"}
+
+
+def test_the_audit_quarantines_a_copy_of_a_seed(tmp_path: Path) -> None:
+    for seed in seeds():
+        save_task(seed, tmp_path / "seeds")
+    save_task(task("copy", SEED_TEXTS["seed-mode"], "stats"), tmp_path / "set")
+    save_task(task("gen-1", far_set()[0].prompt, "parsing"), tmp_path / "set")
+    taskset = TaskSet.load(tmp_path / "set")
+    only = select_checks("duplicates")  # the prompts are the tests', not the tasks' own
+    seeded = TaskSet.load(tmp_path / "seeds")
+    report = run_audit(taskset, LocalSandbox(), checks=only, seeds=seeded)
+    decisions = {t.task_id: t.decision for t in report.tasks}
+    assert decisions == {"copy": Decision.QUARANTINED, "gen-1": Decision.ACCEPTED}
+    assert "drift" in report.checks
+    checks = {t.task_id: [f.check for f in t.findings] for t in report.tasks}
+    assert checks == {"copy": ["drift"], "gen-1": ["drift"]}
+    unseeded = run_audit(taskset, LocalSandbox(), checks=only)
+    assert "drift" not in unseeded.checks
+    assert all(t.decision is Decision.ACCEPTED for t in unseeded.tasks)

@@ -4,7 +4,7 @@
 assay's own generators draw from template banks written in code, not from tasks, so they have no
 seed tasks; a set expanded from tasks does (a model asked for more tasks like a handful of
 written ones, variants of an imported benchmark, the next version of a release), and the audit is
-told where those are. Two measures, neither of which decides anything about a task:
+told where those are. Two measures:
 
 - **closeness**: each task's similarity to its nearest seed, the Jaccard similarity of their
   prompts' word 3-gram shingles (the near-duplicate measure of :mod:`assay.tasks.similarity`).
@@ -16,6 +16,13 @@ told where those are. Two measures, neither of which decides anything about a ta
 - **label shares**: for families, locales, difficulties and tags (templates, styles,
   categories), each label's share of the seeds and of the set, and the total variation distance
   between the two mixes: 0 when the set keeps the seeds' mix, 1 when no label is in both.
+
+What they say about single tasks becomes findings of the ``drift`` check (:func:`drift_findings`,
+applied to the tasks still in the running after the other checks): a near copy of a seed is a
+warning a person must review (it adds nothing, and a model that saw the seed has seen it, so it
+is quarantined like a near duplicate inside the set), and a task far from every seed is an info
+finding (a new kind of task, which decides nothing). Label shares describe the set, not a task,
+and stay in the report.
 
 Every task is compared with every seed, exactly, one set intersection a pair: 1,900 generated
 code tasks against 190 seeds (361,000 pairs) took 3.2 s on a 2-core machine with other work on
@@ -31,6 +38,7 @@ from statistics import median
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 from assay.tasks.similarity import DUPLICATE_SIMILARITY, shingles
 
@@ -42,6 +50,7 @@ BINS = 10
 """Buckets of the closeness histogram, each a tenth wide (the last includes 1)."""
 UNSET = "unset"
 LABEL_KINDS = ("families", "locales", "difficulties", "tags")
+CHECK = "drift"
 
 
 class SeedMatch(BaseModel):
@@ -123,6 +132,39 @@ def drift(tasks: Sequence[Task], seeds: Sequence[Task], seeds_root: str) -> Drif
         nearest=nearest,
         labels={kind: _label_drift(tasks, seeds, _LABELS[kind]) for kind in LABEL_KINDS},
     )
+
+
+def drift_findings(measured: Drift, among: Iterable[str]) -> dict[str, list[Finding]]:
+    """The ``drift`` check's findings for the tasks ``among`` (by id): a near copy of its
+    nearest seed needs a person's review; a task far from every seed is noted."""
+    keep = set(among)
+    found: dict[str, list[Finding]] = {}
+    for match in measured.nearest:
+        if match.task_id not in keep:
+            continue
+        evidence = f"nearest seed {match.seed_id} in {measured.seeds_root}: {match.similarity:.2f}"
+        if match.similarity >= COPY:
+            finding = Finding(
+                check=CHECK,
+                severity=Severity.WARNING,
+                review=True,
+                message=f"a near copy of seed {match.seed_id} (similarity {match.similarity:.2f} "
+                f">= {COPY}): it adds nothing the seed does not, and a model that saw the seed "
+                "has seen it; quarantined until a person keeps it or drops it",
+                evidence=evidence,
+            )
+        elif match.similarity < FAR:
+            finding = Finding(
+                check=CHECK,
+                severity=Severity.INFO,
+                message=f"shares next to no phrasing with any seed (similarity under {FAR}): "
+                "a new kind of task, to be checked against what the seeds were meant to teach",
+                evidence=evidence,
+            )
+        else:
+            continue
+        found[match.task_id] = [finding]
+    return found
 
 
 def _nearest(task: Task, seeds: Sequence[tuple[str, frozenset[str]]]) -> SeedMatch:

@@ -14,6 +14,8 @@ from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
 from assay.audit.diversity import diversity
+from assay.audit.drift import CHECK as DRIFT_CHECK
+from assay.audit.drift import drift_findings
 from assay.audit.flaky import FlakyCheck
 from assay.audit.headroom import HeadroomCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
@@ -162,6 +164,10 @@ def run_audit(
     candidates = [task for task in taskset.tasks if task.id not in out]
     for check in over_set:
         report = apply_set_findings(report, check.name, check.run_set(candidates))
+    measured = report.diversity.drift if report.diversity is not None else None
+    if measured is not None:
+        found = drift_findings(measured, (task.id for task in candidates))
+        report = apply_set_findings(report, DRIFT_CHECK, found)
     return report.model_copy(update={"finished_at": datetime.now(UTC)})
 
 
