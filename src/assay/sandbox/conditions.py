@@ -26,11 +26,10 @@ def with_environment(command: Sequence[str], env: Mapping[str, str]) -> list[str
     """``command`` run with ``env`` set; an isolated Python command keeps its isolation but
     honours the ``PYTHON*`` variables of ``env`` (see the module docstring)."""
     program = list(command)
-    if program and program[0].rpartition("/")[2].startswith("python") and "-I" in program:
-        end = program.index("-c") if "-c" in program else len(program)
-        if "-I" in program[1:end]:
-            at = program.index("-I")
-            program[at : at + 1] = list(_ISOLATED)
+    options = program[1 : program.index("-c") if "-c" in program else len(program)]
+    if program and program[0].rpartition("/")[2].startswith("python") and "-I" in options:
+        at = program.index("-I")  # the first: among the options, before any argument
+        program[at : at + 1] = list(_ISOLATED)
     return [ENV, *(f"{key}={value}" for key, value in env.items()), *program]
 
 
