@@ -11,7 +11,7 @@ from assay.errors import SandboxError
 from assay.families import get_family
 from assay.sandbox import Sandbox
 from assay.tasks import Files, Task, TaskSet, save_task
-from assay.verdicts import Verdict
+from assay.verdicts import Status, Verdict
 from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task, with_checker
 
 
@@ -158,3 +158,43 @@ def test_a_family_that_raises_while_verifying_leaves_only_that_task_in_error(
     evidence = {f.check: f.evidence for f in by_id["boom"].findings}
     assert evidence["reference"].startswith("RecursionError: maximum recursion depth")
     assert {"reference", "known-bad", "empty"} <= set(evidence)
+
+
+def test_the_checks_of_a_task_share_its_verdicts_and_never_keep_an_error(
+    tmp_path: Path, pool: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    family = get_family("code")
+    verify = family.verify
+    plain: list[bytes] = []  # the solutions verified on the task as it is, in the pool itself
+    original = make_median_task()
+
+    def counted(task: Task, files: Files, sandbox: Sandbox) -> Verdict:
+        as_it_is = task.spec.limits == original.spec.limits and task.hidden == original.hidden
+        if sandbox is pool and as_it_is:
+            plain.append(files["solution.py"])
+        return verify(task, files, sandbox)
+
+    monkeypatch.setattr(family, "verify", counted)
+    audit = audit_one(make_median_task(), tmp_path, pool)
+    assert audit.decision is Decision.ACCEPTED, messages(audit)
+    # reference, mutation, red-team, sensitivity and flaky read one verdict; headroom asks anew
+    assert plain.count(REFERENCE) == 2
+    assert plain.count(BAD_NO_SORT) == 1  # the known-bad check's, which the flaky check reuses
+
+    calls: list[int] = []
+
+    def error_once(task: Task, files: Files, sandbox: Sandbox) -> Verdict:
+        calls.append(1)
+        verdict = verify(task, files, sandbox)
+        return verdict.model_copy(update={"status": Status.ERROR}) if len(calls) == 1 else verdict
+
+    monkeypatch.setattr(family, "verify", error_once)
+    context = AuditContext(family=family, sandbox=pool)
+    task = make_median_task()
+    reference = {"solution.py": REFERENCE}
+    assert context.verify(task, reference).status is Status.ERROR
+    assert context.verify(task, reference).status is Status.PASS  # the error was not kept
+    assert context.verify(task, reference).status is Status.PASS  # the pass was
+    assert len(calls) == 2
+    assert context.verify(task.model_copy(), reference).status is Status.PASS
+    assert len(calls) == 3  # another task object is another verification

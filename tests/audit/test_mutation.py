@@ -9,6 +9,7 @@ import pytest
 
 from assay.audit import MutationCheck
 from assay.audit.base import AuditContext
+from assay.audit.fitting import MIN_CPU_S
 from assay.audit.mutation import WEAK_SCORE, mutation_score
 from assay.audit.runner import default_checks
 from assay.families.base import Mutant, MutationFamily
@@ -159,17 +160,28 @@ def test_a_mutant_that_loops_forever_is_a_kill_within_a_fitted_limit(pool: PoolS
     )
     looping = [m for m in code_mutants(task) if "Add -> Sub" in m.name]
     assert looping  # i -= 1 never reaches n
-    recorded: list[float] = []
+    recorded: list[tuple[float, float]] = []
+    looping_files = [m.files for m in looping]
+
+    looping_cpu: list[float] = []
 
     class Recording(CodeFamily):
         def verify(self, task: Task, solution: dict[str, bytes], sandbox: Sandbox) -> Verdict:
-            recorded.append(task.spec.limits.timeout_s)
-            return super().verify(task, solution, sandbox)
+            recorded.append((task.spec.limits.timeout_s, task.spec.limits.cpu_s))
+            verdict = super().verify(task, solution, sandbox)
+            if solution in looping_files:
+                assert verdict.status is Status.FAIL
+                looping_cpu.append(verdict.timings.sandbox_cpu_s)
+            return verdict
 
-    findings = run_check(task, pool, Recording())
-    assert recorded[0] == 120.0  # the reference, under the task's own limit
-    assert all(limit < 120.0 for limit in recorded[1:])
+    family = Recording()
+    findings = run_check(task, pool, family)
+    assert recorded[0] == (120.0, 120.0)  # the reference, under the task's own limits
+    assert all(wall < 120.0 and cpu <= MIN_CPU_S for wall, cpu in recorded[1:])
     assert not any("Add -> Sub" in f.evidence for f in findings)
+    # the looping mutant was stopped by its CPU limit, not after the wall limit's 2 s or more
+    assert looping_cpu
+    assert max(looping_cpu) < 4 * MIN_CPU_S
 
 
 class HalfBroken(CodeFamily):

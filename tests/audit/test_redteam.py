@@ -174,3 +174,41 @@ def test_errors_when_the_sandbox_is_down_leave_the_task_undecided_not_blamed(
 ) -> None:
     with pytest.raises(VerifierError, match="so does the reference right after"):
         run_check(make_median_task(), DownFamily(), pool)
+
+
+class SlowHack(CodeFamily):
+    """One exploit: the reference, after a busy loop of half a second of CPU time (fifty
+    times what the reference itself uses, so far past the limits fitted to it)."""
+
+    def __init__(self) -> None:
+        self.limits: list[tuple[float, float]] = []
+
+    def exploits(self, task: Task) -> list[Exploit]:
+        spin = (
+            b"import time\n_end = time.process_time() + 0.5\n"
+            b"while time.process_time() < _end:\n    pass\n"
+        )
+        reference = task.references()["reference"]["solution.py"]
+        return [
+            Exploit(
+                name="slow", what="the reference, slowly", files={"solution.py": spin + reference}
+            )
+        ]
+
+    def verify(self, task: Task, solution: dict[str, bytes], sandbox: Sandbox) -> Verdict:
+        self.limits.append((task.spec.limits.timeout_s, task.spec.limits.cpu_s))
+        return super().verify(task, solution, sandbox)
+
+
+def test_an_exploit_stopped_by_the_fitted_limits_is_tried_again_under_the_tasks_own(
+    pool: PoolSandbox,
+) -> None:
+    task = make_median_task()
+    family = SlowHack()
+    findings = run_check(task, family, pool)
+    # the reference (task's limits), the exploit (fitted: stopped), the exploit (task's limits)
+    own = (task.spec.limits.timeout_s, task.spec.limits.cpu_s)
+    assert family.limits[0] == own
+    assert family.limits[1][1] < own[1]
+    assert family.limits[2] == own
+    assert failed_exploits(findings) == {"slow"}  # its pass is found, not hidden by the fitting

@@ -10,7 +10,7 @@ from assay.families.base import Family
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
-from assay.verdicts import Verdict
+from assay.verdicts import Status, Verdict
 
 
 @dataclass(frozen=True)
@@ -35,14 +35,31 @@ class CheckOutcome:
 
 @dataclass(frozen=True)
 class AuditContext:
-    """What a check may use: the task's family and a sandbox for untrusted code."""
+    """What a check may use: the task's family and a sandbox for untrusted code.
+
+    One context serves the checks of one task, and keeps the verdicts it gave: several checks
+    need the reference's verdict on the task as it is (to fit limits, as a precondition), and
+    the known-bad solutions' are needed twice, so each is computed once unless a check asks for
+    a ``fresh`` run. A verdict of ``error`` is never kept: infrastructure is asked again.
+    """
 
     family: Family
     sandbox: Sandbox
+    _kept: dict[tuple[int, tuple[tuple[str, bytes], ...]], tuple[Task, Verdict]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
-    def verify(self, task: Task, solution: Files) -> Verdict:
-        """Verify ``solution`` with the task's family in the audit's sandbox."""
-        return self.family.verify(task, solution, self.sandbox)
+    def verify(self, task: Task, solution: Files, *, fresh: bool = False) -> Verdict:
+        """Verify ``solution`` with the task's family in the audit's sandbox; the verdict this
+        context already gave on the same task object and files, unless ``fresh``."""
+        key = (id(task), tuple(sorted(solution.items())))
+        kept = None if fresh else self._kept.get(key)
+        if kept is not None and kept[0] is task:
+            return kept[1]
+        verdict = self.family.verify(task, solution, self.sandbox)
+        if verdict.status is not Status.ERROR:
+            self._kept[key] = (task, verdict)  # the task is held, so its id is not reused
+        return verdict
 
 
 @runtime_checkable

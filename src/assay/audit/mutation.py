@@ -12,8 +12,8 @@ occur), so a survivor is not proof of a broken verifier: the survivors' diffs ar
 person to judge. A score under :data:`WEAK_SCORE` is a warning; any survivor above it is noted.
 Neither rejects the task.
 
-Mutants are verified with a time limit fitted to the reference (a few times its own wall time,
-never more than the task's), since a mutant that loops forever would otherwise cost the task's
+Mutants are verified with time and CPU limits fitted to the reference
+(:mod:`assay.audit.fitting`), since a mutant that loops forever would otherwise cost the task's
 whole limit; a mutant that runs out of time fails, which is a kill.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assay.audit.base import AuditContext, CheckOutcome
+from assay.audit.fitting import fitted_to_reference
 from assay.audit.report import MutationResult, SurvivingMutant
 from assay.families.base import Mutant, MutationFamily
 from assay.findings import Finding, Severity
@@ -30,10 +31,6 @@ from assay.verdicts import Status
 
 WEAK_SCORE = 0.6
 """Below this share of mutants killed, the verifier is called weak (a warning)."""
-TIME_FACTOR = 4.0
-"""A mutant may take this many times the reference's wall time..."""
-MIN_TIMEOUT_S = 2.0
-"""...but never less than this, so that a noisy machine does not turn slowness into kills."""
 SHOWN_SURVIVORS = 5
 """Survivors whose diffs a finding shows."""
 
@@ -77,7 +74,7 @@ class MutationCheck:
         mutants = family.mutants(task)
         if not mutants:
             return CheckOutcome()
-        fitted = _fitted(task, context)
+        fitted = fitted_to_reference(task, context)
         if fitted is None:
             return CheckOutcome()
         result = mutation_score(fitted, mutants, context)
@@ -98,21 +95,6 @@ def mutation_score(task: Task, mutants: list[Mutant], context: AuditContext) -> 
         else:
             killed += 1
     return MutationScore(killed=killed, survivors=survivors, errors=errors)
-
-
-def _fitted(task: Task, context: AuditContext) -> Task | None:
-    """``task`` with its time limit fitted to its reference's wall time, or None when the
-    reference does not pass."""
-    reference = task.references().get("reference") or next(iter(task.references().values()), None)
-    if reference is None:
-        return None
-    verdict = context.verify(task, reference)
-    if verdict.status is not Status.PASS:
-        return None
-    limits = task.spec.limits
-    timeout = min(limits.timeout_s, max(MIN_TIMEOUT_S, TIME_FACTOR * verdict.timings.wall_s))
-    fitted_limits = limits.model_copy(update={"timeout_s": timeout})
-    return task.model_copy(update={"spec": task.spec.model_copy(update={"limits": fitted_limits})})
 
 
 def _finding(check: str, result: MutationScore, made: int) -> Finding | None:

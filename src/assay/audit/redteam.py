@@ -8,12 +8,15 @@ passes is an error finding, the most severe: whatever the task asks, its verifie
 something else. So is an exploit that ends in ``error`` twice in a row, since nothing a candidate
 does may turn its own fail into an infrastructure error (it would be retried, not scored 0).
 Errors are the exploit's doing only when a reference, verified right after, still gets a verdict:
-if it does not, the sandbox is failing and the task is left undecided.
+if it does not, the sandbox is failing and the task is left undecided. Exploits run under limits
+fitted to the reference (:mod:`assay.audit.fitting`); one that those limits stop is verified
+again under the task's own, so the fitting saves time on spinning hacks and hides no pass.
 """
 
 from __future__ import annotations
 
 from assay.audit.base import AuditContext, CheckOutcome
+from assay.audit.fitting import fitted_to_reference
 from assay.audit.report import ExploitResult, RedTeamResult
 from assay.errors import VerifierError
 from assay.families.base import Exploit, RedTeamFamily
@@ -38,10 +41,12 @@ class RedTeamCheck:
         findings = []
         won = []
         exploits = family.exploits(task)
+        fitted = fitted_to_reference(task, context) if exploits else None
         for exploit in exploits:
-            verdict = context.verify(task, exploit.files)
+            verdict = _verify(task, fitted, exploit, context)
             if verdict.status is Status.ERROR:
-                verdict = context.verify(task, exploit.files)  # infrastructure may hiccup once
+                # infrastructure may hiccup once (an error is never kept: this runs again)
+                verdict = _verify(task, fitted, exploit, context)
             if verdict.status is Status.ERROR:
                 _infrastructure_holds(task, context, exploit)
             if verdict.status is Status.FAIL:
@@ -63,12 +68,27 @@ class RedTeamCheck:
         )
 
 
+def _verify(task: Task, fitted: Task | None, exploit: Exploit, context: AuditContext) -> Verdict:
+    """``exploit``'s verdict under the limits fitted to the reference; again under the task's
+    own limits when the fitted ones stopped it, so that a slow exploit's pass is not hidden."""
+    if fitted is None:
+        return context.verify(task, exploit.files)
+    verdict = context.verify(fitted, exploit.files)
+    limits = fitted.spec.limits
+    if (
+        verdict.timings.sandbox_cpu_s >= limits.cpu_s
+        or verdict.timings.sandbox_s >= limits.timeout_s
+    ):
+        return context.verify(task, exploit.files)
+    return verdict
+
+
 def _infrastructure_holds(task: Task, context: AuditContext, exploit: Exploit) -> None:
     """Raise :class:`VerifierError` (the task stays undecided) unless a reference still gets a
     verdict other than ``error`` right after ``exploit`` got two: then the errors are the
     exploit's doing, not a failing sandbox."""
     for files in task.references().values():
-        if context.verify(task, files).status is not Status.ERROR:
+        if context.verify(task, files, fresh=True).status is not Status.ERROR:
             return
     raise VerifierError(
         f"exploit {exploit.name} ended in error, and so does the reference right after: the "

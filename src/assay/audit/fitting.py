@@ -1,0 +1,44 @@
+"""Limits fitted to the reference, for the audit's own runs of mutants and exploits.
+
+A task's limits are what a real attempt gets (10 s by default). A mutant that loops forever, or
+an exploit that spins, would cost that whole limit in every audit, although the reference shows
+what the task needs: a few milliseconds for most. So the mutation and red-team checks verify
+with limits fitted to the reference's own run: :data:`TIME_FACTOR` times its wall time (never
+under :data:`MIN_TIMEOUT_S`, so that a loaded machine does not turn slowness into a verdict) and
+:data:`CPU_FACTOR` times its CPU time (never under :data:`MIN_CPU_S`); never more than the
+task's own. CPU time is what a spinning run burns and is little moved by other work on the
+machine, so the CPU limit is the one that stops a loop early; the wall limit stays generous for
+a run that sleeps.
+"""
+
+from __future__ import annotations
+
+from assay.audit.base import AuditContext
+from assay.tasks.model import Task
+from assay.verdicts import Status
+
+TIME_FACTOR = 4.0
+"""A run may take this many times the reference's wall time..."""
+MIN_TIMEOUT_S = 2.0
+"""...but never less than this."""
+CPU_FACTOR = 10.0
+"""A run may use this many times the reference's CPU time..."""
+MIN_CPU_S = 0.25
+"""...but never less than this: fifty times what a typical generated task's reference uses."""
+
+
+def fitted_to_reference(task: Task, context: AuditContext) -> Task | None:
+    """``task`` with its time and CPU limits fitted to its reference's run (see the module
+    docstring), or None when it has no reference or the reference does not pass."""
+    references = task.references()
+    reference = references.get("reference") or next(iter(references.values()), None)
+    if reference is None:
+        return None
+    verdict = context.verify(task, reference)
+    if verdict.status is not Status.PASS:
+        return None
+    limits = task.spec.limits
+    timeout = min(limits.timeout_s, max(MIN_TIMEOUT_S, TIME_FACTOR * verdict.timings.wall_s))
+    cpu = min(limits.cpu_s, max(MIN_CPU_S, CPU_FACTOR * verdict.timings.sandbox_cpu_s))
+    fitted = limits.model_copy(update={"timeout_s": timeout, "cpu_s": cpu})
+    return task.model_copy(update={"spec": task.spec.model_copy(update={"limits": fitted})})
