@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from assay.audit.report import MutationResult, RedTeamResult
-from assay.families.base import Family
+from assay.families.base import BatchFamily, Family
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
@@ -57,9 +58,41 @@ class AuditContext:
         if kept is not None and kept[0] is task:
             return kept[1]
         verdict = self.family.verify(task, solution, self.sandbox)
+        self._keep(key, task, verdict)
+        return verdict
+
+    def verify_many(self, items: Sequence[tuple[Task, Files]]) -> list[Verdict]:
+        """:meth:`verify` on each (task, solution) pair, those without a verdict yet in batches
+        where the family can (:class:`BatchFamily`: fewer sandbox jobs). A pass from a batch is
+        verified again alone, so that every pass a check reports (a known-bad, a hack, a
+        surviving mutant) is the verdict an agent's submission would get."""
+        keys = [(id(task), tuple(sorted(solution.items()))) for task, solution in items]
+        verdicts: list[Verdict | None] = []
+        for key, (task, _solution) in zip(keys, items, strict=True):
+            kept = self._kept.get(key)
+            verdicts.append(kept[1] if kept is not None and kept[0] is task else None)
+        missing = [index for index, verdict in enumerate(verdicts) if verdict is None]
+        family = self.family
+        batched = False
+        if len(missing) > 1 and isinstance(family, BatchFamily):
+            got = family.verify_many([items[index] for index in missing], self.sandbox)
+            batched = True
+        else:
+            got = [family.verify(*items[index], self.sandbox) for index in missing]
+        for index, answer in zip(missing, got, strict=True):
+            task, solution = items[index]
+            verdict = answer
+            if batched and answer.status is Status.PASS:
+                verdict = family.verify(task, solution, self.sandbox)
+            self._keep(keys[index], task, verdict)
+            verdicts[index] = verdict
+        return [verdict for verdict in verdicts if verdict is not None]
+
+    def _keep(
+        self, key: tuple[int, tuple[tuple[str, bytes], ...]], task: Task, verdict: Verdict
+    ) -> None:
         if verdict.status is not Status.ERROR:
             self._kept[key] = (task, verdict)  # the task is held, so its id is not reused
-        return verdict
 
 
 @runtime_checkable

@@ -66,8 +66,9 @@ class KnownBadCheck:
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
         """Verify each known-bad solution; a pass means the verifier cannot tell."""
         outcome = CheckOutcome()
-        for label, files in task.known_bad().items():
-            verdict = context.verify(task, files)
+        known_bad = task.known_bad()
+        verdicts = context.verify_many([(task, files) for files in known_bad.values()])
+        for label, verdict in zip(known_bad, verdicts, strict=True):
             outcome.verdicts.append(SolutionVerdict(label, verdict))
             if verdict.status is Status.PASS:
                 outcome.findings.append(

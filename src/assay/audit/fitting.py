@@ -1,17 +1,20 @@
 """Limits fitted to the reference, for the audit's own runs of mutants and exploits.
 
-A task's limits are what a real attempt gets (10 s by default). A mutant that loops forever, or
-an exploit that spins, would cost that whole limit in every audit, although the reference shows
-what the task needs: a few milliseconds for most. So the mutation and red-team checks verify
-with limits fitted to the reference's own run: :data:`TIME_FACTOR` times its wall time (never
-under :data:`MIN_TIMEOUT_S`, so that a loaded machine does not turn slowness into a verdict) and
-:data:`CPU_FACTOR` times its CPU time (never under :data:`MIN_CPU_S`); never more than the
-task's own. CPU time is what a spinning run burns and is little moved by other work on the
-machine, so the CPU limit is the one that stops a loop early; the wall limit stays generous for
-a run that sleeps.
+A task's limits are what a real attempt gets (10 s and 512 MiB by default). A mutant that loops
+forever, or an exploit that spins or hoards memory, would cost that whole limit in every audit,
+although the reference shows what the task needs: a few milliseconds and a few MiB for most. So
+the mutation and red-team checks verify with limits fitted to the reference's own run:
+:data:`TIME_FACTOR` times its wall time (never under :data:`MIN_TIMEOUT_S`, so that a loaded
+machine does not turn slowness into a verdict), :data:`CPU_FACTOR` times its CPU time (never
+under :data:`MIN_CPU_S`) and :data:`MEMORY_FACTOR` times its peak memory (never under
+:data:`MIN_MEMORY_MB`); never more than the task's own. CPU time is what a spinning run burns
+and is little moved by other work on the machine, so the CPU limit is the one that stops a loop
+early; the wall limit stays generous for a run that sleeps.
 """
 
 from __future__ import annotations
+
+import math
 
 from assay.audit.base import AuditContext
 from assay.tasks.model import Task
@@ -23,8 +26,12 @@ MIN_TIMEOUT_S = 2.0
 """...but never less than this."""
 CPU_FACTOR = 10.0
 """A run may use this many times the reference's CPU time..."""
-MIN_CPU_S = 0.25
-"""...but never less than this: fifty times what a typical generated task's reference uses."""
+MIN_CPU_S = 0.1
+"""...but never less than this: twenty times what a typical generated task's reference uses."""
+MEMORY_FACTOR = 8
+"""A run may use this many times the reference's peak memory (where the backend measures it)..."""
+MIN_MEMORY_MB = 64
+"""...but never less than this (a typical reference's job peaks at 2 MiB)."""
 
 
 def fitted_to_reference(task: Task, context: AuditContext) -> Task | None:
@@ -40,5 +47,11 @@ def fitted_to_reference(task: Task, context: AuditContext) -> Task | None:
     limits = task.spec.limits
     timeout = min(limits.timeout_s, max(MIN_TIMEOUT_S, TIME_FACTOR * verdict.timings.wall_s))
     cpu = min(limits.cpu_s, max(MIN_CPU_S, CPU_FACTOR * verdict.timings.sandbox_cpu_s))
-    fitted = limits.model_copy(update={"timeout_s": timeout, "cpu_s": cpu})
+    update: dict[str, float | int] = {"timeout_s": timeout, "cpu_s": cpu}
+    peak = verdict.timings.peak_memory_mb
+    if peak is not None:
+        update["memory_mb"] = min(
+            limits.memory_mb, max(MIN_MEMORY_MB, math.ceil(MEMORY_FACTOR * peak))
+        )
+    fitted = limits.model_copy(update=update)
     return task.model_copy(update={"spec": task.spec.model_copy(update={"limits": fitted})})

@@ -1,7 +1,8 @@
 """The ``flaky`` check: the verdicts on the task's own solutions do not change between runs.
 
 The reference and the known-bad solutions are verified :data:`RUNS` more times, at once (so each
-run competes with the others for the CPU), each under other conditions: the hash seed, the time
+run competes with the others for the CPU; the solutions of one run share a batch where the
+family can), each under other conditions: the hash seed, the time
 zone and the locale differ from run to run (see :data:`CONDITIONS`; each varied run is a fresh
 interpreter that honours them, :mod:`assay.sandbox.conditions`, and the workflow family, whose
 scripts run in a sandbox of its own, takes them from the sandbox it is lent). A solution whose
@@ -20,7 +21,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from assay.audit.base import AuditContext, CheckOutcome
-from assay.families.base import CASE_ORDERS, CaseOrderFamily
+from assay.families.base import CASE_ORDERS, BatchFamily, CaseOrderFamily
 from assay.findings import Finding, Severity
 from assay.sandbox.conditions import WithEnvironment
 from assay.tasks.model import Files, Task
@@ -42,35 +43,45 @@ class FlakyCheck:
     name = "flaky"
 
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
-        """Verify each of the task's own solutions once as usual and once under each of the
-        :data:`CONDITIONS`, the varied runs at once."""
+        """Take each of the task's own solutions' verdict as usual, and verify each once under
+        each of the :data:`CONDITIONS`, the conditions at once (the solutions of one condition
+        in one batch where the family can: :class:`BatchFamily`)."""
         solutions = {**task.references(), **task.known_bad()}
+        if not solutions:
+            return CheckOutcome()
+        plain = context.verify_many([(task, files) for files in solutions.values()])
+        with ThreadPoolExecutor(max_workers=RUNS) as pool:
+            varied = list(
+                pool.map(lambda index: _varied(task, solutions, context, index), range(RUNS))
+            )
         findings = []
-        for label, files in solutions.items():
-            statuses = _statuses(task, files, context)
+        for at, label in enumerate(solutions):
+            statuses = [("as usual", plain[at].status)]
+            statuses += [(conditions, each[at]) for conditions, each in varied]
             decided = {status for _, status in statuses if status is not Status.ERROR}
             if len(decided) > 1:
                 findings.append(_finding(self.name, label, statuses))
         return CheckOutcome(findings=findings)
 
 
-def _statuses(task: Task, files: Files, context: AuditContext) -> list[tuple[str, Status]]:
-    plain = context.verify(task, files).status
+def _varied(
+    task: Task, solutions: dict[str, Files], context: AuditContext, index: int
+) -> tuple[str, list[Status]]:
+    """The conditions of run ``index``, in words, and each solution's status under them."""
+    env = CONDITIONS[index]
+    sandbox = WithEnvironment(context.sandbox, env)
+    label = " ".join(f"{k}={v}" for k, v in env.items() if k != "LANG")
     family = context.family
-    reorder = family.reordered if isinstance(family, CaseOrderFamily) else None
-
-    def varied(index: int) -> tuple[str, Status]:
-        env = CONDITIONS[index]
-        sandbox = WithEnvironment(context.sandbox, env)
-        label = " ".join(f"{k}={v}" for k, v in env.items() if k != "LANG")
-        run = task
-        if reorder is not None and index:
-            run = reorder(task, index)
-            label += f", cases {CASE_ORDERS[index]}" if run is not task else ""
-        return label, family.verify(run, files, sandbox).status
-
-    with ThreadPoolExecutor(max_workers=RUNS) as pool:
-        return [("as usual", plain), *pool.map(varied, range(RUNS))]
+    run = task
+    if isinstance(family, CaseOrderFamily) and index:
+        run = family.reordered(task, index)
+        label += f", cases {CASE_ORDERS[index]}" if run is not task else ""
+    items = [(run, files) for files in solutions.values()]
+    if isinstance(family, BatchFamily) and len(items) > 1:
+        verdicts = family.verify_many(items, sandbox)
+    else:
+        verdicts = [family.verify(run, files, sandbox) for files in solutions.values()]
+    return label, [verdict.status for verdict in verdicts]
 
 
 def _finding(check: str, label: str, statuses: list[tuple[str, Status]]) -> Finding:

@@ -86,8 +86,9 @@ def mutation_score(task: Task, mutants: list[Mutant], context: AuditContext) -> 
     """Verify every mutant of ``task`` and count the kills."""
     killed, errors = 0, 0
     survivors = []
-    for mutant in mutants:
-        status = context.verify(task, mutant.files).status
+    verdicts = context.verify_many([(task, mutant.files) for mutant in mutants])
+    for mutant, verdict in zip(mutants, verdicts, strict=True):
+        status = verdict.status
         if status is Status.PASS:
             survivors.append(mutant)
         elif status is Status.ERROR:

@@ -9,8 +9,12 @@ something else. So is an exploit that ends in ``error`` twice in a row, since no
 does may turn its own fail into an infrastructure error (it would be retried, not scored 0).
 Errors are the exploit's doing only when a reference, verified right after, still gets a verdict:
 if it does not, the sandbox is failing and the task is left undecided. Exploits run under limits
-fitted to the reference (:mod:`assay.audit.fitting`); one that those limits stop is verified
-again under the task's own, so the fitting saves time on spinning hacks and hides no pass.
+fitted to the reference (:mod:`assay.audit.fitting`); one that the fitted time or CPU limit
+stops is verified again under the task's own, so the fitting saves time on spinning hacks and
+hides no pass that time could buy (a slow search for the expected outputs). One that the fitted
+memory limit stops is not: memory alone buys no pass (a hack needs the expected outputs, or a
+way around the comparison, and neither is in memory it can fill), and hoarding memory to the
+task's limit costs a fifth of a second a task.
 """
 
 from __future__ import annotations
@@ -42,11 +46,13 @@ class RedTeamCheck:
         won = []
         exploits = family.exploits(task)
         fitted = fitted_to_reference(task, context) if exploits else None
-        for exploit in exploits:
-            verdict = _verify(task, fitted, exploit, context)
+        first = context.verify_many([(fitted or task, exploit.files) for exploit in exploits])
+        for exploit, answer in zip(exploits, first, strict=True):
+            verdict = _unfitted(task, fitted, exploit, answer, context)
             if verdict.status is Status.ERROR:
                 # infrastructure may hiccup once (an error is never kept: this runs again)
-                verdict = _verify(task, fitted, exploit, context)
+                again = context.verify(fitted or task, exploit.files)
+                verdict = _unfitted(task, fitted, exploit, again, context)
             if verdict.status is Status.ERROR:
                 _infrastructure_holds(task, context, exploit)
             if verdict.status is Status.FAIL:
@@ -68,12 +74,14 @@ class RedTeamCheck:
         )
 
 
-def _verify(task: Task, fitted: Task | None, exploit: Exploit, context: AuditContext) -> Verdict:
-    """``exploit``'s verdict under the limits fitted to the reference; again under the task's
-    own limits when the fitted ones stopped it, so that a slow exploit's pass is not hidden."""
+def _unfitted(
+    task: Task, fitted: Task | None, exploit: Exploit, verdict: Verdict, context: AuditContext
+) -> Verdict:
+    """``exploit``'s ``verdict`` under the limits fitted to the reference; its verdict under the
+    task's own limits when the fitted ones stopped it, so that a slow exploit's pass is not
+    hidden."""
     if fitted is None:
-        return context.verify(task, exploit.files)
-    verdict = context.verify(fitted, exploit.files)
+        return verdict
     limits = fitted.spec.limits
     if (
         verdict.timings.sandbox_cpu_s >= limits.cpu_s

@@ -37,8 +37,8 @@ class SensitivityCheck:
         if not probes or context.verify(task, reference).status is not Status.PASS:
             return CheckOutcome()  # the reference check reports a reference that does not pass
         findings, verdicts = [], []
-        for probe in probes:
-            verdict = context.verify(probe.task, reference)
+        answers = context.verify_many([(probe.task, reference) for probe in probes])
+        for probe, verdict in zip(probes, answers, strict=True):
             if verdict.status is Status.ERROR:
                 # the task stays undecided; the other probes would only say so again
                 verdicts.append(SolutionVerdict(f"{label} (sensitivity {probe.name})", verdict))

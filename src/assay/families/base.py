@@ -101,6 +101,19 @@ class Mutant:
 
 
 @runtime_checkable
+class BatchFamily(Protocol):
+    """A family that verifies several solutions at once for the audit, in fewer sandbox jobs
+    (:func:`assay.sandbox.batch.run_many`) than one each."""
+
+    name: str
+
+    def verify_many(self, items: Sequence[tuple[Task, Files]], sandbox: Sandbox) -> list[Verdict]:
+        """The verdict ``verify`` gives on each (task, solution) pair, in order. Only for
+        solutions of one origin (a task's own, the audit's hacks), never an agent's."""
+        ...
+
+
+@runtime_checkable
 class MutationFamily(Protocol):
     """A family whose verifier the audit's mutation check measures with mutants of the
     reference."""

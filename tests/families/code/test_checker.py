@@ -110,5 +110,6 @@ def test_a_checker_that_does_not_load_is_a_task_format_error(sandbox: Sandbox) -
 
 
 def test_the_checker_harness_is_trusted_code_for_warm_workers() -> None:
-    assert len(family.trusted_code) == 3  # the cases', the checker's and the legacy harness
+    # the cases', the checker's and the legacy harness, and the audit's batches of the first
+    assert len(family.trusted_code) == 4
     assert all("Stdlib only" in code for code in family.trusted_code)

@@ -8,6 +8,7 @@ import time
 from collections.abc import Sequence
 from importlib.resources import files as package_files
 from pathlib import Path
+from typing import NamedTuple
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
@@ -26,6 +27,7 @@ from assay.families.code.sensitivity import code_probes, reordered
 from assay.families.code.tools import CodeTools
 from assay.findings import Finding
 from assay.sandbox import PACKAGES_DIR, python_environment
+from assay.sandbox.batch import BATCH, Run, run_many
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
@@ -54,7 +56,7 @@ class CodeFamily:
 
     name = "code"
     version = VERSION
-    trusted_code: tuple[str, ...] = (RUNNER, CHECKER_RUNNER, LEGACY_RUNNER)
+    trusted_code: tuple[str, ...] = (RUNNER, CHECKER_RUNNER, LEGACY_RUNNER, BATCH)
 
     def load_solution(self, path: Path) -> Files:
         """A solution directory, or a single ``.py`` file taken as ``solution.py``."""
@@ -100,6 +102,56 @@ class CodeFamily:
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Run ``solution`` on the hidden cases in ``sandbox`` and judge outside it."""
+        return self._verify(task, solution, sandbox, None)
+
+    def verify_many(self, items: Sequence[tuple[Task, Files]], sandbox: Sandbox) -> list[Verdict]:
+        """The verdict :meth:`verify` gives on each (task, solution) pair, with the runs of the
+        solutions on their cases in batches (:func:`assay.sandbox.batch.run_many`): for the
+        audit's runs of a task's own solutions and hacks, never an agent's. A solution that
+        cannot go in a batch (no entrypoint, a legacy verifier, other packages than the first
+        one's) is verified alone, and so is every one when the batch's sandbox fails; so is
+        every one for a subclass that verifies its own way (it overrides :meth:`verify`)."""
+        if type(self).verify is not CodeFamily.verify:
+            return [self.verify(task, solution, sandbox) for task, solution in items]
+        verdicts: dict[int, Verdict] = {}
+        batched: list[tuple[int, _Prepared]] = []
+        packages: tuple[str, ...] | None = None
+        for index, (task, solution) in enumerate(items):
+            config = code_config(task)
+            imports = tuple(config.imports)
+            if packages is None:
+                packages = imports
+            if (
+                config.entrypoint not in solution
+                or config.legacy_check is not None
+                or (imports != packages)
+            ):
+                verdicts[index] = self.verify(task, solution, sandbox)
+                continue
+            batched.append((index, _task_run(task, config, solution)))
+        try:
+            results = run_many(
+                sandbox,
+                [sandbox.python, "-I", "-S", "-c", RUNNER],
+                [prepared.run for _, prepared in batched],
+                packages=packages or (),
+            )
+        except SandboxError:
+            results = []
+        for (index, prepared), result in zip(batched, results, strict=False):
+            outputs = prepared.outputs(result)
+            task, solution = items[index]
+            verdicts[index] = self._verify(task, solution, sandbox, outputs)
+        for index, (task, solution) in enumerate(items):
+            if index not in verdicts:  # the batch's sandbox failed: each alone, as verify does
+                verdicts[index] = self.verify(task, solution, sandbox)
+        return [verdicts[index] for index in range(len(items))]
+
+    def _verify(
+        self, task: Task, solution: Files, sandbox: Sandbox, outputs: CaseOutputs | None
+    ) -> Verdict:
+        """:meth:`verify`, with the solution's run on the cases already done where ``outputs``
+        is given."""
         config = code_config(task)
         case_file = hidden_case_file(task)
         cases = () if case_file is None else case_file.cases
@@ -120,22 +172,14 @@ class CodeFamily:
             return record(Status.FAIL, f"{config.entrypoint} was not submitted")
 
         def run(files: Files) -> CaseOutputs:
-            return run_cases(
-                sandbox,
-                workspace=task.workspace,
-                solution=files,
-                function=config.function,
-                entrypoint=config.entrypoint,
-                cases=[(case.id, case.args) for case in cases],
-                limits=task.spec.limits,
-                packages=config.imports,
-                encoded=encoded,
-            )
+            prepared = _task_run(task, config, files)
+            return prepared.outputs(prepared.run_in(sandbox, config.imports))
 
         if config.legacy_check is not None:
             return _legacy_verdict(sandbox, task, config, solution, record)
         try:
-            outputs = run(solution)
+            if outputs is None:
+                outputs = run(solution)
             checks, checked = run_checker(sandbox, task, config, _check_items(cases, outputs))
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
@@ -169,6 +213,71 @@ def run_cases(
     """Call ``function`` from ``solution`` on each case's arguments inside ``sandbox``, where
     it may import the standard library and ``packages`` (a task's ``code.imports``); with
     ``encoded``, arguments and results are encoded values (case files of format 4)."""
+    run, nonce = _cases_run(
+        workspace=workspace,
+        solution=solution,
+        function=function,
+        entrypoint=entrypoint,
+        cases=cases,
+        limits=limits,
+        packages=packages,
+        encoded=encoded,
+    )
+    prepared = _Prepared(run, nonce, [case_id for case_id, _ in cases], encoded)
+    return prepared.outputs(prepared.run_in(sandbox, packages))
+
+
+class _Prepared(NamedTuple):
+    """The harness's run of one solution (made by :func:`_cases_run`), and how to read it."""
+
+    run: Run
+    nonce: str
+    ids: list[str]
+    encoded: bool
+
+    def run_in(self, sandbox: Sandbox, packages: Sequence[str]) -> ExecResult:
+        return sandbox.run(
+            [sandbox.python, "-I", "-S", "-c", RUNNER],
+            files=dict(self.run.files),
+            limits=self.run.limits,
+            stdin=self.run.stdin,
+            packages=packages,
+        )
+
+    def outputs(self, result: ExecResult) -> CaseOutputs:
+        return decode_outputs(result, self.nonce, self.ids, encoded=self.encoded)
+
+
+def _task_run(task: Task, config: CodeConfig, solution: Files) -> _Prepared:
+    """The harness's run of ``solution`` on ``task``'s hidden cases."""
+    case_file = hidden_case_file(task)
+    cases = () if case_file is None else case_file.cases
+    encoded = case_file is not None and case_file.encoded
+    run, nonce = _cases_run(
+        workspace=task.workspace,
+        solution=solution,
+        function=config.function,
+        entrypoint=config.entrypoint,
+        cases=[(case.id, case.args) for case in cases],
+        limits=task.spec.limits,
+        packages=config.imports,
+        encoded=encoded,
+    )
+    return _Prepared(run, nonce, [case.id for case in cases], encoded)
+
+
+def _cases_run(
+    *,
+    workspace: Files,
+    solution: Files,
+    function: str,
+    entrypoint: str,
+    cases: Sequence[tuple[str, list[object]]],
+    limits: Limits,
+    packages: Sequence[str] = (),
+    encoded: bool = False,
+) -> tuple[Run, str]:
+    """The harness's run of :func:`run_cases` (files, limits, stdin), and its nonce."""
     nonce = f"@assay:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
@@ -178,14 +287,9 @@ def run_cases(
         "path": [PACKAGES_DIR] if packages else [],
         "encoded": encoded,
     }
-    result = sandbox.run(
-        [sandbox.python, "-I", "-S", "-c", RUNNER],
-        files={**workspace, **solution},
-        limits=limits,
-        stdin=json.dumps(job).encode(),
-        packages=packages,
-    )
-    return decode_outputs(result, nonce, [case_id for case_id, _ in cases], encoded=encoded)
+    return Run(
+        files={**workspace, **solution}, limits=limits, stdin=json.dumps(job).encode()
+    ), nonce
 
 
 def _legacy_verdict(

@@ -1,0 +1,326 @@
+"""The batch harness: several runs of one Python program in one sandbox job. Stdlib only;
+passed to ``python -I -S -c`` by :func:`assay.sandbox.batch.run_many`.
+
+It reads a JSON spec from stdin: the program's source and arguments, a nonce, and the runs,
+each with its files, its stdin and its own wall-time, CPU-time and output limits. For each run,
+in order, it empties the working directory (and ``/tmp`` where the job has its own, at
+``/workspace``), writes the run's files, and forks a child that runs the program exactly as a
+warm worker runs ``python -I -S -c`` in a job: its stdin, stdout and stderr are pipes of its own,
+no other descriptor is open, it has a session of its own and the run's CPU limit. This process
+reads the run's output (the first bytes up to the limit), stops it at its deadline or when its
+processes together pass its CPU time, and then kills every process the run left: it is their
+subreaper, so nothing the run started outlives it. It then writes one line for the run,
+``<nonce>{json}``, to its own stdout, which no run can reach: no run has the descriptor, and this
+process is not dumpable, so ``/proc/<pid>/fd`` and its memory are closed to them. A last line
+``<nonce>{"done": n}`` ends the batch.
+
+It is the job that carries the sandbox's isolation; between runs of one batch there are only
+the measures above. So a batch is for programs of one origin that do not attack each other (the
+audit's runs of a task's own solutions and of its own reward hacks), never for an agent's.
+Anything a run does to this process (kill it, stop it) ends the batch early; the caller runs
+what has no line alone.
+"""
+
+import base64
+import ctypes
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+import traceback
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 4, 36
+_POLL_S = 0.02
+_CHUNK = 1 << 16
+_TICK = os.sysconf("SC_CLK_TCK")
+_SELF = os.getpid()
+_PRCTL: "list[Any]" = []
+"""The C library's prctl, looked up once."""
+
+
+def _main() -> None:
+    spec = json.loads(_read_all(0))
+    out = os.dup(1)
+    nonce = spec["nonce"]
+    _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
+    _PRCTL[0](_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _PRCTL[0](_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    code = compile(spec["code"], "<string>", "exec")
+    argv = ["-c", *spec["argv"]]
+    workspace = os.getcwd()
+    scratch = [workspace] + (["/tmp"] if workspace == "/workspace" else [])
+    done = 0
+    for run in spec["runs"]:
+        try:
+            os.chmod(workspace, 0o700)
+            for directory in scratch:
+                _empty(directory)
+            _write_files(workspace, run["files"])
+        except OSError:
+            break  # a run left what cannot be removed: the caller runs the rest alone
+        record = _run(code, argv, run)
+        _write(out, (nonce + json.dumps(record) + "\n").encode())
+        done += 1
+    _write(out, (nonce + json.dumps({"done": done}) + "\n").encode())
+
+
+def _run(code: "Any", argv: "list[str]", run: "dict[str, Any]") -> "dict[str, Any]":
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(code, argv, (in_r, out_w, err_w), float(run["cpu_s"]))
+    for fd in (in_r, out_w, err_w):
+        os.close(fd)
+    outputs: dict[int, list[Any]] = {out_r: [b"", False], err_r: [b"", False]}
+    stdin = _Feed(in_w, base64.b64decode(run["stdin"]))
+    status, usage, stopped = _watch(pid, stdin, outputs, run=run, started=started, before=before)
+    _kill_all()
+    stdin.close()
+    for fd in list(outputs):
+        os.set_blocking(fd, False)
+        _read(fd, outputs, int(run["output"]), None)
+        os.close(fd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "status": status,
+        "timed_out": stopped == "time",
+        "cpu_exceeded": stopped == "cpu",
+        "wall_s": time.monotonic() - started,
+        "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
+        "peak_kb": usage.ru_maxrss,
+        "stdout": base64.b64encode(outputs[out_r][0]).decode(),
+        "stderr": base64.b64encode(outputs[err_r][0]).decode(),
+        "stdout_truncated": outputs[out_r][1],
+        "stderr_truncated": outputs[err_r][1],
+    }
+
+
+class _Feed:
+    """The run's stdin, written as the run reads it."""
+
+    def __init__(self, fd: int, data: bytes) -> None:
+        self.fd = fd
+        self.data = data
+        if data:
+            os.set_blocking(fd, False)
+        else:
+            self.close()
+
+    def write(self) -> bool:
+        """Write what the pipe takes; False once all is written (or the run closed it)."""
+        try:
+            self.data = self.data[os.write(self.fd, self.data[:_CHUNK]) :]
+        except OSError:  # the run closed its stdin: what it did not read is dropped
+            self.data = b""
+        if not self.data:
+            self.close()
+        return bool(self.data)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _watch(
+    pid: int,
+    stdin: _Feed,
+    outputs: "dict[int, list[Any]]",
+    *,
+    run: "dict[str, Any]",
+    started: float,
+    before: "Any",
+) -> "tuple[int, Any, str]":
+    """Feed and read the run until its first process ends, or stop it at its deadline or its
+    CPU limit: its wait status, its resource usage, and what stopped it ("time", "cpu", "")."""
+    poller = select.poll()
+    for fd in outputs:
+        poller.register(fd, select.POLLIN)
+    if stdin.fd >= 0:
+        poller.register(stdin.fd, select.POLLOUT)
+    deadline = started + float(run["timeout_s"])
+    while True:
+        for fd, _events in poller.poll(_POLL_S * 1000):
+            if fd == stdin.fd:
+                if not stdin.write():
+                    poller.unregister(fd)
+            else:
+                _read(fd, outputs, int(run["output"]), poller)
+        waited, status, usage = os.wait4(pid, os.WNOHANG)
+        if waited:
+            return status, usage, ""
+        stopped = ""
+        now = time.monotonic()
+        if now > deadline:
+            stopped = "time"
+        elif now - started > _POLL_S and _cpu(before, pid) > float(run["cpu_s"]):
+            stopped = "cpu"
+        if stopped:
+            os.kill(pid, signal.SIGKILL)
+            status, usage = os.wait4(pid, 0)[1:]
+            return status, usage, stopped
+
+
+def _child(code: "Any", argv: "list[str]", fds: "tuple[int, int, int]", cpu_s: float) -> None:
+    status = 1
+    try:
+        os.setsid()
+        # Readable by the harness, which reads its CPU time (jobs' processes are not dumpable:
+        # the harness is not, and stays out of reach of the run).
+        _PRCTL[0](_PR_SET_DUMPABLE, 1, 0, 0, 0)
+        for source, target in zip(fds, (0, 1, 2), strict=True):
+            os.dup2(source, target)
+        os.closerange(3, 65536)
+        soft = max(1, int(cpu_s + 0.999))  # as a job's: whole seconds, a second of grace
+        hard = soft + 1
+        held = resource.getrlimit(resource.RLIMIT_CPU)[1]
+        if held != resource.RLIM_INFINITY:
+            hard = min(hard, held)
+            soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        status = _run_python(code, argv)
+    except BaseException:
+        try:
+            os.write(2, ("batch run setup failed: " + traceback.format_exc()[-3000:]).encode())
+        finally:
+            os._exit(126)
+    os._exit(status)
+
+
+def _run_python(code: "Any", argv: "list[str]") -> int:
+    """The program, as ``python -c`` runs it: ``SystemExit`` gives the status, anything else
+    raised is printed and gives 1, and the streams are flushed."""
+    sys.argv = argv
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    status = 0
+    try:
+        exec(code, namespace)
+    except SystemExit as exc:
+        if exc.code is None:
+            status = 0
+        elif isinstance(exc.code, int):
+            status = exc.code & 0xFF
+        else:
+            sys.stderr.write(f"{exc.code}\n")
+            status = 1
+    except BaseException:
+        traceback.print_exc()
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: S110 - a closed or broken stream loses its last output
+            pass
+    return status
+
+
+def _read(fd: int, outputs: "dict[int, list[Any]]", cap: int, poller: "Any") -> None:
+    """Read what ``fd`` has; keep up to ``cap`` bytes, note whether more came."""
+    while True:
+        try:
+            chunk = os.read(fd, _CHUNK)
+        except BlockingIOError:
+            return
+        if not chunk:
+            if poller is not None:
+                poller.unregister(fd)
+            return
+        kept = outputs[fd]
+        room = cap - len(kept[0])
+        if len(chunk) > room:
+            kept[1] = True
+        kept[0] += chunk[: max(room, 0)]
+        if poller is not None:
+            return  # one read per wake-up: the loop checks the clock in between
+
+
+def _children() -> "list[int]":
+    """This process's children, as the kernel lists them (a run's processes may hide from
+    ``/proc``, never from this list: orphans come here, since this process is their
+    subreaper)."""
+    with open(f"/proc/{_SELF}/task/{_SELF}/children", "rb") as listing:
+        return [int(pid) for pid in listing.read().split()]
+
+
+def _cpu(before: "Any", pid: int) -> float:
+    """CPU seconds the run has used so far: its reaped processes' and its first process's, with
+    the children that one reaped (an unreadable figure counts 0: the CPU limit of each process
+    and the batch's stay)."""
+    now = resource.getrusage(resource.RUSAGE_CHILDREN)
+    reaped: float = (now.ru_utime + now.ru_stime) - (before.ru_utime + before.ru_stime)
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read()
+    except OSError:
+        return reaped
+    fields = text[text.rindex(b")") + 2 :].split()
+    return reaped + sum(int(value) for value in fields[11:15]) / _TICK
+
+
+def _kill_all() -> None:
+    """Kill every process below this one and reap them all: its children, then the orphans
+    that come to it as their parents die, until no child is left."""
+    while True:
+        for pid in _children():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            return
+        time.sleep(0.0005)
+
+
+def _empty(directory: str) -> None:
+    """Remove everything inside ``directory`` (not following links), making unreadable
+    directories readable first."""
+    for entry in os.scandir(directory):
+        path = entry.path
+        if entry.is_dir(follow_symlinks=False):
+            os.chmod(path, 0o700)
+            _empty(path)
+            os.rmdir(path)
+        else:
+            os.unlink(path)
+
+
+def _write_files(workspace: str, files: "dict[str, str]") -> None:
+    for name, data in files.items():
+        path = workspace + "/" + name
+        if "/" in name:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            _write(fd, base64.b64decode(data))
+        finally:
+            os.close(fd)
+
+
+def _write(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data) :]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+if __name__ == "__main__":
+    _main()

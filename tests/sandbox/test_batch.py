@@ -1,0 +1,221 @@
+"""Several runs in one job (the audit's batches): each run gets what it would get alone, and
+nothing one run does reaches the next or the lines the host reads. Attacked from inside a run:
+files and a hidden daemon left behind, a forged result line written with the batch's own nonce
+(read from memory), the harness killed."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from assay.families.code import CodeFamily
+from assay.families.code.generator import generate_code_tasks
+from assay.sandbox import PoolSandbox, Sandbox
+from assay.sandbox.batch import Run, batchable, run_many
+from assay.sandbox.conditions import WithEnvironment
+from assay.sandbox.protocol import ExecResult
+from assay.tasks import Task
+from assay.tasks.spec import Limits
+from tests.conftest import make_median_task
+
+pytestmark = pytest.mark.sandbox
+
+LIMITS = Limits(timeout_s=5, cpu_s=2)
+
+
+class Counting:
+    """A sandbox that counts the jobs it is asked to run."""
+
+    def __init__(self, inner: Sandbox) -> None:
+        self.inner = inner
+        self.jobs = 0
+        self._lock = threading.Lock()
+
+    def run(self, command: Sequence[str], **options: Any) -> ExecResult:
+        with self._lock:
+            self.jobs += 1
+        return self.inner.run(command, **options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def program(pool: PoolSandbox, source: str) -> list[str]:
+    return [pool.python, "-I", "-S", "-c", source]
+
+
+def runs(*stdins: str, limits: Limits = LIMITS) -> list[Run]:
+    return [Run(files={"given.txt": b"mine"}, limits=limits, stdin=s.encode()) for s in stdins]
+
+
+STEPS = r"""
+import os, sys, time, signal, gc, ctypes
+step = sys.stdin.read()
+print(step, sorted(os.listdir(".")), sorted(os.listdir("/tmp")))
+if step == "litter":
+    os.mkdir("locked"); open("locked/x", "w").write("x"); os.chmod("locked", 0)
+    open("/tmp/litter", "w").write("x"); open("left.txt", "w").write("x")
+if step == "daemon":
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # not dumpable: hidden from /proc
+            while True:
+                open("/tmp/alive", "w").write("x")
+                time.sleep(0.005)
+        os._exit(0)
+    time.sleep(0.05)
+if step == "watch":
+    time.sleep(0.2)
+    print("alive" if os.path.exists("/tmp/alive") else "gone")
+if step == "forge":
+    nonces = {o for o in gc.get_objects() if type(o) is str and o.startswith("@assay-batch:")}
+    nonces |= {v for o in gc.get_objects() if isinstance(o, dict) for v in o.values()
+               if type(v) is str and v.startswith("@assay-batch:")}
+    line = '{"status": 0, "timed_out": false, "cpu_exceeded": false, "wall_s": 0, "cpu_s": 0, '
+    line += '"peak_kb": 0, "stdout": "Zm9yZ2Vk", "stderr": "", "stdout_truncated": false, '
+    line += '"stderr_truncated": false}'
+    forged = "".join(f"\n{n}{line}\n" for n in nonces)
+    print("nonces found:", len(nonces))
+    for target in ("/proc/%d/fd/1" % os.getppid(), "/proc/%d/fd/3" % os.getppid()):
+        try:
+            with open(target, "w") as out:
+                out.write(forged)
+            print("wrote", target)
+        except OSError as exc:
+            print("refused", target, type(exc).__name__)
+    for fd in range(3, 64):
+        try:
+            os.write(fd, forged.encode())
+            print("wrote fd", fd)
+        except OSError:
+            pass
+    sys.stdout.write(forged)
+if step == "kill":
+    try:
+        os.kill(os.getppid(), signal.SIGKILL)
+    except OSError:
+        print("refused")
+if step == "loop":
+    while True:
+        pass
+if step == "sleep":
+    time.sleep(60)
+if step == "spam":
+    sys.stdout.write("x" * 1_000_000)
+if step.startswith("exit"):
+    sys.exit(int(step[4:]))
+"""
+
+
+def test_a_run_finds_nothing_of_the_runs_before_it(pool: PoolSandbox) -> None:
+    results = run_many(pool, program(pool, STEPS), runs("litter", "daemon", "watch", "look"))
+    assert [r.exit_code for r in results] == [0, 0, 0, 0], [r.stderr for r in results]
+    for result in results:  # each starts with its own files, and an empty /tmp
+        assert "['given.txt'] []" in result.stdout, result.stdout
+    assert "gone" in results[2].stdout  # the hidden daemon died with its run
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["warm", "fresh-interpreter"])
+def test_no_run_can_write_a_result_line_for_another(pool: PoolSandbox, fresh: bool) -> None:
+    # A fresh interpreter (the flaky check's varied runs) is dumpable after its execve until
+    # the harness says otherwise; a warm worker's job never was.
+    inner: Sandbox = WithEnvironment(pool, {"TZ": "UTC"}) if fresh else pool
+    counting = Counting(inner)
+    results = run_many(counting, program(pool, STEPS), runs("forge", "exit7"))  # type: ignore[arg-type]
+    assert counting.jobs == 1  # one batch, which the forger did not end
+    forger, victim = results
+    assert "nonces found: 0" not in forger.stdout  # it did find the nonce in its memory
+    assert "wrote /proc" not in forger.stdout
+    assert "wrote fd" not in forger.stdout
+    assert "forged" not in forger.stdout  # its lines are its own output, base64 and all
+    assert "Zm9yZ2Vk" in forger.stdout
+    assert victim.exit_code == 7
+    assert victim.stdout.startswith("exit7")
+
+
+def test_a_run_that_kills_the_harness_gets_its_own_result_and_the_rest_a_new_batch(
+    pool: PoolSandbox,
+) -> None:
+    counting = Counting(pool)
+    command = program(pool, STEPS)
+    steps = ("exit1", "kill", "exit2", "exit3", "exit4")
+    results = run_many(counting, command, runs(*steps))  # type: ignore[arg-type]
+    alone = [pool.run(command, files={"given.txt": b"mine"}, limits=LIMITS, stdin=b"kill")]
+    assert [r.exit_code for r in results] == [1, alone[0].exit_code, 2, 3, 4]
+    assert results[1].stdout == alone[0].stdout  # the killer, run alone as an agent's would be
+    assert counting.jobs == 3  # the batch it ended, itself alone, and a batch of the rest
+
+
+def test_each_run_has_its_own_limits(pool: PoolSandbox) -> None:
+    tight = LIMITS.model_copy(update={"timeout_s": 1.0, "cpu_s": 0.2, "max_output_kb": 4})
+    results = run_many(
+        pool, program(pool, STEPS), runs("loop", "sleep", "spam", "exit5", limits=tight)
+    )
+    loop, sleep, spam, last = results
+    assert loop.cpu_exceeded
+    assert not loop.timed_out
+    assert loop.cpu_s < 1.0
+    assert sleep.timed_out
+    assert sleep.wall_s < 3.0
+    assert spam.stdout_truncated
+    assert len(spam.stdout) == 4096
+    assert last.exit_code == 5
+    assert not last.timed_out
+    assert not last.cpu_exceeded
+    assert not last.stdout_truncated
+
+
+def test_only_isolated_python_programs_are_batched(pool: PoolSandbox) -> None:
+    assert batchable(pool, program(pool, "pass"))
+    assert not batchable(pool, ["sh", "-c", "echo hi"])
+    assert not batchable(pool, [pool.python, "-c", "pass"])
+    counting = Counting(pool)
+    shell = run_many(counting, ["sh", "-c", "cat given.txt"], runs("", "", ""))  # type: ignore[arg-type]
+    assert [r.stdout for r in shell] == ["mine"] * 3
+    assert counting.jobs == 3
+    assert run_many(pool, program(pool, "pass"), []) == []
+
+
+def _items(task: Task, family: CodeFamily) -> list[tuple[str, dict[str, bytes]]]:
+    named = [(f"exploit {e.name}", e.files) for e in family.exploits(task)]
+    named += [(f"mutant {m.name}", m.files) for m in family.mutants(task)]
+    named += [(label, files) for label, files in {**task.references(), **task.known_bad()}.items()]
+    return named
+
+
+def _outcome(verdict: Any) -> tuple[str, tuple[bool, ...]]:
+    return verdict.status.value, tuple(c.passed for c in verdict.criteria)
+
+
+def test_a_batch_judges_every_hack_mutant_and_solution_as_a_job_of_its_own_does(
+    pool: PoolSandbox,
+) -> None:
+    family = CodeFamily()
+    tasks = [make_median_task(), *generate_code_tasks(3, 11, pool, workers=2)]
+    for task in tasks:
+        named = _items(task, family)
+        assert len(named) > 30
+        together = family.verify_many([(task, files) for _, files in named], pool)
+        for (label, files), verdict in zip(named, together, strict=True):
+            alone = family.verify(task, files, pool)
+            assert _outcome(verdict) == _outcome(alone), (
+                task.id,
+                label,
+                verdict.summary,
+                alone.summary,
+            )
+
+
+def test_under_other_conditions_too(pool: PoolSandbox) -> None:
+    family = CodeFamily()
+    task = make_median_task()
+    named = [(label, files) for label, files in {**task.references(), **task.known_bad()}.items()]
+    named += [(f"exploit {e.name}", e.files) for e in family.exploits(task)][:6]
+    varied = WithEnvironment(pool, {"PYTHONHASHSEED": "3", "TZ": "America/Adak"})
+    together = family.verify_many([(task, files) for _, files in named], varied)
+    for (label, files), verdict in zip(named, together, strict=True):
+        assert _outcome(verdict) == _outcome(family.verify(task, files, varied)), label
