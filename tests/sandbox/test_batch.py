@@ -150,6 +150,15 @@ def test_a_run_that_kills_the_harness_gets_its_own_result_and_the_rest_a_new_bat
     assert counting.jobs == 3  # the batch it ended, itself alone, and a batch of the rest
 
 
+def test_a_run_that_closes_its_stdin_unread_ends_nothing_but_itself(pool: PoolSandbox) -> None:
+    deaf = "import os, sys\nos.close(0)\nsys.exit(len(os.listdir('.')))\n"
+    counting = Counting(pool)
+    big = Run(files={}, limits=LIMITS, stdin=b" " * 1_000_000)  # more than a pipe holds
+    results = run_many(counting, program(pool, deaf), [big, *runs("", "")])  # type: ignore[arg-type]
+    assert counting.jobs == 1  # the harness wrote into a closed pipe, and lived on
+    assert [r.exit_code for r in results] == [0, 1, 1]
+
+
 def test_each_run_has_its_own_limits(pool: PoolSandbox) -> None:
     tight = LIMITS.model_copy(update={"timeout_s": 1.0, "cpu_s": 0.2, "max_output_kb": 4})
     results = run_many(

@@ -41,6 +41,8 @@ _POLL_S = 0.02
 _CHUNK = 1 << 16
 _TICK = os.sysconf("SC_CLK_TCK")
 _SELF = os.getpid()
+_SIGPIPE: "list[Any]" = []
+"""SIGPIPE's disposition as this process found it."""
 _PRCTL: "list[Any]" = []
 """The C library's prctl, looked up once."""
 
@@ -52,6 +54,9 @@ def _main() -> None:
     _PRCTL.append(ctypes.CDLL(None, use_errno=True).prctl)
     _PRCTL[0](_PR_SET_DUMPABLE, 0, 0, 0, 0)
     _PRCTL[0](_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # A run that closes its stdin unread must not kill this process through SIGPIPE; each run
+    # gets the disposition this process was given (a warm worker's jobs have the default).
+    _SIGPIPE.append(signal.signal(signal.SIGPIPE, signal.SIG_IGN))
     code = compile(spec["code"], "<string>", "exec")
     argv = ["-c", *spec["argv"]]
     workspace = os.getcwd()
@@ -175,6 +180,7 @@ def _watch(
 def _child(code: "Any", argv: "list[str]", fds: "tuple[int, int, int]", cpu_s: float) -> None:
     status = 1
     try:
+        signal.signal(signal.SIGPIPE, _SIGPIPE[0])
         os.setsid()
         # Readable by the harness, which reads its CPU time (jobs' processes are not dumpable:
         # the harness is not, and stays out of reach of the run).
