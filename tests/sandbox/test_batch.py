@@ -228,3 +228,10 @@ def test_under_other_conditions_too(pool: PoolSandbox) -> None:
     together = family.verify_many([(task, files) for _, files in named], varied)
     for (label, files), verdict in zip(named, together, strict=True):
         assert _outcome(verdict) == _outcome(family.verify(task, files, varied)), label
+
+
+def test_after_a_batch_that_answers_nothing_every_run_left_goes_alone(pool: PoolSandbox) -> None:
+    counting = Counting(pool)
+    results = run_many(counting, program(pool, STEPS), runs("kill", "exit2", "exit3"))  # type: ignore[arg-type]
+    assert [r.exit_code for r in results][1:] == [2, 3]
+    assert counting.jobs == 4  # the batch that answered nothing, then each run alone

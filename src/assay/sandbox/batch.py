@@ -12,7 +12,8 @@ agent's submission in one.
 
 Whatever ends a batch early (a run that kills or stops the harness, a batch that outlives its
 limits, a harness line that does not parse) costs no result: the run that has no line is run
-alone, as :meth:`Sandbox.run` runs it, and the runs after it go in a new batch. Commands that
+alone, as :meth:`Sandbox.run` runs it, and the runs after it go in a new batch (unless the
+batch answered nothing at all: then every run left is run alone). Commands that
 are not ``python -I -S -c CODE`` (the only kind a batch can hold) are all run alone.
 """
 
@@ -94,6 +95,8 @@ def run_many(
                 results[chunk[taken]] = _alone(sandbox, command, runs[chunk[taken]], packages)
                 taken += 1
             pending = pending[taken:]
+            if not answered:
+                break  # a batch that answers nothing (a host without what it needs): all alone
     for index in pending:
         results[index] = _alone(sandbox, command, runs[index], packages)
     return [result for result in results if result is not None]
