@@ -171,9 +171,18 @@ class CodeFamily:
         if config.entrypoint not in solution:
             return record(Status.FAIL, f"{config.entrypoint} was not submitted")
 
-        def run(files: Files) -> CaseOutputs:
-            prepared = _task_run(task, config, files)
-            return prepared.outputs(prepared.run_in(sandbox, config.imports))
+        def run(files: Files) -> CaseOutputs:  # through run_cases, which tests may stand in for
+            return run_cases(
+                sandbox,
+                workspace=task.workspace,
+                solution=files,
+                function=config.function,
+                entrypoint=config.entrypoint,
+                cases=[(case.id, case.args) for case in cases],
+                limits=task.spec.limits,
+                packages=config.imports,
+                encoded=encoded,
+            )
 
         if config.legacy_check is not None:
             return _legacy_verdict(sandbox, task, config, solution, record)
