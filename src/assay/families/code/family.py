@@ -222,7 +222,7 @@ def run_cases(
     """Call ``function`` from ``solution`` on each case's arguments inside ``sandbox``, where
     it may import the standard library and ``packages`` (a task's ``code.imports``); with
     ``encoded``, arguments and results are encoded values (case files of format 4)."""
-    run, nonce = _cases_run(
+    prepared = _cases_run(
         workspace=workspace,
         solution=solution,
         function=function,
@@ -232,7 +232,6 @@ def run_cases(
         packages=packages,
         encoded=encoded,
     )
-    prepared = _Prepared(run, nonce, [case_id for case_id, _ in cases], encoded)
     return prepared.outputs(prepared.run_in(sandbox, packages))
 
 
@@ -262,7 +261,7 @@ def _task_run(task: Task, config: CodeConfig, solution: Files) -> _Prepared:
     case_file = hidden_case_file(task)
     cases = () if case_file is None else case_file.cases
     encoded = case_file is not None and case_file.encoded
-    run, nonce = _cases_run(
+    return _cases_run(
         workspace=task.workspace,
         solution=solution,
         function=config.function,
@@ -272,7 +271,6 @@ def _task_run(task: Task, config: CodeConfig, solution: Files) -> _Prepared:
         packages=config.imports,
         encoded=encoded,
     )
-    return _Prepared(run, nonce, [case.id for case in cases], encoded)
 
 
 def _cases_run(
@@ -285,8 +283,8 @@ def _cases_run(
     limits: Limits,
     packages: Sequence[str] = (),
     encoded: bool = False,
-) -> tuple[Run, str]:
-    """The harness's run of :func:`run_cases` (files, limits, stdin), and its nonce."""
+) -> _Prepared:
+    """The harness's run of :func:`run_cases` (files, limits, stdin), and how to read it."""
     nonce = f"@assay:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
@@ -296,9 +294,8 @@ def _cases_run(
         "path": [PACKAGES_DIR] if packages else [],
         "encoded": encoded,
     }
-    return Run(
-        files={**workspace, **solution}, limits=limits, stdin=json.dumps(job).encode()
-    ), nonce
+    run = Run(files={**workspace, **solution}, limits=limits, stdin=json.dumps(job).encode())
+    return _Prepared(run, nonce, [case_id for case_id, _ in cases], encoded)
 
 
 def _legacy_verdict(
