@@ -13,7 +13,8 @@ answer. Episodes per second against the ideal, the lower of the latency bound (2
 the CPU bound measured in the same run (CPUs divided by the CPU-seconds one episode cost: this
 process, the sandbox workers and the server together). Target: at least 80% of the ideal. Also
 shown: the same requests sent by the ``openai`` client alone (no episodes, no queue, no
-verification), and the memory used.
+verification), the machine's CPUs during the run (busy, and how much of that the CPU bound
+counts; idle; stolen by the virtual machine's host), and the memory used.
 
 Run: ``.venv/bin/python benchmarks/runner.py [--quick] [--only queue|model]``.
 """
@@ -252,7 +253,9 @@ def client_only(base_url: str, requests: int) -> float:
     """Seconds for the openai client alone to send ``requests`` requests, CONCURRENT at once."""
 
     async def go() -> float:
-        client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0)
+        client = openai.AsyncOpenAI(  # as the policy sends: through the aiohttp transport
+            base_url=base_url, api_key="x", max_retries=0, http_client=openai.DefaultAioHttpClient()
+        )
         slots = asyncio.Semaphore(CONCURRENT)
 
         async def one() -> None:
@@ -273,6 +276,17 @@ def client_only(base_url: str, requests: int) -> float:
 def cpu_self() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def machine_cpu() -> tuple[float, float, float]:
+    """Seconds of the machine's CPUs so far: busy, idle (with I/O wait), and stolen by the host
+    of this virtual machine (from ``/proc/stat``)."""
+    with Path("/proc/stat").open(encoding="ascii") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    ticks = os.sysconf("SC_CLK_TCK")
+    idle, steal = fields[3] + fields[4], fields[7]
+    busy = sum(fields[:8]) - idle - steal
+    return busy / ticks, idle / ticks, steal / ticks
 
 
 def bench_model(episodes: int) -> bool:
@@ -296,6 +310,7 @@ def bench_model(episodes: int) -> bool:
         spec = RunSpec.of(tasks, root="bench", policy=policy.spec, k=k, mode="single")
         start_run(store, "model", spec)
         before = (cpu_self(), pool.worker_cpu_seconds(), server.cpu_seconds())
+        machine_before = machine_cpu()
         rss_before = PeakMemory.now_mb()
         with PeakMemory() as memory:
             started = time.perf_counter()
@@ -308,6 +323,9 @@ def bench_model(episodes: int) -> bool:
                 options=RunnerOptions(max_sandboxes=SANDBOXES, max_requests=CONCURRENT),
             )
             elapsed = time.perf_counter() - started
+        machine = [
+            after - before for after, before in zip(machine_cpu(), machine_before, strict=True)
+        ]
         workers = pool.worker_cpu_seconds()
         cpu = {
             "this process": cpu_self() - before[0],
@@ -321,6 +339,7 @@ def bench_model(episodes: int) -> bool:
         total,
         elapsed,
         cpu=cpu,
+        machine=machine,
         client_rate=client_rate,
         rss_before=rss_before,
         peak=memory.peak_mb,
@@ -333,6 +352,7 @@ def report_model(
     elapsed: float,
     *,
     cpu: dict[str, float | None],
+    machine: list[float],
     client_rate: float,
     rss_before: float,
     peak: float,
@@ -356,6 +376,11 @@ def report_model(
         for name, value in cpu.items()
     )
     print(f"  CPU ms per episode: {shares}")
+    busy, idle, steal = machine
+    print(
+        f"  the machine during the run: {busy / elapsed:.2f} CPUs busy ({spent / elapsed:.2f} "
+        f"of them counted above), {idle / elapsed:.2f} idle, {steal / elapsed:.2f} stolen"
+    )
     print(
         f"  memory: this process {rss_before:.0f} MB before, {peak:.0f} MB at its peak "
         f"({(peak - rss_before) * 1024 / CONCURRENT:.0f} KB per episode in flight); "

@@ -24,6 +24,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import openai
 from openai.types.chat import ChatCompletion
 
@@ -37,10 +38,6 @@ REFUSED_STATUS = frozenset({400, 413, 422})
 """Statuses that mean the conversation itself was refused (too long, malformed): the policy's."""
 MAX_TEXT_CHARS = 200_000
 MAX_TOOL_CALLS = 64
-CONNECTIONS_PER_CLIENT = 16
-"""Requests at once on one HTTP client. Its connection pool looks at every connection it holds
-(and probes each idle one's socket) on every request and every response, so the CPU a request
-costs grows with the pool; requests beyond this go to further clients, least busy first."""
 
 
 class OpenAIPolicy:
@@ -204,59 +201,50 @@ class OpenAIPolicy:
 
 
 class _Clients:
-    """The HTTP clients of one event loop and the cap on requests at once, shared by a policy
+    """The HTTP client of one event loop and the cap on requests at once, shared by a policy
     and its per-sample copies.
 
-    ``concurrency`` requests at once are spread over ``ceil(concurrency / 16)`` clients, each
-    request on the least busy, so no client holds more than 16 connections.
+    The client sends through aiohttp (the ``openai`` package's own aiohttp transport): the
+    default pool looks at every connection it holds, and asks each idle one's socket, on every
+    request and every response, so its CPU a request grew with the requests in flight, and each
+    of those system calls let the sandbox threads take the interpreter from the event loop.
     """
 
     def __init__(self, base_url: str, api_key: str, concurrency: int) -> None:
         self.base_url = base_url
         self.api_key = api_key
         self.concurrency = concurrency
-        self.count = -(-concurrency // CONNECTIONS_PER_CLIENT)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._clients: list[openai.AsyncOpenAI] = []
-        self._busy: list[int] = []
+        self._client: openai.AsyncOpenAI | None = None
         self._slots = asyncio.Semaphore(concurrency)
 
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[openai.AsyncOpenAI]:
-        """A free slot and the least busy client, for one request."""
-        self._open()
+        """A free slot and the client, for one request."""
+        client = self.first()
         async with self._slots:
-            busy = self._busy
-            index = busy.index(min(busy))
-            busy[index] += 1
-            try:
-                yield self._clients[index]
-            finally:
-                busy[index] -= 1
+            yield client
 
     def first(self) -> openai.AsyncOpenAI:
-        """A client of the running event loop, for a request outside the cap."""
-        self._open()
-        return self._clients[0]
+        """The client of the running event loop (opened anew, with the slots, when the loop is
+        not the one it was opened on)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._client is None:
+            self._loop = loop
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url,
+                api_key=self.api_key,
+                max_retries=0,
+                http_client=openai.DefaultAioHttpClient(),
+            )
+            self._slots = asyncio.Semaphore(self.concurrency)
+        return self._client
 
     async def aclose(self) -> None:
-        """Close the clients, if any were opened."""
-        clients, self._clients, self._busy, self._loop = self._clients, [], [], None
-        for client in clients:
+        """Close the client, if one was opened."""
+        client, self._client, self._loop = self._client, None, None
+        if client is not None:
             await client.close()
-
-    def _open(self) -> None:
-        """Open the clients (and the slots) anew when the event loop is not theirs."""
-        loop = asyncio.get_running_loop()
-        if self._loop is loop and self._clients:
-            return
-        self._loop = loop
-        self._clients = [
-            openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key, max_retries=0)
-            for _ in range(self.count)
-        ]
-        self._busy = [0] * self.count
-        self._slots = asyncio.Semaphore(self.concurrency)
 
 
 def _message(response: Any) -> tuple[Message, str | None]:
@@ -304,8 +292,9 @@ def _arguments_text(arguments: object) -> str:
 
 def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
     tries = f"after {retries + 1} attempts" if retries else "on the first attempt"
-    if isinstance(failure, openai.APIConnectionError) and not isinstance(
-        failure, openai.APITimeoutError
+    if _not_connected(failure) or (
+        isinstance(failure, openai.APIConnectionError)
+        and not isinstance(failure, openai.APITimeoutError)
     ):
         return ModelUnreachableError(
             f"cannot reach the model endpoint at {base_url} {tries} "
@@ -318,6 +307,20 @@ def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
     return PolicyError(
         f"the model endpoint at {base_url} sent an answer that is not a chat completion {tries}"
     )
+
+
+def _not_connected(failure: BaseException) -> bool:
+    """Whether the request never reached a server (refused, no route, a name that does not
+    resolve). The aiohttp transport reports these as connect timeouts; the cause says what
+    happened."""
+    seen: BaseException | None = failure
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, aiohttp.ClientConnectorError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _status_line(exc: openai.APIError, base_url: str) -> str:
