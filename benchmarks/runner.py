@@ -10,8 +10,10 @@ under 20%.
 (b) **model**: single-turn episodes, 200 at once, against an OpenAI-compatible server on
 loopback (a separate process) that answers every request after 200 ms with a correct fenced
 answer. Episodes per second against the ideal, the lower of the latency bound (200 / 0.2 s) and
-the CPU bound measured in the same run (CPUs divided by the CPU-seconds one episode cost: this
-process, the sandbox workers and the server together). Target: at least 80% of the ideal. Also
+the CPU bound measured in the same run (the CPUs the run had, less the time the virtual
+machine's host took from them, divided by the CPU-seconds one episode cost: this process, the
+sandbox workers and the server together; the share of the ideal with all the CPUs is printed
+beside it). Target: at least 80% of the ideal. Also
 shown: the same requests sent by the ``openai`` client alone (no episodes, no queue, no
 verification), the machine's CPUs during the run (busy, and how much of that the CPU bound
 counts; idle; stolen by the virtual machine's host), and the memory used.
@@ -361,11 +363,14 @@ def report_model(
     rate = total / elapsed
     latency_bound = CONCURRENT / DELAY_S
     spent = sum(value for value in cpu.values() if value is not None)
-    cpu_bound = CPUS / (spent / total)
+    busy, idle, steal = machine
+    # The CPUs the run had: the virtual machine's host may take some of their time (steal).
+    available = CPUS - steal / elapsed
+    cpu_bound = available / (spent / total)
     ideal = min(latency_bound, cpu_bound)
     print(f"  {'':38}{'episodes/s':>12}")
     print(f"  {'latency bound (200 / 0.2 s)':38}{latency_bound:12.1f}")
-    print(f"  {'CPU bound (measured in this run)':38}{cpu_bound:12.1f}")
+    print(f"  {f'CPU bound ({available:.2f} CPUs, this run)':38}{cpu_bound:12.1f}")
     own = cpu["this process"]
     if own:
         print(f"  {'  this process alone (one core, GIL)':38}{total / own:12.1f}")
@@ -376,7 +381,6 @@ def report_model(
         for name, value in cpu.items()
     )
     print(f"  CPU ms per episode: {shares}")
-    busy, idle, steal = machine
     print(
         f"  the machine during the run: {busy / elapsed:.2f} CPUs busy ({spent / elapsed:.2f} "
         f"of them counted above), {idle / elapsed:.2f} idle, {steal / elapsed:.2f} stolen"
@@ -388,9 +392,11 @@ def report_model(
     )
     share = rate / ideal
     met = share >= TARGET_MODEL_SHARE
+    unstolen = rate / min(latency_bound, CPUS / (spent / total))
     print(
         f"  {share:.0%} of the ideal ({ideal:.1f}/s; target at least "
-        f"{TARGET_MODEL_SHARE:.0%}: {'met' if met else 'NOT met'})"
+        f"{TARGET_MODEL_SHARE:.0%}: {'met' if met else 'NOT met'}); "
+        f"{unstolen:.0%} of the ideal with all {CPUS} CPUs"
     )
     return met
 
