@@ -306,6 +306,8 @@ def _judge(
             )
         if not best or sum(c.passed for c in criteria) > sum(c.passed for c in best):
             best, best_name = criteria, name
+        if all(c.passed for c in criteria):
+            break  # no later reference can match on more databases
     return best, best_name
 
 
