@@ -137,6 +137,12 @@ class CaseFile(BaseModel):
         """Whether values are encoded (format 4 on): the harness then sends results encoded."""
         return self.format >= ENCODED
 
+    @functools.cached_property
+    def harness_cases(self) -> str:
+        """The cases as the harness's job lists them (``[{"id", "args"}, ...]``), as JSON text:
+        encoded once per file, not once per verification."""
+        return json.dumps([{"id": case.id, "args": case.args} for case in self.cases])
+
 
 def hidden_case_file(task: Task) -> CaseFile | None:
     """The case file, or None for a task with a legacy verifier and no case file; raises

@@ -270,6 +270,7 @@ def _task_run(task: Task, config: CodeConfig, solution: Files) -> _Prepared:
         limits=task.spec.limits,
         packages=config.imports,
         encoded=encoded,
+        cases_json=None if case_file is None else case_file.harness_cases,
     )
 
 
@@ -283,18 +284,22 @@ def _cases_run(
     limits: Limits,
     packages: Sequence[str] = (),
     encoded: bool = False,
+    cases_json: str | None = None,
 ) -> _Prepared:
-    """The harness's run of :func:`run_cases` (files, limits, stdin), and how to read it."""
+    """The harness's run of :func:`run_cases` (files, limits, stdin), and how to read it;
+    ``cases_json``, when given, is ``cases`` already encoded as the job lists them."""
     nonce = f"@assay:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
         "function": function,
         "entrypoint": entrypoint,
-        "cases": [{"id": case_id, "args": args} for case_id, args in cases],
         "path": [PACKAGES_DIR] if packages else [],
         "encoded": encoded,
     }
-    run = Run(files={**workspace, **solution}, limits=limits, stdin=json.dumps(job).encode())
+    if cases_json is None:
+        cases_json = json.dumps([{"id": case_id, "args": args} for case_id, args in cases])
+    stdin = f'{json.dumps(job)[:-1]}, "cases": {cases_json}}}'.encode()
+    run = Run(files={**workspace, **solution}, limits=limits, stdin=stdin)
     return _Prepared(run, nonce, [case_id for case_id, _ in cases], encoded)
 
 
