@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import threading
+import time
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
+
+import pytest
 
 from assay.audit import Decision, run_audit
+from assay.families.code import generator
 from assay.families.code.generator import generate_code_tasks
-from assay.families.code.templates import TEMPLATES
+from assay.families.code.templates import TEMPLATES, Template
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task, TaskSet, load_task, save_task
 from assay.tasks.similarity import near_duplicates
@@ -72,3 +80,40 @@ def test_a_set_twice_the_bank_holds_no_near_duplicates(pool: PoolSandbox) -> Non
     assert near_duplicates({t.id: t.prompt for t in tasks}) == []
     assert len({t.id for t in tasks}) == len(tasks)
     assert generate_code_tasks(2 * len(TEMPLATES) + 8, 7, pool) == tasks  # still deterministic
+
+
+def test_redraws_keep_the_first_fresh_draft_and_skip_worn_templates(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # one template whose every draft repeats itself; the others always give fresh wordings
+    stuck = TEMPLATES[0]
+    others = sorted(t.id for t in TEMPLATES if t.id != stuck.id)
+    drafted: Counter[str] = Counter()
+    fresh = itertools.count()
+    lock = threading.Lock()
+
+    def draft(template: Template, seed: int, index: int, sandbox: object, *, first_draw: int = 0):  # type: ignore[no-untyped-def]
+        with lock:
+            drafted[template.id] += 1
+            number = next(fresh)
+        if template.id == stuck.id:
+            return SimpleNamespace(prompt="sort the numbers in the list and return them " * 3)
+        if template.id in others[:12]:  # the earlier in order, the later a draft is done
+            time.sleep(0.02 * (12 - others.index(template.id)))
+        words = " ".join(f"word{number}x{i}" for i in range(40))
+        return SimpleNamespace(prompt=f"{template.id} {words}")
+
+    monkeypatch.setattr(generator, "_make_task", draft)
+    order = [stuck] * 8
+    first = [draft(stuck, 7, index, None) for index in range(8)]
+    drafted.clear()
+    kept = generator._distinct(first, order, 7, cast(Sandbox, None), 4)
+    assert kept[0] is first[0]
+    # each later task: its own redraws repeat it, so the least used other template (by id) is
+    # drawn, and kept although the drafts made beside it finished first
+    assert [task.prompt.split()[0] for task in kept[1:]] == others[: len(order) - 1]
+    # once WORN_AFTER of its drafts in a row repeated earlier tasks (each task's first draft
+    # and its own redraws), the template is worn out: the later tasks draw from it no more
+    redrawn = generator.WORN_AFTER // (generator.REDRAWS + 1)
+    assert redrawn < len(order) - 1
+    assert drafted[stuck.id] == redrawn * generator.REDRAWS

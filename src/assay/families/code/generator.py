@@ -14,6 +14,7 @@ import hashlib
 import json
 import random
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import chain
 
@@ -34,6 +35,9 @@ from assay.verdicts import Status
 MAX_DRAWS = 6
 REDRAWS = 3
 """Times a near duplicate of an earlier task is drawn again from its template."""
+WORN_AFTER = 4 * (REDRAWS + 1)
+"""Drafts of a template in a row that repeat earlier tasks, after which it is drawn from no
+more."""
 LIMITS = Limits(timeout_s=10, cpu_s=10, memory_mb=256)
 
 
@@ -53,39 +57,83 @@ def generate_code_tasks(
         workers=workers,
         on_task=on_task,
     )
-    return _distinct(drafted, order, seed, sandbox)
+    return _distinct(drafted, order, seed, sandbox, workers)
 
 
-def _distinct(tasks: list[Task], order: list[Template], seed: int, sandbox: Sandbox) -> list[Task]:
+def _distinct(
+    tasks: list[Task], order: list[Template], seed: int, sandbox: Sandbox, workers: int
+) -> list[Task]:
     """``tasks`` with each near duplicate of an earlier task drawn again: from its own template
     up to :data:`REDRAWS` times, then from the least used templates, once each. A template's
     wordings run out after a few tasks, so a large set would otherwise repeat itself (the
-    audit's duplicates check quarantines what still does)."""
+    audit's duplicates check quarantines what still does). A template whose last
+    :data:`WORN_AFTER` drafts all repeated earlier tasks is worn out: it is drawn from no more
+    (its own tasks keep their first draft when that repeats), so a set larger than the bank can
+    hold costs its first drafts, not every template's draft for every task. The redraws of a
+    task are made ``workers`` at a time, and the first that repeats no earlier task is kept, as
+    if they had been made one by one."""
     seen: dict[str, list[set[str]]] = {template.id: [] for template in TEMPLATES}
+    repeats = dict.fromkeys(seen, 0)
     kept = []
-    for index, task in enumerate(tasks):
-        drafts = chain([(order[index], task)], _redraws(order[index], seed, index, sandbox, seen))
-        template, chosen = next(
-            ((t, c) for t, c in drafts if not is_near_duplicate(c.prompt, seen[t.id])),
-            (order[index], task),  # every template is worn out; the audit will say so
-        )
-        seen[template.id].append(shingles(chosen.prompt))
-        kept.append(chosen)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as threads:
+        for index, task in enumerate(tasks):
+            worn = {name for name, count in repeats.items() if count >= WORN_AFTER}
+            drafts = chain(
+                [(order[index], task)],
+                _redraws(
+                    order[index],
+                    seed,
+                    index,
+                    sandbox,
+                    seen=seen,
+                    worn=worn,
+                    threads=threads,
+                    at_once=workers,
+                ),
+            )
+            chosen = task
+            for template, draft in drafts:
+                if not is_near_duplicate(draft.prompt, seen[template.id]):
+                    repeats[template.id] = 0
+                    seen[template.id].append(shingles(draft.prompt))
+                    chosen = draft
+                    break
+                repeats[template.id] += 1
+            else:  # every template is worn out; the audit will say so
+                seen[order[index].id].append(shingles(task.prompt))
+            kept.append(chosen)
     return kept
 
 
 def _redraws(
-    template: Template, seed: int, index: int, sandbox: Sandbox, seen: dict[str, list[set[str]]]
+    template: Template,
+    seed: int,
+    index: int,
+    sandbox: Sandbox,
+    *,
+    seen: dict[str, list[set[str]]],
+    worn: set[str],
+    threads: ThreadPoolExecutor,
+    at_once: int,
 ) -> Iterator[tuple[Template, Task]]:
-    """Task ``index`` drawn again, then from the other templates, the least used first; each
-    made only when the one before it repeats an earlier task."""
-    for attempt in range(1, REDRAWS + 1):
-        yield template, _make_task(template, seed, index, sandbox, first_draw=attempt * MAX_DRAWS)
+    """Task ``index`` drawn again, then from the other templates, the least used first, none
+    that is ``worn``; made ``at_once`` at a time, each group only when every draft before it
+    repeats an earlier task."""
+    draws = [(template, attempt * MAX_DRAWS) for attempt in range(1, REDRAWS + 1)]
+    if template.id in worn:
+        draws = []
     others = sorted(TEMPLATES, key=lambda other: (len(seen[other.id]), other.id))
-    for other in others:
-        if other.id != template.id:
-            draw = (REDRAWS + 1) * MAX_DRAWS
-            yield other, _make_task(other, seed, index, sandbox, first_draw=draw)
+    draws += [
+        (other, (REDRAWS + 1) * MAX_DRAWS)
+        for other in others
+        if other.id != template.id and other.id not in worn
+    ]
+    for start in range(0, len(draws), max(1, at_once)):
+        group = draws[start : start + max(1, at_once)]
+        made = threads.map(
+            lambda draw: _make_task(draw[0], seed, index, sandbox, first_draw=draw[1]), group
+        )
+        yield from zip((t for t, _ in group), made, strict=True)
 
 
 def _template_order(n: int, seed: int) -> list[Template]:
@@ -106,15 +154,25 @@ def _make_task(
     for draw in range(first_draw, first_draw + MAX_DRAWS):
         rng = random.Random(f"assay-code:{seed}:{index}:{draw}")
         task = _draft(template, rng, seed, index, sandbox)
-        if all(
-            family.verify(task, files, sandbox).status is Status.FAIL
-            for files in task.known_bad().values()
-        ):
+        if _known_bad_fail(family, task, sandbox):
             return task
     raise VerifierError(
         f"template {template.id}: known-bad solutions passed in {MAX_DRAWS} draws "
         f"(seed {seed}, task {index}); the template's cases need the edge cases that catch them"
     )
+
+
+def _known_bad_fail(family: CodeFamily, task: Task, sandbox: Sandbox) -> bool:
+    """Whether every known-bad solution of ``task`` fails: verified together in a batch (the
+    task's own solutions), and one that passed there verified again alone before it counts."""
+    items = [(task, files) for files in task.known_bad().values()]
+    for (_, files), batched in zip(items, family.verify_many(items, sandbox), strict=True):
+        status = batched.status
+        if status is Status.PASS:
+            status = family.verify(task, files, sandbox).status
+        if status is not Status.FAIL:
+            return False
+    return True
 
 
 def _draft(template: Template, rng: random.Random, seed: int, index: int, sandbox: Sandbox) -> Task:
