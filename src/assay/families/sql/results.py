@@ -157,19 +157,24 @@ def _table(columns: object, rows: object) -> Table:
     names = tuple(_text(name) for name in columns)
     if not isinstance(rows, list):
         raise _TamperedError("a result's rows are not a list")
+    scalars = _SCALARS
     for row in rows:
         if not isinstance(row, list) or len(row) != len(names):
             raise _TamperedError("a row does not have one value per column")
         for value in row:
-            _check_value(value)
+            if value is not None and type(value) not in scalars:  # most values are scalars
+                _check_value(value)
     return Table(names, tuple(rows))
+
+
+_SCALARS = frozenset({int, float, str})
 
 
 def _check_value(value: object) -> None:
     pending = [value]
     while pending:
         item = pending.pop()
-        if item is None or type(item) in (int, float, str):
+        if item is None or type(item) in _SCALARS:
             continue
         if isinstance(item, list):
             pending.extend(item)
