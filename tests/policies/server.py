@@ -45,7 +45,12 @@ class Raw:
     body: bytes
 
 
-Action = Reply | Status | Raw
+@dataclass(frozen=True)
+class Drop:
+    """The connection closed without an answer."""
+
+
+Action = Reply | Status | Raw | Drop
 
 
 def call(name: str, **arguments: object) -> tuple[str, str]:
@@ -132,6 +137,8 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(action.code, error, action.headers)
             elif isinstance(action, Raw):
                 self._send_bytes(200, action.body)
+            elif isinstance(action, Drop):
+                self.close_connection = True
             else:
                 time.sleep(action.delay_s)
                 self._send(200, _completion(action))

@@ -292,13 +292,18 @@ def _arguments_text(arguments: object) -> str:
 
 def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
     tries = f"after {retries + 1} attempts" if retries else "on the first attempt"
-    if _not_connected(failure) or (
+    if _caused_by(failure, aiohttp.ClientConnectorError) or (
         isinstance(failure, openai.APIConnectionError)
         and not isinstance(failure, openai.APITimeoutError)
+        and not _caused_by(failure, aiohttp.ClientConnectionError)
     ):
         return ModelUnreachableError(
             f"cannot reach the model endpoint at {base_url} {tries} "
             "(start the server, or set --base-url / OPENAI_BASE_URL)"
+        )
+    if _caused_by(failure, aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+        return PolicyError(
+            f"the model endpoint at {base_url} closed the connection without an answer {tries}"
         )
     if isinstance(failure, openai.APITimeoutError):
         return PolicyError(f"the model endpoint at {base_url} timed out {tries}")
@@ -309,15 +314,15 @@ def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
     )
 
 
-def _not_connected(failure: BaseException) -> bool:
-    """Whether the request never reached a server (refused, no route, a name that does not
-    resolve). The aiohttp transport reports these as connect timeouts; the cause says what
-    happened."""
+def _caused_by(failure: BaseException, *kinds: type[BaseException]) -> bool:
+    """Whether ``failure`` or an exception that caused it is one of ``kinds``. The aiohttp
+    transport reports a refused connection, a name that does not resolve and a connection the
+    server closed all as connect timeouts; the cause says which it was."""
     seen: BaseException | None = failure
     for _ in range(8):
         if seen is None:
             return False
-        if isinstance(seen, aiohttp.ClientConnectorError):
+        if isinstance(seen, kinds):
             return True
         seen = seen.__cause__ or seen.__context__
     return False
