@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from assay.audit.report import MutationResult, RedTeamResult
-from assay.families.base import BatchFamily, Family
+from assay.families.base import Family, verify_confirmed
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
@@ -72,19 +72,9 @@ class AuditContext:
             kept = self._kept.get(key)
             verdicts.append(kept[1] if kept is not None and kept[0] is task else None)
         missing = [index for index, verdict in enumerate(verdicts) if verdict is None]
-        family = self.family
-        batched = False
-        if len(missing) > 1 and isinstance(family, BatchFamily):
-            got = family.verify_many([items[index] for index in missing], self.sandbox)
-            batched = True
-        else:
-            got = [family.verify(*items[index], self.sandbox) for index in missing]
-        for index, answer in zip(missing, got, strict=True):
-            task, solution = items[index]
-            verdict = answer
-            if batched and answer.status is Status.PASS:
-                verdict = family.verify(task, solution, self.sandbox)
-            self._keep(keys[index], task, verdict)
+        got = verify_confirmed(self.family, [items[index] for index in missing], self.sandbox)
+        for index, verdict in zip(missing, got, strict=True):
+            self._keep(keys[index], items[index][0], verdict)
             verdicts[index] = verdict
         return [verdict for verdict in verdicts if verdict is not None]
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
-from assay.verdicts import Verdict
+from assay.verdicts import Status, Verdict
 
 
 @runtime_checkable
@@ -111,6 +111,21 @@ class BatchFamily(Protocol):
         """The verdict ``verify`` gives on each (task, solution) pair, in order. Only for
         solutions of one origin (a task's own, the audit's hacks), never an agent's."""
         ...
+
+
+def verify_confirmed(
+    family: Family, items: Sequence[tuple[Task, Files]], sandbox: Sandbox
+) -> list[Verdict]:
+    """``family.verify`` on each (task, solution) pair, in order: in batches where the family
+    can (:class:`BatchFamily`, fewer sandbox jobs), and then every pass from a batch verified
+    again alone, so that each pass is the verdict an agent's submission would get. For a task's
+    own solutions and the audit's hacks only, as :meth:`BatchFamily.verify_many`."""
+    if len(items) < 2 or not isinstance(family, BatchFamily):
+        return [family.verify(task, solution, sandbox) for task, solution in items]
+    return [
+        family.verify(task, solution, sandbox) if verdict.status is Status.PASS else verdict
+        for (task, solution), verdict in zip(items, family.verify_many(items, sandbox), strict=True)
+    ]
 
 
 @runtime_checkable

@@ -142,7 +142,7 @@ class OpenAIPolicy:
         """The models the endpoint serves. Raises :class:`ModelUnreachableError` when nothing
         answers there, :class:`PolicySpecError` when it does not serve this policy's model."""
         try:
-            page = await self._clients.first().models.list(timeout=min(self.timeout_s, 30.0))
+            page = await self._clients.client().models.list(timeout=min(self.timeout_s, 30.0))
         except openai.APIConnectionError as exc:
             raise _exhausted(exc, self.base_url, 0) from None
         except openai.APIStatusError as exc:
@@ -221,11 +221,11 @@ class _Clients:
     @contextlib.asynccontextmanager
     async def slot(self) -> AsyncIterator[openai.AsyncOpenAI]:
         """A free slot and the client, for one request."""
-        client = self.first()
+        client = self.client()
         async with self._slots:
             yield client
 
-    def first(self) -> openai.AsyncOpenAI:
+    def client(self) -> openai.AsyncOpenAI:
         """The client of the running event loop (opened anew, with the slots, when the loop is
         not the one it was opened on)."""
         loop = asyncio.get_running_loop()
@@ -295,7 +295,6 @@ def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
     if _caused_by(failure, aiohttp.ClientConnectorError) or (
         isinstance(failure, openai.APIConnectionError)
         and not isinstance(failure, openai.APITimeoutError)
-        and not _caused_by(failure, aiohttp.ClientConnectionError)
     ):
         return ModelUnreachableError(
             f"cannot reach the model endpoint at {base_url} {tries} "

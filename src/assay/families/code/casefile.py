@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -139,9 +140,15 @@ class CaseFile(BaseModel):
 
     @functools.cached_property
     def harness_cases(self) -> str:
-        """The cases as the harness's job lists them (``[{"id", "args"}, ...]``), as JSON text:
-        encoded once per file, not once per verification."""
-        return json.dumps([{"id": case.id, "args": case.args} for case in self.cases])
+        """:func:`harness_cases_json` of the cases: encoded once per file, not once per
+        verification."""
+        return harness_cases_json((case.id, case.args) for case in self.cases)
+
+
+def harness_cases_json(cases: Iterable[tuple[str, object]]) -> str:
+    """(id, arguments) pairs as the harness's job lists them, ``[{"id", "args"}, ...]``, as
+    JSON text."""
+    return json.dumps([{"id": case_id, "args": args} for case_id, args in cases])
 
 
 def hidden_case_file(task: Task) -> CaseFile | None:

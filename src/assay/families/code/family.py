@@ -13,6 +13,7 @@ from typing import NamedTuple
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
+from assay.families.code.casefile import harness_cases_json
 from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_case_file
 from assay.families.code.exploits import code_exploits
@@ -297,7 +298,7 @@ def _cases_run(
         "encoded": encoded,
     }
     if cases_json is None:
-        cases_json = json.dumps([{"id": case_id, "args": args} for case_id, args in cases])
+        cases_json = harness_cases_json(cases)
     stdin = f'{json.dumps(job)[:-1]}, "cases": {cases_json}}}'.encode()
     run = Run(files={**workspace, **solution}, limits=limits, stdin=stdin)
     return _Prepared(run, nonce, [case_id for case_id, _ in cases], encoded)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import chain
 
 from assay.errors import VerifierError
+from assay.families.base import verify_confirmed
 from assay.families.code.config import Case, cases_json
 from assay.families.code.family import CodeFamily, run_cases
 from assay.families.code.outputs import Raised, Refused, Returned
@@ -91,16 +92,15 @@ def _distinct(
                     at_once=workers,
                 ),
             )
-            chosen = task
+            # when every template is worn out, the first draft; the audit will say so
+            chosen_template, chosen = order[index], task
             for template, draft in drafts:
                 if not is_near_duplicate(draft.prompt, seen[template.id]):
+                    chosen_template, chosen = template, draft
                     repeats[template.id] = 0
-                    seen[template.id].append(shingles(draft.prompt))
-                    chosen = draft
                     break
                 repeats[template.id] += 1
-            else:  # every template is worn out; the audit will say so
-                seen[order[index].id].append(shingles(task.prompt))
+            seen[chosen_template.id].append(shingles(chosen.prompt))
             kept.append(chosen)
     return kept
 
@@ -119,9 +119,11 @@ def _redraws(
     """Task ``index`` drawn again, then from the other templates, the least used first, none
     that is ``worn``; made ``at_once`` at a time, each group only when every draft before it
     repeats an earlier task."""
-    draws = [(template, attempt * MAX_DRAWS) for attempt in range(1, REDRAWS + 1)]
-    if template.id in worn:
-        draws = []
+    draws = (
+        []
+        if template.id in worn
+        else [(template, attempt * MAX_DRAWS) for attempt in range(1, REDRAWS + 1)]
+    )
     others = sorted(TEMPLATES, key=lambda other: (len(seen[other.id]), other.id))
     draws += [
         (other, (REDRAWS + 1) * MAX_DRAWS)
@@ -163,16 +165,12 @@ def _make_task(
 
 
 def _known_bad_fail(family: CodeFamily, task: Task, sandbox: Sandbox) -> bool:
-    """Whether every known-bad solution of ``task`` fails: verified together in a batch (the
-    task's own solutions), and one that passed there verified again alone before it counts."""
+    """Whether every known-bad solution of ``task`` fails (verified in a batch, a pass there
+    verified again alone: :func:`verify_confirmed`)."""
     items = [(task, files) for files in task.known_bad().values()]
-    for (_, files), batched in zip(items, family.verify_many(items, sandbox), strict=True):
-        status = batched.status
-        if status is Status.PASS:
-            status = family.verify(task, files, sandbox).status
-        if status is not Status.FAIL:
-            return False
-    return True
+    return all(
+        verdict.status is Status.FAIL for verdict in verify_confirmed(family, items, sandbox)
+    )
 
 
 def _draft(template: Template, rng: random.Random, seed: int, index: int, sandbox: Sandbox) -> Task:

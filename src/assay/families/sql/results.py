@@ -151,23 +151,22 @@ def _failed(data: object) -> Failed:
     return Failed(kind, _text(data["message"]))
 
 
+_SCALARS = frozenset({int, float, str})
+
+
 def _table(columns: object, rows: object) -> Table:
     if not isinstance(columns, list) or len(columns) > MAX_COLUMNS:
         raise _TamperedError("a result's columns are malformed")
     names = tuple(_text(name) for name in columns)
     if not isinstance(rows, list):
         raise _TamperedError("a result's rows are not a list")
-    scalars = _SCALARS
     for row in rows:
         if not isinstance(row, list) or len(row) != len(names):
             raise _TamperedError("a row does not have one value per column")
         for value in row:
-            if value is not None and type(value) not in scalars:  # most values are scalars
+            if value is not None and type(value) not in _SCALARS:  # most values are scalars
                 _check_value(value)
     return Table(names, tuple(rows))
-
-
-_SCALARS = frozenset({int, float, str})
 
 
 def _check_value(value: object) -> None:
