@@ -10,6 +10,9 @@ import contextlib
 import os
 import subprocess
 import sys
+import time
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -171,3 +174,45 @@ def test_a_worker_job_group_sits_inside_the_worker_group() -> None:
     finally:
         group.close()
     assert not group.memory.exists()
+
+
+def test_a_group_whose_process_outlives_its_job_is_removed_once_the_process_exits() -> None:
+    """A killed process that takes its time to exit (here: frozen, so the kill waits) keeps
+    its job's group busy past the job's end; the group is removed once the process is gone,
+    not left on the host for good."""
+    freezer = Path("/sys/fs/cgroup/freezer")
+    found = _cgroups.layout()
+    if found is None or found.version != 1 or not os.access(freezer, os.W_OK):
+        pytest.skip("needs cgroup v1 and a writable freezer hierarchy")
+    group = open_job_group(64, 8)
+    assert group is not None
+    sleeper = subprocess.Popen(["sleep", "60"])  # noqa: S607 - a plain system tool
+    ice = freezer / f"assay-test-{uuid.uuid4().hex[:12]}"
+    ice.mkdir()
+    try:
+        for procs in group.procs_files():
+            Path(os.fsdecode(procs)).write_text(str(sleeper.pid))
+        (ice / "cgroup.procs").write_text(str(sleeper.pid))
+        (ice / "freezer.state").write_text("FROZEN")
+        _wait_for(lambda: (ice / "freezer.state").read_text().strip() == "FROZEN")
+        group.close()
+        assert sleeper.poll() is None, "the frozen process cannot have exited yet"
+        assert all(directory.exists() for directory in group.dirs)
+        assert set(_cgroups._leftovers.waiting()) >= set(group.dirs)
+        (ice / "freezer.state").write_text("THAWED")
+        assert sleeper.wait(timeout=10) == -9  # the kill lands once it can
+        _wait_for(lambda: not any(directory.exists() for directory in group.dirs))
+        assert not set(_cgroups._leftovers.waiting()) & set(group.dirs)
+    finally:
+        with contextlib.suppress(OSError):
+            (ice / "freezer.state").write_text("THAWED")
+        sleeper.kill()
+        sleeper.wait()
+        ice.rmdir()
+
+
+def _wait_for(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)

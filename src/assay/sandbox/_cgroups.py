@@ -169,7 +169,8 @@ class JobGroup:
                 self.__dict__.pop(kept).close()
         self.kill_all()
         for directory in self.dirs:
-            _remove_tree(directory)
+            if not _remove_tree(directory):
+                _leftovers.add(directory)
 
     def _pids(self) -> list[int]:
         found: set[int] = set()
@@ -294,7 +295,8 @@ def remove_stale_groups() -> list[Path]:
             for group in parent.iterdir():
                 match = OWNED.match(group.name)
                 if match and group.is_dir() and not _alive(int(match.group(1))):
-                    _remove_tree(group)
+                    if not _remove_tree(group):
+                        _leftovers.add(group)
                     removed.append(group)
     return removed
 
@@ -309,13 +311,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _remove_tree(directory: Path) -> None:
-    """Kill what is in a group and its subgroups, then remove them, deepest first."""
+def _remove_tree(directory: Path, tries: int = 50) -> bool:
+    """Kill what is in a group and its subgroups, then remove them, deepest first; whether
+    the group is gone after ``tries`` attempts 5 ms apart."""
     with contextlib.suppress(OSError):
         for child in directory.iterdir():
             if child.is_dir():
-                _remove_tree(child)
-    for _ in range(50):
+                _remove_tree(child, tries)
+    for _ in range(tries):
         try:
             pids = [int(p) for p in (directory / "cgroup.procs").read_text().split()]
         except OSError:
@@ -326,11 +329,60 @@ def _remove_tree(directory: Path) -> None:
         try:
             directory.rmdir()
         except FileNotFoundError:
-            return
+            return True
         except OSError:
             time.sleep(0.005)  # still dying
         else:
-            return
+            return True
+    return False
+
+
+class _Leftovers:
+    """Groups that could not be removed when their job ended, because a killed process was
+    still exiting (a process that frees much memory or a large private file system can take
+    seconds on a loaded host). One background thread keeps killing what is in them and removing
+    them, for up to :data:`LEFTOVER_PATIENCE_S`; what it gives up on is left to the next assay
+    process's sweep (:func:`remove_stale_groups`), as after a crash."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting: dict[Path, float] = {}
+        self._thread: threading.Thread | None = None
+
+    def add(self, directory: Path) -> None:
+        with self._lock:
+            self._waiting.setdefault(directory, time.monotonic() + LEFTOVER_PATIENCE_S)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._reap, name="assay-cgroup-reaper", daemon=True
+                )
+                self._thread.start()
+
+    def waiting(self) -> list[Path]:
+        """The groups still to remove."""
+        with self._lock:
+            return sorted(self._waiting)
+
+    def _reap(self) -> None:
+        pause = 0.02
+        while True:
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+            with self._lock:
+                due = dict(self._waiting)
+            for directory, deadline in due.items():
+                if _remove_tree(directory, tries=1) or time.monotonic() > deadline:
+                    with self._lock:
+                        self._waiting.pop(directory, None)
+            with self._lock:
+                if not self._waiting:
+                    self._thread = None
+                    return
+
+
+LEFTOVER_PATIENCE_S = 300.0
+"""How long a group that outlived its job is retried before it is left for the next sweep."""
+_leftovers = _Leftovers()
 
 
 def open_child_group(parent: JobGroup, name: str, memory_mb: int, max_processes: int) -> JobGroup:
