@@ -171,6 +171,14 @@ def test_a_misconfigured_endpoint_is_not_retried_and_not_a_fail(
         (Reply(content="  \n"), "the model gave an empty answer"),
         (Reply(content=None, refusal="I can't help"), "the model refused: I can't help"),
         (Raw(b'{"id": "x", "object": "chat.completion", "choices": [], "model": "m"}'), None),
+        (Raw(b"[1, 2]"), None),
+        (Raw(b'"a chat completion"'), None),
+        (Raw(b'{"choices": {"0": {"message": {"content": "hi"}}}}'), None),
+        (Raw(b'{"choices": [{"message": "hi"}]}'), "the model gave an empty answer"),
+        (
+            Raw(b'{"choices": [{"message": {"content": 7, "tool_calls": {"a": 1}}}]}'),
+            "the model gave an empty answer",
+        ),
     ],
 )
 def test_what_the_model_does_wrong_is_a_failure_of_the_turn(
@@ -179,6 +187,32 @@ def test_what_the_model_does_wrong_is_a_failure_of_the_turn(
     model_server.play(reply)
     turn = _ask(_policy(model_server))
     assert turn.failure == (failure or "the model gave no answer")
+
+
+def test_parts_of_an_answer_of_the_wrong_type_are_left_out(model_server: ModelServer) -> None:
+    body = {
+        "model": ["not", "a", "name"],
+        "usage": {"prompt_tokens": "12", "completion_tokens": True},
+        "choices": [
+            {
+                "message": {
+                    "content": "ok",
+                    "refusal": 3,
+                    "tool_calls": [{"id": 5, "function": "write_file"}, "call", None],
+                }
+            }
+        ],
+    }
+    model_server.play(Raw(json.dumps(body).encode()))
+    turn = _ask(_policy(model_server))
+    assert turn.failure is None
+    assert turn.message.content == "ok"
+    assert (turn.usage.input_tokens, turn.usage.output_tokens) == (0, 0)
+    assert [(call.id, call.name) for call in turn.message.tool_calls] == [
+        ("call-0", ""),
+        ("call-1", ""),
+        ("call-2", ""),
+    ]
 
 
 def test_malformed_tool_call_arguments_come_back_verbatim(model_server: ModelServer) -> None:

@@ -26,7 +26,6 @@ from typing import Any
 
 import aiohttp
 import openai
-from openai.types.chat import ChatCompletion
 
 from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
 from assay.policies.base import PolicyIdentity, PolicyRequest, PolicyTurn, Sampling
@@ -101,7 +100,9 @@ class OpenAIPolicy:
 
         The body is sent as it is (the client's ``post``, as for any endpoint): the messages are
         already in the wire format, and the SDK's parameter transform, which walks every message
-        of the conversation on every request, would only cost this process CPU.
+        of the conversation on every request, would only cost this process CPU. The answer comes
+        back as the plain JSON it is (``cast_to=object``), read field by field as untrusted data:
+        the SDK's response model, built for every answer, would be read for four fields.
         """
         started = time.monotonic()
         body: dict[str, Any] = {
@@ -117,7 +118,7 @@ class OpenAIPolicy:
                 async with self._clients.slot() as client:
                     response = await client.post(
                         "/chat/completions",
-                        cast_to=ChatCompletion,
+                        cast_to=object,
                         body=body,
                         options={"timeout": self.timeout_s},
                     )
@@ -128,7 +129,7 @@ class OpenAIPolicy:
                 if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
                     raise PolicyError(_status_line(exc, self.base_url)) from None
                 failure: Exception = exc
-            except (openai.APIConnectionError, openai.APIResponseValidationError) as exc:
+            except openai.APIConnectionError as exc:
                 failure = exc
             except ValueError as exc:  # a body that is not JSON
                 failure = exc
@@ -183,11 +184,11 @@ class OpenAIPolicy:
 
     def _turn(self, response: Any, started: float, retries: int) -> PolicyTurn:
         """The assistant message of ``response``, read defensively: servers differ."""
-        self._served = _text(getattr(response, "model", None), 200) or self._served
-        usage = getattr(response, "usage", None)
+        self._served = _text(_field(response, "model"), 200) or self._served
+        usage = _field(response, "usage")
         tokens = Usage(
-            input_tokens=max(0, _int(getattr(usage, "prompt_tokens", 0))),
-            output_tokens=max(0, _int(getattr(usage, "completion_tokens", 0))),
+            input_tokens=max(0, _int(_field(usage, "prompt_tokens"))),
+            output_tokens=max(0, _int(_field(usage, "completion_tokens"))),
         )
         message, failure = _message(response)
         return PolicyTurn(
@@ -247,16 +248,25 @@ class _Clients:
             await client.close()
 
 
-def _message(response: Any) -> tuple[Message, str | None]:
-    choices = getattr(response, "choices", None) or []
-    if not choices:
+def _field(value: object, name: str) -> Any:
+    """``value[name]`` where ``value`` is a JSON object, else None: an answer's parts may be of
+    any type."""
+    return value.get(name) if isinstance(value, dict) else None
+
+
+def _message(response: object) -> tuple[Message, str | None]:
+    choices = _field(response, "choices")
+    if not isinstance(choices, list) or not choices:
         return Message(role="assistant"), "the model gave no answer"
-    raw = getattr(choices[0], "message", None)
-    content = _text(getattr(raw, "content", None), MAX_TEXT_CHARS)
-    refusal = _text(getattr(raw, "refusal", None), 2000)
+    raw = _field(choices[0], "message")
+    content = _text(_field(raw, "content"), MAX_TEXT_CHARS)
+    refusal = _text(_field(raw, "refusal"), 2000)
+    calls_sent = _field(raw, "tool_calls")
     calls = tuple(
         _tool_call(call, index)
-        for index, call in enumerate((getattr(raw, "tool_calls", None) or [])[:MAX_TOOL_CALLS])
+        for index, call in enumerate(
+            calls_sent[:MAX_TOOL_CALLS] if isinstance(calls_sent, list) else []
+        )
     )
     message = Message(role="assistant", content=content, tool_calls=calls)
     if refusal:
@@ -266,13 +276,13 @@ def _message(response: Any) -> tuple[Message, str | None]:
     return message, None
 
 
-def _tool_call(call: Any, index: int) -> ToolCall:
+def _tool_call(call: object, index: int) -> ToolCall:
     """A tool call as sent; malformed parts become text the tool will refuse, never a crash."""
-    function = getattr(call, "function", None)
-    arguments = getattr(function, "arguments", None)
+    function = _field(call, "function")
+    arguments = _field(function, "arguments")
     return ToolCall(
-        id=_text(getattr(call, "id", None), 200) or f"call-{index}",
-        name=_text(getattr(function, "name", None), 200) or "",
+        id=_text(_field(call, "id"), 200) or f"call-{index}",
+        name=_text(_field(function, "name"), 200) or "",
         arguments=_arguments_text(arguments),
     )
 
