@@ -22,9 +22,13 @@ Nothing of one job is visible to the next. Each job gets:
 - /workspace and /tmp as new, empty tmpfs mounts, bounded in size and in inodes (replaced
   after every job off the reply's path; a session's commands share theirs, and a new session
   starts from fresh ones);
-- a network namespace of its own: after forking a job the zygote moves itself into a new one
-  (loopback up, small socket buffers), which the next job inherits, so the supply is made while
-  a job runs rather than before the next one starts;
+- a network namespace that no earlier job left a trace in: after a job that may have opened
+  sockets, the zygote reads what a job can read of the namespace (/proc/net: every socket
+  still open or lingering, TIME_WAIT included, flow labels, multicast memberships, routes, the
+  counters of packets, connections and datagrams) and, where anything differs from before the
+  job, moves itself into a new namespace (loopback up, small socket buffers) off the reply's
+  path, which the next job inherits; a job that left no trace (most never touch the network)
+  hands the namespace on, which saves making and tearing down one per job;
 - the same process ids: the worker's PID counter is set back before every fork, so a job's
   process ids say nothing about the jobs before it, and the zygote's own /proc entry is hidden
   from jobs (``hidepid``), so its counters (CPU time of reaped children, context switches) are
@@ -93,9 +97,36 @@ _SOCKET_BUFFERS = {
 """Per network namespace: TCP buffers no larger than this, on hosts that do not charge them to
 the job's memory cgroup (cgroup v1 without TCP accounting)."""
 _CPU_POLL_S = 0.02
+_NET_SKIPPED = {
+    # each read walks every TCP or UDP socket of the host; the namespace's own, TIME_WAIT
+    # included, are counted in sockstat and sockstat6
+    "tcp",
+    "tcp6",
+    "udp",
+    "udp6",
+    "udplite",
+    "udplite6",
+    # connections tracked come from traffic, which the packet counters count
+    "nf_conntrack",
+    "nf_conntrack_expect",
+    # the host's: per CPU, or the memory of every namespace's sockets; they change all the time
+    "softnet_stat",
+    "protocols",
+}
+"""Files of /proc/net that :func:`_network_state` does not read, and why."""
+_NET_GLOBAL = (b"sockets: used", b"orphan", b"alloc", b"mem")
+"""Figures of ``sockstat`` that are the host's, not the namespace's (other processes change
+them), or that count sockets only once the kernel frees them; the per-protocol counts of
+sockets in use hold what a job left open."""
+_NET_STATE: "list[str]" = []
+"""The files of /proc/net that :func:`_network_state` reads (found when the worker starts): what
+a job can read of its network namespace's past, per namespace (sockets still open or lingering,
+unix ones in flight, IPv6 flow labels, multicast memberships, routes and their use, the counters
+of every packet, connection and datagram), but :data:`_NET_SKIPPED`."""
 _SYSCTL: "dict[str, int]" = {}
-"""The worker's own handle on /proc/sys, writable (jobs see it read-only); a path looked up from
-it names the setting of the namespace the worker is in at that moment."""
+"""The worker's own handles: ``sys`` on /proc/sys, writable (jobs see it read-only), and ``net``
+on its /proc/self/net (its own /proc entry is hidden); a path looked up from either names the
+setting or the figures of the namespace the worker is in at that moment."""
 _MS_BIND, _MS_REC, _MS_RDONLY = 0x1000, 0x4000, 0x1
 
 
@@ -421,6 +452,39 @@ def _fresh_network() -> None:
             os.close(fd)
 
 
+def _network_state() -> bytes:
+    """What a job can read of the network namespace the zygote is in (:data:`_NET_STATE`),
+    less the host-wide figures (:data:`_NET_GLOBAL`)."""
+    parts = []
+    for name in _NET_STATE:
+        try:
+            fd = os.open(name, os.O_RDONLY, dir_fd=_SYSCTL["net"])
+            try:
+                data = _read_all(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:  # the same every time: nothing a job did
+            data = str(exc.errno).encode()
+        if name == "sockstat":
+            data = b"\n".join(_local_figures(line) for line in data.split(b"\n"))
+        parts.append(data)
+    return b"\0".join(parts)
+
+
+def _local_figures(line: bytes) -> bytes:
+    """A line of ``sockstat`` without the host-wide figures (:data:`_NET_GLOBAL`)."""
+    if line.startswith(_NET_GLOBAL[0]):
+        return b""
+    kept: list[bytes] = []
+    words = iter(line.split())
+    for word in words:
+        if word in _NET_GLOBAL[1:]:
+            next(words, None)  # and its number
+        else:
+            kept.append(word)
+    return b" ".join(kept)
+
+
 def _serve(
     sock: socket.socket, uid: int, programs: "dict[bool, _SockFprog | None]", last_pid: int
 ) -> None:
@@ -429,6 +493,7 @@ def _serve(
     size = _DEFAULT_SCRATCH
     _mount_scratch(size, uid)
     _fresh_network()  # the first job's too: its socket buffers bounded like every other's
+    network: bytes | None = None  # the namespace's state as the next job finds it
     kept = None  # the session whose scratch is mounted, or None when it is fresh
     while True:
         try:
@@ -447,16 +512,17 @@ def _serve(
         started = time.monotonic()
         cpu_start = _cpu_usage()
         os.pwrite(last_pid, _PID_BASE, 0)
+        # A job refused sockets cannot change its network namespace; without a filter to
+        # refuse them (other arches), every job may have changed it.
+        networked = header["sockets"] or programs[False] is None
+        if networked and network is None:
+            network = _network_state()
         pid = os.fork()
         if pid == 0:
             sock.close()
             _child(header, uid, fds, programs[header["sockets"]])
         for fd in fds:
             os.close(fd)
-        # A job refused sockets cannot change its network namespace; without a filter to
-        # refuse them (other arches), every job may have changed it.
-        if header["sockets"] or programs[False] is None:
-            _fresh_network()  # for the next job, while this one runs
         status, cpu, timed_out, cpu_exceeded = _wait(pid, header["limits"], cpu_start)
         wall = time.monotonic() - started
         clean = _sweep()
@@ -477,6 +543,9 @@ def _serve(
         if session is None:
             _drop_scratch()
             _mount_scratch(size, uid)
+        if networked and _network_state() != network:  # the job left a trace: a new one
+            _fresh_network()
+            network = None  # read again before the next job that may change it
 
 
 def _private_proc() -> int:
@@ -489,6 +558,10 @@ def _private_proc() -> int:
     _check(_LIBC.mount(b"proc", b"/proc", b"proc", flags, b"hidepid=invisible"), "mount /proc")
     last_pid = os.open("/proc/sys/kernel/ns_last_pid", os.O_WRONLY | os.O_CLOEXEC)
     _SYSCTL["sys"] = os.open("/proc/sys", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    _SYSCTL["net"] = os.open("/proc/self/net", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    with os.scandir("/proc/self/net") as entries:
+        found = [entry.name for entry in entries if entry.is_file(follow_symlinks=False)]
+    _NET_STATE.extend(sorted(name for name in found if name not in _NET_SKIPPED))
     _check(_LIBC.mount(b"/proc/sys", b"/proc/sys", None, _MS_BIND | _MS_REC, None), "bind")
     remount = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | flags
     _check(_LIBC.mount(None, b"/proc/sys", None, remount, None), "read-only /proc/sys")

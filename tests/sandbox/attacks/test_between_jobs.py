@@ -98,6 +98,114 @@ def test_jobs_without_sockets_share_no_network_state_with_others(backend: Sandbo
     assert fresh["dev"] == [["0", "0"]]
 
 
+QUIET_PLANT = """
+import os, socket
+# No packet leaves or arrives: a listening socket, abstract unix names, and unix sockets sent
+# over themselves and closed (in flight until the kernel collects them).
+kept = []
+server = socket.socket()
+server.bind(("127.0.0.1", 41000 + {n}))
+server.listen(8)
+kept.append(server)
+for i in range({n} + 1):
+    named = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    named.bind(f"\\0assay-quiet-{n}-{{i}}")
+    named.listen(1)
+    kept.append(named)
+for _ in range({n} * 3):
+    left, right = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    socket.send_fds(left, [b"x"], [left.fileno(), right.fileno()])
+    left.close()
+    right.close()
+print("planted", {n}, flush=True)
+os.kill(os.getpid(), 9)  # dies holding them
+"""
+
+QUIET_LOOK = """
+import json, socket
+seen = {{}}
+for n in {numbers}:
+    probe = socket.socket()
+    try:
+        probe.bind(("127.0.0.1", 41000 + n))
+        seen[f"port-{{n}}"] = "free"
+    except OSError as exc:
+        seen[f"port-{{n}}"] = exc.errno
+    finally:
+        probe.close()
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        client.connect(f"\\0assay-quiet-{{n}}-0")
+        seen[f"name-{{n}}"] = "answered"
+    except OSError as exc:
+        seen[f"name-{{n}}"] = exc.errno
+    finally:
+        client.close()
+seen["unix"] = len(open("/proc/net/unix").read().splitlines()) - 1
+tcp = [line.split() for line in open("/proc/net/sockstat") if line.startswith("TCP:")]
+seen["tcp-in-use"] = tcp[0][2]  # the namespace's own count; the others are the host's
+print(json.dumps(seen, sort_keys=True))
+"""
+
+
+FLOW_LABEL_PLANT = """
+import socket, struct
+# IPv6 flow labels outlive the socket that made them (for their linger time), and sending no
+# packet changes no counter: the label itself is the number.
+made = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+request = socket.inet_pton(socket.AF_INET6, "::1") + struct.pack("!I", 0x1000 + {n})
+request += struct.pack("=BBHHHI", 0, 2, 1, 60, 60, 0)  # get, shared by any, create; 60 s
+made.setsockopt(socket.IPPROTO_IPV6, 32, request)  # IPV6_FLOWLABEL_MGR
+made.close()
+print("planted", {n})
+"""
+
+FLOW_LABEL_LOOK = """
+print(open("/proc/net/ip6_flowlabel").read().splitlines()[1:])
+"""
+
+
+def test_an_ipv6_flow_label_a_job_left_is_not_handed_on(backend: Sandbox) -> None:
+    """A flow label is made without a packet and lingers after its socket is closed; the pool
+    must see it and give the next job a new namespace."""
+    seen = what_later_jobs_see(backend, FLOW_LABEL_PLANT, FLOW_LABEL_LOOK)
+    assert seen[0].strip() == "[]"
+
+
+def test_sockets_a_job_held_without_any_traffic_are_gone_for_the_next_job(
+    backend: Sandbox,
+) -> None:
+    """A job that sends no packet leaves the packet counters as they were, and the pool then
+    hands its network namespace on: the sockets it held when it died (a listening port,
+    abstract unix names, unix sockets in flight) must be gone for the next job all the same."""
+    seen = []
+    for number in NUMBERS:
+        planted = py(backend, QUIET_PLANT.format(n=number))
+        assert "planted" in planted.stdout, planted
+        looked = py(backend, QUIET_LOOK.format(numbers=list(NUMBERS)))
+        assert looked.ok, looked
+        seen.append(looked.stdout)
+    assert len(set(seen)) == 1, seen
+    fresh = json.loads(seen[0])
+    assert all(fresh[f"port-{n}"] == "free" for n in NUMBERS), fresh
+    assert fresh["unix"] == 0, fresh
+
+
+def test_jobs_that_leave_no_trace_share_a_network_namespace() -> None:
+    """Making and tearing down a namespace for every job is work that most jobs (which never
+    touch the network) do not need: the next job gets the namespace of the last one unless
+    that one left a trace in it, as any traffic does."""
+    look = "import os; print(os.readlink('/proc/self/ns/net'))"
+    traffic = TIME_WAIT_PLANT.format(n=1)
+    with PoolSandbox(max_workers=1, trusted_code=harness_code()) as alone:
+        quiet = [py(alone, look).stdout for _ in range(3)]
+        quiet.append(py(alone, look, sockets=False).stdout)
+        assert len(set(quiet)) == 1, quiet
+        assert py(alone, traffic).ok
+        after = py(alone, look).stdout
+    assert after != quiet[0]
+
+
 SOCKETLESS_PLANT = """
 import asyncio, ctypes, socket
 refused = []
