@@ -236,7 +236,8 @@ handed one (its descriptors are pipes), so it cannot change its network namespac
 
 WORKER_NEEDS = frozenset({"mount", "umount2", "unshare"})
 """Denied calls a pool worker still makes after installing its part: it mounts each job's
-scratch directories and makes a fresh network namespace for each job."""
+scratch directories and makes a fresh network namespace after each job that left a trace in
+its own."""
 
 
 def split_program() -> tuple[bytes, bytes, bytes] | None:

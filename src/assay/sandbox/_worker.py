@@ -52,8 +52,8 @@ MAIN_PROCESSES = 8
 """bubblewrap, the zygote, and each job's first process until it moves into the job's group."""
 _CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_NET_ADMIN")
 """The worker's own: mounting each job's scratch and resetting the PID counter, becoming the
-job's uid, killing what it left, and bringing up loopback in each job's new network namespace
-(its own namespaces only: the worker is in none of the host's)."""
+job's uid, killing what it left, and bringing up loopback in each new network namespace it
+makes for the jobs (its own namespaces only: the worker is in none of the host's)."""
 _SHARED_CAPABILITIES = ("CAP_SETPCAP", "CAP_SETFCAP")
 """Where jobs keep the worker's uid (``shared`` identity): dropping every capability of a job
 for good (its bounding set and securebits), and mapping the worker's uid in the namespace each
