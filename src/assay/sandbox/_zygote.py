@@ -114,10 +114,11 @@ _NET_SKIPPED = {
     "protocols",
 }
 """Files of /proc/net that :func:`_network_state` does not read, and why."""
-_NET_GLOBAL = (b"sockets: used", b"orphan", b"alloc", b"mem")
-"""Figures of ``sockstat`` that are the host's, not the namespace's (other processes change
-them), or that count sockets only once the kernel frees them; the per-protocol counts of
-sockets in use hold what a job left open."""
+_NET_GLOBAL = (b"orphan", b"alloc", b"mem")
+"""Figures of ``sockstat`` that are the host's, not the namespace's: other processes change
+them. (Its ``sockets: used`` is the namespace's own, and counts a socket until the kernel has
+freed it, which may be a moment after it was closed: a job that leaves one still to free leaves
+a trace.)"""
 _NET_STATE: "list[str]" = []
 """The files of /proc/net that :func:`_network_state` reads (found when the worker starts): what
 a job can read of its network namespace's past, per namespace (sockets still open or lingering,
@@ -473,12 +474,10 @@ def _network_state() -> bytes:
 
 def _local_figures(line: bytes) -> bytes:
     """A line of ``sockstat`` without the host-wide figures (:data:`_NET_GLOBAL`)."""
-    if line.startswith(_NET_GLOBAL[0]):
-        return b""
     kept: list[bytes] = []
     words = iter(line.split())
     for word in words:
-        if word in _NET_GLOBAL[1:]:
+        if word in _NET_GLOBAL:
             next(words, None)  # and its number
         else:
             kept.append(word)
