@@ -542,7 +542,9 @@ def _serve(
         if session is None:
             _drop_scratch()
             _mount_scratch(size, uid)
-        if networked and _network_state() != network:  # the job left a trace: a new one
+        # A new namespace when the job left a trace in it, or may still (a process that
+        # outlived the sweep: the host retires such a worker, and sends it nothing more).
+        if networked and (not clean or _network_state() != network):
             _fresh_network()
             network = None  # read again before the next job that may change it
 
