@@ -38,6 +38,27 @@ def test_python_fast_path_behaves_like_a_fresh_interpreter(pool: PoolSandbox) ->
     assert second == "['HOME', 'LANG', 'PATH', 'PYTHONDONTWRITEBYTECODE', 'TMPDIR']"
 
 
+def test_files_in_nested_directories_arrive_whole(pool: PoolSandbox) -> None:
+    files = {
+        "a/b/c.txt": b"1",
+        "a/b/d.txt": b"22",
+        "a/e.txt": b"333",
+        "f.txt": b"4444",
+        "a/b/g/h.txt": b"x" * 100_000,
+    }
+    listing = (
+        "import os\n"
+        "for top, _, names in sorted(os.walk('.')):\n"
+        "    for name in sorted(names):\n"
+        "        path = os.path.join(top, name)[2:]\n"
+        "        print(path, os.path.getsize(path), open(path, 'rb').read(1).decode())\n"
+    )
+    found = pool.run([pool.python, "-I", "-S", "-c", listing], files=files, limits=FAST).stdout
+    assert sorted(found.splitlines()) == [
+        f"{path} {len(data)} {data[:1].decode()}" for path, data in sorted(files.items())
+    ]
+
+
 def test_other_commands_are_executed_in_the_same_isolation(pool: PoolSandbox) -> None:
     result = pool.run(["sh", "-c", "echo $HOME; id -u; cat in.txt"], files={"in.txt": b"hi"})
     lines = result.stdout.splitlines()

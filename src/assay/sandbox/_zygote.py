@@ -211,10 +211,14 @@ def _read_payload(payload_fd: int) -> "tuple[dict[str, Any], bytes, int]":
 def _write_files(meta: "dict[str, Any]", payload: bytes, offset: int) -> None:
     """Write the job's files, as the job's own uid, into its working directory."""
     view = memoryview(payload)
+    made = set()
     for name, length in meta["files"]:
         path = "/workspace/" + name
         if "/" in name:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            directory = os.path.dirname(path)
+            if directory not in made:
+                os.makedirs(directory, exist_ok=True)
+                made.add(directory)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         try:
             data = view[offset : offset + length]

@@ -57,28 +57,31 @@ def _main() -> None:
     nonce = job["nonce"]
     encode = json.JSONEncoder(allow_nan=False, ensure_ascii=False).encode
 
-    def send(record: "dict[str, object]") -> None:
-        line = ("\n" + nonce + encode(record) + "\n").encode("utf-8", "replace")
+    def send(text: str) -> None:
+        line = ("\n" + nonce + text + "\n").encode("utf-8", "replace")
         while line:
             line = line[os.write(out, line) :]
 
     try:
         opener = _duckdb_opener(job) if job["engine"] == "duckdb" else _sqlite_opener(job)
     except BaseException as exc:  # noqa: BLE001 - whatever loading the engine raises is reported
-        send({"setup_error": _describe(exc)})
+        send(encode({"setup_error": _describe(exc)}))
         return
     for q, query in enumerate(job["queries"]):
         for d, path in enumerate(job["databases"]):
+            failed: dict[str, str] | None = None
             try:
                 columns, rows = opener(path, query)
-                record: dict[str, object] = {"q": q, "db": d, "columns": columns, "rows": rows}
-                _check_size(encode(record), job["max_record_chars"])
+                text = encode({"q": q, "db": d, "columns": columns, "rows": rows})
+                _check_size(text, job["max_record_chars"])
             except _FailedError as exc:
-                record = {"q": q, "db": d, "failed": {"kind": exc.kind, "message": str(exc)}}
+                failed = {"kind": exc.kind, "message": str(exc)}
             except BaseException as exc:  # noqa: BLE001 - the engine may raise anything
-                record = {"q": q, "db": d, "failed": {"kind": "error", "message": _describe(exc)}}
-            send(record)
-            if "failed" in record and job["stop_on_failure"]:
+                failed = {"kind": "error", "message": _describe(exc)}
+            if failed is not None:
+                text = encode({"q": q, "db": d, "failed": failed})
+            send(text)
+            if failed is not None and job["stop_on_failure"]:
                 return
 
 
