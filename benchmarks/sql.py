@@ -15,12 +15,13 @@ visible database and its four neighbours):
   isolation: the floor for this work.
 
 Figures: median and 99th-percentile latency of one verification (one after another), and
-verifications per second with twice as many client threads as CPUs (the command line's
-default). To show where the sandboxed side's time goes, sandbox jobs in the engine's
-environment are timed on their own (an empty one, and one that only imports the engine's
-module), the sandboxed verifications' time inside their job is averaged from their verdicts,
-and the gate is timed alone. Every verification must pass, or the benchmark fails instead of
-printing a timing.
+verifications per second with twice as many client threads as CPUs (the command line's default),
+the two sides alternated over :data:`ROUNDS` rounds (the side that goes first swapped each
+round) and summed, each round's ratio printed beside the total. To show where the sandboxed
+side's time goes, sandbox jobs in the engine's environment are timed on their own (an empty one,
+and one that only imports the engine's module), the sandboxed verifications' time inside their
+job is averaged from their verdicts, and the gate is timed alone. Every verification must pass,
+or the benchmark fails instead of printing a timing.
 
 Run: ``.venv/bin/python benchmarks/sql.py [--quick] [--n N] [--engine sqlite|duckdb]``.
 """
@@ -54,6 +55,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests/families/sql/fixtures"
 CPUS = os.cpu_count() or 1
 THREADS = 2 * CPUS
+ROUNDS = 5
+"""Rounds of the throughput figures, each side ``--n`` verifications a round; the side that goes
+first alternates, and the figures are the totals."""
 GENERATED = {"sqlite": 4, "duckdb": 2}
 """Generated tasks added to the fixtures, per engine."""
 
@@ -177,10 +181,18 @@ def measure(engine: str, pool: PoolSandbox, count: int) -> None:
     for verify in sides.values():  # warm-up: workers started, references' results cached
         for task in work * 2:
             verify(task)
+    seconds = dict.fromkeys(sides, 0.0)
+    ratios = []
+    for index in range(ROUNDS):  # alternated, the side that goes first swapped each round
+        order = list(sides) if index % 2 == 0 else list(reversed(sides))
+        took = {name: count / throughput(sides[name], work, count) for name in order}
+        ratios.append(took["sandboxed"] / took["direct"])
+        for name, spent in took.items():
+            seconds[name] += spent
     rows = []
     for name, verify in sides.items():
         times = latency(verify, work, count)
-        rate = throughput(verify, work, count)
+        rate = ROUNDS * count / seconds[name]
         rows.append((name, statistics.median(times) * 1000, _p99(times) * 1000, rate))
     module = "duckdb" if engine == "duckdb" else "sqlite3"
     path = f"import sys; sys.path.append({PACKAGES_DIR!r}); " if engine == "duckdb" else ""
@@ -195,7 +207,10 @@ def measure(engine: str, pool: PoolSandbox, count: int) -> None:
     for name, p50, p99, rate in rows:
         shown = f"{rate:10.1f}" if rate else f"{'-':>10}"
         print(f"{name:14}{p50:10.2f}{p99:10.2f}{shown}")
-    print(f"sandboxed / direct, verif/s: {rows[1][3] / rows[0][3]:.1f}x slower")
+    print(
+        f"sandboxed / direct, verif/s: {rows[1][3] / rows[0][3]:.1f}x slower "
+        f"({ROUNDS} rounds: {', '.join(f'{ratio:.1f}x' for ratio in ratios)})"
+    )
     shares = ", ".join(f"{name} {sec / count * 1000:.2f} ms" for name, sec in stages.items())
     print(f"direct, per verification (5 databases): {shares}")
     print(
