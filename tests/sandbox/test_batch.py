@@ -119,6 +119,28 @@ def test_a_run_finds_nothing_of_the_runs_before_it(pool: PoolSandbox) -> None:
     assert "gone" in results[2].stdout  # the hidden daemon died with its run
 
 
+LISTING = r"""
+import os
+for top, _, names in sorted(os.walk(".")):
+    for name in sorted(names):
+        path = os.path.join(top, name)[2:]
+        print(path, os.path.getsize(path), open(path, "rb").read(1).decode())
+"""
+
+
+def test_each_run_gets_its_files_in_nested_directories_whole(pool: PoolSandbox) -> None:
+    first = {"a/b/c.txt": b"1", "a/b/d.txt": b"22", "a/e.txt": b"333", "f.txt": b"4444"}
+    second = {"a/b/g/h.txt": b"x" * 100_000, "a/b/c.txt": b"5"}
+    batch = [Run(files=files, limits=LIMITS, stdin=b"") for files in (first, second)]
+    counting = Counting(pool)
+    results = run_many(counting, program(pool, LISTING), batch)
+    assert counting.jobs == 1  # both in one batch: the harness wrote their files
+    for files, result in zip((first, second), results, strict=True):
+        assert sorted(result.stdout.splitlines()) == [
+            f"{path} {len(data)} {data[:1].decode()}" for path, data in sorted(files.items())
+        ], result.stderr
+
+
 @pytest.mark.parametrize("fresh", [False, True], ids=["warm", "fresh-interpreter"])
 def test_no_run_can_write_a_result_line_for_another(pool: PoolSandbox, fresh: bool) -> None:
     # A fresh interpreter (the flaky check's varied runs) is dumpable after its execve until

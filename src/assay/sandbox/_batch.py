@@ -305,10 +305,14 @@ def _empty(directory: str) -> None:
 
 
 def _write_files(workspace: str, files: "dict[str, str]") -> None:
+    made = set()
     for name, data in files.items():
         path = workspace + "/" + name
         if "/" in name:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+            directory = os.path.dirname(path)
+            if directory not in made:
+                os.makedirs(directory, exist_ok=True)
+                made.add(directory)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
         try:
             _write(fd, base64.b64decode(data))
