@@ -5,6 +5,7 @@ hidden cases, cases all shown in the prompt)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -15,9 +16,10 @@ from assay.errors import VerifierError
 from assay.families.base import Exploit
 from assay.families.code import CodeFamily
 from assay.families.code.casefile import Case, cases_json
-from assay.families.code.exploits import code_exploits, prompt_examples
+from assay.families.code.exploits import ENDS_A_BATCH, code_exploits, prompt_examples
 from assay.findings import Finding, Severity
 from assay.sandbox import PoolSandbox, Sandbox
+from assay.sandbox.batch import BATCH
 from assay.tasks import Task
 from assay.verdicts import Status, Timings, Verdict, Versions
 from tests.conftest import make_median_task
@@ -49,6 +51,27 @@ def test_no_exploit_passes_or_errors_against_the_code_verifier(sandbox: Sandbox)
         verdict = family.verify(task, exploit.files, sandbox)
         assert verdict.status is Status.FAIL, (exploit.name, verdict.summary)
     assert run_check(task, family, sandbox) == []
+
+
+def test_the_hacks_that_end_a_batch_come_last_so_the_rest_share_one(pool: PoolSandbox) -> None:
+    task = make_median_task()
+    names = [exploit.name for exploit in code_exploits(task)]
+    assert names[-len(ENDS_A_BATCH) :] == sorted(ENDS_A_BATCH)
+    jobs: list[str] = []
+
+    class Jobs:
+        def run(self, command: Any, **options: Any) -> Any:
+            jobs.append("batch" if BATCH in command else "alone")
+            return pool.run(command, **options)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(pool, name)
+
+    context = AuditContext(family=CodeFamily(), sandbox=Jobs())  # type: ignore[arg-type]
+    context.verify(task, task.references()["reference"])  # kept: the fitting needs no job
+    jobs.clear()
+    assert RedTeamCheck().run(task, context).findings == []
+    assert jobs == ["batch", "alone"]  # every hack in one batch; the harness killer alone
 
 
 class NaiveFamily(CodeFamily):

@@ -5,6 +5,7 @@ files and a hidden daemon left behind, a forged result line written with the bat
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -13,8 +14,8 @@ import pytest
 
 from assay.families.code import CodeFamily
 from assay.families.code.generator import generate_code_tasks
-from assay.sandbox import PoolSandbox, Sandbox
-from assay.sandbox.batch import Run, batchable, run_many
+from assay.sandbox import PoolSandbox, Sandbox, _batch, batch
+from assay.sandbox.batch import BATCH, Run, batchable, run_many
 from assay.sandbox.conditions import WithEnvironment
 from assay.sandbox.protocol import ExecResult
 from assay.tasks import Task
@@ -257,3 +258,44 @@ def test_after_a_batch_that_answers_nothing_every_run_left_goes_alone(pool: Pool
     results = run_many(counting, program(pool, STEPS), runs("kill", "exit2", "exit3"))  # type: ignore[arg-type]
     assert [r.exit_code for r in results][1:] == [2, 3]
     assert counting.jobs == 4  # the batch that answered nothing, then each run alone
+
+
+def test_runs_that_would_be_the_same_job_run_once_each_judged_on_its_own(
+    pool: PoolSandbox,
+) -> None:
+    """The sensitivity check's probes differ from their task only in expected values, which
+    never reach the sandbox: one run serves them all, and each is judged against its own."""
+    family = CodeFamily()
+    task = make_median_task()
+    reference = task.references()["reference"]
+    probes = family.probes(task)
+    assert len(probes) > 2
+    items = [(task, reference), *((probe.task, reference) for probe in probes)]
+    items.append((task, task.known_bad()[sorted(task.known_bad())[0]]))
+    sizes: list[int] = []
+
+    class Sizes(Counting):
+        def run(self, command: Sequence[str], **options: Any) -> ExecResult:
+            sizes.append(len(json.loads(options["stdin"])["runs"]) if BATCH in command else 1)
+            return super().run(command, **options)
+
+    together = family.verify_many(items, Sizes(pool))  # type: ignore[arg-type]
+    assert sizes == [2]  # one batch of two runs: the reference's and the known-bad one's
+    assert [v.status.value for v in together] == ["pass", *["fail"] * len(probes), "fail"]
+    for (each, files), verdict in zip(items, together, strict=True):
+        assert _outcome(verdict) == _outcome(family.verify(each, files, pool))
+
+
+def test_the_harness_takes_the_hosts_compiled_program_only_for_its_own_version() -> None:
+    """The host compiles the program once for every batch; a harness whose interpreter is
+    another version compiles the source itself (bytecode is not portable)."""
+    compiled = batch._compiled("result = 'compiled by the host'")
+    spec = {"code": "result = 'from the source'", "compiled": compiled}
+    for given, expected in (
+        (compiled, "compiled by the host"),
+        ({**compiled, "version": [0, "cpython-00"]}, "from the source"),
+        (None, "from the source"),
+    ):
+        namespace: dict[str, Any] = {}
+        exec(_batch._program({**spec, "compiled": given}), namespace)  # noqa: S102 - ours
+        assert namespace["result"] == expected

@@ -1,7 +1,8 @@
 """The batch harness: several runs of one Python program in one sandbox job. Stdlib only;
 passed to ``python -I -S -c`` by :func:`assay.sandbox.batch.run_many`.
 
-It reads a JSON spec from stdin: the program's source and arguments, a nonce, and the runs,
+It reads a JSON spec from stdin: the program's source (and its code as the host compiled it,
+taken where this interpreter is the host's version) and arguments, a nonce, and the runs,
 each with its files, its stdin and its own wall-time, CPU-time and output limits. For each run,
 in order, it empties the working directory (and ``/tmp`` where the job has its own, at
 ``/workspace``), writes the run's files, and forks a child that runs the program exactly as a
@@ -24,6 +25,7 @@ what has no line alone.
 import base64
 import ctypes
 import json
+import marshal
 import os
 import resource
 import select
@@ -57,7 +59,7 @@ def _main() -> None:
     # A run that closes its stdin unread must not kill this process through SIGPIPE; each run
     # gets the disposition this process was given (a warm worker's jobs have the default).
     _SIGPIPE.append(signal.signal(signal.SIGPIPE, signal.SIG_IGN))
-    code = compile(spec["code"], "<string>", "exec")
+    code = _program(spec)
     argv = ["-c", *spec["argv"]]
     workspace = os.getcwd()
     scratch = [workspace] + (["/tmp"] if workspace == "/workspace" else [])
@@ -74,6 +76,16 @@ def _main() -> None:
         _write(out, (nonce + json.dumps(record) + "\n").encode())
         done += 1
     _write(out, (nonce + json.dumps({"done": done}) + "\n").encode())
+
+
+def _program(spec: "dict[str, Any]") -> "Any":
+    """The program's code: compiled by the host where this interpreter is the host's very
+    version (its bytecode is this one's), else compiled here from the source."""
+    compiled = spec.get("compiled")
+    if compiled and compiled["version"] == [sys.hexversion, sys.implementation.cache_tag]:
+        # the spec is the host's (this process reads it before any run exists)
+        return marshal.loads(base64.b64decode(compiled["code"]))  # noqa: S302
+    return compile(spec["code"], "<string>", "exec")
 
 
 def _run(code: "Any", argv: "list[str]", run: "dict[str, Any]") -> "dict[str, Any]":

@@ -111,11 +111,18 @@ class CodeFamily:
         audit's runs of a task's own solutions and hacks, never an agent's. A solution that
         cannot go in a batch (no entrypoint, a legacy verifier, other packages than the first
         one's) is verified alone, and so is every one when the batch's sandbox fails; so is
-        every one for a subclass that verifies its own way (it overrides :meth:`verify`)."""
+        every one for a subclass that verifies its own way (it overrides :meth:`verify`).
+
+        Pairs whose runs would be the same job (the same files, cases' arguments and limits:
+        tasks that differ only in their expected values, as the sensitivity check's probes of
+        one task do) share one run, each judged against its own task: the expected values
+        never reach the sandbox, so a second run could only repeat the first."""
         if type(self).verify is not CodeFamily.verify:
             return [self.verify(task, solution, sandbox) for task, solution in items]
         verdicts: dict[int, Verdict] = {}
         batched: list[tuple[int, _Prepared]] = []
+        same: dict[tuple[object, ...], int] = {}  # a run's job -> the first pair that has it
+        repeats: list[tuple[int, int]] = []  # (a pair, the pair whose run it shares)
         packages: tuple[str, ...] | None = None
         for index, (task, solution) in enumerate(items):
             config = code_config(task)
@@ -129,7 +136,13 @@ class CodeFamily:
             ):
                 verdicts[index] = self.verify(task, solution, sandbox)
                 continue
-            batched.append((index, _task_run(task, config, solution)))
+            prepared = _task_run(task, config, solution)
+            job = prepared.job()
+            if job in same:
+                repeats.append((index, same[job]))
+                continue
+            same[job] = index
+            batched.append((index, prepared))
         try:
             results = run_many(
                 sandbox,
@@ -139,10 +152,15 @@ class CodeFamily:
             )
         except SandboxError:
             results = []
+        shared: dict[int, CaseOutputs] = {}
         for (index, prepared), result in zip(batched, results, strict=False):
-            outputs = prepared.outputs(result)
+            shared[index] = prepared.outputs(result)
             task, solution = items[index]
-            verdicts[index] = self._verify(task, solution, sandbox, outputs)
+            verdicts[index] = self._verify(task, solution, sandbox, shared[index])
+        for index, first in repeats:
+            if first in shared:
+                task, solution = items[index]
+                verdicts[index] = self._verify(task, solution, sandbox, shared[first])
         for index, (task, solution) in enumerate(items):
             if index not in verdicts:  # the batch's sandbox failed: each alone, as verify does
                 verdicts[index] = self.verify(task, solution, sandbox)
@@ -255,6 +273,12 @@ class _Prepared(NamedTuple):
 
     def outputs(self, result: ExecResult) -> CaseOutputs:
         return decode_outputs(result, self.nonce, self.ids, encoded=self.encoded)
+
+    def job(self) -> tuple[object, ...]:
+        """What the sandbox is given, but the nonce: equal for runs that can only repeat each
+        other."""
+        files = tuple(sorted(self.run.files.items()))
+        return files, self.run.limits, self.run.stdin.replace(self.nonce.encode(), b"", 1)
 
 
 def _task_run(task: Task, config: CodeConfig, solution: Files) -> _Prepared:
