@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -147,7 +148,14 @@ def test_a_family_that_raises_while_verifying_leaves_only_that_task_in_error(
             raise RecursionError("maximum recursion depth exceeded in comparison")
         return verify(task, files, sandbox)
 
+    def deep_many(items: Sequence[tuple[Task, Files]], sandbox: Sandbox) -> list[Verdict]:
+        if any(task.id == "boom" for task, _ in items):
+            raise RecursionError("maximum recursion depth exceeded in comparison")
+        return verify_many(items, sandbox)
+
+    verify_many = family.verify_many  # type: ignore[attr-defined]
     monkeypatch.setattr(family, "verify", deep)
+    monkeypatch.setattr(family, "verify_many", deep_many)
     save_task(make_median_task("boom"), tmp_path)
     save_task(make_median_task("fine"), tmp_path)
     report = run_audit(TaskSet.load(tmp_path), pool)

@@ -299,3 +299,19 @@ def test_the_harness_takes_the_hosts_compiled_program_only_for_its_own_version()
         namespace: dict[str, Any] = {}
         exec(_batch._program({**spec, "compiled": given}), namespace)  # noqa: S102 - ours
         assert namespace["result"] == expected
+
+
+def test_a_runs_peak_memory_is_what_it_added_as_a_jobs_is(pool: PoolSandbox) -> None:
+    """A run is forked from a harness that holds the worker's memory; its peak counts what the
+    run added to that, as a job's counts what the job added to its worker's (the audit fits the
+    limits of mutants and hacks to the reference's peak, and checks its headroom)."""
+    hoard = "import sys\nx = bytearray(int(sys.stdin.read()) << 20)\n"
+    sizes = ("0", "40", "0", "40")
+    batched = run_many(pool, program(pool, hoard), runs(*sizes, limits=LIMITS))
+    for size, result in zip(sizes, batched, strict=True):
+        alone = pool.run(program(pool, hoard), limits=LIMITS, stdin=size.encode())
+        assert alone.peak_memory_mb is not None
+        assert result.peak_memory_mb is not None
+        assert result.exit_code == alone.exit_code == 0
+        assert int(size) <= result.peak_memory_mb < int(size) + 4
+        assert abs(result.peak_memory_mb - alone.peak_memory_mb) < 4, (size, alone, result)

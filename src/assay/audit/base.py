@@ -78,6 +78,11 @@ class AuditContext:
             verdicts[index] = verdict
         return [verdict for verdict in verdicts if verdict is not None]
 
+    def keep(self, task: Task, solution: Files, verdict: Verdict) -> None:
+        """Take ``verdict`` as this context's on ``solution`` for ``task`` (given elsewhere:
+        the audit verifies a task set's own solutions together, several tasks a batch)."""
+        self._keep((id(task), tuple(sorted(solution.items()))), task, verdict)
+
     def _keep(
         self, key: tuple[int, tuple[tuple[str, bytes], ...]], task: Task, verdict: Verdict
     ) -> None:

@@ -32,12 +32,13 @@ from assay.audit.report import (
 )
 from assay.audit.sensitivity import SensitivityCheck
 from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck, SetCheck, apply_set_findings
+from assay.audit.together import WINDOW, Kept, verify_together
 from assay.errors import ContainerRequiredError, InputError, SandboxError
 from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
 from assay.profiles import RunProfile
 from assay.sandbox.protocol import Sandbox
-from assay.tasks.model import Task
+from assay.tasks.model import Files, Task
 from assay.tasks.taskset import LoadFailure, TaskSet
 from assay.verdicts import Status, Verdict
 
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "assay.audit_checks"
 VerdictSink = Callable[[Task, SolutionVerdict], None]
 
+
+TOGETHER = {"reference", "known-bad", "empty"}
+"""The checks whose solutions a window of tasks verifies together (:mod:`assay.audit.together`)."""
 
 Check = AuditCheck | SetCheck
 """A check over one task at a time, or over the whole set."""
@@ -128,10 +132,17 @@ def run_audit(
     per_task = [check for check in applied if not isinstance(check, SetCheck)]
     over_set = [check for check in applied if isinstance(check, SetCheck)]
 
+    def path_of(task: Task) -> str:
+        return str(taskset.paths.get(task.id, taskset.root))
+
+    kept: Kept = {}
+
     def audit(task: Task) -> TaskAudit:
-        path = str(taskset.paths.get(task.id, taskset.root))
+        path = path_of(task)
         try:
-            result = _audit_task(task, path, sandbox, per_task, on_verdict)
+            result = _audit_task(
+                task, path, sandbox, per_task, on_verdict, kept=kept.pop(id(task), [])
+            )
         except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
             result = _only(task.id, path, Decision.ERROR, _crashed("audit", exc))
         if on_task is not None:
@@ -143,8 +154,16 @@ def run_audit(
         if on_task is not None:
             on_task(result)
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
+    together = {check.name for check in per_task} & TOGETHER
+    audited: list[TaskAudit] = []
     try:
-        audited = list(pool.map(audit, taskset.tasks))
+        tasks = list(taskset.tasks)
+        for start in range(0, len(tasks), WINDOW):
+            window = tasks[start : start + WINDOW]
+            if together:
+                located = [(task, path_of(task)) for task in window]
+                kept.update(verify_together(located, sandbox, pool, together, workers))
+            audited += pool.map(audit, window)
     finally:
         # On an interrupt, tasks not yet started are dropped rather than run to the end.
         pool.shutdown(wait=True, cancel_futures=True)
@@ -208,17 +227,22 @@ def _audit_task(
     sandbox: Sandbox,
     checks: Sequence[AuditCheck],
     on_verdict: VerdictSink | None,
+    *,
+    kept: Sequence[tuple[Files, Verdict]] = (),
 ) -> TaskAudit:
-    """Apply ``checks`` in order. A check that finds the task unreadable (it raises
-    :class:`InputError`) ends the task's audit with that one finding: the later checks need what
-    is malformed. A check that fails leaves the task unfinished (``error``); after a failure of
-    the sandbox (:class:`SandboxError`) no later check runs, after any other the rest still do.
+    """Apply ``checks`` in order, the verdicts in ``kept`` already given. A check that finds
+    the task unreadable (it raises :class:`InputError`) ends the task's audit with that one
+    finding: the later checks need what is malformed. A check that fails leaves the task
+    unfinished (``error``); after a failure of the sandbox (:class:`SandboxError`) no later
+    check runs, after any other the rest still do.
     """
     try:
         family = family_of(task, Path(path))
     except InputError as exc:
         return _only(task.id, path, Decision.REJECTED, _finding("lint", str(exc)))
     context = AuditContext(family=family, sandbox=sandbox)
+    for files, given in kept:
+        context.keep(task, files, given)
     findings: list[Finding] = []
     problems: list[Finding] = []
     verdicts: list[SolutionVerdict] = []

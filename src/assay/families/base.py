@@ -114,17 +114,26 @@ class BatchFamily(Protocol):
 
 
 def verify_confirmed(
-    family: Family, items: Sequence[tuple[Task, Files]], sandbox: Sandbox
+    family: Family,
+    items: Sequence[tuple[Task, Files]],
+    sandbox: Sandbox,
+    *,
+    findings: Sequence[Status] | None = None,
 ) -> list[Verdict]:
     """``family.verify`` on each (task, solution) pair, in order: in batches where the family
-    can (:class:`BatchFamily`, fewer sandbox jobs), and then every pass from a batch verified
-    again alone, so that each pass is the verdict an agent's submission would get. For a task's
-    own solutions and the audit's hacks only, as :meth:`BatchFamily.verify_many`."""
+    can (:class:`BatchFamily`, fewer sandbox jobs), and then every verdict from a batch that
+    would be a finding verified again alone, so that each is the verdict an agent's submission
+    would get. A pass is the finding (a hack's, a known-bad's), unless ``findings`` gives each
+    pair's own (a reference's is a fail). For a task's own solutions and the audit's hacks
+    only, as :meth:`BatchFamily.verify_many`."""
     if len(items) < 2 or not isinstance(family, BatchFamily):
         return [family.verify(task, solution, sandbox) for task, solution in items]
+    found = findings if findings is not None else [Status.PASS] * len(items)
     return [
-        family.verify(task, solution, sandbox) if verdict.status is Status.PASS else verdict
-        for (task, solution), verdict in zip(items, family.verify_many(items, sandbox), strict=True)
+        family.verify(task, solution, sandbox) if verdict.status is finding else verdict
+        for (task, solution), verdict, finding in zip(
+            items, family.verify_many(items, sandbox), found, strict=True
+        )
     ]
 
 

@@ -43,6 +43,7 @@ _POLL_S = 0.02
 _CHUNK = 1 << 16
 _TICK = os.sysconf("SC_CLK_TCK")
 _SELF = os.getpid()
+_PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 _SIGPIPE: "list[Any]" = []
 """SIGPIPE's disposition as this process found it."""
 _PRCTL: "list[Any]" = []
@@ -92,12 +93,14 @@ def _run(code: "Any", argv: "list[str]", run: "dict[str, Any]") -> "dict[str, An
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    size_r, size_w = os.pipe()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:
+        os.write(size_w, b"%d" % _resident_kb())
         _child(code, argv, (in_r, out_w, err_w), float(run["cpu_s"]))
-    for fd in (in_r, out_w, err_w):
+    for fd in (in_r, out_w, err_w, size_w):
         os.close(fd)
     outputs: dict[int, list[Any]] = {out_r: [b"", False], err_r: [b"", False]}
     stdin = _Feed(in_w, base64.b64decode(run["stdin"]))
@@ -109,13 +112,17 @@ def _run(code: "Any", argv: "list[str]", run: "dict[str, Any]") -> "dict[str, An
         _read(fd, outputs, int(run["output"]), None)
         os.close(fd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    forked_kb = int(os.read(size_r, 64) or 0)  # nothing when the child died at once
+    os.close(size_r)
     return {
         "status": status,
         "timed_out": stopped == "time",
         "cpu_exceeded": stopped == "cpu",
         "wall_s": time.monotonic() - started,
         "cpu_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
-        "peak_kb": usage.ru_maxrss,
+        # What the run added to the memory it was forked with (as the child found it first
+        # thing), as a job's own peak counts what the job added to its worker's.
+        "peak_kb": max(0, usage.ru_maxrss - forked_kb),
         "stdout": base64.b64encode(outputs[out_r][0]).decode(),
         "stderr": base64.b64encode(outputs[err_r][0]).decode(),
         "stdout_truncated": outputs[out_r][1],
@@ -261,6 +268,12 @@ def _read(fd: int, outputs: "dict[int, list[Any]]", cap: int, poller: "Any") -> 
         kept[0] += chunk[: max(room, 0)]
         if poller is not None:
             return  # one read per wake-up: the loop checks the clock in between
+
+
+def _resident_kb() -> int:
+    """This process's resident memory, KiB."""
+    with open("/proc/self/statm", "rb") as statm:
+        return int(statm.read().split()[1]) * _PAGE_KB
 
 
 def _children() -> "list[int]":
