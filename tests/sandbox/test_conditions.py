@@ -1,10 +1,17 @@
 """Commands under other conditions: the variables come first, and an isolated Python command
-honours them without losing the rest of its isolation."""
+honours them without losing the rest of its isolation; the pool runs them on workers started
+under them."""
 
 from __future__ import annotations
 
-from assay.sandbox import LocalSandbox
+import subprocess
+import sys
+
+import pytest
+
+from assay.sandbox import LocalSandbox, PoolSandbox
 from assay.sandbox.conditions import ENV, WithEnvironment, environment_of, with_environment
+from assay.sandbox.pool import CONDITIONED_SLOTS
 
 SEED = {"PYTHONHASHSEED": "7"}
 
@@ -41,3 +48,51 @@ def test_the_environment_of_a_sandbox() -> None:
     wrapped = WithEnvironment(plain, SEED)
     assert environment_of(wrapped) == SEED
     assert environment_of(wrapped) is not wrapped.env  # a copy: the caller cannot change it
+
+
+FLAKY = {"PYTHONHASHSEED": "2", "TZ": "Pacific/Kiritimati", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+SHOW = (
+    "import os, sys, time\n"
+    "print(hash('assay'), os.environ.get('TZ'), time.tzname[0], sys.flags.isolated)\n"
+    "print(sorted(os.listdir('/tmp')), sorted(os.listdir('.')))\n"
+    "open('/tmp/left', 'w').write('x'); open('left', 'w').write('x')\n"
+    "os.environ['TZ'] = 'UTC'; os.putenv('PYTHONHASHSEED', '9')\n"
+)
+
+
+def _fresh_hash(seed: str) -> str:
+    code = "print(hash('assay'))"
+    env = {"PYTHONHASHSEED": seed}
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@pytest.mark.sandbox
+def test_the_pool_runs_jobs_under_conditions_on_a_worker_started_under_them() -> None:
+    """The hash seed a fresh interpreter would take, the time zone; one worker for the
+    conditions, on a slot beyond the cap's; a job still leaves nothing to the next (it cannot
+    change the conditions either), and a job without conditions never lands there."""
+    with PoolSandbox(max_workers=1) as pool:
+        varied = WithEnvironment(pool, FLAKY)
+        command = [pool.python, "-I", "-S", "-c", SHOW]
+        seen = [varied.run(command).stdout.split("\n") for _ in range(3)]
+        assert pool.size == 1  # the three jobs on one worker
+        plain = pool.run(command).stdout.split("\n")
+        assert pool.size == 2  # the cap's one slot was still free
+    for first, listing, _ in seen:
+        assert first == f"{_fresh_hash('2')} Pacific/Kiritimati +14 0"
+        assert listing == "[] []"  # nothing left by the job before
+    assert plain[0].split()[1:] == ["None", "UTC", "1"]
+    assert plain[0].split()[0] != _fresh_hash("2")
+
+
+@pytest.mark.sandbox
+def test_jobs_under_other_conditions_take_turns_on_the_conditions_slots() -> None:
+    with PoolSandbox(max_workers=1) as pool:
+        command = [pool.python, "-I", "-S", "-c", "import os; print(os.environ['TZ'])"]
+        zones = [f"Etc/GMT+{n}" for n in range(CONDITIONED_SLOTS + 2)]
+        for zone in zones:  # more sets of conditions than slots: the longest idle gives way
+            assert WithEnvironment(pool, {"TZ": zone}).run(command).stdout.strip() == zone
+            assert pool.size <= CONDITIONED_SLOTS
+        assert pool.run([pool.python, "-I", "-S", "-c", "print(1)"]).stdout.strip() == "1"

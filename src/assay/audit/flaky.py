@@ -3,9 +3,10 @@
 The reference and the known-bad solutions are verified :data:`RUNS` more times, at once (so each
 run competes with the others for the CPU; the solutions of one run share a batch where the
 family can), each under other conditions: the hash seed, the time
-zone and the locale differ from run to run (see :data:`CONDITIONS`; each varied run is a fresh
-interpreter that honours them, :mod:`assay.sandbox.conditions`, and the workflow family, whose
-scripts run in a sandbox of its own, takes them from the sandbox it is lent). A solution whose
+zone and the locale differ from run to run (see :data:`CONDITIONS`; the pool runs them on a
+worker started under them, other sandboxes in a fresh interpreter that honours them,
+:mod:`assay.sandbox.conditions`, and the workflow family, whose scripts run in a sandbox of its
+own, takes them from the sandbox it is lent). A solution whose
 verdict changes is a finding with the runs side by side: a reference that sometimes fails, or a
 known-bad that sometimes passes, is a task whose reward is partly chance. Such a task is
 quarantined for a person to look at (the cause may be the task, or a solution that depends on

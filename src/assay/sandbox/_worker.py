@@ -74,6 +74,7 @@ class Worker:
         identity: Identity,
         trusted_code: Mapping[str, str] | None = None,
         preload: tuple[tuple[str, ...], tuple[str, ...]] = ((), ()),
+        conditions: Mapping[str, str] | None = None,
     ) -> None:
         self.uid = uid
         self.python = python
@@ -87,19 +88,12 @@ class Worker:
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock = host_end
         inherited, job_cgroup = self.groups.descriptors() if self.groups else ([], {})
-        hidden = options_fd(_bwrap_args(system_args, python, identity))
-        argv = [
-            bwrap,
-            "--args",
-            str(hidden),
-            "--",
-            python,
-            "-I",
-            "-S",
-            "-c",
-            ZYGOTE,
-            str(worker_end.fileno()),
-        ]
+        hidden = options_fd(_bwrap_args(system_args, python, identity, conditions or {}))
+        # Under conditions the interpreter honours its PYTHON* variables (the hash seed among
+        # them), which are all ours: -I without ignoring the environment is -s -P.
+        flags = ["-s", "-P"] if conditions else ["-I"]
+        argv = [bwrap, "--args", str(hidden), "--", python, *flags, "-S", "-c", ZYGOTE]
+        argv.append(str(worker_end.fileno()))
         procs = self.groups.main.procs_files() if self.groups else []
         try:
             self._proc = _spawn(
@@ -276,7 +270,9 @@ def _serve_spawns() -> None:
             done.set_exception(exc)
 
 
-def _bwrap_args(system_args: list[str], python: str, identity: Identity) -> list[str]:
+def _bwrap_args(
+    system_args: list[str], python: str, identity: Identity, conditions: Mapping[str, str]
+) -> list[str]:
     caps: list[str] = []
     shared = _SHARED_CAPABILITIES if identity.kind == "shared" else ()
     for cap in (*_CAPABILITIES, *shared):
@@ -298,7 +294,11 @@ def _bwrap_args(system_args: list[str], python: str, identity: Identity) -> list
         "ALL",
         *caps,
         "--clearenv",
-        *[arg for name, value in job_env(python).items() for arg in ("--setenv", name, value)],
+        *[
+            arg
+            for name, value in (job_env(python) | dict(conditions)).items()
+            for arg in ("--setenv", name, value)
+        ],
         # Bind every symbol at load, in the worker, not on first call in each job (a
         # copy-on-write fault per page written); the worker drops it from its environment.
         "--setenv",

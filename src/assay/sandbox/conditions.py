@@ -3,11 +3,13 @@
 The audit's flaky check runs a task's own solutions again with another hash seed, time zone and
 locale. Harness commands are ``python -I ...``, and isolated mode (``-I``, which implies ``-E``)
 ignores every ``PYTHON*`` variable, ``PYTHONHASHSEED`` among them; a pool job started on the
-fast path even shares its worker's hash secret with every other job. So :func:`with_environment`
-starts such a command through ``/usr/bin/env`` (a fresh interpreter, never the fast path) and
-replaces ``-I`` by what it means apart from ignoring the environment: ``-s`` (no user site)
-and ``-P`` (no script or working directory on ``sys.path``). The variables are ours, never the
-submission's, so honouring them lets in nothing the job did not have.
+fast path even shares its worker's hash secret with every other job. The pool takes the
+variables as conditions, and runs the job on a worker started under them, whose jobs all
+inherit them (:class:`assay.sandbox.PoolSandbox`). Elsewhere :func:`with_environment` starts
+such a command through ``/usr/bin/env`` (a fresh interpreter) and replaces ``-I`` by what it
+means apart from ignoring the environment: ``-s`` (no user site) and ``-P`` (no script or
+working directory on ``sys.path``). The variables are ours, never the submission's, so
+honouring them lets in nothing the job did not have.
 """
 
 from __future__ import annotations
@@ -71,7 +73,20 @@ class WithEnvironment:
         packages: Sequence[str] = (),
         sockets: bool = True,
     ) -> ExecResult:
-        """Run ``command`` in the wrapped sandbox with the environment set."""
+        """Run ``command`` in the wrapped sandbox with the environment set: where it takes
+        conditions (the pool: a worker started under them), as they are; elsewhere through
+        :func:`with_environment`."""
+        if getattr(self.inner, "takes_conditions", False):
+            run: Any = self.inner.run
+            return run(  # type: ignore[no-any-return]
+                command,
+                files=files,
+                limits=limits,
+                stdin=stdin,
+                packages=packages,
+                sockets=sockets,
+                conditions=self.env,
+            )
         return self.inner.run(
             with_environment(command, self.env),
             files=files,

@@ -15,6 +15,13 @@ library, or that and the packages a run names): a job goes to an idle worker of 
 and when none is idle and no slot is free, the longest-idle worker of another one gives up its
 slot.
 
+A job may also ask for conditions: environment variables its interpreter must start under
+(``PYTHONHASHSEED``, ``TZ``, ``LC_ALL``: the audit's flaky check). A fork keeps its parent's
+hash seed, so such jobs go to workers started under those conditions, which every job they fork
+inherits; up to :data:`CONDITIONED_SLOTS` of them live beside the cap's own, one for each set of
+conditions, so that the audit's runs under three conditions and its plain runs do not take each
+other's workers (a worker started for every such job would cost more than the job).
+
 ``python -I -S -c CODE`` commands take the fast path (the code runs in the forked child, no new
 interpreter); any other command is executed inside the child, under the same isolation.
 """
@@ -43,6 +50,8 @@ from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
 from assay.sandbox.protocol import PACKAGES_DIR, ExecResult
 from assay.tasks.spec import Limits
 
+CONDITIONED_SLOTS = 4
+"""Workers under conditions (see the module docstring) alive at once, beyond ``max_workers``."""
 DEFAULT_CAP = 64
 """Sandboxes alive at once, one-shot jobs and sessions together; workers start on demand."""
 MAX_CAP = POOL_UIDS.size
@@ -72,6 +81,8 @@ class PoolSandbox:
     """
 
     name = "pool"
+    takes_conditions = True
+    """:meth:`run` takes ``conditions`` (see :class:`assay.sandbox.conditions.WithEnvironment`)."""
 
     def __init__(
         self,
@@ -105,8 +116,15 @@ class PoolSandbox:
         self._idle: list[Worker] = []
         self._busy = 0
         self._free_slots = list(range(self.max_workers))
+        # Slots of workers under conditions, beyond the cap's (none where the cap takes every
+        # uid of the block: such workers then take the cap's slots like any other).
+        self._free_conditioned = list(
+            range(self.max_workers, min(MAX_CAP, self.max_workers + CONDITIONED_SLOTS))
+        )
+        self._conditioned = bool(self._free_conditioned)
         self._slots: dict[int, int] = {}
-        self._environments: dict[int, Exposure] = {}
+        self._keys: dict[int, _Key] = {}
+        self._alive_under: dict[_Conditions, int] = {}
         self._lock = threading.Condition()
         self._closed = False
         self.recycled = 0
@@ -130,12 +148,14 @@ class PoolSandbox:
         stdin: bytes = b"",
         packages: Sequence[str] = (),
         sockets: bool = True,
+        conditions: Mapping[str, str] | None = None,
     ) -> ExecResult:
-        """Run ``command`` in a fresh job on a warm worker; see :class:`assay.sandbox.Sandbox`."""
+        """Run ``command`` in a fresh job on a warm worker; see :class:`assay.sandbox.Sandbox`.
+        With ``conditions``, on a worker started under them (see the module docstring)."""
         meta = self._meta(command)
-        environment = resolve(packages)
+        key = (resolve(packages), tuple(sorted((conditions or {}).items())))
         for _ in range(3):
-            with self._worker(environment) as worker:
+            with self._worker(key) as worker:
                 try:
                     return worker.run(
                         meta,
@@ -156,7 +176,7 @@ class PoolSandbox:
         ``packages`` (see :meth:`run`) are fixed when it opens.
         """
         environment = resolve(packages)
-        return PoolSession(self, self._acquire(environment), environment)
+        return PoolSession(self, self._acquire((environment, ())), environment)
 
     def idle_worker_memory_mb(self) -> float:
         """Average proportional memory (PSS) of an idle worker, all its processes together."""
@@ -182,7 +202,7 @@ class PoolSandbox:
         started = []
         with contextlib.ExitStack() as stack:
             for _ in range(wanted):
-                started.append(stack.enter_context(self._worker()))
+                started.append(stack.enter_context(self._worker((STANDARD_LIBRARY, ()))))
 
     @property
     def size(self) -> int:
@@ -213,8 +233,8 @@ class PoolSandbox:
         return self
 
     @contextlib.contextmanager
-    def _worker(self, environment: Exposure = STANDARD_LIBRARY) -> Iterator[Worker]:
-        worker = self._acquire(environment)
+    def _worker(self, key: _Key) -> Iterator[Worker]:
+        worker = self._acquire(key)
         try:
             yield worker
         except WorkerFailedError:
@@ -223,23 +243,34 @@ class PoolSandbox:
         finally:
             self._release(worker)
 
-    def _acquire(self, environment: Exposure) -> Worker:
+    def _acquire(self, key: _Key) -> Worker:
+        environment, conditions = key
+        apart = bool(conditions) and self._conditioned  # on a slot beyond the cap's
         with self._lock:
             while True:
                 if self._closed:
                     raise SandboxError("the pool is closed")
                 self._shrink()
-                idle = self._idle_of(environment)
+                idle = self._idle_of(key)
                 if idle is not None:
                     self._busy += 1
                     return idle
-                if self._free_slots:
-                    slot = self._free_slots.pop()
+                free = self._free_conditioned if apart else self._free_slots
+                if apart and self._alive_under.get(conditions):
+                    pass  # one worker a set of conditions: wait for it
+                elif free:
+                    slot = free.pop()
                     self._busy += 1
+                    self._alive_under[conditions] = self._alive_under.get(conditions, 0) + 1
                     break
-                if self._idle:  # all of other environments: the longest idle gives its slot up
-                    worker = self._idle.pop(0)
-                    threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
+                else:  # all of other keys: the longest idle of the same slots gives its up
+                    extra = self._extra
+                    holders = [w for w in self._idle if (self._slots[id(w)] in extra) == apart]
+                    if holders:
+                        self._idle.remove(holders[0])
+                        threading.Thread(
+                            target=self._retire, args=(holders[0],), daemon=True
+                        ).start()
                 self._lock.wait()
         try:
             worker = Worker(
@@ -251,24 +282,38 @@ class PoolSandbox:
                 identity=self.identity,
                 trusted_code=self._trusted,
                 preload=preload_modules(environment),
+                conditions=dict(conditions),
             )
         except BaseException:
             with self._lock:
                 self._busy -= 1
-                self._free_slots.append(slot)
-                self._lock.notify()
+                self._free_slot(slot, conditions)
+                self._lock.notify_all()
             raise
-        self._slots[id(worker)] = slot
-        self._environments[id(worker)] = environment
+        with self._lock:
+            self._slots[id(worker)] = slot
+            self._keys[id(worker)] = key
         return worker
 
-    def _idle_of(self, environment: Exposure) -> Worker | None:
-        """The most recently idle live worker of ``environment``, taken from the idle list
-        (called with the lock held); dead ones met on the way are retired."""
+    @property
+    def _extra(self) -> range:
+        """The slots of workers under conditions."""
+        return range(self.max_workers, self.max_workers + CONDITIONED_SLOTS)
+
+    def _free_slot(self, slot: int, conditions: _Conditions) -> None:
+        """Give ``slot`` back (called with the lock held)."""
+        (self._free_conditioned if slot in self._extra else self._free_slots).append(slot)
+        self._alive_under[conditions] -= 1
+        if not self._alive_under[conditions]:
+            del self._alive_under[conditions]
+
+    def _idle_of(self, key: _Key) -> Worker | None:
+        """The most recently idle live worker of ``key``, taken from the idle list (called with
+        the lock held); dead ones met on the way are retired."""
         for index in range(len(self._idle) - 1, -1, -1):
             worker = self._idle[index]
-            held = self._environments[id(worker)]
-            if held is not environment and held != environment:
+            held = self._keys[id(worker)]
+            if held[1] != key[1] or (held[0] is not key[0] and held[0] != key[0]):
                 continue
             del self._idle[index]
             if worker.alive():
@@ -285,7 +330,7 @@ class PoolSandbox:
             if keep:
                 self._idle.append(worker)
             self.recycled += retire
-            self._lock.notify()
+            self._lock.notify_all()
         if not keep:
             self._retire(worker)
         with self._lock:
@@ -295,9 +340,9 @@ class PoolSandbox:
     def _retire(self, worker: Worker) -> None:
         worker.close()
         with self._lock:
-            self._free_slots.append(self._slots.pop(id(worker)))
-            self._environments.pop(id(worker), None)
-            self._lock.notify()
+            _, conditions = self._keys.pop(id(worker))
+            self._free_slot(self._slots.pop(id(worker)), conditions)
+            self._lock.notify_all()
 
     def _shrink(self) -> None:
         """Retire workers idle for too long (called with the lock held)."""
@@ -329,6 +374,12 @@ class PoolSandbox:
         if index + 1 >= len(command) or not set(command[1:index]) <= _PYTHON_FLAGS:
             return None
         return command[index + 1]
+
+
+_Conditions = tuple[tuple[str, str], ...]
+"""A job's conditions, as sorted (name, value) pairs; () for none."""
+_Key = tuple[Exposure, _Conditions]
+"""What a worker serves: its Python environment and its conditions."""
 
 
 class PoolSession:
