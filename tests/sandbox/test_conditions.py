@@ -96,3 +96,15 @@ def test_jobs_under_other_conditions_take_turns_on_the_conditions_slots() -> Non
             assert WithEnvironment(pool, {"TZ": zone}).run(command).stdout.strip() == zone
             assert pool.size <= CONDITIONED_SLOTS
         assert pool.run([pool.python, "-I", "-S", "-c", "print(1)"]).stdout.strip() == "1"
+
+
+@pytest.mark.sandbox
+def test_conditions_within_conditions_all_hold(pool: PoolSandbox) -> None:
+    inner = WithEnvironment(pool, {"TZ": "Etc/GMT+3"})
+    both = WithEnvironment(inner, {"PYTHONHASHSEED": "4"})
+    code = "import os; print(os.environ['TZ'], os.environ['PYTHONHASHSEED'], hash('assay'))"
+    assert both.run([pool.python, "-I", "-S", "-c", code]).stdout.split() == [
+        "Etc/GMT+3",
+        "4",
+        _fresh_hash("4"),
+    ]

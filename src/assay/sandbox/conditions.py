@@ -45,6 +45,9 @@ class WithEnvironment:
     """A sandbox whose commands run with ``env`` set (see :func:`with_environment`), otherwise
     the sandbox it wraps."""
 
+    takes_conditions = False
+    """Not the wrapped sandbox's answer: :meth:`run` takes no conditions of its own."""
+
     def __init__(self, inner: Sandbox, env: Mapping[str, str]) -> None:
         self.inner = inner
         self.env = dict(env)
