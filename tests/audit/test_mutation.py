@@ -10,8 +10,7 @@ import pytest
 
 from assay.audit import MutationCheck
 from assay.audit.base import AuditContext
-from assay.audit.fitting import MIN_CPU_S
-from assay.audit.mutation import WEAK_SCORE, mutation_score
+from assay.audit.mutation import MIN_CPU_S, WEAK_SCORE, mutation_score
 from assay.audit.runner import default_checks
 from assay.families.base import Mutant, MutationFamily
 from assay.families.code import CodeFamily
@@ -181,11 +180,11 @@ def test_a_mutant_that_loops_forever_is_a_kill_within_a_fitted_limit(pool: PoolS
     family = Recording()
     findings = run_check(task, pool, family)
     assert recorded  # the mutants, under limits fitted to the reference (which the task's are not)
-    assert all(wall < 120.0 and cpu <= MIN_CPU_S for wall, cpu in recorded)
+    assert all(wall < 120.0 and MIN_CPU_S <= cpu < 1.0 for wall, cpu in recorded)
     assert not any("Add -> Sub" in f.evidence for f in findings)
     # the looping mutant was stopped by its CPU limit, not after the wall limit's 2 s or more
     assert looping_cpu
-    assert max(looping_cpu) < 4 * MIN_CPU_S
+    assert max(looping_cpu) < 4 * max(cpu for _, cpu in recorded)
 
 
 class HalfBroken(CodeFamily):

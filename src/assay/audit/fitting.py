@@ -27,16 +27,22 @@ MIN_TIMEOUT_S = 2.0
 CPU_FACTOR = 10.0
 """A run may use this many times the reference's CPU time..."""
 MIN_CPU_S = 0.1
-"""...but never less than this: twenty times what a typical generated task's reference uses."""
+"""...but never less than this: twenty times what a typical generated task's reference uses,
+and more than the costliest of the red-team's hacks take (a huge answer, a flood of output),
+which would otherwise be verified again under the task's own limits."""
 MEMORY_FACTOR = 8
 """A run may use this many times the reference's peak memory (where the backend measures it)..."""
-MIN_MEMORY_MB = 64
-"""...but never less than this (a typical reference's job peaks at 2 MiB)."""
+MIN_MEMORY_MB = 32
+"""...but never less than this (a typical reference's job peaks at 2 MiB, the red-team's huge
+answer at 12). A hack that hoards memory costs the time it takes to fill it."""
 
 
-def fitted_to_reference(task: Task, context: AuditContext) -> Task | None:
+def fitted_to_reference(
+    task: Task, context: AuditContext, *, min_cpu_s: float = MIN_CPU_S
+) -> Task | None:
     """``task`` with its time and CPU limits fitted to its reference's run (see the module
-    docstring), or None when it has no reference or the reference does not pass."""
+    docstring; ``min_cpu_s`` instead of :data:`MIN_CPU_S`), or None when it has no reference
+    or the reference does not pass."""
     references = task.references()
     reference = references.get("reference") or next(iter(references.values()), None)
     if reference is None:
@@ -46,7 +52,7 @@ def fitted_to_reference(task: Task, context: AuditContext) -> Task | None:
         return None
     limits = task.spec.limits
     timeout = min(limits.timeout_s, max(MIN_TIMEOUT_S, TIME_FACTOR * verdict.timings.wall_s))
-    cpu = min(limits.cpu_s, max(MIN_CPU_S, CPU_FACTOR * verdict.timings.sandbox_cpu_s))
+    cpu = min(limits.cpu_s, max(min_cpu_s, CPU_FACTOR * verdict.timings.sandbox_cpu_s))
     update: dict[str, float | int] = {"timeout_s": timeout, "cpu_s": cpu}
     peak = verdict.timings.peak_memory_mb
     if peak is not None:

@@ -14,7 +14,9 @@ Neither rejects the task.
 
 Mutants are verified with time and CPU limits fitted to the reference
 (:mod:`assay.audit.fitting`), since a mutant that loops forever would otherwise cost the task's
-whole limit; a mutant that runs out of time fails, which is a kill.
+whole limit; a mutant that runs out of time fails, which is a kill. Their CPU time is floored
+at :data:`MIN_CPU_S`, half the red-team's: a mutant of a reference that needs a few
+milliseconds and takes ten times as many has changed its complexity, not its answer's spelling.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from assay.families.base import Mutant, MutationFamily
 from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 from assay.verdicts import Status
+
+MIN_CPU_S = 0.05
+"""A mutant's CPU limit is never less than this (see the module docstring)."""
 
 WEAK_SCORE = 0.6
 """Below this share of mutants killed, the verifier is called weak (a warning)."""
@@ -74,7 +79,7 @@ class MutationCheck:
         mutants = family.mutants(task)
         if not mutants:
             return CheckOutcome()
-        fitted = fitted_to_reference(task, context)
+        fitted = fitted_to_reference(task, context, min_cpu_s=MIN_CPU_S)
         if fitted is None:
             return CheckOutcome()
         result = mutation_score(fitted, mutants, context)
