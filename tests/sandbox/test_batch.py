@@ -315,3 +315,29 @@ def test_a_runs_peak_memory_is_what_it_added_as_a_jobs_is(pool: PoolSandbox) -> 
         assert result.exit_code == alone.exit_code == 0
         assert int(size) <= result.peak_memory_mb < int(size) + 4
         assert abs(result.peak_memory_mb - alone.peak_memory_mb) < 4, (size, alone, result)
+
+
+def test_with_an_entry_the_definitions_run_once_and_each_run_calls_it(pool: PoolSandbox) -> None:
+    source = (
+        "import os, sys\n"
+        "DEFINED_IN = os.getpid()\n"
+        "def main():\n"
+        "    step = sys.stdin.read()\n"
+        "    print(DEFINED_IN, os.getpid(), step)\n"
+        "    if step == 'exit3':\n"
+        "        sys.exit(3)\n"
+        "    if step == 'raise':\n"
+        "        raise ValueError('no')\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    )
+    steps = ("a", "exit3", "raise", "b")
+    entered = run_many(pool, program(pool, source), runs(*steps), entry="main")
+    plain = run_many(pool, program(pool, source), runs(*steps))
+    defined = {r.stdout.split()[0] for r in entered}
+    assert len(defined) == 1  # the definitions ran once, in the harness, before the runs
+    assert all(r.stdout.split()[1] not in defined for r in entered)
+    assert [r.stdout.split()[2] for r in entered] == list(steps)
+    assert [r.exit_code for r in entered] == [r.exit_code for r in plain] == [0, 3, 1, 0]
+    assert "ValueError: no" in entered[2].stderr
+    assert len({r.stdout.split()[0] for r in plain}) == len(steps)  # each run defined its own

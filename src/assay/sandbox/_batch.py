@@ -20,6 +20,11 @@ the measures above. So a batch is for programs of one origin that do not attack 
 audit's runs of a task's own solutions and of its own reward hacks), never for an agent's.
 Anything a run does to this process (kill it, stop it) ends the batch early; the caller runs
 what has no line alone.
+
+With an ``entry`` in the spec (the name of a function the program defines, which is what it
+calls when run as ``__main__``), the program's definitions run once in this process, before the
+runs, and each run calls that function: a run's process would otherwise make every object of
+them again, and pay for each page of this process that it touches doing so.
 """
 
 import base64
@@ -61,6 +66,8 @@ def _main() -> None:
     # gets the disposition this process was given (a warm worker's jobs have the default).
     _SIGPIPE.append(signal.signal(signal.SIGPIPE, signal.SIG_IGN))
     code = _program(spec)
+    if spec.get("entry"):
+        code = _defined(code, spec["entry"])
     argv = ["-c", *spec["argv"]]
     workspace = os.getcwd()
     scratch = [workspace] + (["/tmp"] if workspace == "/workspace" else [])
@@ -87,6 +94,14 @@ def _program(spec: "dict[str, Any]") -> "Any":
         # the spec is the host's (this process reads it before any run exists)
         return marshal.loads(base64.b64decode(compiled["code"]))  # noqa: S302
     return compile(spec["code"], "<string>", "exec")
+
+
+def _defined(code: "Any", entry: str) -> "Any":
+    """The function ``entry`` of the program, its definitions run here, once, before any run
+    (as the module ``__batch__``: its ``if __name__ == "__main__"`` does not fire)."""
+    namespace = {"__name__": "__batch__", "__builtins__": __builtins__}
+    exec(code, namespace)  # the caller's trusted program, which only defines things
+    return namespace[entry]
 
 
 def _run(code: "Any", argv: "list[str]", run: "dict[str, Any]") -> "dict[str, Any]":
@@ -224,13 +239,17 @@ def _child(code: "Any", argv: "list[str]", fds: "tuple[int, int, int]", cpu_s: f
 
 
 def _run_python(code: "Any", argv: "list[str]") -> int:
-    """The program, as ``python -c`` runs it: ``SystemExit`` gives the status, anything else
-    raised is printed and gives 1, and the streams are flushed."""
+    """The program, as ``python -c`` runs it (or its entry function, called, where its
+    definitions ran before the runs): ``SystemExit`` gives the status, anything else raised is
+    printed and gives 1, and the streams are flushed."""
     sys.argv = argv
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     status = 0
     try:
-        exec(code, namespace)
+        if callable(code):
+            code()
+        else:
+            exec(code, namespace)
     except SystemExit as exc:
         if exc.code is None:
             status = 0

@@ -81,16 +81,22 @@ def run_many(
     runs: Sequence[Run],
     *,
     packages: Sequence[str] = (),
+    entry: str | None = None,
 ) -> list[ExecResult]:
     """The result of each of ``runs`` of ``command`` in ``sandbox``, as :meth:`Sandbox.run`
     reports it, with batches of them in one job where the command allows (see the module
-    docstring). Raises what :meth:`Sandbox.run` raises."""
+    docstring). Raises what :meth:`Sandbox.run` raises.
+
+    ``entry`` names the function a trusted program calls when run as ``__main__``, and that is
+    all it does then besides defining things: a batch runs the definitions once, before its
+    runs, and each run calls the function (fewer pages copied a run, see
+    :mod:`assay.sandbox._batch`)."""
     results: list[ExecResult | None] = [None] * len(runs)
     pending = list(range(len(runs)))
     if batchable(sandbox, command):
         while len(pending) > 1:
             chunk = _chunk(runs, pending)
-            answered = _batch(sandbox, command, [runs[i] for i in chunk], packages)
+            answered = _batch(sandbox, command, [runs[i] for i in chunk], packages, entry)
             for index, result in zip(chunk, answered, strict=False):
                 results[index] = result
             taken = len(answered)
@@ -144,7 +150,11 @@ def _chunk(runs: Sequence[Run], pending: list[int]) -> list[int]:
 
 
 def _batch(
-    sandbox: Sandbox, command: Sequence[str], runs: list[Run], packages: Sequence[str]
+    sandbox: Sandbox,
+    command: Sequence[str],
+    runs: list[Run],
+    packages: Sequence[str],
+    entry: str | None,
 ) -> list[ExecResult]:
     """Run ``runs`` in one job; the results of those that got a line, in order."""
     nonce = f"@assay-batch:{secrets.token_hex(12)}:"
@@ -152,6 +162,7 @@ def _batch(
         "nonce": nonce,
         "code": command[4],
         "compiled": _compiled(command[4]),
+        "entry": entry,
         "argv": list(command[5:]),
         "runs": [
             {

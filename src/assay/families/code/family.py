@@ -47,6 +47,8 @@ _SOURCES = package_files("assay.families.code")
 CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 """The value encoding of case files from format 4, run in front of the harnesses' own source."""
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
+RUNNER_ENTRY = "_main"
+"""What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
 VERSION = "2"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds."""
@@ -149,6 +151,7 @@ class CodeFamily:
                 [sandbox.python, "-I", "-S", "-c", RUNNER],
                 [prepared.run for _, prepared in batched],
                 packages=packages or (),
+                entry=RUNNER_ENTRY,
             )
         except SandboxError:
             results = []
