@@ -10,11 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from assay.families.code import CodeFamily
+from assay.families.code.family import run_cases
 from assay.families.code.outputs import CaseOutputs, Raised, Refused, Returned, decode_outputs
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.sandbox import Sandbox
 from assay.sandbox.protocol import ExecResult
 from assay.tasks import Task
+from assay.tasks.spec import Limits
 from assay.verdicts import Status
 from tests.families.code.plain import plain_values
 
@@ -205,6 +207,11 @@ def test_a_huge_int_where_a_float_is_expected_fails_without_a_traceback(
         ("10**5000", "Exceeds the limit"),
         ("eval('[' * 150 + ']' * 150)", "nested more than 100 deep"),
         ("'x' * 2_000_000", "longer than"),
+        ("['PASSED'] * 200_000", "longer than"),  # told from the lengths, never written
+        ("['x'] * 199_999 + [1]", "longer than"),  # written, item by item
+        ("['a', 'b\\ud800', 'c']", "surrogate"),
+        ("['a', 1, 'b\\ud800']", "surrogate"),
+        ("[1, True, None, float('inf')]", "not finite"),
         ("'\\ud800'", "surrogate"),
         ("{'\\udc80': 1}", "surrogate"),
         ("float('nan')", "not finite"),
@@ -218,3 +225,24 @@ def test_results_beyond_the_bounds_fail_the_case(
     verdict = family.verify(median_task, {"solution.py": source}, sandbox)
     assert verdict.status is Status.FAIL
     assert evidence in verdict.criteria[0].evidence, verdict.criteria[0].evidence
+
+
+@pytest.mark.parametrize(
+    "returned",
+    ["list(range(50_000))", "['ab'] * 100_000", "[True, None, 3] * 1000", "('é',) * 1000", "[]"],
+)
+def test_long_lists_of_one_simple_kind_within_the_bounds_come_back_whole(
+    returned: str, sandbox: Sandbox
+) -> None:
+    """Lists of one simple kind are checked at once in the sandbox (the lengths of strings
+    tell a record too long before it is written); within the bounds they are values."""
+    outputs = run_cases(
+        sandbox,
+        workspace={},
+        solution={"solution.py": f"def f():\n    return {returned}\n".encode()},
+        function="f",
+        entrypoint="solution.py",
+        cases=[("only", [])],
+        limits=Limits(timeout_s=10, cpu_s=10, max_output_kb=4096),
+    )
+    assert outputs.outcomes["only"] == Returned(list(eval(returned)))  # noqa: S307 - ours
