@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -108,3 +109,25 @@ def test_conditions_within_conditions_all_hold(pool: PoolSandbox) -> None:
         "4",
         _fresh_hash("4"),
     ]
+
+
+@pytest.mark.sandbox
+def test_the_same_conditions_in_another_environment_get_a_worker_of_their_own() -> None:
+    """One worker a set of conditions and Python environment: a job under conditions a worker
+    of the standard library already holds, but with a package, neither waits for that worker
+    (it would never serve the job) nor lands on it."""
+    with PoolSandbox(max_workers=1) as pool:
+        varied = WithEnvironment(pool, {"TZ": "Etc/GMT+5"})
+        code = "import os, sys; print(os.environ['TZ'], 'yaml' in sys.modules)"
+        command = [pool.python, "-I", "-S", "-c", code]
+        assert varied.run(command).stdout.split() == ["Etc/GMT+5", "False"]
+        got: list[str] = []
+        job = threading.Thread(
+            target=lambda: got.append(varied.run(command, packages=["pyyaml"]).stdout),
+            daemon=True,
+        )
+        job.start()
+        job.join(timeout=60)
+        assert got, "the job under the same conditions with a package never ran"
+        assert got[0].split() == ["Etc/GMT+5", "True"]  # a worker of its environment preloads it
+        assert varied.run(command).stdout.split() == ["Etc/GMT+5", "False"]

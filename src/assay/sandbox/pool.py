@@ -19,8 +19,9 @@ A job may also ask for conditions: environment variables its interpreter must st
 (``PYTHONHASHSEED``, ``TZ``, ``LC_ALL``: the audit's flaky check). A fork keeps its parent's
 hash seed, so such jobs go to workers started under those conditions, which every job they fork
 inherits; up to :data:`CONDITIONED_SLOTS` of them live beside the cap's own, one for each set of
-conditions, so that the audit's runs under three conditions and its plain runs do not take each
-other's workers (a worker started for every such job would cost more than the job).
+conditions and Python environment, so that the audit's runs under three conditions and its plain
+runs do not take each other's workers (a worker started for every such job would cost more than
+the job).
 
 ``python -I -S -c CODE`` commands take the fast path (the code runs in the forked child, no new
 interpreter); any other command is executed inside the child, under the same isolation.
@@ -58,10 +59,12 @@ MAX_CAP = POOL_UIDS.size
 """Each pool leases a block of this many uids, one per slot, that no other pool on the host
 holds while it lives."""
 _PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
-PRELOADED = ("sqlite3", "threading", "argparse", "csv", "datetime", "decimal", "importlib")
+PRELOADED = ("sqlite3", "argparse", "csv", "datetime", "decimal", "importlib")
 """Standard-library modules the families' harnesses load, and those the repo family's projects
 import most (a command line, CSV files, dates, money), that each worker imports once, before it
-forks its first job (besides those its own code needs), so that no job pays for them."""
+forks its first job (besides those its own code needs), so that no job pays for them. Not
+``threading``: once imported, its hook runs in every process forked after (each job, each run
+of a batch), a third of a millisecond and a hundred pages copied each."""
 
 
 def preload_modules(environment: Exposure) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -124,7 +127,7 @@ class PoolSandbox:
         self._conditioned = bool(self._free_conditioned)
         self._slots: dict[int, int] = {}
         self._keys: dict[int, _Key] = {}
-        self._alive_under: dict[_Conditions, int] = {}
+        self._alive: dict[_Key, int] = {}  # workers alive (idle or busy) by what they serve
         self._lock = threading.Condition()
         self._closed = False
         self.recycled = 0
@@ -256,12 +259,12 @@ class PoolSandbox:
                     self._busy += 1
                     return idle
                 free = self._free_conditioned if apart else self._free_slots
-                if apart and self._alive_under.get(conditions):
-                    pass  # one worker a set of conditions: wait for it
+                if apart and self._alive.get(key):
+                    pass  # one worker a set of conditions (and environment): wait for it
                 elif free:
                     slot = free.pop()
                     self._busy += 1
-                    self._alive_under[conditions] = self._alive_under.get(conditions, 0) + 1
+                    self._alive[key] = self._alive.get(key, 0) + 1
                     break
                 else:  # all of other keys: the longest idle of the same slots gives its up
                     extra = self._extra
@@ -287,7 +290,7 @@ class PoolSandbox:
         except BaseException:
             with self._lock:
                 self._busy -= 1
-                self._free_slot(slot, conditions)
+                self._free_slot(slot, key)
                 self._lock.notify_all()
             raise
         with self._lock:
@@ -300,12 +303,12 @@ class PoolSandbox:
         """The slots of workers under conditions."""
         return range(self.max_workers, self.max_workers + CONDITIONED_SLOTS)
 
-    def _free_slot(self, slot: int, conditions: _Conditions) -> None:
-        """Give ``slot`` back (called with the lock held)."""
+    def _free_slot(self, slot: int, key: _Key) -> None:
+        """Give ``slot`` back, from a worker of ``key`` (called with the lock held)."""
         (self._free_conditioned if slot in self._extra else self._free_slots).append(slot)
-        self._alive_under[conditions] -= 1
-        if not self._alive_under[conditions]:
-            del self._alive_under[conditions]
+        self._alive[key] -= 1
+        if not self._alive[key]:
+            del self._alive[key]
 
     def _idle_of(self, key: _Key) -> Worker | None:
         """The most recently idle live worker of ``key``, taken from the idle list (called with
@@ -340,8 +343,8 @@ class PoolSandbox:
     def _retire(self, worker: Worker) -> None:
         worker.close()
         with self._lock:
-            _, conditions = self._keys.pop(id(worker))
-            self._free_slot(self._slots.pop(id(worker)), conditions)
+            key = self._keys.pop(id(worker))
+            self._free_slot(self._slots.pop(id(worker)), key)
             self._lock.notify_all()
 
     def _shrink(self) -> None:

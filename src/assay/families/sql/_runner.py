@@ -26,7 +26,6 @@ import json
 import math
 import os
 import sys
-import threading
 import time
 
 TYPE_CHECKING = False
@@ -125,6 +124,8 @@ def _sqlite_opener(job: "dict[str, Any]") -> "Opener":
 
 def _duckdb_opener(job: "dict[str, Any]") -> "Opener":
     sys.path.extend(job.get("path", ()))
+    import threading  # noqa: PLC0415 - for DuckDB jobs only (workers do not preload it)
+
     import duckdb  # noqa: PLC0415 - from the packages directory, for DuckDB jobs only
 
     config: dict[str, Any] = {
