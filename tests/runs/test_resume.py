@@ -149,3 +149,26 @@ def test_policies_that_cannot_act_on_every_episode_are_refused_first(
         run_tasks(store, "one", tasks, parse_policy("reference"), pool, k=1)
         with pytest.raises(InputError, match="run 'one' has no episode of task median-0 sample 1"):
             check_policy(open_policy("replay:one", store), tasks, 2)
+
+
+def test_a_cancel_that_comes_as_an_episode_ends_is_not_lost() -> None:
+    """Ctrl-C at the moment an episode ends must stop the run (Python 3.11's wait_for lost
+    such a cancellation, and the run went on to its end)."""
+
+    async def cancelled_as_one_ends() -> bool:
+        runner = Runner.__new__(Runner)
+        runner.options = RunnerOptions()
+        episode = asyncio.create_task(asyncio.sleep(0))
+        await episode
+        ended: asyncio.Queue[asyncio.Task[None]] = asyncio.Queue()
+        waiting = asyncio.create_task(runner._ended(ended, {episode: None}))  # type: ignore[dict-item]
+        await asyncio.sleep(0.01)
+        ended.put_nowait(episode)
+        waiting.cancel()
+        try:
+            await waiting
+        except asyncio.CancelledError:
+            return True
+        return False
+
+    assert asyncio.run(cancelled_as_one_ends())

@@ -204,7 +204,10 @@ class Runner:
     ) -> None:
         """Wait (up to ``poll_s``) for episodes to end; raise what one raised (bad input, a
         store that cannot be written): that ends the run."""
-        done = [await asyncio.wait_for(ended.get(), self.options.poll_s)]
+        # Not asyncio.wait_for: on Python 3.11 it loses a cancellation (Ctrl-C) that comes as
+        # an episode ends, and the run goes on to its end; asyncio.timeout keeps it.
+        async with asyncio.timeout(self.options.poll_s):
+            done = [await ended.get()]
         while not ended.empty():
             done.append(ended.get_nowait())
         for task in done:
