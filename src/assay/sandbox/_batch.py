@@ -113,8 +113,7 @@ def _run(code: "Any", argv: "list[str]", run: "dict[str, Any]") -> "dict[str, An
     started = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        os.write(size_w, b"%d" % _resident_kb())
-        _child(code, argv, (in_r, out_w, err_w), float(run["cpu_s"]))
+        _child(code, argv, (in_r, out_w, err_w), float(run["cpu_s"]), size_w)
     for fd in (in_r, out_w, err_w, size_w):
         os.close(fd)
     outputs: dict[int, list[Any]] = {out_r: [b"", False], err_r: [b"", False]}
@@ -211,9 +210,14 @@ def _watch(
             return status, usage, stopped
 
 
-def _child(code: "Any", argv: "list[str]", fds: "tuple[int, int, int]", cpu_s: float) -> None:
+def _child(
+    code: "Any", argv: "list[str]", fds: "tuple[int, int, int]", cpu_s: float, size_fd: int
+) -> None:
     status = 1
     try:
+        # First thing: the memory this process was forked with, for the harness to subtract
+        # from its peak (closed with the rest below, before the program runs).
+        os.write(size_fd, b"%d" % _resident_kb())
         signal.signal(signal.SIGPIPE, _SIGPIPE[0])
         os.setsid()
         # Readable by the harness, which reads its CPU time (jobs' processes are not dumpable:
