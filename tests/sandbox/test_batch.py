@@ -6,7 +6,12 @@ files and a hidden daemon left behind, a forged result line written with the bat
 from __future__ import annotations
 
 import json
+import os
+import resource
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -341,3 +346,48 @@ def test_with_an_entry_the_definitions_run_once_and_each_run_calls_it(pool: Pool
     assert [r.exit_code for r in entered] == [r.exit_code for r in plain] == [0, 3, 1, 0]
     assert "ValueError: no" in entered[2].stderr
     assert len({r.stdout.split()[0] for r in plain}) == len(steps)  # each run defined its own
+
+
+def test_the_harness_sees_a_run_end_when_it_ends_not_at_its_next_tick(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run that closes its output and ends a moment later: the harness's wait wakes at the
+    end (it used to sleep a whole tick once the pipes had closed, 20 ms a run); here the tick
+    is an hour, so a wait that sleeps through it never returns."""
+    monkeypatch.setattr(_batch, "_POLL_S", 3600.0)
+    child = subprocess.Popen(
+        [sys.executable, "-c", "import os, time; os.close(1); os.close(2); time.sleep(0.3)"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdin is not None
+    assert child.stdout is not None
+    assert child.stderr is not None
+    outputs: dict[int, list[Any]] = {child.stdout.fileno(): [b"", False]}
+    outputs[child.stderr.fileno()] = [b"", False]
+    stdin = _batch._Feed(os.dup(child.stdin.fileno()), b"")
+    run = {"timeout_s": 7200.0, "cpu_s": 7200.0, "output": 1024}
+    waited: list[tuple[int, Any, str]] = []
+
+    def watch() -> None:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        waited.append(
+            _batch._watch(
+                child.pid, stdin, outputs, run=run, started=time.monotonic(), before=before
+            )
+        )
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    watcher.join(60)
+    if not waited:
+        child.kill()
+        child.wait()
+    assert waited, "the harness slept through the run's end"
+    status, _usage, stopped = waited[0]
+    child.returncode = os.waitstatus_to_exitcode(status)  # the harness reaped it
+    assert child.returncode == 0
+    assert stopped == ""
+    for stream in (child.stdin, child.stdout, child.stderr):
+        stream.close()

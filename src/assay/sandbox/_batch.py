@@ -187,27 +187,49 @@ def _watch(
         poller.register(fd, select.POLLIN)
     if stdin.fd >= 0:
         poller.register(stdin.fd, select.POLLOUT)
-    deadline = started + float(run["timeout_s"])
-    while True:
-        for fd, _events in poller.poll(_POLL_S * 1000):
-            if fd == stdin.fd:
-                if not stdin.write():
-                    poller.unregister(fd)
-            else:
-                _read(fd, outputs, int(run["output"]), poller)
-        waited, status, usage = os.wait4(pid, os.WNOHANG)
-        if waited:
-            return status, usage, ""
-        stopped = ""
-        now = time.monotonic()
-        if now > deadline:
-            stopped = "time"
-        elif now - started > _POLL_S and _cpu(before, pid) > float(run["cpu_s"]):
-            stopped = "cpu"
-        if stopped:
-            os.kill(pid, signal.SIGKILL)
-            status, usage = os.wait4(pid, 0)[1:]
-            return status, usage, stopped
+    # Readable once the process has ended: the wait wakes then, not at the next tick (its
+    # pipes close before it is a zombie, and a poll with nothing left to watch would sleep).
+    ended = _pidfd(pid)
+    if ended >= 0:
+        poller.register(ended, select.POLLIN)
+    try:
+        while True:
+            for fd, _events in poller.poll(_POLL_S * 1000):
+                if fd == stdin.fd:
+                    if not stdin.write():
+                        poller.unregister(fd)
+                elif fd != ended:  # an end is reaped below
+                    _read(fd, outputs, int(run["output"]), poller)
+            waited, status, usage = os.wait4(pid, os.WNOHANG)
+            if waited:
+                return status, usage, ""
+            stopped = _limit_passed(pid, run, started, before)
+            if stopped:
+                os.kill(pid, signal.SIGKILL)
+                status, usage = os.wait4(pid, 0)[1:]
+                return status, usage, stopped
+    finally:
+        if ended >= 0:
+            os.close(ended)
+
+
+def _limit_passed(pid: int, run: "dict[str, Any]", started: float, before: "Any") -> str:
+    """Which of the run's limits it has passed: "time", "cpu", or none ("")."""
+    now = time.monotonic()
+    if now > started + float(run["timeout_s"]):
+        return "time"
+    if now - started > _POLL_S and _cpu(before, pid) > float(run["cpu_s"]):
+        return "cpu"
+    return ""
+
+
+def _pidfd(pid: int) -> int:
+    """A descriptor that becomes readable when ``pid`` ends, or -1 where the kernel has none
+    (the wait then notices the end at its next tick)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return -1
 
 
 def _child(
