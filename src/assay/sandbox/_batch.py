@@ -29,6 +29,7 @@ them again, and pay for each page of this process that it touches doing so.
 
 import base64
 import ctypes
+import gc
 import json
 import marshal
 import os
@@ -111,6 +112,9 @@ def _run(code: "Any", argv: "list[str]", run: "dict[str, Any]") -> "dict[str, An
     size_r, size_w = os.pipe()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
+    # Every object of this process into the collector's permanent generation: the run's
+    # collections then never walk them (each would write to their pages, and copy them).
+    gc.freeze()
     pid = os.fork()
     if pid == 0:
         _child(code, argv, (in_r, out_w, err_w), float(run["cpu_s"]), size_w)
