@@ -111,6 +111,15 @@ if step == "loop":
         pass
 if step == "sleep":
     time.sleep(60)
+if step == "loop-deaf":  # takes the CPU timer's signal over, and loops on
+    signal.signal(signal.SIGPROF, lambda *_: None)
+    while True:
+        pass
+if step == "cpu-then-exit":  # spends what its limit allows, then ends by itself
+    end = time.process_time() + 0.05
+    while time.process_time() < end:
+        pass
+    sys.exit(4)
 if step == "spam":
     sys.stdout.write("x" * 1_000_000)
 if step.startswith("exit"):
@@ -413,3 +422,20 @@ def test_a_run_collects_its_own_cyclic_garbage_as_a_job_does(pool: PoolSandbox) 
     batched = run_many(pool, program(pool, source), runs("3", "5"))
     alone = [pool.run(program(pool, source), limits=LIMITS, stdin=n) for n in (b"3", b"5")]
     assert [r.stdout for r in batched] == [r.stdout for r in alone] == ["True 6\n", "True 10\n"]
+
+
+def test_a_runs_cpu_limit_stops_it_whoever_handles_the_timers_signal(pool: PoolSandbox) -> None:
+    """Each run's CPU limit is armed as a timer in the run (it stops a loop at the tick); a run
+    that takes the timer's signal over is stopped by the harness all the same, and one within
+    its limit is not stopped."""
+    tight = LIMITS.model_copy(update={"timeout_s": 5.0, "cpu_s": 0.3})
+    loop, deaf, within = run_many(
+        pool, program(pool, STEPS), runs("loop", "loop-deaf", "cpu-then-exit", limits=tight)
+    )
+    for stopped in (loop, deaf):
+        assert stopped.cpu_exceeded, stopped
+        assert not stopped.timed_out
+        assert stopped.exit_code is None
+        assert stopped.cpu_s >= 0.3
+    assert within.exit_code == 4
+    assert not within.cpu_exceeded
