@@ -61,12 +61,13 @@ class _Site:
     line: int = 0
 
     def apply(self, tree: ast.Module) -> str:
-        """The source with this mutation; the tree is left as it was."""
+        """The source with this mutation; the tree is left as it was (unparsing reads no
+        positions, so the new node needs none)."""
         holder = getattr(self.parent, self.field)
         old = holder[self.index] if self.index is not None else holder
         self._put(self.new)
         try:
-            return ast.unparse(ast.fix_missing_locations(tree))
+            return ast.unparse(tree)
         finally:
             self._put(old)
 
