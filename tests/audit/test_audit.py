@@ -182,7 +182,17 @@ def test_the_checks_of_a_task_share_its_verdicts_and_never_keep_an_error(
             plain.append(files["solution.py"])
         return verify(task, files, sandbox)
 
+    verify_many = family.verify_many  # type: ignore[attr-defined]
+
+    def counted_many(items: Sequence[tuple[Task, Files]], sandbox: Sandbox) -> list[Verdict]:
+        for task, files in items:
+            as_it_is = task.spec.limits == original.spec.limits and task.hidden == original.hidden
+            if sandbox is pool and as_it_is:
+                plain.append(files["solution.py"])
+        return verify_many(items, sandbox)
+
     monkeypatch.setattr(family, "verify", counted)
+    monkeypatch.setattr(family, "verify_many", counted_many)
     audit = audit_one(make_median_task(), tmp_path, pool)
     assert audit.decision is Decision.ACCEPTED, messages(audit)
     # reference, mutation, red-team, sensitivity and flaky read one verdict; headroom asks anew

@@ -4,6 +4,7 @@ verdicts given, and every verdict from a batch that would be a finding is verifi
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
 from collections.abc import Sequence
@@ -101,3 +102,55 @@ def test_what_would_be_a_finding_is_verified_again_alone_and_still_found(
     # in one: each verified once more alone, and nothing else
     assert sorted(len(runs) for kind, runs in jobs.jobs if kind == "batch") == [3, 3]
     assert alone == sorted([wrong, right])
+
+
+def test_the_flaky_checks_varied_runs_share_batches_across_tasks_and_still_find_a_change(
+    pool: PoolSandbox,
+) -> None:
+    """With the flaky check, the window also verifies each task's references and known-bad
+    solutions under each of the check's conditions, tasks mixed in batches; the check then
+    runs no job of its own, and a reference right only in one time zone is still found."""
+    clocked = b"import time\nOFF = time.localtime().tm_gmtoff != 0\n" + REFERENCE.replace(
+        b"def median(values):", b"def median(values):\n    if OFF:\n        return 0\n", 1
+    )
+    zoned = make_median_task("zoned")
+    zoned = zoned.model_copy(
+        update={"solutions": {**zoned.solutions, "reference": {"solution.py": clocked}}}
+    )
+    steady = [_distinct(make_median_task(f"steady-{i}"), i) for i in range(3)]
+    jobs = Jobs(pool)
+    report = run_audit(
+        _set(zoned, *steady),
+        jobs,  # type: ignore[arg-type]
+        checks=select_checks("reference,known-bad,flaky"),
+        workers=2,
+    )
+    by_id = {t.task_id: t for t in report.tasks}
+    assert [by_id[t.id].decision for t in steady] == [Decision.ACCEPTED] * 3
+    assert by_id["zoned"].decision is Decision.QUARANTINED
+    (finding,) = [f for f in by_id["zoned"].findings if f.check == "flaky"]
+    assert finding.message.startswith("reference sometimes fails")
+    assert {kind for kind, _ in jobs.jobs} == {"batch"}
+    # 8 solutions as they are, and 24 varied (each under 3 conditions): 32 runs in batches of
+    # 8 (two a thread), each of solutions of more than one task
+    batches = [runs for _, runs in jobs.jobs]
+    assert sorted(map(len, batches)) == [8, 8, 8, 8]
+    for runs in batches:
+        owners = {_owner(base64.b64decode(run)) for run in runs}
+        assert len(owners) > 1
+
+
+def _owner(solution: bytes) -> str:
+    """Which task of the flaky test a solution is from: a steady one's tag, else zoned's."""
+    tagged = solution.rsplit(b"# task ", 1)
+    return tagged[1].decode() if len(tagged) == 2 else "zoned"
+
+
+def _distinct(task: Task, mark: int) -> Task:
+    """``task`` with its solutions made its own (runs of the very same job are shared)."""
+    tag = f"# task {mark}\n".encode()
+    solutions = {
+        name: {path: data + tag for path, data in files.items()}
+        for name, files in task.solutions.items()
+    }
+    return task.model_copy(update={"solutions": solutions})

@@ -49,6 +49,9 @@ class AuditContext:
     _kept: dict[tuple[int, tuple[tuple[str, bytes], ...]], tuple[Task, Verdict]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _varied: dict[tuple[int, tuple[tuple[str, bytes], ...]], Status] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def verify(self, task: Task, solution: Files, *, fresh: bool = False) -> Verdict:
         """Verify ``solution`` with the task's family in the audit's sandbox; the verdict this
@@ -82,6 +85,17 @@ class AuditContext:
         """Take ``verdict`` as this context's on ``solution`` for ``task`` (given elsewhere:
         the audit verifies a task set's own solutions together, several tasks a batch)."""
         self._keep((id(task), tuple(sorted(solution.items()))), task, verdict)
+
+    def keep_varied(self, conditions: int, solution: Files, status: Status) -> None:
+        """Take ``status`` as the task's verdict on ``solution`` under the flaky check's
+        conditions ``conditions`` (an index of :data:`assay.audit.flaky.CONDITIONS`), given
+        elsewhere: the audit runs a window's varied runs together. ``error`` is not kept."""
+        if status is not Status.ERROR:
+            self._varied[conditions, tuple(sorted(solution.items()))] = status
+
+    def varied(self, conditions: int, solution: Files) -> Status | None:
+        """The status :meth:`keep_varied` took for ``solution`` under ``conditions``, if any."""
+        return self._varied.get((conditions, tuple(sorted(solution.items()))))
 
     def _keep(
         self, key: tuple[int, tuple[tuple[str, bytes], ...]], task: Task, verdict: Verdict

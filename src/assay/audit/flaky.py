@@ -14,7 +14,9 @@ the clock or the hash order), never accepted. Runs that end in ``error`` are inf
 are not counted as a change. Where the family can reorder a task's cases
 (:class:`CaseOrderFamily`: the code and repo families), the second run has them reversed and the
 third every other one first, so that a solution which is right only in the task's own order (it
-keeps state between calls) is found too.
+keeps state between calls) is found too. The audit runs a window's varied runs together, tasks
+mixed in batches of one set of conditions (:mod:`assay.audit.together`); the check takes those
+statuses where it finds them.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from assay.audit.base import AuditContext, CheckOutcome
-from assay.families.base import CASE_ORDERS, BatchFamily, CaseOrderFamily
+from assay.families.base import CASE_ORDERS, BatchFamily, CaseOrderFamily, Family
 from assay.findings import Finding, Severity
 from assay.sandbox.conditions import WithEnvironment
+from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.verdicts import Status
 
@@ -47,7 +50,7 @@ class FlakyCheck:
         """Take each of the task's own solutions' verdict as usual, and verify each once under
         each of the :data:`CONDITIONS`, the conditions at once (the solutions of one condition
         in one batch where the family can: :class:`BatchFamily`)."""
-        solutions = {**task.references(), **task.known_bad()}
+        solutions = own_solutions(task)
         if not solutions:
             return CheckOutcome()
         plain = context.verify_many([(task, files) for files in solutions.values()])
@@ -68,21 +71,42 @@ class FlakyCheck:
 def _varied(
     task: Task, solutions: dict[str, Files], context: AuditContext, index: int
 ) -> tuple[str, list[Status]]:
-    """The conditions of run ``index``, in words, and each solution's status under them."""
+    """The conditions of run ``index``, in words, and each solution's status under them: the
+    ones the audit already took (:meth:`AuditContext.keep_varied`), else verified here."""
     env = CONDITIONS[index]
-    sandbox = WithEnvironment(context.sandbox, env)
     label = " ".join(f"{k}={v}" for k, v in env.items() if k != "LANG")
     family = context.family
-    run = task
-    if isinstance(family, CaseOrderFamily) and index:
-        run = family.reordered(task, index)
-        label += f", cases {CASE_ORDERS[index]}" if run is not task else ""
+    run = varied_run(task, family, index)
+    if run is not task:
+        label += f", cases {CASE_ORDERS[index]}"
+    given = [context.varied(index, files) for files in solutions.values()]
+    if all(status is not None for status in given):
+        return label, [status for status in given if status is not None]
+    sandbox = conditioned(context.sandbox, index)
     items = [(run, files) for files in solutions.values()]
     if isinstance(family, BatchFamily) and len(items) > 1:
         verdicts = family.verify_many(items, sandbox)
     else:
         verdicts = [family.verify(run, files, sandbox) for files in solutions.values()]
     return label, [verdict.status for verdict in verdicts]
+
+
+def own_solutions(task: Task) -> dict[str, Files]:
+    """The solutions whose verdicts the check varies: the references and the known-bad."""
+    return {**task.references(), **task.known_bad()}
+
+
+def varied_run(task: Task, family: Family, index: int) -> Task:
+    """The task as varied run ``index`` verifies it: its cases in order ``index`` of
+    :data:`CASE_ORDERS` where the family can reorder them (:class:`CaseOrderFamily`)."""
+    if isinstance(family, CaseOrderFamily) and index:
+        return family.reordered(task, index)
+    return task
+
+
+def conditioned(sandbox: Sandbox, index: int) -> Sandbox:
+    """``sandbox``, its runs under the conditions of varied run ``index``."""
+    return WithEnvironment(sandbox, CONDITIONS[index])
 
 
 def _finding(check: str, label: str, statuses: list[tuple[str, Status]]) -> Finding:

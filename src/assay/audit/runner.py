@@ -32,13 +32,13 @@ from assay.audit.report import (
 )
 from assay.audit.sensitivity import SensitivityCheck
 from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck, SetCheck, apply_set_findings
-from assay.audit.together import WINDOW, Kept, verify_together
+from assay.audit.together import WINDOW, Given, Kept, verify_together
 from assay.errors import ContainerRequiredError, InputError, SandboxError
 from assay.families import family_of, version_label
 from assay.findings import Decision, Finding, Severity
 from assay.profiles import RunProfile
 from assay.sandbox.protocol import Sandbox
-from assay.tasks.model import Files, Task
+from assay.tasks.model import Task
 from assay.tasks.taskset import LoadFailure, TaskSet
 from assay.verdicts import Status, Verdict
 
@@ -49,7 +49,7 @@ ENTRY_POINT_GROUP = "assay.audit_checks"
 VerdictSink = Callable[[Task, SolutionVerdict], None]
 
 
-TOGETHER = {"reference", "known-bad", "empty"}
+TOGETHER = {"reference", "known-bad", "empty", "flaky"}
 """The checks whose solutions a window of tasks verifies together (:mod:`assay.audit.together`)."""
 
 Check = AuditCheck | SetCheck
@@ -141,7 +141,7 @@ def run_audit(
         path = path_of(task)
         try:
             result = _audit_task(
-                task, path, sandbox, per_task, on_verdict, kept=kept.pop(id(task), [])
+                task, path, sandbox, per_task, on_verdict, kept=kept.pop(id(task), None)
             )
         except Exception as exc:  # noqa: BLE001 - one task's surprise must not end the audit
             result = _only(task.id, path, Decision.ERROR, _crashed("audit", exc))
@@ -228,9 +228,9 @@ def _audit_task(
     checks: Sequence[AuditCheck],
     on_verdict: VerdictSink | None,
     *,
-    kept: Sequence[tuple[Files, Verdict]] = (),
+    kept: Given | None = None,
 ) -> TaskAudit:
-    """Apply ``checks`` in order, the verdicts in ``kept`` already given. A check that finds
+    """Apply ``checks`` in order, what ``kept`` holds already given. A check that finds
     the task unreadable (it raises :class:`InputError`) ends the task's audit with that one
     finding: the later checks need what is malformed. A check that fails leaves the task
     unfinished (``error``); after a failure of the sandbox (:class:`SandboxError`) no later
@@ -241,8 +241,8 @@ def _audit_task(
     except InputError as exc:
         return _only(task.id, path, Decision.REJECTED, _finding("lint", str(exc)))
     context = AuditContext(family=family, sandbox=sandbox)
-    for files, given in kept:
-        context.keep(task, files, given)
+    if kept is not None:
+        kept.give(task, context)
     findings: list[Finding] = []
     problems: list[Finding] = []
     verdicts: list[SolutionVerdict] = []
