@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from assay.families.code import CodeFamily
 from assay.families.code.family import run_cases
 from assay.families.code.outputs import CaseOutputs, Raised, Refused, Returned, decode_outputs
-from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
+from assay.families.code.records import MAX_DEPTH, NotPlainError, check_plain, parse_plain
 from assay.sandbox import Sandbox
 from assay.sandbox.protocol import ExecResult
 from assay.tasks import Task
@@ -43,6 +43,9 @@ def _value(case_id: str, value: object) -> str:
         "1e999",
         '{"a": 1, "a": 2}',
         '"\\ud800"',
+        '["ok", {"k": "\\uDFFF"}]',
+        '"\\uD83D"',
+        '{"\\udc00": 1}',
         "[" * 100_000 + "]" * 100_000,
         "[" * 100_000,
         "1" * 5000,
@@ -63,6 +66,34 @@ def test_values_up_to_the_bounds_are_read() -> None:
         parse_plain("[" + deep + "]")
     assert parse_plain("9" * 4300) == int("9" * 4300)
     assert parse_plain('{"é": [1.5, null, true, "\\u00e9"]}') == {"é": [1.5, None, True, "é"]}
+
+
+_ANY_TEXT = st.text(st.characters() | st.characters(categories=["Cs"]), max_size=4)
+"""Text, lone surrogates included."""
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _ANY_TEXT,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_ANY_TEXT, inner, max_size=3),
+        max_leaves=20,
+    ),
+    st.integers(min_value=1, max_value=8),
+)
+def test_what_is_read_without_a_walk_is_what_the_walk_accepts(value: object, depth: int) -> None:
+    """Plain-looking ASCII text skips the walk over the decoded value (the decoder's hooks
+    bound every number and key); any text either way gets the same answer as the walk."""
+    for text in (json.dumps(value), json.dumps(value, ensure_ascii=False)):
+        try:
+            expected: object = json.loads(text)
+            check_plain(expected, max_depth=depth)
+        except (ValueError, NotPlainError):
+            expected = NotPlainError
+        try:
+            got: object = parse_plain(text, max_depth=depth)
+        except NotPlainError:
+            got = NotPlainError
+        assert got == expected or (got is expected)
 
 
 @given(st.text())
