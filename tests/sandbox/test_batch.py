@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from assay.audit.base import AuditContext
+from assay.audit.fitting import fitted_to_reference
 from assay.families.code import CodeFamily
 from assay.families.code.generator import generate_code_tasks
 from assay.sandbox import PoolSandbox, Sandbox, _batch, batch
@@ -241,8 +243,14 @@ def _outcome(verdict: Any) -> tuple[str, tuple[bool, ...]]:
 def test_a_batch_judges_every_hack_mutant_and_solution_as_a_job_of_its_own_does(
     pool: PoolSandbox,
 ) -> None:
+    """Under the task's own limits, and under the limits the audit fits to the reference for
+    its hacks and mutants (the memory floor is lowest there: the hack that answers a huge list
+    must still end in the harness's refusal in a batch, as it does alone)."""
     family = CodeFamily()
-    tasks = [make_median_task(), *generate_code_tasks(3, 11, pool, workers=2)]
+    generated = generate_code_tasks(3, 11, pool, workers=2)
+    fitted = [fitted_to_reference(t, AuditContext(family=family, sandbox=pool)) for t in generated]
+    assert all(t is not None for t in fitted)
+    tasks = [make_median_task(), *generated, *(t for t in fitted if t is not None)]
     for task in tasks:
         named = _items(task, family)
         assert len(named) > 30

@@ -32,9 +32,12 @@ and more than the costliest of the red-team's hacks take (a huge answer, a flood
 which would otherwise be verified again under the task's own limits."""
 MEMORY_FACTOR = 8
 """A run may use this many times the reference's peak memory (where the backend measures it)..."""
-MIN_MEMORY_MB = 32
-"""...but never less than this (a typical reference's job peaks at 2 MiB, the red-team's huge
-answer at 12). A hack that hoards memory costs the time it takes to fill it."""
+MIN_MEMORY_MB = 16
+"""...but never less than this: eight times a typical reference's job (2 MiB). A hack that
+hoards memory costs the time it takes to fill it (the memory bomb: 12 ms of CPU at 16 MiB, 22 at
+32). The red-team's huge answer peaks at 12 MiB and still ends in the harness's refusal, as it
+does alone: in batches and alone, the hacks and mutants of generated tasks get the same verdicts
+at this floor."""
 
 
 def fitted_to_reference(
