@@ -405,8 +405,9 @@ def _write_files(workspace: str, files: "dict[str, str]") -> None:
 
 
 def _write(fd: int, data: bytes) -> None:
-    while data:
-        data = data[os.write(fd, data) :]
+    view = memoryview(data)  # a long line is not copied again after each partial write
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _read_all(fd: int) -> bytes:

@@ -115,8 +115,8 @@ def _main() -> None:
     dump = json.JSONEncoder(allow_nan=False).encode  # one encoder for every record
 
     def send(text: str) -> None:
-        line = ("\n" + nonce + text + "\n").encode()
-        while line:
+        line = memoryview(("\n" + nonce + text + "\n").encode())
+        while line:  # a view: a long record is not copied again after each partial write
             line = line[os.write(out, line) :]
 
     def emit(record: dict[str, object]) -> None:
