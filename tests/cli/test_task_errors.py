@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import errno
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from assay.cli import cli
 from assay.errors import SandboxError
 from assay.families.code import CodeFamily
 from assay.families.code.outputs import CaseOutputs
+from assay.sandbox.batch import Run
 from assay.tasks import save_task
 from tests.conftest import REFERENCE, make_median_task
 
@@ -104,7 +105,18 @@ def test_a_sandbox_failure_in_an_audit_is_an_error_not_a_rejection(
             raise SandboxError("the worker died")
         return run_cases(*args, **kwargs)  # type: ignore[arg-type]
 
+    run_many = assay.families.code.family.run_many
+
+    def batch_dies(
+        sandbox: object, command: object, runs: Sequence[Run], **kwargs: object
+    ) -> object:
+        if any(b"worker running this dies" in run.files.get("solution.py", b"") for run in runs):
+            raise SandboxError("the worker died")
+        return run_many(sandbox, command, runs, **kwargs)  # type: ignore[arg-type]
+
+    # The worker dies under the marked solution alone, and under any batch that holds it.
     monkeypatch.setattr(assay.families.code.family, "run_cases", dies)
+    monkeypatch.setattr(assay.families.code.family, "run_many", batch_dies)
     result = invoke("audit", "tasks", "--json", "report.json")
     assert result.exit_code == 3, result.output
     assert "2 tasks: 1 accepted, 0 rejected, 1 could not be audited (error)" in result.stdout
