@@ -277,3 +277,37 @@ def test_long_lists_of_one_simple_kind_within_the_bounds_come_back_whole(
         limits=Limits(timeout_s=10, cpu_s=10, max_output_kb=4096),
     )
     assert outputs.outcomes["only"] == Returned(list(eval(returned)))  # noqa: S307 - ours
+
+
+@pytest.mark.parametrize(("max_output_kb", "calls_after_the_limit"), [(1, False), (64, True)])
+def test_the_harness_calls_no_case_once_its_records_pass_the_output_limit(
+    max_output_kb: int, calls_after_the_limit: bool, sandbox: Sandbox
+) -> None:
+    """Past the output limit nothing more of stdout is read, so the harness stops calling:
+    the second call here would end the process with status 7, and does only where the first
+    answer fits."""
+    source = (
+        "import os\n"
+        "CALLS = []\n"
+        "def f():\n"
+        "    CALLS.append(1)\n"
+        "    if len(CALLS) > 1:\n"
+        "        os._exit(7)\n"
+        "    return 'x' * 2000\n"
+    )
+    outputs = run_cases(
+        sandbox,
+        workspace={},
+        solution={"solution.py": source.encode()},
+        function="f",
+        entrypoint="solution.py",
+        cases=[("first", []), ("second", []), ("third", [])],
+        limits=Limits(timeout_s=10, cpu_s=10, max_output_kb=max_output_kb),
+    )
+    assert outputs.result.stdout_truncated is not calls_after_the_limit
+    assert outputs.result.exit_code == (7 if calls_after_the_limit else 0)
+    if calls_after_the_limit:
+        assert outputs.outcomes == {"first": Returned("x" * 2000)}
+    else:
+        assert outputs.outcomes == {}
+        assert "output limit" in outputs.missing_reason()

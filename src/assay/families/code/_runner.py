@@ -1,9 +1,9 @@
 """The harness that runs inside the sandbox. Stdlib only; passed to ``python -I -S -c``.
 
-It reads a JSON job from stdin (function, entrypoint, case inputs, a nonce, and the directories
-of the packages the task lets the candidate import), imports the candidate, calls it once per
-case, in the job's order, and writes one ``<nonce><json>`` line per case to the original stdout,
-each one of:
+It reads a JSON job from stdin (function, entrypoint, case inputs, a nonce, the directories of
+the packages the task lets the candidate import, and the run's output limit), imports the
+candidate, calls it once per case, in the job's order, and writes one ``<nonce><json>`` line per
+case to the original stdout, each one of:
 
 - ``{"import_error": text}``: the candidate did not load (the only record then);
 - ``{"id": id, "value": plain}``: the call returned;
@@ -11,6 +11,10 @@ each one of:
   raised; ``builtins`` names the builtin exception classes in the raised class's MRO;
 - ``{"id": id, "refused": text}``: the call returned something that is not plain data, or not
   within the limits below.
+
+Once its lines alone are longer than the output limit, it calls no more cases: the sandbox keeps
+only the first bytes of stdout up to that limit and marks the rest cut off, so no line after
+that point would be read (the verdict is the same, and a flood of long answers costs one).
 
 Values are converted to plain JSON data here only to give a clear error for unplain results; the
 trusted side re-parses the text and decides, so nothing here needs to be trusted. Expected outputs
@@ -113,9 +117,12 @@ def _main() -> None:
     out = os.dup(1)
     nonce = job["nonce"]
     dump = json.JSONEncoder(allow_nan=False).encode  # one encoder for every record
+    limit = job.get("output") or 0
+    written = [0]  # bytes of records written to stdout, which holds at least as many
 
     def send(text: str) -> None:
         line = memoryview(("\n" + nonce + text + "\n").encode())
+        written[0] += len(line)
         while line:  # a view: a long record is not copied again after each partial write
             line = line[os.write(out, line) :]
 
@@ -134,6 +141,8 @@ def _main() -> None:
         emit({"import_error": _describe(exc)})
         return
     for case in job["cases"]:
+        if limit and written[0] > limit:
+            return  # stdout is past the run's output limit: no record after this one is read
         try:
             # Each case's arguments are fresh objects from the job's JSON: nothing to copy.
             args: Any = decode(case["args"]) if encoded else case["args"]

@@ -323,6 +323,9 @@ def _cases_run(
         "entrypoint": entrypoint,
         "path": [PACKAGES_DIR] if packages else [],
         "encoded": encoded,
+        # Past this many bytes of its records the run's stdout is cut off: the harness stops
+        # calling there (nothing after it would be read).
+        "output": limits.max_output_kb * 1024,
     }
     if cases_json is None:
         cases_json = harness_cases_json(cases)
