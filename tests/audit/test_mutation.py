@@ -10,7 +10,8 @@ import pytest
 
 from assay.audit import MutationCheck
 from assay.audit.base import AuditContext
-from assay.audit.mutation import MIN_CPU_S, WEAK_SCORE, mutation_score
+from assay.audit.fitting import fitted_to_reference
+from assay.audit.mutation import CPU_FACTOR, MIN_CPU_S, WEAK_SCORE, mutation_score
 from assay.audit.runner import default_checks
 from assay.families.base import Mutant, MutationFamily
 from assay.families.code import CodeFamily
@@ -19,7 +20,7 @@ from assay.families.code.mutants import MAX_MUTANTS, code_mutants
 from assay.findings import Finding, Severity
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task
-from assay.verdicts import Status, Verdict
+from assay.verdicts import Status, Timings, Verdict, Versions
 from tests.conftest import make_median_task
 
 CASE = [Case(id="a", args=[1], expected=1)]
@@ -223,3 +224,37 @@ def test_nothing_to_do_without_mutants_or_a_passing_reference(pool: PoolSandbox)
         update={"solutions": {"reference": {"solution.py": b"def median(values):\n    return 0\n"}}}
     )
     assert run_check(broken, pool) == []
+
+
+class _Measured:
+    """A context whose reference verification passes, having used ``cpu_s`` of CPU."""
+
+    def __init__(self, cpu_s: float) -> None:
+        self.cpu_s = cpu_s
+
+    def verify(self, task: Task, files: dict[str, bytes]) -> Verdict:
+        return Verdict(
+            task_id=task.id,
+            status=Status.PASS,
+            score=1.0,
+            timings=Timings(wall_s=0.01, sandbox_cpu_s=self.cpu_s),
+            versions=Versions(task="1", family="code@1", assay="0"),
+        )
+
+
+@pytest.mark.parametrize(
+    ("reference_cpu_s", "mutant_cpu_s"), [(0.001, MIN_CPU_S), (0.1, CPU_FACTOR * 0.1)]
+)
+def test_mutants_may_use_a_multiple_of_the_references_cpu_never_under_the_floor(
+    reference_cpu_s: float, mutant_cpu_s: float
+) -> None:
+    task = task_with(b"def f():\n    return 1\n", [Case(id="a", args=[], expected=1)], "f")
+    context = _Measured(reference_cpu_s)
+    fitted = fitted_to_reference(
+        task,
+        context,  # type: ignore[arg-type]
+        min_cpu_s=MIN_CPU_S,
+        cpu_factor=CPU_FACTOR,
+    )
+    assert fitted is not None
+    assert fitted.spec.limits.cpu_s == pytest.approx(mutant_cpu_s)

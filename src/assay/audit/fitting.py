@@ -41,11 +41,15 @@ at this floor."""
 
 
 def fitted_to_reference(
-    task: Task, context: AuditContext, *, min_cpu_s: float = MIN_CPU_S
+    task: Task,
+    context: AuditContext,
+    *,
+    min_cpu_s: float = MIN_CPU_S,
+    cpu_factor: float = CPU_FACTOR,
 ) -> Task | None:
     """``task`` with its time and CPU limits fitted to its reference's run (see the module
-    docstring; ``min_cpu_s`` instead of :data:`MIN_CPU_S`), or None when it has no reference
-    or the reference does not pass."""
+    docstring; ``min_cpu_s`` and ``cpu_factor`` instead of :data:`MIN_CPU_S` and
+    :data:`CPU_FACTOR`), or None when it has no reference or the reference does not pass."""
     references = task.references()
     reference = references.get("reference") or next(iter(references.values()), None)
     if reference is None:
@@ -55,7 +59,7 @@ def fitted_to_reference(
         return None
     limits = task.spec.limits
     timeout = min(limits.timeout_s, max(MIN_TIMEOUT_S, TIME_FACTOR * verdict.timings.wall_s))
-    cpu = min(limits.cpu_s, max(min_cpu_s, CPU_FACTOR * verdict.timings.sandbox_cpu_s))
+    cpu = min(limits.cpu_s, max(min_cpu_s, cpu_factor * verdict.timings.sandbox_cpu_s))
     update: dict[str, float | int] = {"timeout_s": timeout, "cpu_s": cpu}
     peak = verdict.timings.peak_memory_mb
     if peak is not None:
