@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.collector import between_windows, quiet_collector
 from assay.audit.diversity import diversity
 from assay.audit.drift import CHECK as DRIFT_CHECK
 from assay.audit.drift import drift_findings
@@ -156,17 +157,19 @@ def run_audit(
     pool = ThreadPoolExecutor(max_workers=max(1, workers))
     together = {check.name for check in per_task} & TOGETHER
     audited: list[TaskAudit] = []
-    try:
-        tasks = list(taskset.tasks)
-        for start in range(0, len(tasks), WINDOW):
-            window = tasks[start : start + WINDOW]
-            if together:
-                located = [(task, path_of(task)) for task in window]
-                kept.update(verify_together(located, sandbox, pool, together, workers))
-            audited += pool.map(audit, window)
-    finally:
-        # On an interrupt, tasks not yet started are dropped rather than run to the end.
-        pool.shutdown(wait=True, cancel_futures=True)
+    with quiet_collector():  # one collection a window (assay.audit.collector)
+        try:
+            tasks = list(taskset.tasks)
+            for start in range(0, len(tasks), WINDOW):
+                between_windows()
+                window = tasks[start : start + WINDOW]
+                if together:
+                    located = [(task, path_of(task)) for task in window]
+                    kept.update(verify_together(located, sandbox, pool, together, workers))
+                audited += pool.map(audit, window)
+        finally:
+            # On an interrupt, tasks not yet started are dropped rather than run to the end.
+            pool.shutdown(wait=True, cancel_futures=True)
     report = AuditReport(
         run_id=uuid.uuid4().hex[:12],
         root=str(taskset.root),
