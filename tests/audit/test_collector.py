@@ -33,10 +33,12 @@ class LeavesCycles:
         self.left: list[weakref.ref[_Cycle]] = []
         self.alive_at_start: list[int] = []
         self.thresholds: list[tuple[int, int, int]] = []
+        self.frozen: list[int] = []
 
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
         self.alive_at_start.append(sum(ref() is not None for ref in self.left))
         self.thresholds.append(gc.get_threshold())
+        self.frozen.append(gc.get_freeze_count())
         self.left.append(weakref.ref(_Cycle()))
         return CheckOutcome()
 
@@ -63,6 +65,13 @@ def test_a_windows_cyclic_garbage_is_collected_before_the_next_and_the_collector
     # no automatic full collection during the audit; the thresholds as they were after it
     assert all(t[:2] == before[:2] and t[2] > 1_000_000 for t in check.thresholds)
     assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_an_audit_of_one_window_freezes_nothing_and_walks_no_older_object() -> None:
+    check = LeavesCycles()
+    run_audit(_tasks(3), LocalSandbox(), checks=[check], workers=1)
+    assert check.frozen == [0, 0, 0]
     assert gc.get_freeze_count() == 0
 
 

@@ -7,10 +7,11 @@ tasks, each with the lock the threads need held: 8 ms of the host's CPU a task, 
 sandbox's workers left without jobs meanwhile. While an audit runs, :func:`quiet_collector`
 turns the automatic full passes off, and :func:`between_windows` collects once between windows
 and moves what survives to the permanent generation (``gc.freeze``), so the next window's
-collection walks only that window's objects. Cyclic garbage made during a window waits for the
-window's end; an object frozen then that becomes garbage later (the audit's own live to its
-report, but other threads of the process may drop theirs) waits for the audit's end. When the
-last audit of the process ends, the collector is as it was, frozen objects thawed.
+collection walks only that window's objects; an audit of one window never walks the objects
+the process held before it. Cyclic garbage made during a window waits for the window's end; an
+object frozen then that becomes garbage later (the audit's own live to its report, but other
+threads of the process may drop theirs) waits for the audit's end. When the last audit of the
+process ends, the collector is as it was, frozen objects thawed.
 
 The process may already keep objects in the permanent generation (``gc.freeze`` before forking
 workers, say): then the audit leaves the collector alone, since thawing them is not its call.

@@ -161,7 +161,8 @@ def run_audit(
         try:
             tasks = list(taskset.tasks)
             for start in range(0, len(tasks), WINDOW):
-                between_windows()
+                if start:
+                    between_windows()
                 window = tasks[start : start + WINDOW]
                 if together:
                     located = [(task, path_of(task)) for task in window]
