@@ -5,6 +5,7 @@ external corpus is quarantined; a bad corpus is one line."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from assay.errors import InputError
 from assay.findings import Decision, Severity
 from assay.sandbox import PoolSandbox
 from assay.tasks import Split, Task, TaskSet, save_task
-from assay.tasks.similarity import jaccard, near_duplicates, ngrams
+from assay.tasks.similarity import _signature, jaccard, near_duplicates, ngrams
 from tests.conftest import make_median_task
 
 Run = Callable[..., Result]
@@ -58,6 +59,35 @@ def test_near_duplicates_survive_rewording_and_distinct_texts_are_not_paired() -
         )
         assert pair.similarity >= 0.8
     assert near_duplicates(texts, 0.8) == pairs  # the same on every run
+
+
+def test_minhash_finds_every_pair_above_the_threshold_among_many_texts() -> None:
+    """Forty texts of 200 random words, each with a copy that has a few words replaced (Jaccard
+    over 0.8 but under 1): LSH makes every such pair a candidate, and no unrelated pair is
+    reported. The signatures agree in about the share of positions the Jaccard says."""
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(5000)]
+    texts: dict[str, str] = {}
+    for index in range(40):
+        words = [rng.choice(vocabulary) for _ in range(200)]
+        texts[f"t{index:02d}"] = " ".join(words)
+        for at in rng.sample(range(200), 4):
+            words[at] = rng.choice(vocabulary)
+        texts[f"t{index:02d}-copy"] = " ".join(words)
+    pairs = near_duplicates(texts, 0.8)
+    assert [(p.first, p.second) for p in pairs] == [
+        (f"t{index:02d}", f"t{index:02d}-copy") for index in range(40)
+    ]
+    assert all(0.8 <= p.similarity < 1 for p in pairs)
+    agreement, measured = [], []
+    for pair in pairs:
+        first = _signature(ngrams(texts[pair.first], 3))
+        second = _signature(ngrams(texts[pair.second], 3))
+        agreement.append(sum(a == b for a, b in zip(first, second, strict=True)) / len(first))
+        measured.append(pair.similarity)
+    assert abs(sum(agreement) / len(agreement) - sum(measured) / len(measured)) < 0.05
+    unrelated = _signature(ngrams(texts["t00"], 3)), _signature(ngrams(texts["t01"], 3))
+    assert sum(a == b for a, b in zip(*unrelated, strict=True)) <= 2
 
 
 def test_a_duplicate_pair_quarantines_the_second(tmp_path: Path, pool: PoolSandbox) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import struct
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,7 +21,6 @@ PERMUTATIONS = 64
 """MinHash values per text."""
 BANDS = 16
 """LSH bands of ``PERMUTATIONS / BANDS`` rows: pairs above about 0.5 Jaccard become candidates."""
-_PRIME = (1 << 61) - 1
 _WORD = re.compile(r"\w+")
 
 
@@ -71,13 +71,12 @@ def near_duplicates(
     reported is a pair that is that similar (LSH may miss pairs near the threshold, never
     invent one). Sorted by key."""
     sets = {key: shingles(text) for key, text in texts.items()}
-    buckets: defaultdict[tuple[int, bytes], list[str]] = defaultdict(list)
+    buckets: defaultdict[tuple[int, tuple[int, ...]], list[str]] = defaultdict(list)
     rows = PERMUTATIONS // BANDS
     for key in sorted(sets):
         signature = _signature(sets[key])
         for band in range(BANDS):
-            chunk = signature[band * rows : (band + 1) * rows]
-            buckets[band, b"".join(v.to_bytes(8, "big") for v in chunk)].append(key)
+            buckets[band, signature[band * rows : (band + 1) * rows]].append(key)
     candidates = {pair for keys in buckets.values() for pair in combinations(keys, 2)}
     found = []
     for first, second in sorted(candidates):
@@ -87,24 +86,18 @@ def near_duplicates(
     return found
 
 
-def _signature(shingled: Iterable[str]) -> list[int]:
-    hashes = [_hash(s) for s in shingled] or [0]
-    return [min((a * h + b) % _PRIME for h in hashes) for a, b in _COEFFICIENTS]
+def _signature(shingled: Iterable[str]) -> tuple[int, ...]:
+    """The MinHash signature: for each of the :data:`PERMUTATIONS` hash functions, the least
+    value it gives a shingle. Function ``i`` is the ``i``-th 64-bit word of the shingle's
+    SHAKE-256 output, so one call hashes a shingle under all of them, and the minima are taken
+    in C (a column of the transposed rows each)."""
+    rows = [_SIXTY_FOURS.unpack(_hashes(s)) for s in shingled] or [_EMPTY]
+    return tuple(map(min, zip(*rows, strict=True)))
 
 
-def _hash(text: str) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+def _hashes(text: str) -> bytes:
+    return hashlib.shake_256(text.encode()).digest(8 * PERMUTATIONS)
 
 
-def _coefficients() -> list[tuple[int, int]]:
-    """Fixed (a, b) pairs of the universal hashes: the same signature on every run."""
-    out = []
-    for i in range(PERMUTATIONS):
-        digest = hashlib.blake2b(f"assay-minhash-{i}".encode(), digest_size=16).digest()
-        a = int.from_bytes(digest[:8], "big") % (_PRIME - 1) + 1
-        b = int.from_bytes(digest[8:], "big") % _PRIME
-        out.append((a, b))
-    return out
-
-
-_COEFFICIENTS = _coefficients()
+_SIXTY_FOURS = struct.Struct(f"<{PERMUTATIONS}Q")
+_EMPTY = (0,) * PERMUTATIONS
