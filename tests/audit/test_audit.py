@@ -195,7 +195,8 @@ def test_the_checks_of_a_task_share_its_verdicts_and_never_keep_an_error(
     monkeypatch.setattr(family, "verify_many", counted_many)
     audit = audit_one(make_median_task(), tmp_path, pool)
     assert audit.decision is Decision.ACCEPTED, messages(audit)
-    # reference, mutation, red-team, sensitivity and flaky read one verdict; headroom asks anew
+    # reference, mutation, red-team and flaky read one verdict; sensitivity verifies it anew with
+    # its probes (one run), and headroom takes that fresh verdict
     assert plain.count(REFERENCE) == 2
     assert plain.count(BAD_NO_SORT) == 1  # the known-bad check's, which the flaky check reuses
 

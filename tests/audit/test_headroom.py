@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from assay.audit import HeadroomCheck
+from assay.audit import HeadroomCheck, SensitivityCheck
 from assay.audit.base import AuditContext
 from assay.audit.runner import default_checks
 from assay.families.code import CodeFamily
 from assay.findings import Finding, Severity
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Limits, Task
+from assay.verdicts import Status
 from tests.conftest import REFERENCE, make_median_task
 
 pytestmark = pytest.mark.sandbox
@@ -72,3 +73,41 @@ def test_a_reference_that_fills_its_memory_is_a_memory_warning(pool: PoolSandbox
 def test_nothing_is_said_about_a_reference_that_fails(pool: PoolSandbox) -> None:
     broken = b"import time\ntime.sleep(2)\ndef median(values):\n    return 0\n"
     assert run_check(with_reference(broken, Limits(timeout_s=3)), pool) == []
+
+
+class Jobs:
+    """A sandbox that counts the jobs it runs (through another)."""
+
+    def __init__(self, inner: Sandbox) -> None:
+        self.inner = inner
+        self.python = inner.python
+        self.jobs = 0
+
+    def run(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        self.jobs += 1
+        return self.inner.run(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def test_headroom_takes_the_fresh_verdict_the_sensitivity_probes_ran(pool: PoolSandbox) -> None:
+    """The sensitivity probes of a code task run what the task as it is runs, so their job also
+    gives a fresh verdict on the reference, which the headroom check takes as its second figure
+    instead of a job of its own; once: a later fresh verification runs again."""
+    jobs = Jobs(pool)
+    context = AuditContext(family=CodeFamily(), sandbox=jobs)  # type: ignore[arg-type]
+    task = make_median_task()
+    reference = task.references()["reference"]
+    first = context.verify(task, reference)
+    assert jobs.jobs == 1
+    assert SensitivityCheck().run(task, context).findings == []
+    assert jobs.jobs == 2  # every probe and the fresh verdict: one job
+    spare = context._spare[id(task), tuple(sorted(reference.items()))][1]
+    assert spare is not first
+    assert spare.status is Status.PASS
+    assert HeadroomCheck().run(task, context).findings == []
+    assert jobs.jobs == 2  # headroom took it
+    assert context.verify(task, reference, fresh=True) is not spare
+    assert jobs.jobs == 3
+    # Without the probes before it, headroom verifies afresh itself.
+    alone = AuditContext(family=CodeFamily(), sandbox=jobs)  # type: ignore[arg-type]
+    assert HeadroomCheck().run(task, alone).findings == []
+    assert jobs.jobs == 5

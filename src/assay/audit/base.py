@@ -42,6 +42,10 @@ class AuditContext:
     need the reference's verdict on the task as it is (to fit limits, as a precondition), and
     the known-bad solutions' are needed twice, so each is computed once unless a check asks for
     a ``fresh`` run. A verdict of ``error`` is never kept: infrastructure is asked again.
+
+    A check may have a fresh verdict on the reference made along with its own verifications
+    (:meth:`verify_many` with ``fresh_reference``): the next check that asks for a ``fresh`` one
+    takes it instead of verifying again, once.
     """
 
     family: Family
@@ -52,30 +56,55 @@ class AuditContext:
     _varied: dict[tuple[int, tuple[tuple[str, bytes], ...]], Status] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _spare: dict[tuple[int, tuple[tuple[str, bytes], ...]], tuple[Task, Verdict]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def verify(self, task: Task, solution: Files, *, fresh: bool = False) -> Verdict:
         """Verify ``solution`` with the task's family in the audit's sandbox; the verdict this
-        context already gave on the same task object and files, unless ``fresh``."""
+        context already gave on the same task object and files, unless ``fresh`` (then a fresh
+        one made along with an earlier check's verifications, if there is one not yet taken)."""
         key = (id(task), tuple(sorted(solution.items())))
-        kept = None if fresh else self._kept.get(key)
+        kept = self._spare.pop(key, None) if fresh else self._kept.get(key)
         if kept is not None and kept[0] is task:
             return kept[1]
         verdict = self.family.verify(task, solution, self.sandbox)
         self._keep(key, task, verdict)
         return verdict
 
-    def verify_many(self, items: Sequence[tuple[Task, Files]]) -> list[Verdict]:
+    def verify_many(
+        self,
+        items: Sequence[tuple[Task, Files]],
+        *,
+        fresh_reference: tuple[Task, Files] | None = None,
+    ) -> list[Verdict]:
         """:meth:`verify` on each (task, solution) pair, those without a verdict yet in batches
         where the family can (:class:`BatchFamily`: fewer sandbox jobs). A pass from a batch is
         verified again alone, so that every pass a check reports (a known-bad, a hack, a
-        surviving mutant) is the verdict an agent's submission would get."""
+        surviving mutant) is the verdict an agent's submission would get.
+
+        With ``fresh_reference`` (a task and its reference), that pair is verified afresh in the
+        same call, and its verdict is kept for the next :meth:`verify` of it with ``fresh`` (it
+        is not returned). Where the family runs it with ``items`` (the code family shares one
+        run between pairs that differ only in expected values, as the sensitivity probes of a
+        task do), that fresh verdict costs no run of its own."""
         keys = [(id(task), tuple(sorted(solution.items()))) for task, solution in items]
         verdicts: list[Verdict | None] = []
         for key, (task, _solution) in zip(keys, items, strict=True):
             kept = self._kept.get(key)
             verdicts.append(kept[1] if kept is not None and kept[0] is task else None)
         missing = [index for index, verdict in enumerate(verdicts) if verdict is None]
-        got = verify_confirmed(self.family, [items[index] for index in missing], self.sandbox)
+        asked = [items[index] for index in missing]
+        findings = [Status.PASS] * len(asked)
+        if fresh_reference is not None:
+            asked.insert(0, fresh_reference)
+            findings.insert(0, Status.FAIL)  # a reference's finding is a fail
+        got = verify_confirmed(self.family, asked, self.sandbox, findings=findings)
+        if fresh_reference is not None:
+            task, solution = fresh_reference
+            spare = got.pop(0)
+            if spare.status is not Status.ERROR:
+                self._spare[id(task), tuple(sorted(solution.items()))] = (task, spare)
         for index, verdict in zip(missing, got, strict=True):
             self._keep(keys[index], items[index][0], verdict)
             verdicts[index] = verdict

@@ -3,11 +3,12 @@
 A reference that needs most of its time, CPU or memory limit passes on a quiet machine and
 fails on a busy one: its task is flaky by construction, and a right answer a little slower than
 the reference fails for nothing. The reference's verdict (the one the audit has, and once more
-afresh) gives two figures of each kind, and the smaller of the two is compared with the task's
-limits: wall time in sandboxes against ``timeout_s``, CPU time against ``cpu_s``, peak memory
-(where the backend measures it) against ``memory_mb``. Times are summed over the
-verification's sandboxed runs, which errs on the side of a warning. Less than :data:`HEADROOM`
-times is a warning with the figures.
+afresh: the one the sensitivity check's probes made, where they ran the task as it is, see
+:meth:`AuditContext.verify_many`) gives two figures of each kind, and the smaller of the two is
+compared with the task's limits: wall time in sandboxes against ``timeout_s``, CPU time against
+``cpu_s``, peak memory (where the backend measures it) against ``memory_mb``. Times are
+summed over the verification's sandboxed runs, which errs on the side of a warning. Less than
+:data:`HEADROOM` times is a warning with the figures.
 """
 
 from __future__ import annotations

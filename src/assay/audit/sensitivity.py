@@ -6,7 +6,9 @@ that no right answer matches both. The reference is verified against each. A ver
 passes it is not looking at that value, whatever it claims to check: an error finding, with the
 change as evidence. A probe whose verification ends in ``error`` says nothing: it is kept with
 the audit's verdicts (so the task is undecided) and the probing stops. Nothing is probed while
-the reference does not pass on the task as it is.
+the reference does not pass on the task as it is. The reference on the task as it is is verified
+afresh along with the probes (for the code family in the probes' own run), and the headroom check
+takes that verdict.
 """
 
 from __future__ import annotations
@@ -37,7 +39,12 @@ class SensitivityCheck:
         if not probes or context.verify(task, reference).status is not Status.PASS:
             return CheckOutcome()  # the reference check reports a reference that does not pass
         findings, verdicts = [], []
-        answers = context.verify_many([(probe.task, reference) for probe in probes])
+        # The reference on the task as it is, afresh, in the same call: for the code family
+        # its run is the probes' run (their expected values never reach the sandbox), and the
+        # headroom check takes that verdict as its second figure instead of running again.
+        answers = context.verify_many(
+            [(probe.task, reference) for probe in probes], fresh_reference=(task, reference)
+        )
         for probe, verdict in zip(probes, answers, strict=True):
             if verdict.status is Status.ERROR:
                 # the task stays undecided; the other probes would only say so again
