@@ -19,7 +19,7 @@ A job may also ask for conditions: environment variables its interpreter must st
 (``PYTHONHASHSEED``, ``TZ``, ``LC_ALL``: the audit's flaky check). A fork keeps its parent's
 hash seed, so such jobs go to workers started under those conditions, which every job they fork
 inherits; up to :data:`CONDITIONED_SLOTS` of them live beside the cap's own, one for each set of
-conditions and Python environment, so that the audit's runs under three conditions and its plain
+conditions and Python environment, so that the audit's runs under its conditions and its plain
 runs do not take each other's workers (a worker started for every such job would cost more than
 the job).
 
