@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -349,7 +349,14 @@ def test_one_task_that_crashes_the_verifier_is_an_error_and_the_audit_kept(
             raise RecursionError("maximum recursion depth exceeded")
         return verify(task, files, sandbox)
 
-    monkeypatch.setattr(family, "verify", deep)
+    def deep_many(items: Sequence[tuple[Task, Files]], sandbox: Sandbox) -> list[Verdict]:
+        if any(task.id == "median-2" for task, _ in items):
+            raise RecursionError("maximum recursion depth exceeded")
+        return verify_many(items, sandbox)
+
+    verify_many = family.verify_many  # type: ignore[attr-defined]
+    monkeypatch.setattr(family, "verify", deep)  # the verifier crashes however it is asked
+    monkeypatch.setattr(family, "verify_many", deep_many)
     result = invoke("audit", str(median_dir.parent), "--json", "report.json")
     assert result.exit_code == 3, result.output
     assert "2 tasks: 1 accepted, 0 rejected, 1 could not be audited (error)" in result.stdout
