@@ -13,6 +13,7 @@ from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Limits, Task
 from assay.verdicts import Status
 from tests.conftest import REFERENCE, make_median_task
+from tests.sandbox.test_batch import Counting
 
 pytestmark = pytest.mark.sandbox
 
@@ -75,24 +76,11 @@ def test_nothing_is_said_about_a_reference_that_fails(pool: PoolSandbox) -> None
     assert run_check(with_reference(broken, Limits(timeout_s=3)), pool) == []
 
 
-class Jobs:
-    """A sandbox that counts the jobs it runs (through another)."""
-
-    def __init__(self, inner: Sandbox) -> None:
-        self.inner = inner
-        self.python = inner.python
-        self.jobs = 0
-
-    def run(self, *args: object, **kwargs: object):  # type: ignore[no-untyped-def]
-        self.jobs += 1
-        return self.inner.run(*args, **kwargs)  # type: ignore[arg-type]
-
-
 def test_headroom_takes_the_fresh_verdict_the_sensitivity_probes_ran(pool: PoolSandbox) -> None:
     """The sensitivity probes of a code task run what the task as it is runs, so their job also
     gives a fresh verdict on the reference, which the headroom check takes as its second figure
     instead of a job of its own; once: a later fresh verification runs again."""
-    jobs = Jobs(pool)
+    jobs = Counting(pool)
     context = AuditContext(family=CodeFamily(), sandbox=jobs)  # type: ignore[arg-type]
     task = make_median_task()
     reference = task.references()["reference"]
