@@ -34,6 +34,19 @@ class CheckOutcome:
     """The ``red-team`` check's exploits tried and won, kept on the task's audit."""
 
 
+_Key = tuple[int, tuple[tuple[str, bytes], ...]]
+"""A verdict's place in :class:`AuditContext`: a task object's id (or the index of the flaky
+check's conditions) and the solution's files, sorted."""
+
+
+def _files(solution: Files) -> tuple[tuple[str, bytes], ...]:
+    return tuple(sorted(solution.items()))
+
+
+def _key(task: Task, solution: Files) -> _Key:
+    return id(task), _files(solution)
+
+
 @dataclass(frozen=True)
 class AuditContext:
     """What a check may use: the task's family and a sandbox for untrusted code.
@@ -50,13 +63,9 @@ class AuditContext:
 
     family: Family
     sandbox: Sandbox
-    _kept: dict[tuple[int, tuple[tuple[str, bytes], ...]], tuple[Task, Verdict]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
-    _varied: dict[tuple[int, tuple[tuple[str, bytes], ...]], Status] = field(
-        default_factory=dict, repr=False, compare=False
-    )
-    _spare: dict[tuple[int, tuple[tuple[str, bytes], ...]], tuple[Task, Verdict]] = field(
+    _kept: dict[_Key, tuple[Task, Verdict]] = field(default_factory=dict, repr=False, compare=False)
+    _varied: dict[_Key, Status] = field(default_factory=dict, repr=False, compare=False)
+    _spare: dict[_Key, tuple[Task, Verdict]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -64,7 +73,7 @@ class AuditContext:
         """Verify ``solution`` with the task's family in the audit's sandbox; the verdict this
         context already gave on the same task object and files, unless ``fresh`` (then a fresh
         one made along with an earlier check's verifications, if there is one not yet taken)."""
-        key = (id(task), tuple(sorted(solution.items())))
+        key = _key(task, solution)
         kept = self._spare.pop(key, None) if fresh else self._kept.get(key)
         if kept is not None and kept[0] is task:
             return kept[1]
@@ -88,7 +97,7 @@ class AuditContext:
         is not returned). Where the family runs it with ``items`` (the code family shares one
         run between pairs that differ only in expected values, as the sensitivity probes of a
         task do), that fresh verdict costs no run of its own."""
-        keys = [(id(task), tuple(sorted(solution.items()))) for task, solution in items]
+        keys = [_key(task, solution) for task, solution in items]
         verdicts: list[Verdict | None] = []
         for key, (task, _solution) in zip(keys, items, strict=True):
             kept = self._kept.get(key)
@@ -104,7 +113,7 @@ class AuditContext:
             task, solution = fresh_reference
             spare = got.pop(0)
             if spare.status is not Status.ERROR:
-                self._spare[id(task), tuple(sorted(solution.items()))] = (task, spare)
+                self._spare[_key(task, solution)] = (task, spare)
         for index, verdict in zip(missing, got, strict=True):
             self._keep(keys[index], items[index][0], verdict)
             verdicts[index] = verdict
@@ -113,22 +122,20 @@ class AuditContext:
     def keep(self, task: Task, solution: Files, verdict: Verdict) -> None:
         """Take ``verdict`` as this context's on ``solution`` for ``task`` (given elsewhere:
         the audit verifies a task set's own solutions together, several tasks a batch)."""
-        self._keep((id(task), tuple(sorted(solution.items()))), task, verdict)
+        self._keep(_key(task, solution), task, verdict)
 
     def keep_varied(self, conditions: int, solution: Files, status: Status) -> None:
         """Take ``status`` as the task's verdict on ``solution`` under the flaky check's
         conditions ``conditions`` (an index of :data:`assay.audit.flaky.CONDITIONS`), given
         elsewhere: the audit runs a window's varied runs together. ``error`` is not kept."""
         if status is not Status.ERROR:
-            self._varied[conditions, tuple(sorted(solution.items()))] = status
+            self._varied[conditions, _files(solution)] = status
 
     def varied(self, conditions: int, solution: Files) -> Status | None:
         """The status :meth:`keep_varied` took for ``solution`` under ``conditions``, if any."""
-        return self._varied.get((conditions, tuple(sorted(solution.items()))))
+        return self._varied.get((conditions, _files(solution)))
 
-    def _keep(
-        self, key: tuple[int, tuple[tuple[str, bytes], ...]], task: Task, verdict: Verdict
-    ) -> None:
+    def _keep(self, key: _Key, task: Task, verdict: Verdict) -> None:
         if verdict.status is not Status.ERROR:
             self._kept[key] = (task, verdict)  # the task is held, so its id is not reused
 
