@@ -17,7 +17,15 @@ from assay.errors import InputError
 from assay.findings import Decision, Severity
 from assay.sandbox import PoolSandbox
 from assay.tasks import Split, Task, TaskSet, save_task
-from assay.tasks.similarity import _signature, jaccard, near_duplicates, ngrams
+from assay.tasks.similarity import (
+    _ROWS,
+    _SIXTY_FOURS,
+    _hashes,
+    _signature,
+    jaccard,
+    near_duplicates,
+    ngrams,
+)
 from tests.conftest import make_median_task
 
 Run = Callable[..., Result]
@@ -169,3 +177,14 @@ def test_the_command_line_reads_a_corpus(run_cli: Run, tmp_path: Path) -> None:
     assert "quarantined" in ran.output
     report = json.loads(report_path.read_text())
     assert report["tasks"][0]["decision"] == "quarantined"
+
+
+def test_a_long_texts_signature_is_taken_in_parts_and_is_the_same() -> None:
+    """A text of more shingles than are hashed at once gets the signature of all of them: the
+    least value of each hash function over every shingle, not only over the last part."""
+    rng = random.Random(11)
+    shingled = ngrams(" ".join(f"w{rng.randrange(50_000)}" for _ in range(3 * _ROWS)), 3)
+    assert len(shingled) > 2 * _ROWS
+    rows = [_SIXTY_FOURS.unpack(_hashes(shingle)) for shingle in shingled]
+    assert _signature(shingled) == tuple(map(min, zip(*rows, strict=True)))
+    assert _signature(set()) == (0,) * len(rows[0])

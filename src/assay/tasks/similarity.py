@@ -11,7 +11,7 @@ import struct
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, islice
 
 SHINGLE_WORDS = 3
 """Words in a shingle for near duplicates."""
@@ -90,9 +90,15 @@ def _signature(shingled: Iterable[str]) -> tuple[int, ...]:
     """The MinHash signature: for each of the :data:`PERMUTATIONS` hash functions, the least
     value it gives a shingle. Function ``i`` is the ``i``-th 64-bit word of the shingle's
     SHAKE-256 output, so one call hashes a shingle under all of them, and the minima are taken
-    in C (a column of the transposed rows each)."""
-    rows = [_SIXTY_FOURS.unpack(_hashes(s)) for s in shingled] or [_EMPTY]
-    return tuple(map(min, zip(*rows, strict=True)))
+    in C (a column of the transposed rows each), :data:`_ROWS` shingles at a time, so that a
+    long text's rows never all stand in memory at once."""
+    signature: tuple[int, ...] | None = None
+    pending = iter(shingled)
+    while rows := [_SIXTY_FOURS.unpack(_hashes(s)) for s in islice(pending, _ROWS)]:
+        if signature is not None:
+            rows.append(signature)
+        signature = tuple(map(min, zip(*rows, strict=True)))
+    return _EMPTY if signature is None else signature
 
 
 def _hashes(text: str) -> bytes:
@@ -101,3 +107,5 @@ def _hashes(text: str) -> bytes:
 
 _SIXTY_FOURS = struct.Struct(f"<{PERMUTATIONS}Q")
 _EMPTY = (0,) * PERMUTATIONS
+_ROWS = 4096
+"""Shingles hashed before their minima are taken (4096 rows of 64 values: a few MB)."""
