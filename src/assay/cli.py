@@ -581,8 +581,9 @@ def audit(
 ) -> None:
     """Audit a task or a directory of tasks: lint, references pass, known-bad solutions fail,
     an empty submission fails; with --profile, the pass rates of a stored run too. Exit 1 when
-    any task is rejected or quarantined, 3 when any could not be audited (an infrastructure
-    error; the report is still written).
+    any task is rejected, 3 when any could not be audited (an infrastructure error; the report
+    is still written), else 0; quarantined tasks are listed, and kept out of exports until a
+    person clears them (`assay clear`).
 
     \b
     Example:
@@ -634,6 +635,80 @@ def audit(
             shown.print(plain(line))
     _write_reports(report, json_path=report_file, html_path=html_path, db=db, stderr=to_stdout)
     sys.exit(_audit_status(report))
+
+
+@cli.command()
+@click.argument("task_ids", nargs=-1, required=True)
+@click.option("--by", required=True, help="Who looked at the tasks and clears them.")
+@click.option("--reason", required=True, help="Why they may be used, in a few words.")
+@click.option(
+    "--run",
+    "run_id",
+    help="The audit run that quarantined them (default: each task's latest audit).",
+)
+@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, db: Path) -> None:
+    """Clear quarantined tasks after a person has looked at them: exports take them from now on,
+    and a later audit accepts them while the findings that held them are the same (a new
+    finding, or another version of the task, quarantines it again). A rejected task cannot be
+    cleared. All the tasks are cleared, or none.
+
+    \b
+    Example:
+      assay clear HumanEval/32 HumanEval/38 --by ana --reason "legacy check read: sound"
+    """
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    from assay.audit.clearance import clearance_for  # noqa: PLC0415
+
+    now = datetime.now(UTC)
+    with _existing_store(db) as store:
+        if run_id is not None and store.task_audits(run_id) is None:
+            raise InputError(
+                f"no audit run named {run_id!r} in this store",
+                field="--run",
+                fix="`assay runs` lists the runs",
+            )
+        kept = {(c.run_id, c.task_id): c for c in store.clearances()}
+        cleared = []
+        for task_id in dict.fromkeys(task_ids):
+            if run_id is None:
+                latest = store.latest_task_audit(task_id)
+                if latest is None:
+                    raise InputError(
+                        f"no audit in this store audited a task {task_id!r}",
+                        path=db,
+                        fix="audit it first; task ids are as the audit table shows them",
+                    )
+                found, audited = latest
+            else:
+                in_run = store.task_audit(run_id, task_id)
+                if in_run is None:
+                    raise InputError(
+                        f"audit run {run_id} has no task {task_id!r}",
+                        field="--run",
+                        fix="`assay report RUN` lists its tasks",
+                    )
+                found, audited = run_id, in_run
+            earlier = kept.get((found, task_id))
+            if earlier is not None:
+                raise InputError(
+                    f"{task_id} was already cleared in audit run {found} by {earlier.by} on "
+                    f"{earlier.cleared_at:%Y-%m-%d}",
+                    path=db,
+                    fix="a later audit accepts it while its findings are the ones cleared",
+                )
+            cleared.append(clearance_for(audited, found, by=by, reason=reason, at=now))
+        store.add_clearances(cleared)
+    for c in cleared:
+        click.echo(
+            f"cleared {c.task_id} (version {c.task_version[:12]}, quarantined by audit run "
+            f"{c.run_id} for {len(c.findings)} finding{'s' if len(c.findings) != 1 else ''})"
+        )
+    click.echo(
+        "exports take them from now on; a later audit accepts them while their findings stay "
+        "the ones cleared"
+    )
 
 
 @cli.command("report")
@@ -1559,12 +1634,17 @@ def _earlier_audit(store: Store, name: str) -> list[TaskAudit]:
 
 
 def _print_audit_totals(report: AuditReport, *, stderr: bool) -> None:
-    """The one line of totals, then the diversity and the drift from seeds if measured."""
+    """The one line of totals, the quarantined tasks, then the diversity and the drift from
+    seeds if measured."""
     from assay._render import console, diversity_lines, plain  # noqa: PLC0415
-    from assay.audit import summary_line  # noqa: PLC0415
+    from assay.audit import quarantine_lines, summary_line  # noqa: PLC0415
 
     shown = console(stderr=stderr)
-    for line in [summary_line(report), *diversity_lines(report.diversity)]:
+    for line in [
+        summary_line(report),
+        *quarantine_lines(report),
+        *diversity_lines(report.diversity),
+    ]:
         shown.print(plain(line))
 
 
@@ -1734,7 +1814,7 @@ def _audit_status(report: AuditReport) -> int:
 
     if report.count(Decision.ERROR):
         return EXIT_INFRA
-    return 0 if report.all_accepted else EXIT_FAIL
+    return EXIT_FAIL if report.count(Decision.REJECTED) else 0
 
 
 def _print_verdict(verdict: Verdict, as_json: bool) -> None:

@@ -187,8 +187,9 @@ def test_audit_with_a_profile_quarantines_tasks_no_sample_solved(
     assert profiled.exit_code == 0, profiled.output
     report_path = tmp_path / "audit.json"
     audited = run_cli("audit", str(tasks_dir), "--profile", "q", "--json", str(report_path))
-    assert audited.exit_code == 1, audited.output
+    assert audited.exit_code == 0, audited.output  # quarantined, listed, none rejected
     assert "2 accepted, 0 rejected, 1 quarantined for review" in audited.stdout
+    assert "  median-1: profile: no sample passed (run q, k=2)" in audited.stdout
     report = json.loads(report_path.read_text())
     decisions = {task["task_id"]: task["decision"] for task in report["tasks"]}
     assert decisions == {

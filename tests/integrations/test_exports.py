@@ -161,7 +161,14 @@ def test_exportable_refuses_the_frozen_split_and_tells_quarantine() -> None:
     version = task_row(task)["task_version"]
     chosen = exportable([task], {("median-a", str(version)): "quarantined"})
     assert chosen.tasks == ()
-    assert chosen.excluded == (Exclusion("median-a", "quarantined by its latest audit"),)
+    assert chosen.excluded == (
+        Exclusion(
+            "median-a",
+            "quarantined by its latest audit: `assay clear` it once a person has looked",
+        ),
+    )
+    cleared = exportable([task], {("median-a", str(version)): "cleared"})
+    assert cleared.tasks == (task,)
 
 
 def test_trajectories_become_sft_rows_and_preference_pairs_across_runs(

@@ -2,6 +2,7 @@
 
 from assay.audit.base import AuditCheck, AuditContext, CheckOutcome, SolutionVerdict
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.clearance import Clearance, apply_clearances, clearance_for
 from assay.audit.drift import Drift, LabelDrift, LabelShare, SeedMatch
 from assay.audit.flaky import FlakyCheck
 from assay.audit.headroom import HeadroomCheck
@@ -18,6 +19,7 @@ from assay.audit.report import (
     SolutionResult,
     SurvivingMutant,
     TaskAudit,
+    quarantine_lines,
     summary_line,
 )
 from assay.audit.runner import default_checks, run_audit, run_audit_into, select_checks
@@ -29,6 +31,7 @@ __all__ = [
     "AuditContext",
     "AuditReport",
     "CheckOutcome",
+    "Clearance",
     "Decision",
     "Diversity",
     "Drift",
@@ -54,8 +57,11 @@ __all__ = [
     "SolutionVerdict",
     "SurvivingMutant",
     "TaskAudit",
+    "apply_clearances",
     "apply_profile",
+    "clearance_for",
     "default_checks",
+    "quarantine_lines",
     "run_audit",
     "run_audit_into",
     "select_checks",

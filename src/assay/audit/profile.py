@@ -76,6 +76,7 @@ def _finding(
             message=f"no sample passed ({where}): broken or harder than the policy can reach; "
             "quarantined until a person reviews it",
             evidence=evidence,
+            review=True,
         )
     if profiled.pass_rate == 1:
         return Finding(

@@ -207,6 +207,23 @@ def decide(findings: list[Finding], *, unfinished: bool = False) -> Decision:
     return Decision.ACCEPTED
 
 
+def quarantine_lines(report: AuditReport) -> list[str]:
+    """The quarantined tasks, one line each with the first finding that holds it, under a line
+    that says how a person clears them."""
+    held = [t for t in report.tasks if t.decision is Decision.QUARANTINED]
+    if not held:
+        return []
+    lines = [
+        f"quarantined ({len(held)}), kept out of exports until a person clears them "
+        f"(`assay clear TASK --run {report.run_id} --by NAME --reason TEXT`):"
+    ]
+    for task in held:
+        reasons = [f"{f.check}: {f.message}" for f in task.findings if f.review]
+        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+        lines.append(f"  {task.task_id}: {reasons[0] if reasons else 'see its findings'}{more}")
+    return lines
+
+
 def summary_line(report: AuditReport) -> str:
     """One line of totals."""
     errored = report.count(Decision.ERROR)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from assay.audit.base import AuditCheck, AuditContext, SolutionVerdict
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.checks import EmptySubmissionCheck, KnownBadCheck, LintCheck, ReferenceCheck
+from assay.audit.clearance import apply_clearances
 from assay.audit.collector import between_windows, quiet_collector
 from assay.audit.diversity import diversity
 from assay.audit.drift import CHECK as DRIFT_CHECK
@@ -206,8 +207,9 @@ def run_audit_into(
     seeds: TaskSet | None = None,
 ) -> AuditReport:
     """:func:`run_audit` with ``checks`` (the default ones when None) and ``seeds``, then,
-    with a stored ``profile``, its findings (:func:`apply_profile`), then keep the report and
-    every verdict behind it in ``store`` (one transaction).
+    with a stored ``profile``, its findings (:func:`apply_profile`), then the clearances the
+    store keeps (:func:`apply_clearances`), then keep the report and every verdict behind it
+    in ``store`` (one transaction).
     """
     verdicts: list[tuple[str, Verdict]] = []
     report = run_audit(
@@ -221,6 +223,7 @@ def run_audit_into(
     )
     if profile is not None:
         report = apply_profile(report, profile.profile, profile.versions)
+    report = apply_clearances(report, store.clearances())
     store.add_audit(report, verdicts)
     return report
 

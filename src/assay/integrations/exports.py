@@ -64,9 +64,9 @@ class Chosen:
 def exportable(
     tasks: Iterable[Task], decisions: Mapping[tuple[str, str], str], split: Split = Split.TRAIN
 ) -> Chosen:
-    """The tasks of ``split`` that their latest audit accepted (``decisions`` as
-    :meth:`assay.store.Store.audit_decisions` gives them). Raises :class:`InputError` for the
-    frozen split."""
+    """The tasks of ``split`` that their latest audit accepted, or quarantined and a person
+    cleared (``decisions`` as :meth:`assay.store.Store.audit_decisions` gives them). Raises
+    :class:`InputError` for the frozen split."""
     if split is Split.FROZEN:
         raise InputError(
             "the frozen split is never exported",
@@ -85,8 +85,11 @@ def exportable(
         if decision is None:
             reason = "changed since its audit" if task.id in audited else "never audited"
             excluded.append(Exclusion(task.id, f"{reason}: run `assay audit` on it first"))
-        elif decision != "accepted":
-            excluded.append(Exclusion(task.id, f"{decision} by its latest audit"))
+        elif decision not in ("accepted", "cleared"):
+            after = (
+                ": `assay clear` it once a person has looked" if decision == "quarantined" else ""
+            )
+            excluded.append(Exclusion(task.id, f"{decision} by its latest audit{after}"))
         else:
             chosen.append(task)
     return Chosen(tasks=tuple(chosen), excluded=tuple(excluded))

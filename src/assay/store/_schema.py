@@ -11,13 +11,15 @@ Schema history:
 3. each audit run's whole report but its tasks (``audit_reports``: format, diversity and drift,
    the profile joined), so that a stored run renders as the report it was; runs kept before
    have none and render without them.
+4. a person's clearances of quarantined tasks (``clearances``: the task version, the audit run
+   that quarantined it, the findings cleared, by whom and why).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 SCHEMA_1 = """
 CREATE TABLE IF NOT EXISTS audit_runs (
@@ -120,7 +122,22 @@ TO_3 = (
 """Schema 2 to 3: the report of each audit run, its tasks left out (they are in
 ``task_audits``), as JSON."""
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: TO_2, 2: TO_3}
+TO_4 = (
+    """CREATE TABLE clearances (
+        run_id TEXT NOT NULL REFERENCES audit_runs(run_id),
+        task_id TEXT NOT NULL,
+        task_version TEXT NOT NULL,
+        findings TEXT NOT NULL,
+        cleared_by TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        cleared_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, task_id)
+    )""",
+)
+"""Schema 3 to 4: clearances (``assay clear``); ``findings`` is a JSON list of the
+``check: message`` keys cleared."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: TO_2, 2: TO_3, 3: TO_4}
 """From each version, the statements that lead to the next one."""
 
 

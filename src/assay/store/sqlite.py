@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from assay.audit.clearance import Clearance
 from assay.audit.report import AuditReport, TaskAudit
 from assay.episodes.records import Trajectory
 from assay.errors import StoreError
@@ -156,12 +157,82 @@ class Store:
 
     def audit_decisions(self) -> dict[tuple[str, str], str]:
         """The latest audit's decision for every task version the store has audited:
-        ``(task_id, task_version)`` to ``accepted``, ``quarantined``, ``rejected`` or ``error``."""
+        ``(task_id, task_version)`` to ``accepted``, ``quarantined``, ``rejected`` or ``error``,
+        or ``cleared`` where a person cleared the quarantine of that audit (``assay clear``)."""
         rows, _ = self._select(
-            "SELECT t.task_id, t.task_version, t.decision FROM task_audits t "
-            "JOIN audit_runs r ON r.run_id = t.run_id ORDER BY r.finished_at, r.run_id"
+            "SELECT t.task_id, t.task_version, "
+            "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END FROM task_audits t "
+            "JOIN audit_runs r ON r.run_id = t.run_id "
+            "LEFT JOIN clearances c ON c.run_id = t.run_id AND c.task_id = t.task_id "
+            "ORDER BY r.finished_at, r.run_id"
         )
         return {(task_id, version): decision for task_id, version, decision in rows}
+
+    def latest_task_audit(self, task_id: str) -> tuple[str, TaskAudit] | None:
+        """The latest audit run that audited ``task_id``, and its audit of it; None if none did."""
+        rows, _ = self._select(
+            "SELECT t.run_id, t.record FROM task_audits t "
+            "JOIN audit_runs r ON r.run_id = t.run_id WHERE t.task_id = ? "
+            "ORDER BY r.finished_at DESC, r.run_id DESC LIMIT 1",
+            [task_id],
+        )
+        if not rows:
+            return None
+        return rows[0][0], TaskAudit.model_validate_json(rows[0][1])
+
+    def task_audit(self, run_id: str, task_id: str) -> TaskAudit | None:
+        """Audit run ``run_id``'s audit of ``task_id``; None when it has none."""
+        rows, _ = self._select(
+            "SELECT record FROM task_audits WHERE run_id = ? AND task_id = ?", [run_id, task_id]
+        )
+        return TaskAudit.model_validate_json(rows[0][0]) if rows else None
+
+    def add_clearances(self, clearances: Sequence[Clearance]) -> None:
+        """Keep a person's clearances, all or none. Raises :class:`StoreError` when one of them
+        was already cleared in the same run."""
+        with self._write() as db:
+            for c in clearances:
+                row = db.execute(
+                    "SELECT cleared_by, cleared_at FROM clearances "
+                    "WHERE run_id = ? AND task_id = ?",
+                    (c.run_id, c.task_id),
+                ).fetchone()
+                if row is not None:
+                    raise StoreError(
+                        f"{self.path}: {c.task_id} was already cleared in audit run {c.run_id} "
+                        f"by {row[0]} at {row[1]}; audit it again to clear a later run"
+                    )
+                db.execute(
+                    "INSERT INTO clearances VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        c.run_id,
+                        c.task_id,
+                        c.task_version,
+                        json.dumps(list(c.findings)),
+                        c.by,
+                        c.reason,
+                        c.cleared_at.isoformat(),
+                    ),
+                )
+
+    def clearances(self) -> list[Clearance]:
+        """Every clearance kept, oldest first."""
+        rows, _ = self._select(
+            "SELECT task_id, task_version, run_id, findings, cleared_by, reason, cleared_at "
+            "FROM clearances ORDER BY cleared_at, run_id, task_id"
+        )
+        return [
+            Clearance(
+                task_id=row[0],
+                task_version=row[1],
+                run_id=row[2],
+                findings=tuple(json.loads(row[3])),
+                by=row[4],
+                reason=row[5],
+                cleared_at=datetime.fromisoformat(row[6]),
+            )
+            for row in rows
+        ]
 
     def audit_report(self, run_id: str) -> AuditReport | None:
         """The report of audit run ``run_id`` as it was written; None when the store holds no

@@ -1,0 +1,182 @@
+"""A person clears a quarantined task (``assay clear``): exports take it, a later audit of the
+same version with the same findings accepts it, and nothing else is cleared by it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+
+from assay.audit.clearance import Clearance, apply_clearances, clearance_for
+from assay.audit.report import AuditReport, TaskAudit
+from assay.errors import InputError, StoreError
+from assay.findings import Decision, Finding, Severity
+from assay.store import Store
+
+Run = Callable[..., Result]
+BROKEN = Path(__file__).parent / "broken_tasks"
+NOW = datetime(2026, 12, 5, tzinfo=UTC)
+FLAKY = Finding(
+    check="flaky", severity=Severity.WARNING, message="reference sometimes fails", review=True
+)
+LEGACY = Finding(check="lint", severity=Severity.WARNING, message="legacy verifier", review=True)
+NOTE = Finding(check="mutation", severity=Severity.INFO, message="3 of 4 mutants fail")
+
+
+def audited(decision: Decision, *findings: Finding, version: str = "v1") -> TaskAudit:
+    return TaskAudit(
+        task_id="t", task_version=version, path="t", decision=decision, findings=findings
+    )
+
+
+def report(*tasks: TaskAudit) -> AuditReport:
+    return AuditReport(
+        run_id="later", root=".", started_at=NOW, finished_at=NOW, checks=("lint",), tasks=tasks
+    )
+
+
+def cleared(*findings: Finding, version: str = "v1") -> Clearance:
+    held = audited(Decision.QUARANTINED, *findings, version=version)
+    return clearance_for(held, "first", by="ana", reason="read the legacy check", at=NOW)
+
+
+def test_a_clearance_accepts_the_same_version_held_by_the_same_findings() -> None:
+    [task] = apply_clearances(
+        report(audited(Decision.QUARANTINED, LEGACY, NOTE)), [cleared(LEGACY)]
+    ).tasks
+    assert task.decision is Decision.ACCEPTED
+    assert task.findings[:2] == (LEGACY, NOTE)  # the evidence stays
+    [note] = [f for f in task.findings if f.check == "review"]
+    assert note.message == "cleared by ana on 2026-12-05: read the legacy check"
+    assert "audit run first" in note.evidence
+    assert "lint: legacy verifier" in note.evidence
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        audited(Decision.QUARANTINED, LEGACY, FLAKY),  # a new finding that needs a person
+        audited(Decision.QUARANTINED, LEGACY, version="v2"),  # another version of the task
+        audited(Decision.REJECTED, LEGACY),  # an error finding: never cleared
+        audited(Decision.ERROR, LEGACY),
+    ],
+    ids=["new-finding", "other-version", "rejected", "error"],
+)
+def test_a_clearance_covers_nothing_else(later: TaskAudit) -> None:
+    [task] = apply_clearances(report(later), [cleared(LEGACY)]).tasks
+    assert task == later
+
+
+def test_two_clearances_together_cover_two_findings() -> None:
+    both = audited(Decision.QUARANTINED, LEGACY, FLAKY)
+    [task] = apply_clearances(report(both), [cleared(LEGACY), cleared(FLAKY)]).tasks
+    assert task.decision is Decision.ACCEPTED
+    assert sum(f.check == "review" for f in task.findings) == 2
+
+
+@pytest.mark.parametrize(
+    ("held", "by", "error"),
+    [
+        (audited(Decision.REJECTED, LEGACY), "ana", "was rejected"),
+        (audited(Decision.ACCEPTED, NOTE), "ana", "was accepted: nothing holds it"),
+        (audited(Decision.ERROR), "ana", "could not be audited"),
+        (audited(Decision.QUARANTINED, LEGACY), "  ", "--by: is empty"),
+    ],
+)
+def test_only_a_quarantine_is_cleared_and_only_by_someone(
+    held: TaskAudit, by: str, error: str
+) -> None:
+    with pytest.raises(InputError, match=error):
+        clearance_for(held, "first", by=by, reason="fine", at=NOW)
+
+
+def test_the_store_keeps_a_clearance_once_and_exports_read_it(tmp_path: Path) -> None:
+    first = report(audited(Decision.QUARANTINED, LEGACY)).model_copy(update={"run_id": "first"})
+    with Store(tmp_path / "s.db") as store:
+        store.add_audit(first, [])
+        assert store.audit_decisions() == {("t", "v1"): "quarantined"}
+        store.add_clearances([cleared(LEGACY)])
+        assert store.audit_decisions() == {("t", "v1"): "cleared"}
+        assert store.clearances() == [cleared(LEGACY)]
+        with pytest.raises(StoreError, match="already cleared in audit run first by ana"):
+            store.add_clearances([cleared(LEGACY)])
+        assert len(store.clearances()) == 1
+
+
+def _quarantined_set(tmp_path: Path) -> Path:
+    root = tmp_path / "tasks"
+    for name in ("flaky-clock", "sound", "reference-fails"):
+        shutil.copytree(BROKEN / name, root / name)
+    return root
+
+
+def _clearances(db: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("SELECT task_id, cleared_by FROM clearances").fetchall()
+
+
+def test_a_person_clears_a_quarantined_task_from_the_command_line(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    root = _quarantined_set(tmp_path)
+    db = tmp_path / "store.db"
+    checks = ("--checks", "lint,reference,known-bad,flaky")
+    first = run_cli("audit", str(root), *checks)
+    assert first.exit_code == 1, first.output  # reference-fails is rejected
+    assert "quarantined (1), kept out of exports until a person clears them" in first.output
+    assert "  flaky-clock: flaky: reference sometimes fails" in first.output
+
+    out = tmp_path / "train.jsonl"
+    held = run_cli("export", "tasks", str(root), "--out", str(out))
+    assert "left out flaky-clock: quarantined by its latest audit: `assay clear`" in held.output
+
+    for args, error in [
+        (("reference-fails",), "was rejected: an error finding is a defect"),
+        (("sound",), "was accepted: nothing holds it for review"),
+        (("no-such-task",), "no audit in this store audited a task 'no-such-task'"),
+        (("flaky-clock", "--run", "no-such-run"), "--run: no audit run named 'no-such-run'"),
+        (("flaky-clock", "sound"), "sound in audit run"),  # all or none: flaky-clock not kept
+    ]:
+        refused = run_cli("clear", *args, "--by", "ana", "--reason", "looked")
+        assert refused.exit_code == 2, refused.output
+        assert error in refused.output
+        assert "Traceback" not in refused.output
+        assert _clearances(db) == []
+
+    done = run_cli("clear", "flaky-clock", "--by", "ana", "--reason", "UTC only, by design")
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("cleared flaky-clock (version ")
+    again = run_cli("clear", "flaky-clock", "--by", "bo", "--reason", "again")
+    assert again.exit_code == 2
+    assert "already cleared in audit run" in again.output
+    assert _clearances(db) == [("flaky-clock", "ana")]
+
+    taken = run_cli("export", "tasks", str(root), "--out", str(out))
+    assert taken.exit_code == 0, taken.output
+    assert sorted(row["task_id"] for row in map(json.loads, out.read_text().splitlines())) == [
+        "flaky-clock",
+        "sound",
+    ]
+
+    report_path = tmp_path / "again.json"
+    later = run_cli("audit", str(root), *checks, "--json", str(report_path))
+    assert "quarantined (" not in later.output
+    by_id = {t["task_id"]: t for t in json.loads(report_path.read_text())["tasks"]}
+    assert by_id["flaky-clock"]["decision"] == "accepted"
+    assert [f["message"] for f in by_id["flaky-clock"]["findings"] if f["check"] == "review"] == [
+        "cleared by ana on " + datetime.now(UTC).strftime("%Y-%m-%d") + ": UTC only, by design"
+    ]
+
+
+def test_an_audit_that_only_quarantines_exits_0(run_cli: Run, tmp_path: Path) -> None:
+    root = tmp_path / "tasks"
+    shutil.copytree(BROKEN / "flaky-clock", root / "flaky-clock")
+    result = run_cli("audit", str(root), "--checks", "lint,reference,flaky")
+    assert result.exit_code == 0, result.output
+    assert "1 quarantined for review" in result.output
