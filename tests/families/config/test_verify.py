@@ -64,9 +64,10 @@ def test_the_reference_passes_on_every_backend(sandbox: Sandbox) -> None:
     verdict = family.verify(task, task.solutions["reference"], sandbox)
     assert verdict.status is Status.PASS, verdict.summary
     assert verdict.score == 1.0
-    assert [c.passed for c in verdict.criteria] == [True] * 4
+    assert [c.passed for c in verdict.criteria] == [True] * 5
     assert "49 checked" in verdict.criteria[3].evidence
-    assert verdict.versions.family.startswith("config@1+schemas-1.")
+    assert verdict.criteria[4].name == "no one else gets in"  # the guard, after the requirements
+    assert verdict.versions.family.startswith("config@2+schemas-1.")
     assert any(p.lower().startswith("pyyaml==") for p in verdict.versions.python.packages)
 
 
@@ -81,8 +82,11 @@ def test_each_known_bad_solution_fails_on_what_it_breaks(label: str, pool: PoolS
     assert verdict.status is Status.FAIL, verdict.summary
     name, evidence = BROKEN[label]
     failed = {c.name: c.evidence for c in verdict.criteria if not c.passed}
-    assert list(failed) == [name], failed
+    guards = [n for n in failed if n in ("no one else gets in", "no one else gains rights")]
+    assert [n for n in failed if n not in guards] == [name], failed
     assert evidence in failed[name]
+    # a policy that selects no pod leaves the database open to the internet too
+    assert guards == (["no one else gets in"] if label == "bad-selects-nothing" else [])
 
 
 def test_doing_nothing_fails(pool: PoolSandbox) -> None:

@@ -191,7 +191,7 @@ def test_a_submission_passes_when_it_meets_one_reading(pool: PoolSandbox) -> Non
     or_policy = task.solutions["bad-or-instead-of-and"]
     verdict = family.verify(task, or_policy, pool)
     assert verdict.status is Status.PASS, verdict.summary
-    assert verdict.summary == "2/2 requirements met (reading whole-namespace, best of 2)"
+    assert verdict.summary == "3/3 requirements met (reading whole-namespace, best of 2)"
     verdict = family.verify(task, task.solutions["reference"], pool)
     assert verdict.status is Status.PASS
     assert "(reading expected, best of 2)" in verdict.summary

@@ -11,7 +11,12 @@ Verification: the YAML is read in a sandbox (:mod:`.documents`, :mod:`._parser`)
 validated against the pinned Kubernetes schema (:mod:`.schema`), applied to the cluster as
 ``kubectl apply`` would, and its meaning computed in the trusted process (:mod:`.network`,
 :mod:`.rbac`) and compared with the expectations, one criterion each (:mod:`.admission`,
-:mod:`.expectations`).
+:mod:`.expectations`). Two guards follow, judged against the reference applied to the same
+cluster (read in the same sandbox run): no source outside the cluster's pods (the internet over
+IPv4 and IPv6, a pod of a namespace made later) gets in where the reference keeps it out, and no
+subject the requirements do not entitle (anonymous, any signed-in user, a service account of
+each namespace, anyone a binding names) holds a right the reference does not give it
+(:mod:`.guards`).
 
 Agents act through :mod:`.tools` (the cluster, validation of a draft, submit; a ```yaml block in
 single-turn mode). The audit tries the reward hacks of :mod:`.exploits`, the near misses of

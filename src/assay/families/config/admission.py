@@ -45,10 +45,21 @@ class Admission:
     """The reader's run; None when the files were refused before it."""
     stopped: bool = False
     """The reader stopped before it read the task's own cluster (an infrastructure problem)."""
+    reference: Meaning | None = None
+    """What the cluster means with the task's reference applied, when it was asked for and
+    read (the guards of :mod:`.guards` compare against it)."""
 
 
-def admit(task: Task, spec: ConfigSpec, solution: Files, sandbox: Sandbox) -> Admission:
-    """Read ``solution`` and apply it to ``task``'s cluster."""
+def admit(
+    task: Task,
+    spec: ConfigSpec,
+    solution: Files,
+    sandbox: Sandbox,
+    *,
+    reference: Files | None = None,
+) -> Admission:
+    """Read ``solution`` and apply it to ``task``'s cluster; with ``reference`` (the task's
+    reference solution), read it in the same run, before the submission, and apply it too."""
     cluster_file = task.workspace.get(spec.cluster)
     if cluster_file is None:
         raise TaskFormatError(
@@ -65,12 +76,14 @@ def admit(task: Task, spec: ConfigSpec, solution: Files, sandbox: Sandbox) -> Ad
     ]
     if not names:
         refused.append(Unreadable("(submission)", "no YAML file was submitted"))
-    files = [(spec.cluster, cluster_file), *((name, solution[name]) for name in names)]
-    refused += oversized(files[1:])
+    submission = [(name, solution[name]) for name in names]
+    refused += oversized(submission)
     if refused:
         return Admission(None, "the submission was refused", _unreadable(refused))
-    run = read_yaml(sandbox, files, task.spec.limits)
-    cluster, *submitted = run.parsed
+    theirs = [] if reference is None else sorted(reference.items())
+    run = read_yaml(sandbox, [(spec.cluster, cluster_file), *theirs, *submission], task.spec.limits)
+    cluster, *parsed = run.parsed
+    read_reference, submitted = parsed[: len(theirs)], parsed[len(theirs) :]
     where = f"{task.id}/workspace/{spec.cluster}"
     if isinstance(cluster, Unreadable):
         if cluster.stopped:
@@ -94,7 +107,27 @@ def admit(task: Task, spec: ConfigSpec, solution: Files, sandbox: Sandbox) -> Ad
         refusal = _refusal("objects", str(exc), "api")
         return Admission(None, "the API server would refuse an object", (refusal,), run.result)
     count = f"{len(objects)} object" + ("" if len(objects) == 1 else "s")
-    return Admission(found, f"{count} applied", (), run.result)
+    baseline = _reference(task, cluster.objects, read_reference) if theirs else None
+    return Admission(found, f"{count} applied", (), run.result, reference=baseline)
+
+
+def _reference(
+    task: Task, cluster: Sequence[Object], parsed: Sequence[Documents | Unreadable]
+) -> Meaning | None:
+    """The cluster with the reference applied; None when the reader stopped before it. A
+    reference that does not read or apply is the task's fault."""
+    where = f"{task.id}/solutions/reference"
+    objects: list[Object] = []
+    for part in parsed:
+        if isinstance(part, Unreadable):
+            if part.stopped:
+                return None
+            raise TaskFormatError(part.reason, path=where, fix="write the reference as plain YAML")
+        objects += [obj for obj in part.objects if isinstance(obj, Mapping)]
+    try:
+        return meaning(applied(cluster, objects))
+    except ObjectError as exc:
+        raise TaskFormatError(str(exc), path=where, fix="correct the object") from None
 
 
 def _objects(

@@ -9,9 +9,10 @@ from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
 from assay.families.config.admission import admit
-from assay.families.config.documents import PACKAGES, PARSER
+from assay.families.config.documents import PACKAGES, PARSER, YAML_SUFFIXES
 from assay.families.config.expectations import judge, readings
 from assay.families.config.exploits import config_exploits
+from assay.families.config.guards import guard_criteria
 from assay.families.config.lint import lint_config_task
 from assay.families.config.mutants import config_mutants
 from assay.families.config.probes import config_probes
@@ -25,7 +26,7 @@ from assay.tasks.model import Files, Task
 from assay.tasks.taskdir import read_files
 from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, verdict_score
 
-VERSION = f"1+schemas-{library_version()}"
+VERSION = f"2+schemas-{library_version()}"
 """The verifier's version, with that of the schemas it validates against (they can change a
 verdict too)."""
 EMPTY_FILE = "empty.yaml"
@@ -92,7 +93,7 @@ class ConfigFamily:
             ),
         )
         try:
-            admission = admit(task, spec, solution, sandbox)
+            admission = admit(task, spec, solution, sandbox, reference=_reference(task))
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         except VerifierError as exc:
@@ -103,12 +104,22 @@ class ConfigFamily:
             return record(status, admission.summary, admission.refusals, admission.result)
         judged = {name: judge(wanted, found, task.id) for name, wanted in expected.items()}
         reading, criteria = max(judged.items(), key=lambda item: _standing(item[1]))
+        if admission.reference is not None:
+            criteria += guard_criteria(found, admission.reference, expected.values())
         passed = sum(c.passed for c in criteria)
         status = Status.PASS if passed == len(criteria) else Status.FAIL
         summary = f"{passed}/{len(criteria)} requirements met"
         if len(judged) > 1:
             summary += f" (reading {reading or 'expected'}, best of {len(judged)})"
         return record(status, summary, criteria, admission.result)
+
+
+def _reference(task: Task) -> Files | None:
+    """The reference's YAML files, for the guards; None when the task has no reference."""
+    files = task.solutions.get("reference")
+    if not files:
+        return None
+    return {name: data for name, data in files.items() if name.endswith(YAML_SUFFIXES)}
 
 
 def _standing(criteria: tuple[Criterion, ...]) -> tuple[bool, float]:

@@ -21,6 +21,9 @@
 - A connection from pod A to pod B needs both B's ingress and A's egress to allow it. A pod may
   always reach itself (loopback is not subject to policy, as the upstream conformance tests
   treat it).
+- A source or destination outside the cluster's pods (:data:`OUTSIDE`: an address of the world,
+  or a pod made later) is subject to no policy of its own. An address of the world (a "pod" in
+  namespace :data:`WORLD`) matches only ipBlock peers; a later pod, the selectors as any pod.
 
 The API server refuses some objects that the OpenAPI schema accepts (a peer with no selector,
 an ipBlock beside a selector, ``endPort`` with a named port, an ``except`` outside its ``cidr``);
@@ -38,6 +41,16 @@ from assay.families.config.cluster import PROTOCOLS, Cluster, IPAddress, Pod, me
 from assay.families.config.selectors import ObjectError, Selector, parse_selector
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+WORLD = ""
+"""The namespace of a source or destination that is an address outside the cluster."""
+OUTSIDE = (
+    Pod(WORLD, "an IPv4 address of the internet", ip=ipaddress.IPv4Address("203.0.113.77")),
+    Pod(WORLD, "an IPv6 address of the internet", ip=ipaddress.IPv6Address("2001:db8::77")),
+    Pod("a-namespace-made-later", "a pod made later, without labels"),
+)
+"""Who is not among the cluster's pods but may knock: the internet, over IPv4 and IPv6 (the
+documentation ranges, inside ``0.0.0.0/0`` and ``::/0`` and outside every private range), and a
+pod made later in a namespace made later."""
 _PORT_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,13}[a-z0-9])?$")
 
 
@@ -67,6 +80,8 @@ class Peer:
         """Whether ``pod`` is this peer, for a policy in ``policy_namespace``."""
         if self.ip_block is not None:
             return pod.ip is not None and self.ip_block.contains(pod.ip)
+        if pod.namespace == WORLD:
+            return False
         if self.namespaces is None:
             in_namespace = pod.namespace == policy_namespace
         else:
@@ -142,6 +157,7 @@ class Reachability:
         self.policies = tuple(policies)
         self._ingress = {pod.ref: self._isolating(pod, ingress=True) for pod in cluster.pods}
         self._egress = {pod.ref: self._isolating(pod, ingress=False) for pod in cluster.pods}
+        self._refs = frozenset(pod.ref for pod in cluster.pods)
         self._peers: dict[tuple[int, bool, int], frozenset[str] | None] = {}
         for p, policy in enumerate(self.policies):
             for ingress, rules in ((True, policy.ingress), (False, policy.egress)):
@@ -199,13 +215,20 @@ class Reachability:
             policy = self.policies[p]
             for r, rule in enumerate(policy.ingress if ingress else policy.egress):
                 peers = self._peers[p, ingress, r]
-                if peers is not None and other.ref not in peers:
+                if peers is not None and not self._among(other, peers, rule, policy.namespace):
                     continue
                 if not rule.ports or any(
                     spec.matches(port, protocol, destination) for spec in rule.ports
                 ):
                     return True
         return False
+
+    def _among(self, pod: Pod, peers: frozenset[str], rule: Rule, namespace: str) -> bool:
+        """Whether ``pod`` is one of a rule's ``peers``: looked up for a pod of the cluster,
+        matched afresh for one outside it."""
+        if pod.ref in self._refs:
+            return pod.ref in peers
+        return any(peer.matches(pod, namespace, self.cluster) for peer in rule.peers)
 
 
 def policy_from_object(obj: Mapping[str, object]) -> NetworkPolicy:

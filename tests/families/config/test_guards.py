@@ -1,0 +1,143 @@
+"""The guards every config task has: a submission that meets every requirement but lets in the
+internet, a pod of a namespace made later, or every user, fails. Each attack below met every
+requirement of its task before the guards (the test checks that too), and must now fail on the
+guard alone."""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+import re
+
+import pytest
+
+from assay.families.config import ConfigFamily
+from assay.families.config.cluster import Pod, make_cluster
+from assay.families.config.generator import draft
+from assay.families.config.network import OUTSIDE, WORLD, IPBlock, Peer
+from assay.families.config.selectors import parse_selector
+from assay.families.config.templates import TEMPLATES, Template
+from assay.sandbox import PoolSandbox
+from assay.tasks import Task
+from assay.verdicts import Status
+
+family = ConfigFamily()
+RBAC = "rbac.authorization.k8s.io"
+
+
+def _task(template_id: str) -> Task:
+    [template] = [t for t in TEMPLATES if t.id == template_id]
+    return draft(template, random.Random(3), 0, 0, style="precise", locale="en")
+
+
+def _reference(task: Task) -> str:
+    files = task.solutions["reference"]
+    return "\n---\n".join(files[name].decode() for name in sorted(files))
+
+
+def _open_to(task: Task, peer: str) -> bytes:
+    """The reference, each of its policies admitting ``peer`` too, to every port."""
+    rule = f"  - from:\n    - {peer}\n"
+    documents = []
+    for written in _reference(task).split("\n---\n"):
+        document = written
+        if "kind: NetworkPolicy" in document:
+            if "\n  ingress:\n" in document:
+                document = document.replace("\n  ingress:\n", "\n  ingress:\n" + rule, 1)
+            else:  # spec is the last part of the document
+                document = document.rstrip("\n") + "\n  ingress:\n" + rule
+        documents.append(document)
+    return "\n---\n".join(documents).encode()
+
+
+def _bound_to(task: Task, *groups: str) -> bytes:
+    """The reference, each binding's subjects joined by ``groups``."""
+    extra = "".join(f"- {{kind: Group, name: '{g}', apiGroup: {RBAC}}}\n" for g in groups)
+    text, count = re.subn(r"(?m)^subjects:\n", "subjects:\n" + extra, _reference(task))
+    assert count
+    return text.encode()
+
+
+ATTACKS = {
+    "default deny, the internet over IPv4 let in": (
+        "netpol-default-deny-namespace",
+        lambda t: _open_to(t, "ipBlock: {cidr: 0.0.0.0/0, except: [10.0.0.0/8]}"),
+        "no one else gets in",
+    ),
+    "default deny, the internet over IPv6 let in": (
+        "netpol-default-deny-namespace",
+        lambda t: _open_to(t, "ipBlock: {cidr: '::/0'}"),
+        "no one else gets in",
+    ),
+    "only the client, and the internet": (
+        "netpol-db-only-from-client",
+        lambda t: _open_to(t, "ipBlock: {cidr: 0.0.0.0/0, except: [10.0.0.0/8]}"),
+        "no one else gets in",
+    ),
+    "only the client, and namespaces made later": (
+        "netpol-db-only-from-client",
+        lambda t: _open_to(
+            t, "namespaceSelector: {matchExpressions: [{key: team, operator: DoesNotExist}]}"
+        ),
+        "no one else gets in",
+    ),
+    "the right role for everyone signed in": (
+        "rbac-configmap-reader",
+        lambda t: _bound_to(t, "system:authenticated"),
+        "no one else gains rights",
+    ),
+    "the right role for anonymous users": (
+        "rbac-configmap-reader",
+        lambda t: _bound_to(t, "system:unauthenticated"),
+        "no one else gains rights",
+    ),
+    "the right role for every service account": (
+        "rbac-two-namespaces",
+        lambda t: _bound_to(t, "system:serviceaccounts"),
+        "no one else gains rights",
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=str)
+def test_an_attack_that_meets_every_requirement_fails_on_a_guard(
+    attack: str, pool: PoolSandbox
+) -> None:
+    template_id, make, guard = ATTACKS[attack]
+    task = _task(template_id)
+    verdict = family.verify(task, {"attack.yaml": make(task)}, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
+    failed = [c.name for c in verdict.criteria if not c.passed]
+    assert failed == [guard], verdict.criteria  # every requirement of the task is met
+
+
+@pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t.id)
+def test_every_reference_passes_its_guards(template: Template, pool: PoolSandbox) -> None:
+    task = _task(template.id)
+    verdict = family.verify(task, task.solutions["reference"], pool)
+    assert verdict.status is Status.PASS, verdict.criteria
+
+
+def test_the_red_team_tries_the_world_and_everyone(pool: PoolSandbox) -> None:
+    for template_id, name in [
+        ("netpol-default-deny-namespace", "reference-and-the-world"),
+        ("rbac-configmap-reader", "reference-bound-to-everyone"),
+    ]:
+        task = _task(template_id)
+        [exploit] = [e for e in family.exploits(task) if e.name == name]
+        verdict = family.verify(task, exploit.files, pool)
+        assert verdict.status is Status.FAIL, verdict.summary
+
+
+def test_the_world_matches_only_an_ip_block() -> None:
+    cluster = make_cluster({}, [Pod("shop", "web", {"app": "web"})])
+    world = [o for o in OUTSIDE if o.namespace == WORLD]
+    assert len(world) == 2
+    everyone = IPBlock(ipaddress.ip_network("0.0.0.0/0"))
+    assert Peer(ip_block=everyone).matches(world[0], "shop", cluster)
+    assert not Peer(ip_block=everyone).matches(world[1], "shop", cluster)  # IPv6
+
+    anything = parse_selector({}, "test")
+    assert not Peer(namespaces=anything).matches(world[0], "shop", cluster)
+    later = next(o for o in OUTSIDE if o.namespace != WORLD)
+    assert Peer(namespaces=anything).matches(later, "shop", cluster)
