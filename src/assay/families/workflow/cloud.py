@@ -159,12 +159,20 @@ def _queues(emulator: Emulator) -> dict[str, tuple[str, ...]]:
     for url in sorted(urls):
         name = url.rstrip("/").rsplit("/", 1)[-1]
         hidden = sqs.get_queue_attributes(
-            QueueUrl=url, AttributeNames=["ApproximateNumberOfMessagesNotVisible"]
+            QueueUrl=url,
+            AttributeNames=[
+                "ApproximateNumberOfMessagesNotVisible",
+                "ApproximateNumberOfMessagesDelayed",
+            ],
         )["Attributes"]
         bodies: list[str] = []
         in_flight = int(hidden.get("ApproximateNumberOfMessagesNotVisible", "0"))
         bodies += [
             f"<a message in flight: received and not deleted ({n + 1})>" for n in range(in_flight)
+        ]
+        delayed = int(hidden.get("ApproximateNumberOfMessagesDelayed", "0"))
+        bodies += [
+            f"<a message sent with a delay: not yet visible ({n + 1})>" for n in range(delayed)
         ]
         handles: list[str] = []
         while True:
