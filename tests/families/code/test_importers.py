@@ -178,6 +178,51 @@ def test_checks_that_never_look_at_results_are_legacy(pool: PoolSandbox) -> None
     )
 
 
+LOSSY = {
+    "is-not-none": (
+        "def check(candidate):\n    assert candidate(1) == 2\n"
+        "    assert candidate(9) is not None\n",
+        "def f(x):\n    return 2 if x == 1 else x\n",
+        "it tests a property (is not None, != 0)",
+    ),
+    "either-order": (
+        "def check(candidate):\n    assert candidate(3) in ([0, 1, 2], [2, 1, 0])\n",
+        "def f(n):\n    return list(range(n))\n",
+        "reversed but not rotated",
+    ),
+    "input-unchanged": (
+        "def check(candidate):\n    xs = [3, 1, 2]\n    assert candidate(xs) == [1, 2, 3]\n"
+        "    assert xs == [3, 1, 2]\n",
+        "def f(xs):\n    return sorted(xs)\n",
+        "looks at call 1's arguments after the call",
+    ),
+    "tolerated-exception": (
+        "def check(candidate):\n    assert candidate(1) == 1\n    try:\n"
+        "        r = candidate(-1)\n    except Exception:\n        r = None\n"
+        "    assert r is None\n",
+        "def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return x\n",
+        "it tolerates the exception",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", LOSSY)
+def test_a_check_that_cases_would_weaken_stays_legacy(name: str, pool: PoolSandbox) -> None:
+    """Each of these checks, made into cases, passed a solution the original fails."""
+    test, solution, why = LOSSY[name]
+    _, outcome, detail = _one(_problem(test, solution), pool)
+    assert outcome == "legacy", detail
+    assert why in detail
+
+
+def test_a_call_the_check_never_looks_at_is_left_out_and_said(pool: PoolSandbox) -> None:
+    test = "def check(candidate):\n    candidate(0)\n    assert candidate(1) == 2\n"
+    task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2 * x\n"), pool)
+    assert outcome == "cases"
+    assert detail == "converted to 1 cases (1 call the check never looks at, left out)"
+    assert _cases(task) == [([1], 2)]
+
+
 def test_keyword_calls_are_bound_to_positions(pool: PoolSandbox) -> None:
     test = "def check(candidate):\n    assert candidate(1, b=2) == 3\n"
     task, outcome, _ = _one(_problem(test, "def f(a, b=0):\n    return a + b\n"), pool)

@@ -9,16 +9,24 @@ source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), 
    call's arguments (encoded before the call) and its result or the builtin exception it raised;
 2. replays the check with a candidate that answers every call from the record, decoded afresh:
    the check must pass again, with the same calls (``random`` is seeded with 0 before each run);
-3. probes each call: the check must reject a result that equals nothing (else the call is not
-   checked, and is dropped), and must reject a near miss of the same type (an int off by one, a
-   string with one more character, a container with one item fewer; else it inspects properties,
-   not the value). Floats are moved by growing steps to find the tolerance the check allows,
-   and lists are reversed to learn whether their order matters;
+3. probes each call: the check must reject a result that equals nothing, or else accept every
+   plain value too (then it does not look at the call, which is left out and counted; a check
+   that accepts nothing-in-particular but rejects None, 0 or an empty value tests a property,
+   ``is not None`` or ``!= 0``, and stays legacy). A raising call is kept when the check
+   rejects a return instead, and left out only when it accepts any answer. A result must be
+   told apart from a near miss of the same type (an int off by one, a string with one more
+   character, a container with one item fewer; else the check inspects properties, not the
+   value). Floats are moved by growing steps to find the tolerance the check allows; lists are
+   reversed, and rotated, to learn whether their order matters (a check that takes the reverse
+   but not a rotation wants one of two orders, which cases cannot say); and the call's list,
+   dict and set arguments are changed in place after it, to learn whether the check looks at
+   them again (cases pass fresh arguments, so that check would be lost);
 4. runs the check against an object equal to everything, to report how weak the check itself is.
 
 It writes one ``<nonce><json>`` line: ``{"status": "cases", "calls": [...], "tolerance": t,
-"unordered": bool, ...}``, ``{"status": "legacy", "reason": text, ...}`` (the check cannot be
-turned into cases faithfully) or ``{"status": "failed", "reason": text}`` (the reference fails
+"unordered": bool, "unchecked": n, ...}`` (``unchecked``: the calls left out),
+``{"status": "legacy", "reason": text, ...}`` (the check cannot be turned into cases
+faithfully) or ``{"status": "failed", "reason": text}`` (the reference fails
 its own check, or nothing loads). The trusted side reads it as hostile data.
 """
 
@@ -182,10 +190,13 @@ class _Probes:
         self.function = function
         self.calls = calls
 
-    def passes(self, probe: "int | None" = None, answer: "Any" = None) -> bool:
+    def passes(
+        self, probe: "int | None" = None, answer: "Any" = None, *, mutate: bool = False
+    ) -> bool:
         """Whether the check passes on the recorded answers, call ``probe`` answering
-        ``answer()`` instead; a replay whose calls stray from the record raises _Mismatch
-        unless a probe caused it (the probe changed what the check does: a rejection)."""
+        ``answer()`` instead (with ``mutate``: the recorded answer, its arguments changed in
+        place); a replay whose calls stray from the record raises _Mismatch unless a probe
+        caused it (the probe changed what the check does: a rejection, but for ``mutate``)."""
         position = [0]
         calls = self.calls
 
@@ -199,6 +210,10 @@ class _Probes:
                 same = False
             if not same:
                 raise _Mismatch(f"call {index} of the replay is not the recorded one")
+            if index == probe and mutate:
+                for arg in args:
+                    _change(arg)
+                return decode(calls[index].value)
             if index == probe:
                 return answer()
             raised = calls[index].raises
@@ -212,7 +227,9 @@ class _Probes:
         except _Mismatch:
             if probe is None:
                 raise
-            return False
+            # A changed argument that a later call shares (a setup table, say) strays the
+            # replay: that is not the check looking at it; the later call's own probe is.
+            return mutate
         except BaseException:  # noqa: BLE001 - any failure is the check rejecting the answers
             return False
         return True
@@ -227,27 +244,17 @@ class _Probes:
         floats: list[int] = []
         reversible: list[bool] = []
         for index, call in enumerate(self.calls):
-            if call.raises is not None:
-                if not self.passes(index, lambda: None):
-                    kept.append({"args": call.args, "raises": call.raises})
+            case = self._raising(index, call) if call.raises else self._returning(index, call)
+            if case is None:
+                continue  # the check never looks at this call
+            kept.append(case)
+            if call.raises:
                 continue
-            if self.passes(index, _Nothing):
-                continue  # the check never looks at this result
             value: Any = decode(call.value)
-            near = _near(value)
-            if near is not None and self.passes(index, lambda near=near: decode(encode(near))):
-                raise _Legacy(
-                    f"the check accepts {_short(near)} where the reference returned "
-                    f"{_short(value)}: it inspects properties of the result, not its value"
-                )
             if _has_float(value):
                 floats.append(index)
             if type(value) in (list, tuple) and len(value) > 1 and value[::-1] != value:
-                flipped = value[::-1]
-                reversible.append(
-                    self.passes(index, lambda flipped=flipped: decode(encode(flipped)))
-                )
-            kept.append({"args": call.args, "expected": call.value})
+                reversible.append(self._reverses(index, value))
         if not kept:
             raise _Legacy("the check never looks at the function's results")
         if any(reversible) and not all(reversible):
@@ -257,7 +264,64 @@ class _Probes:
             "calls": kept,
             "tolerance": self._tolerance(floats),
             "unordered": bool(reversible) and all(reversible),
+            "unchecked": len(self.calls) - len(kept),
         }
+
+    def _raising(self, index: int, call: "_Call") -> "dict[str, object] | None":
+        if not self.passes(index, lambda: None):
+            return {"args": call.args, "raises": call.raises}
+        if self._ignores(index):
+            return None
+        raise _Legacy(
+            f"call {index + 1} raises {call.raises}, and the check accepts some returns "
+            "instead: it tolerates the exception, which cases cannot say"
+        )
+
+    def _returning(self, index: int, call: "_Call") -> "dict[str, object] | None":
+        if self.passes(index, _Nothing):
+            if self._ignores(index):
+                return None
+            raise _Legacy(
+                f"the check accepts call {index + 1}'s result being almost anything but not "
+                "some plain values: it tests a property (is not None, != 0), not the value"
+            )
+        arguments: Any = decode(call.args)
+        if any(_mutable(arg) for arg in arguments) and not self.passes(index, mutate=True):
+            raise _Legacy(
+                f"the check looks at call {index + 1}'s arguments after the call (that they "
+                "are left unchanged, say), which cases cannot say"
+            )
+        value: Any = decode(call.value)
+        near = _near(value)
+        if near is not None and self.passes(index, lambda near=near: decode(encode(near))):
+            raise _Legacy(
+                f"the check accepts {_short(near)} where the reference returned "
+                f"{_short(value)}: it inspects properties of the result, not its value"
+            )
+        return {"args": call.args, "expected": call.value}
+
+    def _reverses(self, index: int, value: "Any") -> bool:
+        """Whether the check takes call ``index``'s result reversed; raises _Legacy when it
+        takes the reverse but not a rotation (one of two orders)."""
+        flipped = value[::-1]
+        reverses = self.passes(index, lambda: decode(encode(flipped)))
+        rotated = value[1:] + value[:1]
+        if (
+            reverses
+            and len(value) > 2
+            and rotated not in (value, flipped)
+            and not self.passes(index, lambda: decode(encode(rotated)))
+        ):
+            raise _Legacy(
+                f"the check accepts call {index + 1}'s result reversed but not rotated: it "
+                "wants one of two orders, which cases cannot say"
+            )
+        return reverses
+
+    def _ignores(self, index: int) -> bool:
+        """Whether the check accepts any plain answer to call ``index`` (it never looks)."""
+        plains: tuple[object, ...] = (None, 0, -1, 1.5, False, True, "", "x", [], ())
+        return all(self.passes(index, lambda plain=plain: plain) for plain in plains)
 
     def _tolerance(self, floats: "list[int]") -> "float | None":
         if not floats:
@@ -289,6 +353,22 @@ def _moved(value: "Any", step: float) -> "Any":
     if kind is dict:
         return {key: _moved(item, step) for key, item in value.items()}
     return value
+
+
+def _mutable(value: "Any") -> bool:
+    return type(value) in (list, dict, set)
+
+
+def _change(value: "Any") -> None:
+    """Change a list, dict or set argument in place, as a careless candidate would."""
+    kind = type(value)
+    if kind is list:
+        value.append(value[0] if value else 0)
+        value.reverse()
+    elif kind is dict:
+        value["(changed)"] = 0
+    elif kind is set:
+        value.add("(changed)")
 
 
 def _has_float(value: "Any") -> bool:

@@ -146,9 +146,13 @@ def _import_one(
         why = f"kept as a legacy in-sandbox verifier: {str(record.get('reason', ''))[:300]}"
         return task, report(Outcome.LEGACY, why, task_id=task.id, fooled=fooled)
     count = len(record["calls"])  # type: ignore[arg-type]
-    return task, report(
-        Outcome.CASES, f"converted to {count} cases", task_id=task.id, cases=count, fooled=fooled
-    )
+    how = f"converted to {count} cases"
+    unchecked = record.get("unchecked")
+    if isinstance(unchecked, int) and unchecked > 0:
+        how += (
+            f" ({unchecked} call{'s' if unchecked > 1 else ''} the check never looks at, left out)"
+        )
+    return task, report(Outcome.CASES, how, task_id=task.id, cases=count, fooled=fooled)
 
 
 def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
