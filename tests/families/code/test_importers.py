@@ -387,6 +387,12 @@ def test_sanitized_mbpp_gives_prompt_and_test_imports(tmp_path: Path, pool: Pool
         (b"[1, 2]\n", "line 1: (line): is not a JSON object"),
         (b"\n\n", "holds no problems"),
         (b"\xff\xfe", "is not UTF-8 text"),
+        (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1 is nested too deeply to read"),
+        (
+            b'{"task_id": true, "prompt": "p", "canonical_solution": "c", "test": "t", '
+            b'"entry_point": "f"}\n',
+            "line 1: task_id: is empty or not text",
+        ),
     ],
 )
 def test_a_malformed_humaneval_file_is_one_line_naming_file_line_and_field(
@@ -400,6 +406,38 @@ def test_a_malformed_humaneval_file_is_one_line_naming_file_line_and_field(
     assert message in text
     assert str(path) in text
     assert "\n" not in text
+
+
+def test_problems_that_would_make_one_task_are_refused_before_anything_runs(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    row = {"prompt": "p", "canonical_solution": "c", "test": "t", "entry_point": "f"}
+    clash = read_humaneval(
+        _write(tmp_path / "he.jsonl", [{"task_id": "X/0", **row}, {"task_id": "x-0", **row}])
+    )
+    with pytest.raises(InputError, match=r"he.jsonl:1 \('X/0'\) and he.jsonl:2 \('x-0'\)"):
+        import_problems(clash, pool)
+    apart = read_humaneval(
+        _write(tmp_path / "u.jsonl", [{"task_id": "αβ", **row}, {"task_id": "γδ", **row}])
+    )
+    imported = import_problems(apart, pool)  # no ASCII in the ids: a digest tells them apart
+    assert len({r.source_id for r in imported.reports}) == 2
+
+
+def test_an_int_task_id_is_read_as_text(tmp_path: Path) -> None:
+    row = {"task_id": 7, "prompt": "p", "canonical_solution": "c", "test": "t", "entry_point": "f"}
+    [problem] = read_humaneval(_write(tmp_path / "he.jsonl", [row]))
+    assert problem.task_id == "7"
+
+
+def test_a_file_that_decompresses_too_far_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("assay.families.code.problems.MAX_FILE_BYTES", 1000)
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(gzip.compress(b" " * 5000))
+    with pytest.raises(InputError, match="holds more than 0 MiB of JSON lines"):
+        read_humaneval(path)
 
 
 def test_a_gz_file_that_is_not_gzip_is_named(tmp_path: Path) -> None:

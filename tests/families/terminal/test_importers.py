@@ -236,3 +236,13 @@ def test_a_directory_with_no_task_is_named(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="holds no Terminal-Bench or Harbor task"):
         import_task_dirs(tmp_path)
+
+
+def test_an_instruction_linked_to_a_file_outside_is_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the host's secret\n")
+    task = _harbor(tmp_path / "tasks")
+    (task / "instruction.md").unlink()
+    (task / "instruction.md").symlink_to(secret)
+    with pytest.raises(InputError, match=r"instruction\.md: is a symbolic link"):
+        import_task_dirs(tmp_path / "tasks")

@@ -14,6 +14,7 @@ imported. The record the sandbox returns is read as hostile data.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import secrets
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from importlib.resources import files as package_files
 
+from assay.errors import InputError
 from assay.families.code._codec import EncodingError, decode, normalize
 from assay.families.code.casefile import ENCODED, Case, cases_json
 from assay.families.code.family import CODEC, CodeFamily
@@ -98,8 +100,20 @@ def import_problems(
     workers: int = 2,
     on_problem: Callable[[], None] | None = None,
 ) -> Imported:
-    """Turn each problem into a task (see the module's docstring), ``workers`` at a time."""
+    """Turn each problem into a task (see the module's docstring), ``workers`` at a time.
+    Raises :class:`InputError`, before anything runs, when two problems would make tasks of
+    the same id."""
     family = CodeFamily()
+    first: dict[str, Problem] = {}
+    for problem in problems:
+        earlier = first.setdefault(_slug(problem), problem)
+        if earlier is not problem:
+            raise InputError(
+                f"{earlier.where} ({earlier.task_id!r}) and {problem.where} "
+                f"({problem.task_id!r}) would both be task {_slug(problem)}",
+                field="task_id",
+                fix="give each problem a task_id of its own",
+            )
 
     def make(problem: Problem) -> tuple[Task | None, ProblemReport]:
         made = _import_one(problem, sandbox, family)
@@ -117,12 +131,18 @@ def import_problems(
 _SLUG = re.compile(r"[^a-z0-9]+")
 
 
+def _slug(problem: Problem) -> str:
+    """The id of the task a problem makes: its task_id, lower case, ``-`` for the rest (a
+    task_id with no ASCII letter or digit: ``problem-`` and a digest of it)."""
+    digest = hashlib.sha256(problem.task_id.encode(errors="replace")).hexdigest()[:8]
+    slug = _SLUG.sub("-", problem.task_id.lower()).strip("-")[:80] or f"problem-{digest}"
+    return slug if slug.startswith(problem.benchmark) else f"{problem.benchmark}-{slug}"
+
+
 def _import_one(
     problem: Problem, sandbox: Sandbox, family: CodeFamily
 ) -> tuple[Task | None, ProblemReport]:
-    slug = _SLUG.sub("-", problem.task_id.lower()).strip("-")[:80] or "problem"
-    if not slug.startswith(problem.benchmark):
-        slug = f"{problem.benchmark}-{slug}"
+    slug = _slug(problem)
 
     def report(outcome: Outcome, detail: str, **more: object) -> ProblemReport:
         return ProblemReport(problem.where, problem.task_id, outcome, detail, **more)  # type: ignore[arg-type]

@@ -22,6 +22,8 @@ from assay.errors import InputError
 
 HUMANEVAL_FIELDS = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
 MBPP_FIELDS = ("task_id", "text", "code", "test_list")
+MAX_FILE_BYTES = 256 * 2**20
+"""The most a problem file may hold, decompressed (HumanEval is 0.2 MiB, MBPP 0.6)."""
 """``text`` may be called ``prompt`` (sanitized MBPP, which also gives ``test_imports``)."""
 
 
@@ -48,7 +50,7 @@ def read_humaneval(path: Path) -> list[Problem]:
         problems.append(
             Problem(
                 where=where,
-                task_id=row["task_id"],
+                task_id=str(row["task_id"]),
                 prompt=row["prompt"],
                 reference=row["prompt"] + row["canonical_solution"],
                 test=row["test"],
@@ -102,6 +104,13 @@ def _rows(path: Path, fields: tuple[str, ...]) -> list[tuple[str, dict[str, Any]
         where = f"{path.name}:{number}"
         try:
             row = json.loads(line)
+        except RecursionError:
+            raise InputError(
+                f"line {number} is nested too deeply to read",
+                path=path,
+                field=f"line {number}",
+                fix="give one flat JSON object a line",
+            ) from None
         except json.JSONDecodeError as exc:
             raise InputError(
                 f"line {number} is not JSON: {exc.msg}",
@@ -127,9 +136,15 @@ def _text(path: Path) -> str:
     try:
         if path.name.endswith(".gz"):
             with gzip.open(path, "rb") as compressed:
-                raw = compressed.read()
+                raw = compressed.read(MAX_FILE_BYTES + 1)
         else:
             raw = path.read_bytes()
+        if len(raw) > MAX_FILE_BYTES:
+            raise InputError(
+                f"holds more than {MAX_FILE_BYTES // 2**20} MiB of JSON lines",
+                path=path,
+                fix="split it into smaller files",
+            )
         return raw.decode("utf-8")
     except gzip.BadGzipFile:
         raise InputError(
@@ -148,7 +163,9 @@ def _require(
     needed = f"({', '.join(fields)} are needed)"
     if value is None:
         raise _bad(path, where, field, f"is missing {needed}")
-    if (field == "task_id" and isinstance(value, int)) or field == "test_list":
+    if field == "task_id" and isinstance(value, int) and not isinstance(value, bool):
+        return
+    if field == "test_list":
         return
     if not isinstance(value, str) or not value.strip():
         raise _bad(path, where, field, f"is empty or not text {needed}")

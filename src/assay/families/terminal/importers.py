@@ -205,7 +205,15 @@ def _task(
 
 
 def _text(path: Path) -> str:
+    if path.is_symlink():
+        raise InputError(
+            "is a symbolic link (it could point outside the task)",
+            path=path,
+            fix="copy the file itself into the task directory",
+        )
     try:
+        if path.stat().st_size > MAX_METADATA_BYTES:
+            raise InputError("is larger than 1 MB", path=path, fix="keep metadata files small")
         raw = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot be read: {exc}", path=path, fix="pass a readable file") from None
