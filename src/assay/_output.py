@@ -15,8 +15,15 @@ from pathlib import Path
 from assay.errors import InputError
 
 
-def require_writable_file(path: Path) -> None:
-    """Raise unless :func:`write_atomically` can write ``path`` (probed with a file beside it)."""
+def require_writable_file(path: Path, *, store: Path | None = None) -> None:
+    """Raise unless :func:`write_atomically` can write ``path`` (probed with a file beside it)
+    and ``path`` is not the results database ``store`` or one of its journal files."""
+    if store is not None and is_store_file(path, store):
+        raise InputError(
+            "is the results database (--db): writing there would replace every run it keeps",
+            path=path,
+            fix="write the report to another file",
+        )
     if path.is_dir():
         raise InputError("is a directory", path=path, fix="name a file to write")
     if not path.parent.is_dir():
@@ -34,6 +41,18 @@ def require_writable_file(path: Path) -> None:
             path=path,
             fix="choose a writable location",
         ) from None
+
+
+def is_store_file(path: Path, store: Path) -> bool:
+    """Whether ``path`` is the results database ``store`` or its ``-wal``, ``-shm`` or
+    ``-journal`` file."""
+    target = path.resolve()
+    database = store.resolve()
+    companions = [database, *(database.with_name(database.name + s) for s in _JOURNALS)]
+    return any(target == other for other in companions)
+
+
+_JOURNALS = ("-wal", "-shm", "-journal")
 
 
 def write_atomically(path: Path, text: str) -> None:

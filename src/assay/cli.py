@@ -608,7 +608,7 @@ def audit(
     seeds = None if seed_dir is None else _seed_tasks(seed_dir)
     for path in (report_file, html_path):
         if path is not None:
-            require_writable_file(path)
+            require_writable_file(path, store=db)
     total = len(taskset) + len(taskset.failures)
     with _store(db) as store:
         profiled = None if profile_run is None else run_profile(store, profile_run)
@@ -741,7 +741,7 @@ def report_command(run_id: str, html_path: Path | None, json_path: Path | None, 
     report_file = None if to_stdout else json_path
     for path in (report_file, html_path):
         if path is not None:
-            require_writable_file(path)
+            require_writable_file(path, store=db)
     with _existing_store(db) as store:
         report = store.audit_report(run_id)
     if report is None:
@@ -1071,7 +1071,7 @@ def profile(json_path: Path | None, **options: Any) -> None:
     to_stdout = json_path is not None and str(json_path) == "-"
     profile_file = None if to_stdout else json_path
     if profile_file is not None:
-        require_writable_file(profile_file)
+        require_writable_file(profile_file, store=options["db"])
 
     def report(store: Store, name: str) -> None:
         profiled = run_profile(store, name).profile
@@ -1256,6 +1256,12 @@ def export_tasks(directory: Path, out: Path, format_name: str | None, split: str
             fix="audit the tasks (`assay audit`) and export those it accepts",
         )
     fmt = _export_format(format_name, out)
+    from assay._output import is_store_file  # noqa: PLC0415
+
+    if is_store_file(out, db):
+        raise InputError(
+            "is the results database (--db)", path=out, fix="write the tasks to another file"
+        )
     write_rows([task_row(task) for task in chosen.tasks], out, fmt)
     click.echo(
         f"wrote {len(chosen.tasks)} {split} tasks to {out} ({fmt})"
@@ -1334,7 +1340,7 @@ def export_trajectories(
                     field="format",
                     fix="use --format jsonl, or --kind sft|preference for tables",
                 )
-            require_writable_file(out)
+            require_writable_file(out, store=db)
             try:
                 write_jsonl(trajectories, out)
             except OSError as exc:

@@ -180,3 +180,45 @@ def test_an_audit_that_only_quarantines_exits_0(run_cli: Run, tmp_path: Path) ->
     result = run_cli("audit", str(root), "--checks", "lint,reference,flaky")
     assert result.exit_code == 0, result.output
     assert "1 quarantined for review" in result.output
+
+
+def test_an_audit_of_fewer_checks_does_not_overrule_a_fuller_one(tmp_path: Path) -> None:
+    def run(name: str, checks: tuple[str, ...], decision: Decision) -> AuditReport:
+        return report(audited(decision)).model_copy(update={"run_id": name, "checks": checks})
+
+    with Store(tmp_path / "s.db") as store:
+        store.add_audit(run("full", ("lint", "reference"), Decision.REJECTED), [])
+        store.add_audit(run("lint-only", ("lint",), Decision.ACCEPTED), [])
+        assert store.audit_decisions() == {("t", "v1"): "rejected"}
+        store.add_audit(run("full-again", ("lint", "reference"), Decision.ACCEPTED), [])
+        assert store.audit_decisions() == {("t", "v1"): "accepted"}
+
+
+def test_a_report_is_never_written_over_the_store(run_cli: Run, tmp_path: Path) -> None:
+    root = tmp_path / "tasks"
+    shutil.copytree(BROKEN / "sound", root / "sound")
+    db = tmp_path / "store.db"
+    assert run_cli("audit", str(root), "--checks", "lint").exit_code == 0
+    kept = db.read_bytes()
+    for flag, target in (("--json", db), ("--html", db), ("--json", Path(f"{db}-wal"))):
+        refused = run_cli("audit", str(root), "--checks", "lint", flag, str(target))
+        assert refused.exit_code == 2
+        assert "is the results database (--db)" in refused.output
+    assert db.read_bytes() == kept
+    assert run_cli("runs").exit_code == 0
+
+
+def test_a_task_that_does_not_load_never_takes_another_tasks_id(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    root = tmp_path / "tasks"
+    shutil.copytree(BROKEN / "sound", root / "alpha")
+    toml = (root / "alpha" / "task.toml").read_text().replace('id = "sound"', 'id = "beta"')
+    (root / "alpha" / "task.toml").write_text(toml)
+    (root / "beta").mkdir()
+    (root / "beta" / "task.toml").write_text("[broken\n")
+    out = tmp_path / "r.json"
+    result = run_cli("audit", str(root), "--checks", "lint", "--json", str(out))
+    assert result.exit_code == 1, result.output  # the broken one is rejected, and stored
+    ids = sorted(t["task_id"] for t in json.loads(out.read_text())["tasks"])
+    assert ids == [str(root / "beta"), "beta"]

@@ -151,7 +151,8 @@ def run_audit(
             on_task(result)
         return result
 
-    broken = [_load_failure(failure) for failure in taskset.failures]
+    taken = {task.id for task in taskset.tasks}
+    broken = [_load_failure(failure, taken) for failure in taskset.failures]
     for result in broken:
         if on_task is not None:
             on_task(result)
@@ -356,9 +357,17 @@ def _unverified(verdict: SolutionVerdict) -> Finding:
     )
 
 
-def _load_failure(failure: LoadFailure) -> TaskAudit:
+def _load_failure(failure: LoadFailure, taken: set[str]) -> TaskAudit:
+    """The rejection of a task that did not load, under its directory's name, or its path
+    where that name is another task's id or another failure's (``taken`` grows)."""
     finding = _finding("lint", str(failure.error))
-    return _only(failure.path.name, str(failure.path), Decision.REJECTED, finding)
+    name = failure.path.name
+    if name in taken:
+        name = str(failure.path)
+    while name in taken:
+        name += " (does not load)"
+    taken.add(name)
+    return _only(name, str(failure.path), Decision.REJECTED, finding)
 
 
 def _only(task_id: str, path: str, decision: Decision, finding: Finding) -> TaskAudit:

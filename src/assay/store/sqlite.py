@@ -156,17 +156,30 @@ class Store:
         return [TaskAudit.model_validate_json(row[0]) for row in rows]
 
     def audit_decisions(self) -> dict[tuple[str, str], str]:
-        """The latest audit's decision for every task version the store has audited:
-        ``(task_id, task_version)`` to ``accepted``, ``quarantined``, ``rejected`` or ``error``,
-        or ``cleared`` where a person cleared the quarantine of that audit (``assay clear``)."""
+        """The decision for every task version the store has audited: ``(task_id,
+        task_version)`` to ``accepted``, ``quarantined``, ``rejected`` or ``error``, or
+        ``cleared`` where a person cleared the quarantine of that audit (``assay clear``).
+
+        The latest audit decides, but for an audit that ran fewer checks than another audit of
+        the same version (a strict subset, ``--checks lint`` after a full audit): it cannot
+        overrule what the checks it left out found."""
         rows, _ = self._select(
             "SELECT t.task_id, t.task_version, "
-            "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END FROM task_audits t "
-            "JOIN audit_runs r ON r.run_id = t.run_id "
+            "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END, r.checks "
+            "FROM task_audits t JOIN audit_runs r ON r.run_id = t.run_id "
             "LEFT JOIN clearances c ON c.run_id = t.run_id AND c.task_id = t.task_id "
             "ORDER BY r.finished_at, r.run_id"
         )
-        return {(task_id, version): decision for task_id, version, decision in rows}
+        audits: dict[tuple[str, str], list[tuple[frozenset[str], str]]] = {}
+        for task_id, version, decision, checks in rows:
+            audits.setdefault((task_id, version), []).append(
+                (frozenset(json.loads(checks)), decision)
+            )
+        decided = {}
+        for key, found in audits.items():
+            whole = [d for ran, d in found if not any(ran < other for other, _ in found)]
+            decided[key] = whole[-1]
+        return decided
 
     def latest_task_audit(self, task_id: str) -> tuple[str, TaskAudit] | None:
         """The latest audit run that audited ``task_id``, and its audit of it; None if none did."""
