@@ -7,13 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from assay.audit import AuditContext, CheckOutcome, Decision, Severity, default_checks, run_audit
+from assay.audit import (
+    AuditContext,
+    CheckOutcome,
+    Decision,
+    EmptySubmissionCheck,
+    Severity,
+    default_checks,
+    run_audit,
+)
 from assay.errors import SandboxError
 from assay.families import get_family
-from assay.sandbox import Sandbox
+from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Files, Task, TaskSet, save_task
 from assay.verdicts import Status, Verdict
 from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task, with_checker
+from tests.families.config.conftest import fixture_task
 
 
 def audit_one(task: Task, tmp_path: Path, sandbox: Sandbox):  # type: ignore[no-untyped-def]
@@ -217,3 +226,20 @@ def test_the_checks_of_a_task_share_its_verdicts_and_never_keep_an_error(
     assert len(calls) == 2
     assert context.verify(task.model_copy(), reference).status is Status.PASS
     assert len(calls) == 3  # another task object is another verification
+
+
+def test_the_score_doing_nothing_earns_is_said(pool: PoolSandbox) -> None:
+    """A config task's do-nothing submission fails, yet meets the requirements the cluster
+    meets as it is: the audit says what share of the reward that is."""
+    task = fixture_task()
+    report = run_audit(
+        TaskSet(root=Path("set"), tasks=(task,)), pool, checks=[EmptySubmissionCheck()]
+    )
+    [audit] = report.tasks
+    [empty] = audit.solutions
+    assert empty.status is Status.FAIL
+    assert empty.score > 0
+    [note] = audit.findings
+    assert note.message.startswith(f"doing nothing fails but scores {empty.score:.2f}")
+    assert note.severity is (Severity.WARNING if empty.score >= 0.5 else Severity.INFO)
+    assert audit.decision is Decision.ACCEPTED

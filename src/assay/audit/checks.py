@@ -78,9 +78,12 @@ class KnownBadCheck:
 
 
 class EmptySubmissionCheck:
-    """A submission that does nothing fails."""
+    """A submission that does nothing fails, and what score it still earns is said: a trainer
+    that rewards the score (not the pass) pays a policy that much for doing nothing."""
 
     name = "empty"
+    WARN_AT = 0.5
+    """A do-nothing score from which the note is a warning: half the reward for nothing."""
 
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
         """Verify the family's empty submission."""
@@ -88,6 +91,17 @@ class EmptySubmissionCheck:
         outcome = CheckOutcome(verdicts=[SolutionVerdict("empty", verdict)])
         if verdict.status is Status.PASS:
             outcome.findings.append(_finding(self.name, "an empty submission passes"))
+        elif verdict.status is Status.FAIL and verdict.score > 0:
+            met = [c.name for c in verdict.criteria if c.passed]
+            outcome.findings.append(
+                Finding(
+                    check=self.name,
+                    severity=Severity.WARNING if verdict.score >= self.WARN_AT else Severity.INFO,
+                    message=f"doing nothing fails but scores {verdict.score:.2f}: a trainer "
+                    "that rewards the score, not the pass, pays that much for nothing",
+                    evidence="met by doing nothing: " + "; ".join(met[:8])[:500],
+                )
+            )
         return outcome
 
 
