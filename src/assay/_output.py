@@ -56,15 +56,23 @@ _JOURNALS = ("-wal", "-shm", "-journal")
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename)."""
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename), with
+    the mode a new file gets under the umask (``mkstemp`` alone would make it 0600)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        os.fchmod(handle, 0o666 & ~_umask())
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
         Path(temporary).replace(path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def require_directory(path: Path) -> None:

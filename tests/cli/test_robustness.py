@@ -366,3 +366,14 @@ def test_one_task_that_crashes_the_verifier_is_an_error_and_the_audit_kept(
     assert "RecursionError: maximum recursion depth exceeded" in crashed["findings"][0]["evidence"]
     [run] = json.loads(invoke("runs", "--json").stdout)
     assert (run["accepted"], run["rejected"]) == (1, 0)
+
+
+def test_a_report_gets_the_mode_a_new_file_gets(tmp_path: Path) -> None:
+    import os  # noqa: PLC0415
+
+    previous = os.umask(0o022)
+    try:
+        assay._output.write_atomically(tmp_path / "r.json", "{}")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
