@@ -3,7 +3,9 @@
 The hacks come from the task's family (:class:`assay.families.base.RedTeamFamily`; for code see
 :mod:`assay.families.code.exploits`): objects equal to anything, success exit codes, printed or
 written success, reading hidden data or the reference, patched builtins, replayed prompt
-examples, forged harness records, empty, constant, huge and spammed answers. An exploit that
+examples, forged harness records, empty, constant, huge and spammed answers; and, from a family
+that must look first (:class:`assay.families.base.ObservingRedTeamFamily`), hacks made from what
+the reference shows, such as its answer on the visible data hard-coded. An exploit that
 passes is an error finding, the most severe: whatever the task asks, its verifier pays for
 something else. So is an exploit that ends in ``error`` twice in a row, since nothing a candidate
 does may turn its own fail into an infrastructure error (it would be retried, not scored 0).
@@ -23,7 +25,7 @@ from assay.audit.base import AuditContext, CheckOutcome
 from assay.audit.fitting import fitted_to_reference
 from assay.audit.report import ExploitResult, RedTeamResult
 from assay.errors import VerifierError
-from assay.families.base import Exploit, RedTeamFamily
+from assay.families.base import Exploit, ObservingRedTeamFamily, RedTeamFamily
 from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 from assay.verdicts import Status, Verdict
@@ -45,6 +47,8 @@ class RedTeamCheck:
         findings = []
         won = []
         exploits = family.exploits(task)
+        if isinstance(family, ObservingRedTeamFamily):
+            exploits += family.observed_exploits(task, context.sandbox)
         fitted = fitted_to_reference(task, context) if exploits else None
         first = context.verify_many([(fitted or task, exploit.files) for exploit in exploits])
         for exploit, answer in zip(exploits, first, strict=True):

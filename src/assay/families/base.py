@@ -85,6 +85,19 @@ class RedTeamFamily(Protocol):
         ...
 
 
+@runtime_checkable
+class ObservingRedTeamFamily(Protocol):
+    """A family with reward hacks that must see something first: the reference's answer on
+    the data an agent can see, say, to hard-code it."""
+
+    name: str
+
+    def observed_exploits(self, task: Task, sandbox: Sandbox) -> list[Exploit]:
+        """The hacks made from what running the reference in ``sandbox`` shows; each must
+        fail. Empty when there is nothing to shape them from."""
+        ...
+
+
 @dataclass(frozen=True)
 class Mutant:
     """The reference with one small change, the way real mistakes look (a flipped comparison,

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.errors import TaskFormatError
 from assay.families.sql import SqlFamily, run_queries
 from assay.families.sql.config import sql_config
 from assay.families.sql.databases import suite
@@ -131,13 +132,13 @@ def test_the_engines_refuse_what_the_gate_would_have_refused(
     assert hashes(engine_cache) == before
 
 
-def test_a_reference_that_cannot_run_is_an_error_not_a_pass(pool: PoolSandbox) -> None:
+def test_a_reference_that_cannot_run_is_the_tasks_fault_not_a_pass(pool: PoolSandbox) -> None:
+    """Not an ``error`` (audit again): the query fails the same way every time."""
     task = fixture_task(ORDERS)
     broken = {**task.solutions, "reference": {"query.sql": b"SELECT no_such_column FROM orders"}}
     task = task.model_copy(update={"solutions": broken})
-    verdict = family.verify(task, {"query.sql": b"SELECT 1"}, pool)
-    assert verdict.status is Status.ERROR
-    assert "solutions/reference gives no result" in verdict.summary
+    with pytest.raises(TaskFormatError, match=r"solutions/reference/query\.sql: gives no result"):
+        family.verify(task, {"query.sql": b"SELECT 1"}, pool)
 
 
 def _fast(task: Task) -> Task:
@@ -157,6 +158,34 @@ def test_the_red_team_exploits_all_fail(name: str, pool: PoolSandbox) -> None:
     for exploit in exploits:
         verdict = family.verify(task, exploit.files, pool)
         assert verdict.status is Status.FAIL, (exploit.name, verdict.summary)
+
+
+@pytest.mark.parametrize("name", [ORDERS, CITIES])
+def test_the_visible_answer_hard_coded_fails_where_the_data_differs(
+    name: str, pool: PoolSandbox
+) -> None:
+    task = fixture_task(name)
+    [literal] = family.observed_exploits(task, pool)
+    assert literal.name == "literal-rows"
+    query = literal.files["query.sql"].decode()
+    assert query.count("SELECT") > 2  # one literal row a SELECT
+    verdict = family.verify(task, literal.files, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
+    [visible, *others] = verdict.criteria
+    assert visible.passed, visible.evidence  # it is the right answer where it was copied from
+    assert not all(c.passed for c in others)
+
+
+def test_the_hard_coded_answer_passes_a_suite_that_never_changes_it(pool: PoolSandbox) -> None:
+    """The red-team's reason to try it: neighbours that all give the visible answer."""
+    task = fixture_task(ORDERS)
+    hidden = {
+        name: (task.workspace["shop.sql"] if name.startswith("databases/") else data)
+        for name, data in task.hidden.items()
+    }
+    same = task.model_copy(update={"hidden": hidden})
+    [literal] = family.observed_exploits(same, pool)
+    assert family.verify(same, literal.files, pool).status is Status.PASS
 
 
 def test_a_task_whose_database_cannot_be_read_has_no_exploits() -> None:

@@ -19,7 +19,7 @@ from assay.families.base import Exploit, Mutant
 from assay.families.sql.compare import Ordering, difference
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
 from assay.families.sql.databases import SUFFIXES, Database, engine_data, suite
-from assay.families.sql.exploits import sql_exploits
+from assay.families.sql.exploits import literal_exploits, sql_exploits
 from assay.families.sql.gate import Refused, check_query
 from assay.families.sql.lint import lint_sql_task
 from assay.families.sql.mutants import sql_mutants
@@ -78,6 +78,11 @@ class SqlFamily:
         """Reward hacks shaped for ``task``, for the audit's red-team check (see
         :mod:`assay.families.sql.exploits`)."""
         return sql_exploits(task)
+
+    def observed_exploits(self, task: Task, sandbox: Sandbox) -> list[Exploit]:
+        """The reference's answer on the visible database hard-coded (see
+        :func:`assay.families.sql.exploits.literal_exploits`)."""
+        return literal_exploits(task, sandbox)
 
     def mutants(self, task: Task) -> list[Mutant]:
         """Near misses of ``task``'s reference query, for the audit's mutation check (see
@@ -204,6 +209,17 @@ def _reference_results(
         row: list[Table] = []
         for d, database in enumerate(databases):
             outcome = run.outcome(q, d)
+            if (
+                isinstance(outcome, Failed)
+                and outcome.kind in _TASK_FAULTS
+                and run.setup_error is None
+                and run.tampered is None
+            ):
+                raise TaskFormatError(
+                    f"gives no result on {database.name}: {outcome.message}",
+                    path=f"{task.id}/solutions/{name}/{QUERY_FILE}",
+                    fix="correct the reference query",
+                )
             if isinstance(outcome, Failed):
                 raise VerifierError(
                     f"solutions/{name} gives no result on {database.name}: {outcome.message}"
@@ -213,6 +229,11 @@ def _reference_results(
         unordered = config.order == "unordered"
         orderings.append(None if unordered else ordering(trees[q], row[0].columns))
     return _Expected(tuple(names), tuple(tables), tuple(orderings), (run.result,))
+
+
+_TASK_FAULTS = ("error", "rows", "size")
+"""How a reference query may fail that is the task's fault (an engine error, more rows or a
+longer record than the limits allow); a timeout or a missing record may be the machine's."""
 
 
 def run_queries(
