@@ -122,6 +122,7 @@ def test_the_red_team_tries_the_world_and_everyone(pool: PoolSandbox) -> None:
     for template_id, name in [
         ("netpol-default-deny-namespace", "reference-and-the-world"),
         ("rbac-configmap-reader", "reference-bound-to-everyone"),
+        ("rbac-deployment-restarter", "reference-with-every-verb"),
     ]:
         task = _task(template_id)
         [exploit] = [e for e in family.exploits(task) if e.name == name]
@@ -141,3 +142,19 @@ def test_the_world_matches_only_an_ip_block() -> None:
     assert not Peer(namespaces=anything).matches(world[0], "shop", cluster)
     later = next(o for o in OUTSIDE if o.namespace != WORLD)
     assert Peer(namespaces=anything).matches(later, "shop", cluster)
+
+
+def test_the_mutants_give_an_extra_verb_and_drop_a_rule(pool: PoolSandbox) -> None:
+    """The mutation kinds the audit promises for configuration, each told apart from the
+    reference by the generated task's verifier."""
+    kinds: dict[str, list[str]] = {}
+    for template_id in ("rbac-deployment-restarter", "netpol-egress-dns-and-db"):
+        task = _task(template_id)
+        for mutant in family.mutants(task):
+            kinds.setdefault(mutant.name.rsplit("-", 1)[0], []).append(mutant.diff)
+            if mutant.name.startswith(("extra-verb", "drop-rule")):
+                verdict = family.verify(task, mutant.files, pool)
+                assert verdict.status is Status.FAIL, (mutant.name, mutant.diff)
+    assert "+  - delete" in kinds["extra-verb"][0]
+    assert len(kinds["drop-rule"]) >= 2
+    assert {"widen-cidr", "drop-selector", "wildcard-verbs"} & set(kinds)

@@ -8,6 +8,9 @@ in Kubernetes YAML, one at a time, made on the text (the reference is not parsed
 - ``label-typo``: a label value under ``matchLabels`` or a Service ``selector`` misspelt;
 - ``widen-cidr``: a ``cidr`` prefix eight bits shorter;
 - ``wildcard-verbs``: a ``verbs`` list made ``["*"]``;
+- ``extra-verb``: one verb more in a ``verbs`` list (the first of ``delete``, ``create``,
+  ``patch``, ``update``, ``list``, ``watch``, ``get`` it lacks);
+- ``drop-rule``: one item of a role's ``rules`` or a policy's ``ingress`` or ``egress`` removed;
 - ``cluster-binding``: a ``RoleBinding`` made a ``ClusterRoleBinding`` (its role a
   ``ClusterRole``);
 - ``drop-resource-names``: a ``resourceNames`` list removed;
@@ -20,6 +23,7 @@ At most :data:`PER_OPERATOR` mutants per operator, each different from the refer
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Callable, Iterator
 
@@ -129,7 +133,7 @@ def _widen_cidr(lines: list[str]) -> Iterator[list[str]]:
             yield _replaced(lines, index, f"{match.group(1)}{match.group(2)}/{prefix}")
 
 
-def _wildcard_verbs(lines: list[str]) -> Iterator[list[str]]:
+def wildcard_verbs(lines: list[str]) -> Iterator[list[str]]:
     for index, line in enumerate(lines):
         match = _VERBS.match(line)
         if not match or "'*'" in line or '"*"' in line:
@@ -145,6 +149,54 @@ def _wildcard_verbs(lines: list[str]) -> Iterator[list[str]]:
         ):
             end += 1
         yield [*lines[:index], f"{match.group(1)} ['*']", *lines[end:]]
+
+
+_MORE_VERBS = ("delete", "create", "patch", "update", "list", "watch", "get")
+_FLOW_VERBS = re.compile(r"^(\s*(?:-\s+)?verbs:\s*\[)([^\]]*)(\].*)$")
+_RULE_LISTS = re.compile(r"^(\s*)(?:-\s+)?(rules|ingress|egress):\s*$")
+
+
+def _extra_verb(lines: list[str]) -> Iterator[list[str]]:
+    for index, line in enumerate(lines):
+        flow = _FLOW_VERBS.match(line)
+        if flow:
+            have = {v.strip().strip("'\"") for v in flow.group(2).split(",")}
+            extra = next((v for v in _MORE_VERBS if v not in have), None)
+            if extra and "*" not in have:
+                joined = f"{flow.group(2)}, {extra}" if flow.group(2).strip() else extra
+                yield _replaced(lines, index, f"{flow.group(1)}{joined}{flow.group(3)}")
+            continue
+        if not _VERBS.match(line) or line.rstrip().endswith("]"):
+            continue
+        items = []
+        end = index + 1
+        while end < len(lines) and lines[end].lstrip().startswith("- "):
+            items.append(lines[end].strip()[2:].strip().strip("'\""))
+            end += 1
+        extra = next((v for v in _MORE_VERBS if v not in items), None)
+        if items and extra and "*" not in items:
+            dash = lines[index + 1][: _indent(lines[index + 1])]
+            yield [*lines[:end], f"{dash}- {extra}", *lines[end:]]
+
+
+def _drop_rule(lines: list[str]) -> Iterator[list[str]]:
+    for index, line in enumerate(lines):
+        match = _RULE_LISTS.match(line)
+        if not match:
+            continue
+        depth = _indent(line)
+        starts: list[tuple[int, int]] = []
+        end = index + 1
+        while end < len(lines) and lines[end].strip():
+            here = _indent(lines[end])
+            if here < depth or (here == depth and not lines[end].lstrip().startswith("- ")):
+                break
+            if lines[end].lstrip().startswith("- ") and (not starts or here == starts[0][1]):
+                starts.append((end, here))
+            end += 1
+        bounds = [start for start, _ in starts] + [end]
+        for first, after in itertools.pairwise(bounds):
+            yield [*lines[:first], *lines[after:]]
 
 
 def _cluster_binding(lines: list[str]) -> Iterator[list[str]]:
@@ -200,7 +252,9 @@ OPERATORS: dict[str, Edit] = {
     "drop-selector": _drop_selector,
     "label-typo": _label_typo,
     "widen-cidr": _widen_cidr,
-    "wildcard-verbs": _wildcard_verbs,
+    "wildcard-verbs": wildcard_verbs,
+    "extra-verb": _extra_verb,
+    "drop-rule": _drop_rule,
     "cluster-binding": _cluster_binding,
     "drop-resource-names": _drop_resource_names,
     "drop-limit": _drop_limit,
