@@ -82,6 +82,15 @@ def test_lint_finds_a_neighbour_with_another_schema() -> None:
     assert "declares another schema" in messages(task.model_copy(update={"hidden": hidden}))
 
 
+def test_a_comment_above_a_neighbours_tables_is_not_another_schema() -> None:
+    task = fixture_task(ORDERS)
+    hidden = {
+        name: (b"-- neighbour database (generated)\n" + data if name.endswith(".sql") else data)
+        for name, data in task.hidden.items()
+    }
+    assert "another schema" not in messages(task.model_copy(update={"hidden": hidden}))
+
+
 def test_lint_finds_references_that_are_not_read_only_queries() -> None:
     task = fixture_task(ORDERS)
     solutions = {**task.solutions, "reference-x": {"query.sql": b"DELETE FROM orders"}}

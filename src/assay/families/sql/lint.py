@@ -88,7 +88,7 @@ def _schemas_differ(task_id: str, databases: list[Database], config: SqlConfig) 
         statements = database_statements(database.text.decode(errors="replace"), config.engine)
         if isinstance(statements, str):
             return []  # already reported by the build
-        creates = [s.sql() for s in statements if isinstance(s, exp.Create)]
+        creates = [s.sql(comments=False) for s in statements if isinstance(s, exp.Create)]
         schemas.append((database.name, creates))
     if not schemas:
         return []
