@@ -45,7 +45,23 @@ def test_the_family_gives_mutants_through_the_protocol() -> None:
     assert isinstance(family, MutationFamily)
     mutants = family.mutants(fixture_task(REVENUE))
     assert mutants
-    assert all(m.diff.startswith("@@") and "\n+" in m.diff for m in mutants)
+    assert all(m.diff.startswith("@@") for m in mutants)
+    assert all("\n+" in m.diff or "\n-" in m.diff for m in mutants)
+
+
+def test_order_mutants_only_where_order_can_matter() -> None:
+    query = "SELECT name, SUM(q) AS units FROM o GROUP BY name ORDER BY units DESC, name"
+    tree = check_query(query, "sqlite")
+    assert isinstance(tree, Accepted)
+    kinds = [m.name for m in query_mutants(tree.tree, "sqlite")]
+    assert kinds.count("flip-order") == 2
+    assert kinds.count("drop-order") == 1
+    unordered = [m.name for m in query_mutants(tree.tree, "sqlite", ordered=False)]
+    assert "flip-order" not in unordered
+    assert "drop-order" not in unordered
+    limited = check_query(query + " LIMIT 3", "sqlite")
+    assert isinstance(limited, Accepted)  # a LIMIT takes the first rows: order matters again
+    assert "flip-order" in [m.name for m in query_mutants(limited.tree, "sqlite", ordered=False)]
 
 
 def test_every_kind_of_mutant_is_made() -> None:

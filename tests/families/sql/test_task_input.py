@@ -91,6 +91,23 @@ def test_a_comment_above_a_neighbours_tables_is_not_another_schema() -> None:
     assert "another schema" not in messages(task.model_copy(update={"hidden": hidden}))
 
 
+def test_a_sorted_reference_in_a_task_compared_unordered_needs_review() -> None:
+    task = fixture_task(REVENUE)
+    reference = task.solutions["reference"]["query.sql"].decode()
+    assert "ORDER BY" in reference.upper()
+    unordered = task.model_copy(
+        update={
+            "spec": task.spec.model_copy(
+                update={"config": {**task.spec.config, "order": "unordered"}}
+            )
+        }
+    )
+    assert "sorts its rows (ORDER BY) but the task compares them in any order" in messages(
+        unordered
+    )
+    assert "sorts its rows" not in messages(task)
+
+
 def test_lint_finds_references_that_are_not_read_only_queries() -> None:
     task = fixture_task(ORDERS)
     solutions = {**task.solutions, "reference-x": {"query.sql": b"DELETE FROM orders"}}

@@ -68,6 +68,19 @@ def _queries(task: Task, config: SqlConfig) -> list[Finding]:
                     severity=Severity.WARNING,
                 )
             )
+        ordered = tree.args.get("order") is not None and tree.args.get("limit") is None
+        if ordered and config.order == "unordered":
+            findings.append(
+                Finding(
+                    check=CHECK,
+                    severity=Severity.WARNING,
+                    message=f"solutions/{name}/{QUERY_FILE} sorts its rows (ORDER BY) but the "
+                    'task compares them in any order (order = "unordered"): an order the '
+                    "prompt asks for is not checked",
+                    evidence='set order = "auto", or drop the ORDER BY if no order is asked',
+                    review=True,
+                )
+            )
         unmapped = unmapped_keys(tree)
         if unmapped and config.order == "auto":
             findings.append(

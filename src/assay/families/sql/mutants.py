@@ -12,7 +12,10 @@ Each mutant changes one thing in the reference's sqlglot tree, the way real mist
 - ``change-aggregate``: ``COUNT(col)`` and ``COUNT(*)``, ``SUM`` and ``AVG``, ``MIN`` and ``MAX``;
 - ``drop-distinct``: ``SELECT DISTINCT`` and ``COUNT(DISTINCT ...)`` without ``DISTINCT``;
 - ``shift-boundary``: a number or date compared with a column moved by one unit either way (one,
-  the last decimal place, a day, a second).
+  the last decimal place, a day, a second);
+- ``flip-order``: one ``ORDER BY`` key sorted the other way, and ``drop-order``: the outermost
+  ``ORDER BY`` left out; both only where order can matter (the task compares rows in order, or
+  a ``LIMIT`` takes the first rows).
 
 A suite of databases that lets a mutant pass cannot tell the reference from that near miss. A
 mutant can also be equivalent to the reference in ways this does not see, so survivors are
@@ -79,6 +82,7 @@ def sql_mutants(task: Task, config: SqlConfig) -> list[Mutant]:
         config.engine,
         tables=_tables(visible, config.engine),
         others=_other_references(task, config.engine),
+        ordered=config.order != "unordered",
     )
 
 
@@ -88,13 +92,14 @@ def query_mutants(
     *,
     tables: dict[str, Table] | None = None,
     others: frozenset[str] = frozenset(),
+    ordered: bool = True,
 ) -> list[Mutant]:
     """Mutants of one parsed query, deduplicated by text, none equal to ``others`` (the
     task's other references, as sqlglot writes them). ``tables``, the database's schema, tells
-    which joins cannot change type."""
+    which joins cannot change type; ``ordered``, whether results are compared in order."""
     read = dialect(engine)
     original = tree.sql(dialect=read, pretty=True)
-    sites = _spread(list(_sites(tree, tables or {})))
+    sites = _spread(list(_sites(tree, tables or {}, ordered=ordered)))
     mutants = []
     seen = {original, *others}
     for name, position, edit in sites:
@@ -150,7 +155,7 @@ def _tables(visible: str, engine: str) -> dict[str, Table]:
         return {}
 
 
-def _sites(tree: exp.Query, tables: dict[str, Table]) -> Iterator[Site]:
+def _sites(tree: exp.Query, tables: dict[str, Table], *, ordered: bool = True) -> Iterator[Site]:
     """Every place one mutation applies, kind by kind."""
     nodes = list(tree.walk())
     kinds: list[Callable[[exp.Expr], Iterator[tuple[str, Edit]]]] = [
@@ -160,6 +165,7 @@ def _sites(tree: exp.Query, tables: dict[str, Table]) -> Iterator[Site]:
         _aggregates,
         _distincts,
         _boundaries,
+        lambda node: _orderings(node, tree, ordered=ordered),
     ]
     for kind in kinds:
         for position, node in enumerate(nodes):
@@ -332,6 +338,33 @@ def _distincts(node: exp.Expr) -> Iterator[tuple[str, Edit]]:
     counted = isinstance(node, exp.Distinct) and isinstance(node.parent, exp.Count)
     if counted and len(node.expressions) == 1:
         yield "drop-distinct", lambda n: _replace(n, n.expressions[0].copy())
+
+
+def _orderings(node: exp.Expr, tree: exp.Query, *, ordered: bool) -> Iterator[tuple[str, Edit]]:
+    """An ORDER BY key flipped, and the outermost ORDER BY dropped, where order can matter."""
+    if not isinstance(node, exp.Order):
+        return
+    select = node.parent
+    if not (ordered or (select is not None and select.args.get("limit") is not None)):
+        return
+    for position, key in enumerate(node.expressions):
+        if isinstance(key, exp.Ordered):
+            yield "flip-order", _flipping(position)
+    if select is tree:
+        yield "drop-order", _drop_order
+
+
+def _flipping(position: int) -> Edit:
+    def flip(order: exp.Expr) -> None:
+        key = order.expressions[position]
+        key.set("desc", not key.args.get("desc"))
+
+    return flip
+
+
+def _drop_order(order: exp.Expr) -> None:
+    if order.parent is not None:
+        order.parent.set("order", None)
 
 
 def _boundaries(node: exp.Expr) -> Iterator[tuple[str, Edit]]:
