@@ -613,7 +613,11 @@ def audit(
     with _store(db) as store:
         profiled = None if profile_run is None else run_profile(store, profile_run)
         before = None if since_run is None else _earlier_audit(store, since_run)
-        with _sandbox(sandbox, workers) as box, _progress("auditing", total) as advance:
+        with (
+            _terminate_as_interrupt(),
+            _sandbox(sandbox, workers) as box,
+            _progress("auditing", total) as advance,
+        ):
             report = run_audit_into(
                 store,
                 taskset,

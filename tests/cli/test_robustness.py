@@ -22,9 +22,10 @@ from assay.cli import BACKENDS, cli
 from assay.families import get_family
 from assay.sandbox import BACKENDS as SANDBOX_BACKENDS
 from assay.sandbox import Sandbox
-from assay.tasks import Files, Task, load_task, save_task
+from assay.store import Store
+from assay.tasks import Files, Limits, Task, load_task, save_task
 from assay.verdicts import Verdict
-from tests.conftest import make_median_task
+from tests.conftest import REFERENCE, make_median_task
 
 Invoke = Callable[..., Result]
 ASSAY = [sys.executable, "-m", "assay"]
@@ -377,3 +378,37 @@ def test_a_report_gets_the_mode_a_new_file_gets(tmp_path: Path) -> None:
     finally:
         os.umask(previous)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_sigterm_stops_an_audit_as_ctrl_c_does(tmp_path: Path) -> None:
+    task = make_median_task("slow")
+    slow = b"import time\ntime.sleep(15)\n" + REFERENCE
+    task = task.model_copy(
+        update={
+            "solutions": {**task.solutions, "reference": {"solution.py": slow}},
+            "spec": task.spec.model_copy(update={"limits": Limits(timeout_s=60, cpu_s=60)}),
+        }
+    )
+    save_task(task, tmp_path / "tasks")
+    process = subprocess.Popen(
+        [*ASSAY, "audit", "tasks", "--checks", "reference", "--db", "s.db"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    try:
+        # The pool starts its workers from threads, which _descendants does not follow: give
+        # it time to start and to begin the reference's 15-second run.
+        time.sleep(6.0)
+        assert process.poll() is None, "the audit ended before it was stopped"
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 130, stderr
+    assert stderr.strip().splitlines()[-1].startswith("error: interrupted")
+    with Store(tmp_path / "s.db") as store:
+        assert store.audit_runs() == []  # nothing half-written
