@@ -18,7 +18,7 @@ from rich.text import Text
 
 from assay.audit.drift import COPY, FAR, Drift
 from assay.audit.report import AuditReport, Diversity
-from assay.findings import Decision
+from assay.findings import Decision, Severity
 from assay.store import StoredRun, StoredVerdict
 from assay.verdicts import Verdict
 
@@ -43,8 +43,12 @@ def plain(text: object, style: str = "") -> Text:
     return Text(value, style=style)
 
 
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
 def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
-    """Tasks not accepted first, each with its first findings; the rest are in the JSON report."""
+    """Tasks not accepted first, each with its three worst findings and how many more there
+    are; the rest are in the JSON report."""
     table = Table(title=plain(f"audit {report.run_id} of {report.root}"), title_justify="left")
     table.add_column("task", overflow="fold")
     table.add_column("decision")
@@ -53,7 +57,10 @@ def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
     ordered = sorted(report.tasks, key=lambda t: (t.decision is Decision.ACCEPTED, t.task_id))
     for audit in ordered[:limit]:
         colour = DECISION_STYLE[audit.decision]
-        notes = "; ".join(f"[{f.check}] {f.message}" for f in audit.findings[:3]) or "-"
+        worst = sorted(audit.findings, key=lambda f: _SEVERITY_ORDER[f.severity])
+        notes = "; ".join(f"[{f.check}] {f.message}" for f in worst[:3]) or "-"
+        if len(worst) > 3:
+            notes += f" (and {len(worst) - 3} more in the JSON report)"
         table.add_row(
             plain(audit.task_id),
             plain(audit.decision.value, colour),

@@ -61,6 +61,27 @@ def test_an_audit_table_shows_hostile_text_as_written() -> None:
         assert f"{field} {TEXT}" in text
 
 
+def test_the_audit_table_shows_the_worst_findings_and_counts_the_rest() -> None:
+    now = datetime.now(UTC)
+    notes = [
+        Finding(check="mutation", severity=Severity.INFO, message=f"note {i}") for i in range(3)
+    ]
+    findings = (
+        *notes,
+        Finding(check="red-team", severity=Severity.ERROR, message="exploit x passes"),
+        Finding(check="lint", severity=Severity.WARNING, message="odd limit"),
+    )
+    audit = TaskAudit(
+        task_id="t", task_version="v", path="/t", decision=Decision.REJECTED, findings=findings
+    )
+    report = AuditReport(
+        run_id="r", root="/", started_at=now, finished_at=now, checks=("lint",), tasks=(audit,)
+    )
+    text = " ".join(shown(audit_table(report)).split())
+    assert "[red-team] exploit x passes; [lint] odd limit; [mutation] note 0" in text
+    assert "(and 2 more in the JSON report)" in text
+
+
 def test_verdicts_and_runs_show_hostile_text_as_written() -> None:
     verdict = hostile_verdict()
     text = shown(verdict_text(verdict))
