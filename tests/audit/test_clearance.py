@@ -222,3 +222,24 @@ def test_a_task_that_does_not_load_never_takes_another_tasks_id(
     assert result.exit_code == 1, result.output  # the broken one is rejected, and stored
     ids = sorted(t["task_id"] for t in json.loads(out.read_text())["tasks"])
     assert ids == [str(root / "beta"), "beta"]
+
+
+def test_a_finished_audit_waits_for_a_locked_store(tmp_path: Path) -> None:
+    """Another writer holds the store past the store's own timeout: the audit is kept once
+    the lock goes, not thrown away."""
+    import threading  # noqa: PLC0415
+
+    from assay.audit.runner import _keep  # noqa: PLC0415
+
+    path = tmp_path / "s.db"
+    with Store(path, timeout_s=0.2) as store:
+        holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        release = threading.Timer(1.5, lambda: holder.execute("COMMIT"))
+        release.start()
+        try:
+            _keep(store, report(audited(Decision.ACCEPTED)), [])
+        finally:
+            release.join()
+            holder.close()
+        assert [run.run_id for run in store.audit_runs()] == ["later"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -225,8 +226,30 @@ def run_audit_into(
     if profile is not None:
         report = apply_profile(report, profile.profile, profile.versions)
     report = apply_clearances(report, store.clearances())
-    store.add_audit(report, verdicts)
+    _keep(store, report, verdicts)
     return report
+
+
+STORE_PATIENCE_S = 600.0
+"""How long a finished audit waits, with backoff, for a store another writer holds locked
+(each try waits the store's own timeout first): the audit is not thrown away for a lock."""
+
+
+def _keep(store: Store, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:
+    from assay.store import StoreBusyError  # noqa: PLC0415 - the store imports the audit
+
+    deadline = time.monotonic() + STORE_PATIENCE_S
+    delay = 0.05
+    while True:
+        try:
+            store.add_audit(report, verdicts)
+        except StoreBusyError:
+            if time.monotonic() + delay > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(2.0, delay * 2)
+        else:
+            return
 
 
 def _audit_task(
