@@ -73,6 +73,7 @@ class DuplicatesCheck:
                 Finding(
                     check=self.name,
                     severity=Severity.WARNING,
+                    review=True,
                     message=f"near duplicate of {kept} ({similar}): keep one of the two",
                     evidence=f"{kept} and {copy}",
                 )
@@ -127,6 +128,7 @@ class ContaminationCheck:
                         Finding(
                             check=self.name,
                             severity=Severity.WARNING,
+                            review=True,
                             message=f"{share:.0%} of its {CONTAMINATION_WORDS}-word n-grams are "
                             "in the corpus: a model may have seen it; quarantined for review",
                             evidence=str(self.corpus),
