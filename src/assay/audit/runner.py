@@ -136,7 +136,7 @@ def run_audit(
     over_set = [check for check in applied if isinstance(check, SetCheck)]
 
     def path_of(task: Task) -> str:
-        return str(taskset.paths.get(task.id, taskset.root))
+        return _shown(taskset.paths.get(task.id, taskset.root))
 
     kept: Kept = {}
 
@@ -176,7 +176,7 @@ def run_audit(
             pool.shutdown(wait=True, cancel_futures=True)
     report = AuditReport(
         run_id=uuid.uuid4().hex[:12],
-        root=str(taskset.root),
+        root=_shown(taskset.root),
         started_at=started,
         finished_at=started,
         checks=tuple(check.name for check in per_task),
@@ -383,14 +383,20 @@ def _unverified(verdict: SolutionVerdict) -> Finding:
 def _load_failure(failure: LoadFailure, taken: set[str]) -> TaskAudit:
     """The rejection of a task that did not load, under its directory's name, or its path
     where that name is another task's id or another failure's (``taken`` grows)."""
-    finding = _finding("lint", str(failure.error))
-    name = failure.path.name
+    finding = _finding("lint", _shown(failure.error))
+    name = _shown(failure.path.name)
     if name in taken:
-        name = str(failure.path)
+        name = _shown(failure.path)
     while name in taken:
         name += " (does not load)"
     taken.add(name)
-    return _only(name, str(failure.path), Decision.REJECTED, finding)
+    return _only(name, _shown(failure.path), Decision.REJECTED, finding)
+
+
+def _shown(text: object) -> str:
+    """``text`` as a report can hold it: a byte of a file name that is not UTF-8 (which Python
+    keeps as a lone surrogate, and JSON cannot) becomes U+FFFD."""
+    return str(text).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _only(task_id: str, path: str, decision: Decision, finding: Finding) -> TaskAudit:
