@@ -13,6 +13,7 @@ from assay.errors import ContainerRequiredError, InputError
 from assay.families import get_family
 from assay.families.terminal.family import terminal_config
 from assay.families.terminal.importers import import_task_dirs
+from assay.families.terminal.lint import lint_terminal_task
 from assay.sandbox import Sandbox
 from assay.tasks import TaskSet
 
@@ -208,6 +209,8 @@ def test_the_static_audit_runs_and_the_cli_imports_both_formats(
         ("instruction: 'x\n", "task.yaml: is not YAML at line"),
         ("- a\n", "task.yaml: is not a mapping"),
         ("instruction: x\nmax_test_timeout_sec: soon\n", "max_test_timeout_sec: is 'soon'"),
+        ("instruction: x\nmax_agent_timeout_sec: .nan\n", "max_agent_timeout_sec: is nan"),
+        ("instruction: x\nmax_agent_timeout_sec: .inf\n", "max_agent_timeout_sec: is inf"),
         ("instruction: x\ntags: bash\n", "task.yaml: tags: is not a list of text"),
     ],
 )
@@ -246,3 +249,25 @@ def test_an_instruction_linked_to_a_file_outside_is_refused(tmp_path: Path) -> N
     (task / "instruction.md").symlink_to(secret)
     with pytest.raises(InputError, match=r"instruction\.md: is a symbolic link"):
         import_task_dirs(tmp_path / "tasks")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'COPY ["tests", "/tests"]',
+        "COPY app.py tests/ /app/",
+        "ADD --chown=1000:1000 ./solution.sh /opt/",
+        "copy run-tests.sh /",
+    ],
+)
+def test_lint_finds_the_tests_copied_in_every_form_of_copy(line: str, tmp_path: Path) -> None:
+    _harbor(tmp_path, dockerfile=f"FROM nginx:1.27\n{line}\n")
+    [task] = import_task_dirs(tmp_path)
+    assert any("copies" in f.message for f in lint_terminal_task(task)), line
+
+
+def test_lint_lets_the_workspace_be_copied(tmp_path: Path) -> None:
+    """The imported task's workspace, its build context, holds no tests: copying it is fine."""
+    _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY . /app\nCOPY testsuite.txt /x\n")
+    [task] = import_task_dirs(tmp_path)
+    assert not any("copies" in f.message for f in lint_terminal_task(task))

@@ -19,6 +19,7 @@ and nothing is written.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -235,7 +236,12 @@ def _table(data: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
 def _seconds(value: object, path: Path, field: str) -> float | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise InputError(
             f"is {value!r}, not a number of seconds", path=path, field=field, fix="give seconds"
         )

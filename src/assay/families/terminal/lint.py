@@ -8,7 +8,9 @@ script that installs or downloads at verification time (network then, and a movi
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
 
 from assay.errors import TaskFormatError
 from assay.families.terminal.family import terminal_config
@@ -18,10 +20,8 @@ from assay.tasks.model import Task
 CHECK = "lint"
 CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml")
 _FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE | re.MULTILINE)
-_COPY_HIDDEN = re.compile(
-    r"^\s*(?:COPY|ADD)\s+(?:--\S+\s+)*(?:\./)?(tests|solution|solution\.sh|run-tests\.sh)\b",
-    re.IGNORECASE | re.MULTILINE,
-)
+_COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(.*)$", re.IGNORECASE | re.MULTILINE)
+_HIDDEN_SOURCES = ("tests", "solution", "solution.sh", "run-tests.sh")
 _PIP = re.compile(r"pip3?\s+install\s+([^&|;\n]+)")
 _NETWORK = re.compile(r"\b(curl|wget|pip3?\s+install|uv\s+pip\s+install|apt(?:-get)?\s+install)\b")
 
@@ -61,6 +61,26 @@ def lint_terminal_task(task: Task) -> list[Finding]:
     return findings
 
 
+def _copied_hidden(text: str) -> list[str]:
+    """The tests or solution paths among the sources of each COPY and ADD (shell or JSON form,
+    one source or several, flags skipped)."""
+    found = []
+    for rest in _COPY.findall(text):
+        words = rest.strip()
+        while words.startswith("--"):
+            words = words.split(None, 1)[1] if " " in words else ""
+        try:
+            parts = json.loads(words) if words.startswith("[") else shlex.split(words)
+        except (ValueError, json.JSONDecodeError):
+            parts = words.split()
+        sources = [str(p) for p in parts[:-1]] if isinstance(parts, list) else []
+        for source in sources:
+            head = source.removeprefix("./").split("/", 1)[0]
+            if head in _HIDDEN_SOURCES:
+                found.append(head)
+    return found
+
+
 def _dockerfile(text: str) -> list[Finding]:
     findings = []
     for image in _FROM.findall(text):
@@ -72,7 +92,7 @@ def _dockerfile(text: str) -> list[Finding]:
                     f"Dockerfile's base image {image} is not pinned (give a version tag or digest)",
                 )
             )
-    for copied in _COPY_HIDDEN.findall(text):
+    for copied in _copied_hidden(text):
         findings.append(
             _finding(
                 Severity.ERROR,
