@@ -177,8 +177,13 @@ def _only_a_task(directory: Path) -> bool:
     return True
 
 
+MAX_FILE_BYTES = 256 * 2**20
+"""The largest file a task may hold."""
+
+
 def read_files(root: Path) -> Files:
-    """Every regular file below ``root`` by relative POSIX path; symlinks are refused."""
+    """Every regular file below ``root`` by relative POSIX path; symlinks and files larger than
+    :data:`MAX_FILE_BYTES` are refused."""
     if not root.exists():
         return {}
     if root.is_symlink() or not root.is_dir():
@@ -192,6 +197,13 @@ def read_files(root: Path) -> Files:
                 fix="replace the link with a copy of the file",
             )
         if path.is_file():
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise TaskFormatError(
+                    f"is larger than {MAX_FILE_BYTES // 2**20} MiB: task files are read whole "
+                    "into memory",
+                    path=path,
+                    fix="keep large data out of the task, or fetch it in the container's build",
+                )
             files[path.relative_to(root).as_posix()] = path.read_bytes()
     return files
 

@@ -271,3 +271,13 @@ def test_lint_lets_the_workspace_be_copied(tmp_path: Path) -> None:
     _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY . /app\nCOPY testsuite.txt /x\n")
     [task] = import_task_dirs(tmp_path)
     assert not any("copies" in f.message for f in lint_terminal_task(task))
+
+
+def test_a_file_too_large_to_read_is_refused_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("assay.tasks.taskdir.MAX_FILE_BYTES", 1000)
+    task = _harbor(tmp_path)
+    (task / "environment" / "data.bin").write_bytes(b"x" * 5000)
+    with pytest.raises(InputError, match=r"environment/data\.bin: is larger than 0 MiB"):
+        import_task_dirs(tmp_path)
