@@ -53,3 +53,16 @@ def test_comparing_any_two_plain_values_returns_a_result(
 ) -> None:
     found = first_difference(expected, actual, tolerance=tolerance, unordered=unordered)
     assert found is None or isinstance(found, str)
+
+
+def test_numbers_by_value_match_as_equality_has_it_and_no_looser() -> None:
+    def same(expected: object, actual: object) -> bool:
+        return first_difference(expected, actual, numbers_by_value=True) is None
+
+    assert same(3, 3.0)
+    assert same([1, 2], [True, 2.0])
+    assert same({"a": 0}, {"a": False})
+    assert not same(-9999999999999999, -9999999999999999.0)  # == across types is exact
+    assert not same(3, 3.0000001)
+    assert not same(1, "1")
+    assert first_difference(3, 3.0) is not None  # typed by default

@@ -215,6 +215,23 @@ def test_a_check_that_cases_would_weaken_stays_legacy(name: str, pool: PoolSandb
     assert why in detail
 
 
+def test_a_check_comparing_with_eq_takes_numbers_by_value_as_the_original(
+    pool: PoolSandbox,
+) -> None:
+    test = "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(0) == 0\n"
+    task, outcome, _ = _one(_problem(test, "def f(x):\n    return x * 2\n"), pool)
+    assert outcome == "cases"
+    assert task is not None
+    assert code_config(task).numbers == "by-value"
+    as_float = b"def f(x):\n    return float(x * 2)\n"  # the original check passes it
+    assert CodeFamily().verify(task, {"solution.py": as_float}, pool).status is Status.PASS
+    typed = "def check(candidate):\n    r = candidate(2)\n    assert type(r) is int and r == 4\n"
+    task, _, _ = _one(_problem(typed, "def f(x):\n    return x * 2\n"), pool)
+    assert task is not None
+    assert code_config(task).numbers == "typed"
+    assert CodeFamily().verify(task, {"solution.py": as_float}, pool).status is Status.FAIL
+
+
 def test_a_call_the_check_never_looks_at_is_left_out_and_said(pool: PoolSandbox) -> None:
     test = "def check(candidate):\n    candidate(0)\n    assert candidate(1) == 2\n"
     task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2 * x\n"), pool)

@@ -20,13 +20,15 @@ source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), 
    reversed, and rotated, to learn whether their order matters (a check that takes the reverse
    but not a rotation wants one of two orders, which cases cannot say); and the call's list,
    dict and set arguments are changed in place after it, to learn whether the check looks at
-   them again (cases pass fresh arguments, so that check would be lost);
+   them again (cases pass fresh arguments, so that check would be lost); and each number in a
+   result is given as another type of the same value (3.0 for 3, 1 for True), to learn whether
+   the check compares numbers by value, as ``==`` does (then so do the cases);
 4. runs the check against an object equal to everything, to report how weak the check itself is.
 
 It writes one ``<nonce><json>`` line: ``{"status": "cases", "calls": [...], "tolerance": t,
-"unordered": bool, "unchecked": n, ...}`` (``unchecked``: the calls left out),
-``{"status": "legacy", "reason": text, ...}`` (the check cannot be turned into cases
-faithfully) or ``{"status": "failed", "reason": text}`` (the reference fails
+"unordered": bool, "unchecked": n, "numbers": "typed" or "by-value", ...}`` (``unchecked``:
+the calls left out), ``{"status": "legacy", "reason": text, ...}`` (the check cannot be turned
+into cases faithfully) or ``{"status": "failed", "reason": text}`` (the reference fails
 its own check, or nothing loads). The trusted side reads it as hostile data.
 """
 
@@ -189,6 +191,8 @@ class _Probes:
         self.check = check
         self.function = function
         self.calls = calls
+        self.by_value: list[bool] = []
+        """For each result with numbers: whether the check takes them retyped (3.0 for 3)."""
 
     def passes(
         self, probe: "int | None" = None, answer: "Any" = None, *, mutate: bool = False
@@ -265,6 +269,7 @@ class _Probes:
             "tolerance": self._tolerance(floats),
             "unordered": bool(reversible) and all(reversible),
             "unchecked": len(self.calls) - len(kept),
+            "numbers": "by-value" if self.by_value and all(self.by_value) else "typed",
         }
 
     def _raising(self, index: int, call: "_Call") -> "dict[str, object] | None":
@@ -298,6 +303,9 @@ class _Probes:
                 f"the check accepts {_short(near)} where the reference returned "
                 f"{_short(value)}: it inspects properties of the result, not its value"
             )
+        retyped = _retyped(value)
+        if json.dumps(encode(retyped)) != json.dumps(call.value):  # 3.0 == 3: compare texts
+            self.by_value.append(self.passes(index, lambda: decode(encode(retyped))))
         return {"args": call.args, "expected": call.value}
 
     def _reverses(self, index: int, value: "Any") -> bool:
@@ -352,6 +360,23 @@ def _moved(value: "Any", step: float) -> "Any":
         return kind(_moved(item, step) for item in value)
     if kind is dict:
         return {key: _moved(item, step) for key, item in value.items()}
+    return value
+
+
+def _retyped(value: "Any") -> "Any":
+    """``value`` with each number of another type and the same value: a bool as an int, an int
+    as a float, a whole float as an int (what ``==`` does not tell apart)."""
+    kind = type(value)
+    if kind is bool:
+        return int(value)
+    if kind is int:
+        return float(value) if abs(value) < 2**53 else value
+    if kind is float:
+        return int(value) if math.isfinite(value) and value.is_integer() else value
+    if kind in (list, tuple):
+        return kind(_retyped(item) for item in value)
+    if kind is dict:
+        return {key: _retyped(item) for key, item in value.items()}
     return value
 
 

@@ -10,12 +10,18 @@ bounds of :mod:`assay.families.code.records` nothing here raises.
 With ``encoded`` both sides are encoded values in canonical form (case files of format 4, see
 :mod:`assay.families.code._codec`): a tuple matches only a tuple, a set only a set (its members
 in canonical order), and so on, as Python's ``==`` has it for these types.
+
+With ``numbers_by_value`` (a task imported from a benchmark whose check compares with ``==``,
+which takes ``3.0`` for ``3`` and ``True`` for ``1``), numbers of different types match when
+``==`` says they are equal (exactly: the tolerance is for two floats). Members of sets and keys
+of dicts are still compared as written.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import dataclass
 
 DEFAULT_TOLERANCE = 1e-9
 
@@ -32,9 +38,11 @@ def first_difference(
     tolerance: float | None = None,
     unordered: bool = False,
     encoded: bool = False,
+    numbers_by_value: bool = False,
 ) -> str | None:
     """Return ``None`` when ``actual`` matches ``expected``, else where and how they differ."""
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    rules = _Rules(tol, encoded, numbers_by_value)
     if unordered and _tag(expected, encoded) == _tag(actual, encoded) == "$tuple":
         return first_difference(
             expected["$tuple"],  # type: ignore[index]
@@ -42,13 +50,21 @@ def first_difference(
             tolerance=tolerance,
             unordered=True,
             encoded=True,
+            numbers_by_value=numbers_by_value,
         )
     if unordered and isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return f"expected {len(expected)} items, got {len(actual)}"
         expected = sorted(expected, key=canonical)
         actual = sorted(actual, key=canonical)
-    return _diff(expected, actual, tol, "$", encoded)
+    return _diff(expected, actual, "$", rules)
+
+
+@dataclass(frozen=True)
+class _Rules:
+    tol: float
+    encoded: bool
+    by_value: bool
 
 
 def _tag(value: object, encoded: bool) -> str | None:
@@ -60,8 +76,9 @@ def _tag(value: object, encoded: bool) -> str | None:
 
 
 def _diff(  # noqa: PLR0911 - one answer per kind of value
-    expected: object, actual: object, tol: float, path: str, encoded: bool
+    expected: object, actual: object, path: str, rules: _Rules
 ) -> str | None:
+    encoded = rules.encoded
     kinds = (_tag(expected, encoded), _tag(actual, encoded))
     if kinds != (None, None):
         if kinds[0] != kinds[1]:
@@ -70,15 +87,25 @@ def _diff(  # noqa: PLR0911 - one answer per kind of value
         want, got = expected[tag], actual[tag]  # type: ignore[index]
         if tag == "$dict" and isinstance(want, list) and isinstance(got, list):
             want, got = sorted(want, key=canonical), sorted(got, key=canonical)
-        return _diff(want, got, tol, f"{path}{tag}", encoded)
+        return _diff(want, got, f"{path}{tag}", rules)
+    if (
+        rules.by_value
+        and _number(expected)
+        and _number(actual)
+        and type(expected) is not type(actual)
+    ):
+        # exactly as == has it across types (-9999999999999999 is not its nearest float)
+        if expected != actual:
+            return f"{path}: expected {_shown(expected)}, got {_shown(actual)}"
+        return None
     if type(expected) is not type(actual):
         return f"{path}: expected {_shown(expected, encoded)}, got {_shown(actual, encoded)}"
     if isinstance(expected, float):
-        return _diff_float(expected, actual, tol, path)  # type: ignore[arg-type]
+        return _diff_float(expected, actual, rules.tol, path)  # type: ignore[arg-type]
     if isinstance(expected, list):
-        return _diff_list(expected, actual, tol, path, encoded)  # type: ignore[arg-type]
+        return _diff_list(expected, actual, path, rules)  # type: ignore[arg-type]
     if isinstance(expected, dict):
-        return _diff_dict(expected, actual, tol, path, encoded)  # type: ignore[arg-type]
+        return _diff_dict(expected, actual, path, rules)  # type: ignore[arg-type]
     if expected != actual:
         return f"{path}: expected {canonical(expected)}, got {canonical(actual)}"
     return None
@@ -104,27 +131,31 @@ def _diff_float(expected: float, actual: float, tol: float, path: str) -> str | 
     return f"{path}: expected {expected!r}, got {actual!r} (tolerance {tol:g})"
 
 
+def _number(value: object) -> bool:
+    return isinstance(value, int | float)  # bool is an int
+
+
 def _diff_list(
-    expected: list[object], actual: list[object], tol: float, path: str, encoded: bool
+    expected: list[object], actual: list[object], path: str, rules: _Rules
 ) -> str | None:
     if len(expected) != len(actual):
         return f"{path}: expected {len(expected)} items, got {len(actual)}"
     for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-        found = _diff(want, got, tol, f"{path}[{index}]", encoded)
+        found = _diff(want, got, f"{path}[{index}]", rules)
         if found is not None:
             return found
     return None
 
 
 def _diff_dict(
-    expected: dict[str, object], actual: dict[str, object], tol: float, path: str, encoded: bool
+    expected: dict[str, object], actual: dict[str, object], path: str, rules: _Rules
 ) -> str | None:
     if expected.keys() != actual.keys():
         missing = sorted(set(expected) - set(actual))
         extra = sorted(set(actual) - set(expected))
         return f"{path}: keys differ (missing {missing}, unexpected {extra})"
     for key in sorted(expected):
-        found = _diff(expected[key], actual[key], tol, f"{path}.{key}", encoded)
+        found = _diff(expected[key], actual[key], f"{path}.{key}", rules)
         if found is not None:
             return found
     return None

@@ -52,6 +52,12 @@ class CodeConfig(BaseModel):
         description="unordered: a top-level list result (or tuple, in case files of format 4) "
         "is a multiset.",
     )
+    numbers: Literal["typed", "by-value"] = Field(
+        default="typed",
+        description="typed: an int, a float and a bool never match each other (2 is not 2.0); "
+        "by-value: numbers match by value whatever their type, as Python's == has it (for "
+        "benchmarks imported with checks that compare with ==).",
+    )
     float_tolerance: float | None = Field(
         default=None, ge=0, description="Relative and absolute float tolerance (default 1e-9)."
     )

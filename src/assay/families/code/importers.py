@@ -222,6 +222,8 @@ def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
             config["float_tolerance"] = record["tolerance"]
         if record.get("unordered") is True:
             config["compare"] = "unordered"
+        if record.get("numbers") == "by-value":
+            config["numbers"] = "by-value"
     return Task(
         spec=TaskSpec(
             id=slug,

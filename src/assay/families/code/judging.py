@@ -76,6 +76,7 @@ def _judge_value(
         tolerance=config.float_tolerance,
         unordered=config.compare == "unordered",
         encoded=encoded,
+        numbers_by_value=config.numbers == "by-value",
     )
     if difference is None:
         return _criterion(case, True, "matches")
