@@ -167,9 +167,14 @@ def runs_table(rows: Sequence[RunRow], db: Path) -> Table:
 def _what(row: RunRow) -> str:
     d = row.details
     if row.kind == "audit":
+        more = "".join(
+            f", {d[key]} {word}"
+            for key, word in (("quarantined", "quarantined"), ("errors", "error"))
+            if d.get(key)
+        )
         return (
             f"{d.get('tasks')} tasks of {d.get('root')}: {d.get('accepted')} accepted, "
-            f"{d.get('rejected')} rejected"
+            f"{d.get('rejected')} rejected{more}"
         )
     return (
         f"{d.get('policy')} k={d.get('k')} {d.get('mode')}: {d.get('done')}/{d.get('total')} "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from click.testing import Result
 
-from assay.audit.report import AuditReport
+from assay.audit.report import AuditReport, TaskAudit
 from assay.findings import Decision
 from assay.store import Store
 from tests.audit.test_clearance import BROKEN, audited, report
@@ -99,3 +99,22 @@ def test_a_directory_name_that_is_not_utf8_is_shown_not_fatal(run_cli: Run, tmp_
         ("bad\ufffd", "rejected"),
         ("sound", "accepted"),
     ]
+
+
+def test_the_list_of_runs_counts_the_quarantined_and_the_errors(tmp_path: Path) -> None:
+    from assay._render_runs import _what  # noqa: PLC0415
+    from assay.runs import list_runs  # noqa: PLC0415
+
+    tasks = tuple(
+        TaskAudit(task_id=f"t{i}", task_version="v", path="t", decision=decision)
+        for i, decision in enumerate(
+            (Decision.ACCEPTED, Decision.QUARANTINED, Decision.QUARANTINED, Decision.ERROR)
+        )
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.add_audit(report(*tasks).model_copy(update={"run_id": "mixed"}), [])
+        [run] = store.audit_runs()
+        assert (run.accepted, run.rejected, run.quarantined, run.errors) == (1, 0, 2, 1)
+        [row] = list_runs(store)
+    assert _what(row).endswith("1 accepted, 0 rejected, 2 quarantined, 1 error")
+    assert row.flat()["quarantined"] == 2

@@ -40,6 +40,8 @@ class StoredRun(BaseModel):
     tasks: int = Field(description="Tasks audited.")
     accepted: int = Field(description="Tasks accepted.")
     rejected: int = Field(description="Tasks rejected.")
+    quarantined: int = Field(default=0, description="Tasks quarantined for review.")
+    errors: int = Field(default=0, description="Tasks that could not be audited (error).")
     known_bad: int = Field(description="Known-bad solutions across the set.")
     known_bad_caught: int = Field(description="Known-bad solutions that failed, as they must.")
 

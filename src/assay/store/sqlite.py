@@ -137,10 +137,17 @@ class Store:
     def audit_runs(self) -> list[StoredRun]:
         """Every audit run, newest first, with its totals."""
         rows, names = self._select("SELECT * FROM audit_runs ORDER BY started_at DESC")
+        counted, _ = self._select(
+            "SELECT run_id, decision, COUNT(*) FROM task_audits "
+            "WHERE decision IN ('quarantined', 'error') GROUP BY run_id, decision"
+        )
+        held = {(run_id, decision): count for run_id, decision, count in counted}
         runs = []
         for row in rows:
             fields = dict(zip(names, row, strict=True))
             fields["checks"] = json.loads(fields["checks"])
+            fields["quarantined"] = held.get((fields["run_id"], "quarantined"), 0)
+            fields["errors"] = held.get((fields["run_id"], "error"), 0)
             runs.append(StoredRun.model_validate(fields))
         return runs
 
