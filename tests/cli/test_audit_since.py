@@ -32,6 +32,23 @@ def report(*tasks: TaskAudit) -> AuditReport:
     )
 
 
+def test_the_same_directory_spelt_another_way_is_no_change() -> None:
+    def at(path: str) -> TaskAudit:
+        broken = Finding(
+            check="lint", severity=Severity.ERROR, message=f"{path}/task.toml: is not TOML"
+        )
+        return TaskAudit(
+            task_id="t",
+            task_version="",
+            path=path,
+            decision=Decision.REJECTED,
+            findings=(broken,),
+        )
+
+    changes = compare("before", [at("tasks/t")], report(at("/home/me/tasks/t")))
+    assert (changes.changes, changes.unchanged) == ((), 1)
+
+
 def test_decisions_versions_and_findings_are_compared_and_notes_are_not() -> None:
     passing = Finding(check="known-bad", severity=Severity.ERROR, message="bad-x passes")
     note = Finding(check="mutation", severity=Severity.INFO, message="3 of 4 mutants fail")

@@ -54,13 +54,15 @@ def compare(since: str, before: Sequence[TaskAudit], after: AuditReport) -> Audi
 def _change(task_id: str, old: TaskAudit | None, new: TaskAudit | None) -> TaskChange | None:
     was = _deciding(old)
     now = _deciding(new)
+    was_keys = {_key(f, old) for f in was}
+    now_keys = {_key(f, new) for f in now}
     change = TaskChange(
         task_id=task_id,
         before=None if old is None else old.decision,
         after=None if new is None else new.decision,
         new_version=old is not None and new is not None and old.task_version != new.task_version,
-        appeared=tuple(f for f in now if _key(f) not in {_key(w) for w in was}),
-        went_away=tuple(f for f in was if _key(f) not in {_key(n) for n in now}),
+        appeared=tuple(f for f in now if _key(f, new) not in was_keys),
+        went_away=tuple(f for f in was if _key(f, old) not in now_keys),
     )
     same = change.before == change.after and not change.appeared and not change.went_away
     return None if same and not change.new_version else change
@@ -70,8 +72,14 @@ def _deciding(audit: TaskAudit | None) -> list[Finding]:
     return [] if audit is None else [f for f in audit.findings if f.severity is not Severity.INFO]
 
 
-def _key(finding: Finding) -> tuple[str, str, str]:
-    return finding.check, finding.severity.value, finding.message
+def _key(finding: Finding, audit: TaskAudit | None) -> tuple[str, str, str]:
+    """What identifies a finding across runs: its check, severity and message, the task's
+    directory in the message as the audit spelt it left out (``tasks/x`` and ``/abs/tasks/x``
+    are one directory)."""
+    message = finding.message
+    if audit is not None and audit.path:
+        message = message.replace(audit.path, "<task>")
+    return finding.check, finding.severity.value, message
 
 
 def change_lines(changes: AuditChanges) -> list[str]:
