@@ -606,6 +606,14 @@ def audit(
     report_file = None if to_stdout else json_path
     taskset = TaskSet.load(directory)
     seeds = None if seed_dir is None else _seed_tasks(seed_dir)
+    if (
+        report_file is not None
+        and html_path is not None
+        and report_file.resolve() == (html_path.resolve())
+    ):
+        raise InputError(
+            "is given for both --json and --html", path=html_path, fix="name two files"
+        )
     for path in (report_file, html_path):
         if path is not None:
             require_writable_file(path, store=db)
@@ -743,6 +751,14 @@ def report_command(run_id: str, html_path: Path | None, json_path: Path | None, 
 
     to_stdout = json_path is not None and str(json_path) == "-"
     report_file = None if to_stdout else json_path
+    if (
+        report_file is not None
+        and html_path is not None
+        and report_file.resolve() == (html_path.resolve())
+    ):
+        raise InputError(
+            "is given for both --json and --html", path=html_path, fix="name two files"
+        )
     for path in (report_file, html_path):
         if path is not None:
             require_writable_file(path, store=db)

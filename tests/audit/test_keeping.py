@@ -46,6 +46,12 @@ def test_a_report_is_never_written_over_the_store(run_cli: Run, tmp_path: Path) 
         assert "is the results database (--db)" in refused.output
     assert db.read_bytes() == kept
     assert run_cli("runs").exit_code == 0
+    both = tmp_path / "r.out"
+    twice = run_cli(
+        "audit", str(root), "--checks", "lint", "--json", str(both), "--html", str(both)
+    )
+    assert twice.exit_code == 2
+    assert "is given for both --json and --html" in twice.output
 
 
 def test_a_task_that_does_not_load_never_takes_another_tasks_id(

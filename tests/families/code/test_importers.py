@@ -441,6 +441,20 @@ def test_problems_that_would_make_one_task_are_refused_before_anything_runs(
     assert len({r.source_id for r in imported.reports}) == 2
 
 
+def test_a_byte_order_mark_is_not_part_of_the_first_line(tmp_path: Path) -> None:
+    row = {
+        "task_id": "a",
+        "prompt": "p",
+        "canonical_solution": "c",
+        "test": "t",
+        "entry_point": "f",
+    }
+    path = tmp_path / "he.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(row).encode() + b"\n")
+    [problem] = read_humaneval(path)
+    assert problem.task_id == "a"
+
+
 def test_an_int_task_id_is_read_as_text(tmp_path: Path) -> None:
     row = {"task_id": 7, "prompt": "p", "canonical_solution": "c", "test": "t", "entry_point": "f"}
     [problem] = read_humaneval(_write(tmp_path / "he.jsonl", [row]))

@@ -145,7 +145,7 @@ def _text(path: Path) -> str:
                 path=path,
                 fix="split it into smaller files",
             )
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # a byte order mark is not part of the first line
     except gzip.BadGzipFile:
         raise InputError(
             "is not gzip-compressed", path=path, fix="decompress it and pass the .jsonl"
