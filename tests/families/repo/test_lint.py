@@ -41,3 +41,14 @@ def test_each_defect_is_one_finding(decimal_comma: Task) -> None:
         update={"solutions": {**decimal_comma.solutions, "reference": moved}}
     )
     assert any("has no module rota.export" in f.message for f in FAMILY.lint(lost))
+
+
+def test_the_hidden_cases_copied_into_the_workspace_are_named(decimal_comma: Task) -> None:
+    cases = decimal_comma.hidden["cases.json"]
+    for copied in (cases, json.dumps(json.loads(cases), separators=(",", ":")).encode()):
+        leaky = decimal_comma.model_copy(
+            update={"workspace": {**decimal_comma.workspace, "tests/fixtures/c.json": copied}}
+        )
+        assert [f.message for f in FAMILY.lint(leaky)] == [
+            "workspace/tests/fixtures/c.json is a copy of hidden/cases.json"
+        ]

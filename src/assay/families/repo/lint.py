@@ -4,6 +4,7 @@ would import the standard library's instead), and nothing hidden in the workspac
 
 from __future__ import annotations
 
+import json
 import sys
 
 from assay.errors import TaskFormatError
@@ -40,10 +41,34 @@ def lint_repo_task(task: Task) -> list[Finding]:
         top = path.split("/")[0].removesuffix(".py")
         if top in sys.stdlib_module_names and (path.endswith(".py") or "/" in path):
             findings.append(_error(f"workspace/{path} is named like the standard library's {top}"))
+    findings += _hidden_in_workspace(task)
     for reading in case_file.readings:
         if f"reference-{reading}" not in task.solutions:
             findings.append(_error(f"the reading {reading!r} has no solutions/reference-{reading}"))
     return findings
+
+
+def _hidden_in_workspace(task: Task) -> list[Finding]:
+    """A hidden file copied into the workspace, byte for byte or, for JSON, as the same data
+    written another way (minified, reindented)."""
+    shown: dict[bytes, str] = {data: path for path, data in task.workspace.items()}
+    parsed = {path: _json(data) for path, data in task.workspace.items() if path.endswith(".json")}
+    findings = []
+    for name, data in sorted(task.hidden.items()):
+        copy = shown.get(data)
+        if copy is None and name.endswith(".json"):
+            value = _json(data)
+            copy = next((p for p, v in parsed.items() if v is not None and v == value), None)
+        if copy is not None:
+            findings.append(_error(f"workspace/{copy} is a copy of hidden/{name}"))
+    return findings
+
+
+def _json(data: bytes) -> object:
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
 
 
 def _error(message: str) -> Finding:
