@@ -4,6 +4,7 @@ are YAML files and known-bad ones present."""
 from __future__ import annotations
 
 from assay.errors import TaskFormatError
+from assay.families._leaks import hidden_copies
 from assay.families.config.documents import YAML_SUFFIXES
 from assay.families.config.expectations import expectations
 from assay.families.config.spec import config_spec
@@ -47,6 +48,11 @@ def lint_config_task(task: Task) -> list[Finding]:
     shown = sorted(path for path in task.hidden if path in task.workspace)
     if shown:
         findings.append(_finding(f"hidden files are also in workspace/: {', '.join(shown)}"))
+    findings += [
+        _finding(f"workspace/{path} is a copy of {name}")
+        for path, name in hidden_copies(task)
+        if path not in shown
+    ]
     return findings
 
 

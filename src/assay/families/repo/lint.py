@@ -4,10 +4,10 @@ would import the standard library's instead), and nothing hidden in the workspac
 
 from __future__ import annotations
 
-import json
 import sys
 
 from assay.errors import TaskFormatError
+from assay.families._leaks import hidden_copies
 from assay.families.repo.cases import FAIL_TO_PASS, PASS_TO_PASS, repo_cases, repo_config
 from assay.families.repo.solutions import module_file
 from assay.findings import Finding, Severity
@@ -49,26 +49,7 @@ def lint_repo_task(task: Task) -> list[Finding]:
 
 
 def _hidden_in_workspace(task: Task) -> list[Finding]:
-    """A hidden file copied into the workspace, byte for byte or, for JSON, as the same data
-    written another way (minified, reindented)."""
-    shown: dict[bytes, str] = {data: path for path, data in task.workspace.items()}
-    parsed = {path: _json(data) for path, data in task.workspace.items() if path.endswith(".json")}
-    findings = []
-    for name, data in sorted(task.hidden.items()):
-        copy = shown.get(data)
-        if copy is None and name.endswith(".json"):
-            value = _json(data)
-            copy = next((p for p, v in parsed.items() if v is not None and v == value), None)
-        if copy is not None:
-            findings.append(_error(f"workspace/{copy} is a copy of hidden/{name}"))
-    return findings
-
-
-def _json(data: bytes) -> object:
-    try:
-        return json.loads(data)
-    except ValueError:
-        return None
+    return [_error(f"workspace/{path} is a copy of {name}") for path, name in hidden_copies(task)]
 
 
 def _error(message: str) -> Finding:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from assay.errors import TaskFormatError
+from assay.families._leaks import hidden_copies_rewritten
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
 from assay.families.sql.databases import Database, engine_file, suite
 from assay.families.sql.gate import Refused, check_query, database_statements
@@ -137,6 +138,10 @@ def _shown(task: Task) -> list[Finding]:
         _finding(f"workspace/{path} is a copy of hidden/{hidden[data]}")
         for path, data in task.workspace.items()
         if data in hidden
+    ]
+    findings += [
+        _finding(f"workspace/{path} is {name} written another way")
+        for path, name in hidden_copies_rewritten(task, solutions=True)
     ]
     visible = task.prompt + "".join(d.decode(errors="replace") for d in task.workspace.values())
     for name, files in task.references().items():

@@ -5,6 +5,7 @@ state shown to the agent."""
 from __future__ import annotations
 
 from assay.errors import TaskFormatError
+from assay.families._leaks import hidden_copies_rewritten
 from assay.families.workflow.config import (
     SCRIPT,
     expected_states,
@@ -50,6 +51,14 @@ def lint_workflow_task(task: Task) -> list[Finding]:
                     Severity.ERROR,
                 )
             )
+    findings += [
+        _finding(
+            f"workspace/{path} is {name} written another way",
+            "keep the expected state in hidden/ only",
+            Severity.ERROR,
+        )
+        for path, name in hidden_copies_rewritten(task)
+    ]
     return findings
 
 
