@@ -108,6 +108,20 @@ def test_a_sorted_reference_in_a_task_compared_unordered_needs_review() -> None:
     assert "sorts its rows" not in messages(task)
 
 
+def test_a_reference_that_depends_on_the_clock_or_chance_needs_review() -> None:
+    task = fixture_task(ORDERS)
+    for query, word in [
+        (b"SELECT id FROM orders WHERE order_date >= date('now', '-30 days')", "'NOW'"),
+        (b"SELECT id FROM orders WHERE order_date <= CURRENT_DATE", "CURRENT_DATE"),
+        (b"SELECT id FROM orders ORDER BY random() LIMIT 1", "RAND("),
+    ]:
+        solutions = {**task.solutions, "reference": {"query.sql": query}}
+        found = messages(task.model_copy(update={"solutions": solutions}))
+        assert "depends on the clock or on chance" in found, query
+        assert word in found, (word, found)
+    assert "clock" not in messages(task)
+
+
 def test_lint_finds_references_that_are_not_read_only_queries() -> None:
     task = fixture_task(ORDERS)
     solutions = {**task.solutions, "reference-x": {"query.sql": b"DELETE FROM orders"}}

@@ -3,6 +3,8 @@ references that are read-only queries, known-bad queries present, nothing hidden
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from assay.errors import TaskFormatError
@@ -69,6 +71,19 @@ def _queries(task: Task, config: SqlConfig) -> list[Finding]:
                     severity=Severity.WARNING,
                 )
             )
+        moving = sorted({m.group(0).upper() for m in _MOVING.finditer(tree.sql())})
+        if moving:
+            findings.append(
+                Finding(
+                    check=CHECK,
+                    severity=Severity.WARNING,
+                    message=f"solutions/{name}/{QUERY_FILE} depends on the clock or on chance "
+                    f"({', '.join(moving)}): its answer, and so every verdict, can change from "
+                    "one day or run to the next",
+                    evidence="compare with fixed dates and no random() in the reference",
+                    review=True,
+                )
+            )
         ordered = tree.args.get("order") is not None and tree.args.get("limit") is None
         if ordered and config.order == "unordered":
             findings.append(
@@ -93,6 +108,13 @@ def _queries(task: Task, config: SqlConfig) -> list[Finding]:
                 )
             )
     return findings
+
+
+_MOVING = re.compile(
+    r"'now'|\bcurrent_(?:date|time|timestamp)\b|\b(?:now|random|rand|today|uuid)\s*\(",
+    re.IGNORECASE,
+)
+"""What makes a query's answer depend on when or how often it runs."""
 
 
 def _schemas_differ(task_id: str, databases: list[Database], config: SqlConfig) -> list[Finding]:
