@@ -191,3 +191,15 @@ def test_taskset_of_a_missing_or_empty_directory_is_bad_input(tmp_path: Path) ->
         TaskSet.load(tmp_path / "nope")
     with pytest.raises(TaskFormatError, match="holds no tasks"):
         TaskSet.load(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["prompt.md", "task.toml"])
+def test_a_prompt_or_spec_linked_outside_the_task_is_refused(
+    task_dir: Path, tmp_path: Path, name: str
+) -> None:
+    outside = tmp_path / "host-secret.txt"
+    outside.write_bytes((task_dir / name).read_bytes())  # readable, and even well-formed
+    (task_dir / name).unlink()
+    (task_dir / name).symlink_to(outside)
+    with pytest.raises(TaskFormatError, match=f"{name}: symbolic links are not allowed"):
+        load_task(task_dir)

@@ -42,6 +42,7 @@ def _load_task(directory: Path) -> Task:
         )
     spec = _read_spec(directory / TASK_TOML)
     prompt_path = directory / PROMPT_MD
+    _not_a_link(prompt_path)
     if not prompt_path.is_file():
         raise TaskFormatError(
             "file is missing", path=prompt_path, fix="write what the agent should see in prompt.md"
@@ -229,7 +230,17 @@ def spec_to_toml(spec: TaskSpec) -> str:
     return tomli_w.dumps(data)
 
 
+def _not_a_link(path: Path) -> None:
+    if path.is_symlink():
+        raise TaskFormatError(
+            "symbolic links are not allowed in tasks (they could point outside the task)",
+            path=path,
+            fix="replace the link with a copy of the file",
+        )
+
+
 def _read_spec(path: Path) -> TaskSpec:
+    _not_a_link(path)
     if not path.is_file():
         raise TaskFormatError(
             "file is missing", path=path, fix="every task directory needs a task.toml"
