@@ -124,8 +124,9 @@ def test_a_sandbox_failure_in_an_audit_is_an_error_not_a_rejection(
     decisions = {t["task_id"]: t["decision"] for t in report["tasks"]}
     assert decisions == {"lucky": "accepted", "unlucky": "error"}
     [task] = [t for t in report["tasks"] if t["task_id"] == "unlucky"]
-    assert [f["severity"] for f in task["findings"]] == ["error"], task["findings"]
-    assert "the worker died" in task["findings"][0]["evidence"]
+    [problem] = [f for f in task["findings"] if f["severity"] != "info"]  # a note may come too
+    assert problem["severity"] == "error", task["findings"]
+    assert "the worker died" in problem["evidence"]
     assert {s["solution"]: s["status"] for s in task["solutions"]}["reference"] == "error"
     [run] = json.loads(invoke("runs", "--json").stdout)
     assert (run["tasks"], run["accepted"], run["rejected"]) == (2, 1, 0)
