@@ -702,6 +702,17 @@ def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, d
                         fix="`assay report RUN` lists its tasks",
                     )
                 found, audited = run_id, in_run
+                latest = store.latest_task_audit(task_id)
+                if (
+                    latest is not None
+                    and latest[0] != run_id
+                    and (latest[1].task_version == audited.task_version)
+                ):
+                    raise InputError(
+                        f"audit run {latest[0]} audited this version of {task_id} after {run_id}",
+                        field="--run",
+                        fix=f"clear it in the latest audit: --run {latest[0]}, or leave --run out",
+                    )
             earlier = kept.get((found, task_id))
             if earlier is not None:
                 raise InputError(

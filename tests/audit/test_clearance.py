@@ -180,3 +180,25 @@ def test_an_audit_that_only_quarantines_exits_0(run_cli: Run, tmp_path: Path) ->
     result = run_cli("audit", str(root), "--checks", "lint,reference,flaky")
     assert result.exit_code == 0, result.output
     assert "1 quarantined for review" in result.output
+
+
+def test_only_the_latest_audit_of_a_version_is_cleared(run_cli: Run, tmp_path: Path) -> None:
+    """Exports read the latest audit of a version: clearing an older one would clear nothing."""
+    root = tmp_path / "tasks"
+    shutil.copytree(BROKEN / "flaky-clock", root / "flaky-clock")
+    checks = ("--checks", "lint,reference,flaky")
+    for _ in range(2):
+        assert run_cli("audit", str(root), *checks).exit_code == 0
+    newer, older = (row["name"] for row in json.loads(run_cli("runs", "--json").stdout))
+    refused = run_cli("clear", "flaky-clock", "--run", older, "--by", "ana", "--reason", "x")
+    assert refused.exit_code == 2
+    assert f"audit run {newer} audited this version of flaky-clock after {older}" in (
+        refused.output
+    )
+    assert (
+        run_cli("clear", "flaky-clock", "--run", newer, "--by", "ana", "--reason", "x").exit_code
+        == 0
+    )
+    out = tmp_path / "train.jsonl"
+    assert run_cli("export", "tasks", str(root), "--out", str(out)).exit_code == 0
+    assert json.loads(out.read_text().splitlines()[0])["task_id"] == "flaky-clock"
