@@ -682,6 +682,7 @@ def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, d
                 fix="`assay runs` lists the runs",
             )
         kept = {(c.run_id, c.task_id): c for c in store.clearances()}
+        deciders = store.deciding_audits()
         cleared = []
         for task_id in dict.fromkeys(task_ids):
             if run_id is None:
@@ -702,17 +703,15 @@ def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, d
                         fix="`assay report RUN` lists its tasks",
                     )
                 found, audited = run_id, in_run
-                latest = store.latest_task_audit(task_id)
-                if (
-                    latest is not None
-                    and latest[0] != run_id
-                    and (latest[1].task_version == audited.task_version)
-                ):
-                    raise InputError(
-                        f"audit run {latest[0]} audited this version of {task_id} after {run_id}",
-                        field="--run",
-                        fix=f"clear it in the latest audit: --run {latest[0]}, or leave --run out",
-                    )
+            deciding = deciders.get((task_id, audited.task_version), (found, ""))[0]
+            if deciding != found and run_id is not None:
+                raise InputError(
+                    f"audit run {deciding} decides this version of {task_id}, not {run_id}",
+                    field="--run",
+                    fix=f"clear it in that audit: --run {deciding}, or leave --run out",
+                )
+            if deciding != found:  # a later audit of fewer checks: the fuller one decides
+                found, audited = deciding, store.task_audit(deciding, task_id) or audited
             earlier = kept.get((found, task_id))
             if earlier is not None:
                 raise InputError(

@@ -192,13 +192,28 @@ def test_only_the_latest_audit_of_a_version_is_cleared(run_cli: Run, tmp_path: P
     newer, older = (row["name"] for row in json.loads(run_cli("runs", "--json").stdout))
     refused = run_cli("clear", "flaky-clock", "--run", older, "--by", "ana", "--reason", "x")
     assert refused.exit_code == 2
-    assert f"audit run {newer} audited this version of flaky-clock after {older}" in (
-        refused.output
-    )
+    assert f"audit run {newer} decides this version of flaky-clock, not {older}" in (refused.output)
     assert (
         run_cli("clear", "flaky-clock", "--run", newer, "--by", "ana", "--reason", "x").exit_code
         == 0
     )
     out = tmp_path / "train.jsonl"
+    assert run_cli("export", "tasks", str(root), "--out", str(out)).exit_code == 0
+    assert json.loads(out.read_text().splitlines()[0])["task_id"] == "flaky-clock"
+
+
+def test_a_later_audit_of_fewer_checks_does_not_hide_the_quarantine_to_clear(
+    run_cli: Run, tmp_path: Path
+) -> None:
+    """Lint alone accepts the flaky task; the fuller audit before it still decides, and that is
+    the one a clearance without --run clears."""
+    root = tmp_path / "tasks"
+    shutil.copytree(BROKEN / "flaky-clock", root / "flaky-clock")
+    assert run_cli("audit", str(root), "--checks", "lint,reference,flaky").exit_code == 0
+    assert run_cli("audit", str(root), "--checks", "lint").exit_code == 0
+    out = tmp_path / "train.jsonl"
+    held = run_cli("export", "tasks", str(root), "--out", str(out))
+    assert "1 quarantined by its latest audit" in held.output  # the fuller one
+    assert run_cli("clear", "flaky-clock", "--by", "ana", "--reason", "x").exit_code == 0
     assert run_cli("export", "tasks", str(root), "--out", str(out)).exit_code == 0
     assert json.loads(out.read_text().splitlines()[0])["task_id"] == "flaky-clock"

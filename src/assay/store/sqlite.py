@@ -165,26 +165,34 @@ class Store:
     def audit_decisions(self) -> dict[tuple[str, str], str]:
         """The decision for every task version the store has audited: ``(task_id,
         task_version)`` to ``accepted``, ``quarantined``, ``rejected`` or ``error``, or
-        ``cleared`` where a person cleared the quarantine of that audit (``assay clear``).
+        ``cleared`` where a person cleared the quarantine of the deciding audit (``assay
+        clear``); the deciding audit is :meth:`deciding_audits`'."""
+        return {key: decision for key, (_run, decision) in self.deciding_audits().items()}
 
-        The latest audit decides, but for an audit that ran fewer checks than another audit of
-        the same version (a strict subset, ``--checks lint`` after a full audit): it cannot
-        overrule what the checks it left out found."""
+    def deciding_audits(self) -> dict[tuple[str, str], tuple[str, str]]:
+        """For every task version audited, the audit run whose decision stands, and that
+        decision (``cleared`` where a person cleared it): the latest, but for an audit that ran
+        fewer checks than another audit of the same version (a strict subset, ``--checks lint``
+        after a full audit), which cannot overrule what the checks it left out found."""
         rows, _ = self._select(
-            "SELECT t.task_id, t.task_version, "
+            "SELECT t.task_id, t.task_version, t.run_id, "
             "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END, r.checks "
             "FROM task_audits t JOIN audit_runs r ON r.run_id = t.run_id "
             "LEFT JOIN clearances c ON c.run_id = t.run_id AND c.task_id = t.task_id "
             "ORDER BY r.finished_at, r.run_id"
         )
-        audits: dict[tuple[str, str], list[tuple[frozenset[str], str]]] = {}
-        for task_id, version, decision, checks in rows:
+        audits: dict[tuple[str, str], list[tuple[frozenset[str], str, str]]] = {}
+        for task_id, version, run_id, decision, checks in rows:
             audits.setdefault((task_id, version), []).append(
-                (frozenset(json.loads(checks)), decision)
+                (frozenset(json.loads(checks)), run_id, decision)
             )
         decided = {}
         for key, found in audits.items():
-            whole = [d for ran, d in found if not any(ran < other for other, _ in found)]
+            whole = [
+                (run_id, decision)
+                for ran, run_id, decision in found
+                if not any(ran < other for other, _, _ in found)
+            ]
             decided[key] = whole[-1]
         return decided
 
