@@ -18,12 +18,8 @@ from assay.errors import InputError
 def require_writable_file(path: Path, *, store: Path | None = None) -> None:
     """Raise unless :func:`write_atomically` can write ``path`` (probed with a file beside it)
     and ``path`` is not the results database ``store`` or one of its journal files."""
-    if store is not None and is_store_file(path, store):
-        raise InputError(
-            "is the results database (--db): writing there would replace every run it keeps",
-            path=path,
-            fix="write the report to another file",
-        )
+    if store is not None:
+        refuse_store(path, store)
     if path.is_dir():
         raise InputError("is a directory", path=path, fix="name a file to write")
     if not path.parent.is_dir():
@@ -43,7 +39,17 @@ def require_writable_file(path: Path, *, store: Path | None = None) -> None:
         ) from None
 
 
-def is_store_file(path: Path, store: Path) -> bool:
+def refuse_store(path: Path, store: Path) -> None:
+    """Raise when ``path``, about to be written, is the results database or one of its files."""
+    if _is_store_file(path, store):
+        raise InputError(
+            "is the results database (--db): writing there would replace every run it keeps",
+            path=path,
+            fix="write to another file",
+        )
+
+
+def _is_store_file(path: Path, store: Path) -> bool:
     """Whether ``path`` is the results database ``store`` or its ``-wal``, ``-shm`` or
     ``-journal`` file."""
     target = path.resolve()

@@ -594,7 +594,6 @@ def audit(
       assay audit tasks/ --since 3f9c2a81d4e0
       assay audit generated/ --seed-tasks seeds/ --html audit.html
     """
-    from assay._output import require_writable_file  # noqa: PLC0415
     from assay._render import audit_table, console, plain  # noqa: PLC0415
     from assay.audit import run_audit_into, select_checks  # noqa: PLC0415
     from assay.audit.changes import change_lines, compare  # noqa: PLC0415
@@ -603,20 +602,9 @@ def audit(
 
     checks = select_checks(check_names, corpus)
     to_stdout = json_path is not None and str(json_path) == "-"
-    report_file = None if to_stdout else json_path
     taskset = TaskSet.load(directory)
     seeds = None if seed_dir is None else _seed_tasks(seed_dir)
-    if (
-        report_file is not None
-        and html_path is not None
-        and report_file.resolve() == (html_path.resolve())
-    ):
-        raise InputError(
-            "is given for both --json and --html", path=html_path, fix="name two files"
-        )
-    for path in (report_file, html_path):
-        if path is not None:
-            require_writable_file(path, store=db)
+    report_file = _report_files(json_path, html_path, db)
     total = len(taskset) + len(taskset.failures)
     with _store(db) as store:
         profiled = None if profile_run is None else run_profile(store, profile_run)
@@ -675,7 +663,8 @@ def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, d
 
     now = datetime.now(UTC)
     with _existing_store(db) as store:
-        if run_id is not None and store.task_audits(run_id) is None:
+        named = None if run_id is None else store.run(run_id)
+        if run_id is not None and (named is None or named.kind != "audit"):
             raise InputError(
                 f"no audit run named {run_id!r} in this store",
                 field="--run",
@@ -756,22 +745,10 @@ def report_command(run_id: str, html_path: Path | None, json_path: Path | None, 
     Example:
       assay report 3f9c2a81d4e0 --html audit.html
     """
-    from assay._output import require_writable_file  # noqa: PLC0415
     from assay._render import audit_table, console  # noqa: PLC0415
 
     to_stdout = json_path is not None and str(json_path) == "-"
-    report_file = None if to_stdout else json_path
-    if (
-        report_file is not None
-        and html_path is not None
-        and report_file.resolve() == (html_path.resolve())
-    ):
-        raise InputError(
-            "is given for both --json and --html", path=html_path, fix="name two files"
-        )
-    for path in (report_file, html_path):
-        if path is not None:
-            require_writable_file(path, store=db)
+    report_file = _report_files(json_path, html_path, db)
     with _existing_store(db) as store:
         report = store.audit_report(run_id)
     if report is None:
@@ -1286,12 +1263,9 @@ def export_tasks(directory: Path, out: Path, format_name: str | None, split: str
             fix="audit the tasks (`assay audit`) and export those it accepts",
         )
     fmt = _export_format(format_name, out)
-    from assay._output import is_store_file  # noqa: PLC0415
+    from assay._output import refuse_store  # noqa: PLC0415
 
-    if is_store_file(out, db):
-        raise InputError(
-            "is the results database (--db)", path=out, fix="write the tasks to another file"
-        )
+    refuse_store(out, db)
     write_rows([task_row(task) for task in chosen.tasks], out, fmt)
     click.echo(
         f"wrote {len(chosen.tasks)} {split} tasks to {out} ({fmt})"
@@ -1667,6 +1641,26 @@ def _earlier_audit(store: Store, name: str) -> list[TaskAudit]:
             fix="`assay runs` lists the runs; rollout runs cannot be compared with an audit",
         )
     return before
+
+
+def _report_files(json_path: Path | None, html_path: Path | None, db: Path) -> Path | None:
+    """The JSON report's file (None for none, or for ``-``: stdout), once both report files
+    are known writable, two files, and neither the results database."""
+    from assay._output import require_writable_file  # noqa: PLC0415
+
+    report_file = None if json_path is None or str(json_path) == "-" else json_path
+    if (
+        report_file is not None
+        and html_path is not None
+        and report_file.resolve() == html_path.resolve()
+    ):
+        raise InputError(
+            "is given for both --json and --html", path=html_path, fix="name two files"
+        )
+    for path in (report_file, html_path):
+        if path is not None:
+            require_writable_file(path, store=db)
+    return report_file
 
 
 def _print_audit_totals(report: AuditReport, *, stderr: bool) -> None:
