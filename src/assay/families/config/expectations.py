@@ -280,7 +280,7 @@ def judge_containers(checks: Sequence[ContainersCheck], found: Meaning) -> list[
             except ObjectError as exc:
                 wrong = [str(exc)]
         count = len(workload.containers) if workload else 1
-        criteria.append(_criterion(check.label(), wrong, count, "containers"))
+        criteria.append(criterion(check.label(), wrong, count, "containers"))
     return criteria
 
 
@@ -294,7 +294,7 @@ def judge_services(checks: Sequence[ServiceCheck], found: Meaning) -> list[Crite
             wrong = [f"there is no Service {check.service}"]
         else:
             wrong = service_problems(service, cluster, check.selects, check.ports)
-        criteria.append(_criterion(check.label(), wrong, len(check.selects), "services"))
+        criteria.append(criterion(check.label(), wrong, len(check.selects), "services"))
     return criteria
 
 
@@ -327,7 +327,7 @@ def judge_reachability(
                 f"{_word(checks[index].allowed)}, got {_word(got)}"
             )
     return [
-        _criterion(check.label(), wrong[index], owned[index], "reachability")
+        criterion(check.label(), wrong[index], owned[index], "reachability")
         for index, check in enumerate(checks)
     ]
 
@@ -360,7 +360,7 @@ def judge_permissions(checks: Sequence[PermissionCheck], perms: Permissions) -> 
                         f"{check.subject} {what} {where}: expected {_word(check.allowed)}, "
                         f"got {_word(got)}"
                     )
-        criteria.append(_criterion(check.label(), wrong, asked, "permissions"))
+        criteria.append(criterion(check.label(), wrong, asked, "permissions"))
     return criteria
 
 
@@ -374,7 +374,7 @@ def judge_only(checks: Sequence[OnlyCheck], perms: Permissions) -> list[Criterio
             for grant in grants
             if not _inside(grant, check.allow)
         ]
-        criteria.append(_criterion(check.label(), wrong, max(len(grants), 1), "only"))
+        criteria.append(criterion(check.label(), wrong, max(len(grants), 1), "only"))
     return criteria
 
 
@@ -457,10 +457,14 @@ def _word(allowed: bool) -> str:
     return "allowed" if allowed else "denied"
 
 
-def _criterion(name: str, wrong: list[str], checked: int, kind: str) -> Criterion:
+def criterion(
+    name: str, wrong: list[str], checked: int, kind: str, *, clean: str = "all as expected"
+) -> Criterion:
+    """A criterion named ``name`` that passes when nothing is ``wrong``: its evidence the first
+    differences and a count of the rest, else how many were ``checked`` and ``clean``."""
     evidence = "; ".join(wrong[:MAX_EVIDENCE])
     if len(wrong) > MAX_EVIDENCE:
         evidence += f"; and {len(wrong) - MAX_EVIDENCE} more"
     if not wrong:
-        evidence = f"{checked} checked, all as expected"
+        evidence = f"{checked} checked, {clean}"
     return Criterion(name=name[:200], passed=not wrong, evidence=evidence[:2000], kind=kind)

@@ -26,13 +26,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from assay.families.config.cluster import Pod
-from assay.families.config.expectations import Expectations
+from assay.families.config.expectations import Expectations, criterion
 from assay.families.config.meaning import Meaning
 from assay.families.config.network import OUTSIDE, WORLD, Reachability
 from assay.families.config.rbac import Grant, Permissions, Subject, describe
 from assay.verdicts import Criterion
 
-MAX_EVIDENCE = 5
+CLEAN = "none beyond the reference"
 WORLD_PORTS = ((53, "UDP"), (53, "TCP"), (80, "TCP"), (443, "TCP"))
 """Ports on which a pod's connections to the world are compared, with every port the policies
 and pods name."""
@@ -77,7 +77,7 @@ def _outsiders(found: Reachability, reference: Reachability) -> Criterion:
                     pod, outsider, *port
                 ):
                     wrong.append(f"{pod.ref} -> {_who(outsider)} :{port[0]}/{port[1]}")
-    return _criterion("no one else gets in", wrong, checked, "reachability")
+    return criterion("no one else gets in", wrong, checked, "reachability", clean=CLEAN)
 
 
 def _named_ports(reach: Reachability) -> set[tuple[int, str]]:
@@ -119,7 +119,9 @@ def _bystanders(found: Meaning, reference: Meaning, readings: Sequence[Expectati
         for grant in found.permissions.grants(subject):
             if not _given(grant, subject, reference.permissions):
                 wrong.append(f"{subject} {describe(grant)}")
-    return _criterion("no one else gains rights", wrong, max(len(seen), 1), "permissions")
+    return criterion(
+        "no one else gains rights", wrong, max(len(seen), 1), "permissions", clean=CLEAN
+    )
 
 
 def _bound(permissions: Permissions) -> list[Subject]:
@@ -155,12 +157,3 @@ def _given(grant: Grant, subject: Subject, reference: Permissions) -> bool:
         for resource in rule.resources
         for name in names
     )
-
-
-def _criterion(name: str, wrong: list[str], checked: int, kind: str) -> Criterion:
-    evidence = "; ".join(wrong[:MAX_EVIDENCE])
-    if len(wrong) > MAX_EVIDENCE:
-        evidence += f"; and {len(wrong) - MAX_EVIDENCE} more"
-    if not wrong:
-        evidence = f"{checked} checked, none beyond the reference"
-    return Criterion(name=name, passed=not wrong, evidence=evidence[:2000], kind=kind)
