@@ -191,12 +191,7 @@ def read_files(root: Path) -> Files:
         raise TaskFormatError("must be a directory", path=root, fix="replace it with a directory")
     files: Files = {}
     for path in sorted(root.rglob("*")):
-        if path.is_symlink():
-            raise TaskFormatError(
-                "symbolic links are not allowed in tasks (they could point outside the task)",
-                path=path,
-                fix="replace the link with a copy of the file",
-            )
+        _not_a_link(path)
         if path.is_file():
             if path.stat().st_size > MAX_FILE_BYTES:
                 raise TaskFormatError(
