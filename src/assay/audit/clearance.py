@@ -21,7 +21,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.audit.report import AuditReport, TaskAudit
+from assay.audit.report import AuditReport, TaskAudit, held_by
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 
@@ -43,11 +43,6 @@ class Clearance(BaseModel):
     by: str = Field(description="Who cleared it.")
     reason: str = Field(description="Why, in their words.")
     cleared_at: datetime
-
-
-def held_by(audited: TaskAudit) -> tuple[str, ...]:
-    """The findings that need a person, each as ``check: message`` (the clearance's keys)."""
-    return tuple(f"{f.check}: {f.message}" for f in audited.findings if f.review)
 
 
 def clearance_for(

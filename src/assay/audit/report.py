@@ -207,6 +207,11 @@ def decide(findings: list[Finding], *, unfinished: bool = False) -> Decision:
     return Decision.ACCEPTED
 
 
+def held_by(audited: TaskAudit) -> tuple[str, ...]:
+    """The findings that need a person, each as ``check: message`` (what a clearance names)."""
+    return tuple(f"{f.check}: {f.message}" for f in audited.findings if f.review)
+
+
 def quarantine_lines(report: AuditReport) -> list[str]:
     """The quarantined tasks, one line each with the first finding that holds it, under a line
     that says how a person clears them."""
@@ -218,7 +223,7 @@ def quarantine_lines(report: AuditReport) -> list[str]:
         f"(`assay clear TASK --run {report.run_id} --by NAME --reason TEXT`):"
     ]
     for task in held:
-        reasons = [f"{f.check}: {f.message}" for f in task.findings if f.review]
+        reasons = held_by(task)
         more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
         lines.append(f"  {task.task_id}: {reasons[0] if reasons else 'see its findings'}{more}")
     return lines
