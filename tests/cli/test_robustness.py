@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -125,16 +125,27 @@ def _descendants(pid: int) -> list[int]:
     return [int(c) for c in children] + [d for c in children for d in _descendants(int(c))]
 
 
-def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
+@contextlib.contextmanager
+def _assay_process(*args: str, cwd: Path) -> Iterator[subprocess.Popen[str]]:
+    """``assay ARGS`` in a session of its own, killed with all it started on the way out."""
     process = subprocess.Popen(
-        [*ASSAY, "sandbox", "run", "--sandbox", "bubblewrap", "--timeout", "60", "sleep", "60"],
+        [*ASSAY, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=tmp_path,
+        cwd=cwd,
         start_new_session=True,
     )
     try:
+        yield process
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
+    sleeping = ("sandbox", "run", "--sandbox", "bubblewrap", "--timeout", "60", "sleep", "60")
+    with _assay_process(*sleeping, cwd=tmp_path) as process:
         # Interrupt once the sandboxed command runs (bubblewrap and what it started).
         deadline = time.monotonic() + 30
         while len(_descendants(process.pid)) < 2 and time.monotonic() < deadline:
@@ -142,9 +153,6 @@ def test_ctrl_c_exits_130_with_one_line(tmp_path: Path) -> None:
         assert len(_descendants(process.pid)) >= 2, "the sandbox never started"
         process.send_signal(signal.SIGINT)
         stdout, stderr = process.communicate(timeout=30)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130
     assert stdout == ""
     assert stderr.count("\n") == 1, stderr
@@ -390,24 +398,14 @@ def test_sigterm_stops_an_audit_as_ctrl_c_does(tmp_path: Path) -> None:
         }
     )
     save_task(task, tmp_path / "tasks")
-    process = subprocess.Popen(
-        [*ASSAY, "audit", "tasks", "--checks", "reference", "--db", "s.db"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-        start_new_session=True,
-    )
-    try:
+    auditing = ("audit", "tasks", "--checks", "reference", "--db", "s.db")
+    with _assay_process(*auditing, cwd=tmp_path) as process:
         # The pool starts its workers from threads, which _descendants does not follow: give
         # it time to start and to begin the reference's 15-second run.
         time.sleep(6.0)
         assert process.poll() is None, "the audit ended before it was stopped"
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130, stderr
     assert stderr.strip().splitlines()[-1].startswith("error: interrupted")
     with Store(tmp_path / "s.db") as store:
