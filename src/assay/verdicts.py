@@ -9,6 +9,7 @@ them. A criterion that could not be judged (a judge that cannot be reached) is `
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -75,6 +76,12 @@ class Criterion(BaseModel):
     )
     judge: JudgeRecord | None = Field(
         default=None, description="For a model judge: its prompt, model, raw answer and score."
+    )
+    met_at_start: bool = Field(
+        default=False,
+        description="The starting state already meets it (a pass-to-pass test, a resource the "
+        "task leaves as it is), so doing nothing meets it too: it scales the score of the "
+        "changes the task asks for and never adds to it (see score_of).",
     )
 
     @property
@@ -210,12 +217,35 @@ class Verdict(BaseModel):
         return self.status is not Status.ERROR and self.score_error is None
 
 
-def score_of(criteria: tuple[Criterion, ...]) -> float:
-    """The weighted mean of the criteria's values; 0 when there are none or no weight."""
+def score_of(criteria: Sequence[Criterion]) -> float:
+    """The weighted mean of the criteria's values; 0 when there are none or no weight.
+
+    Criteria ``met_at_start`` are not credited: the score is the mean over the changes the task
+    asks for, times the mean over what the starting state already met. Doing nothing scores 0,
+    and breaking what was kept takes its share off. Without such criteria (or without any
+    others) it is the plain mean.
+    """
+    changes = _mean([c for c in criteria if not c.met_at_start])
+    kept = _mean([c for c in criteria if c.met_at_start])
+    if changes is None or kept is None:
+        return changes if changes is not None else kept if kept is not None else 0.0
+    return changes * kept
+
+
+def _mean(criteria: Sequence[Criterion]) -> float | None:
     total = sum(c.weight for c in criteria)
     if total == 0:
-        return 0.0
+        return None
     return min(1.0, max(0.0, sum(c.weight * c.value for c in criteria) / total))
+
+
+def met_at_start(criteria: Iterable[Criterion], met: Collection[str]) -> tuple[Criterion, ...]:
+    """``criteria``, the checks among them named in ``met`` (those the starting state meets)
+    marked ``met_at_start``."""
+    return tuple(
+        c.model_copy(update={"met_at_start": True}) if c.part == "check" and c.name in met else c
+        for c in criteria
+    )
 
 
 def verdict_score(criteria: tuple[Criterion, ...]) -> float:

@@ -16,6 +16,7 @@ from assay.audit import (
     default_checks,
     run_audit,
 )
+from assay.audit.report import SolutionResult, TaskAudit
 from assay.errors import SandboxError
 from assay.families import get_family
 from assay.sandbox import PoolSandbox, Sandbox
@@ -228,18 +229,38 @@ def test_the_checks_of_a_task_share_its_verdicts_and_never_keep_an_error(
     assert len(calls) == 3  # another task object is another verification
 
 
-def test_the_score_doing_nothing_earns_is_said(pool: PoolSandbox) -> None:
-    """A config task's do-nothing submission fails, yet meets the requirements the cluster
-    meets as it is: the audit says what share of the reward that is."""
-    task = fixture_task()
+def _audited_empty(task: Task, pool: PoolSandbox) -> tuple[TaskAudit, SolutionResult]:
+    """The empty check's audit of ``task``, and its one verdict (a fail)."""
     report = run_audit(
         TaskSet(root=Path("set"), tasks=(task,)), pool, checks=[EmptySubmissionCheck()]
     )
     [audit] = report.tasks
     [empty] = audit.solutions
     assert empty.status is Status.FAIL
+    return audit, empty
+
+
+def test_the_score_doing_nothing_earns_is_said(pool: PoolSandbox) -> None:
+    """The median task's do-nothing stub returns None, which one hidden case (the empty list)
+    expects: it fails, yet earns that case's share, and the audit says so."""
+    audit, empty = _audited_empty(make_median_task(), pool)
     assert empty.score > 0
     [note] = audit.findings
     assert note.message.startswith(f"doing nothing fails but scores {empty.score:.2f}")
     assert note.severity is (Severity.WARNING if empty.score >= 0.5 else Severity.INFO)
     assert audit.decision is Decision.ACCEPTED
+
+
+def test_what_the_cluster_meets_as_it_is_earns_nothing(pool: PoolSandbox) -> None:
+    """A config task's do-nothing submission meets the requirements the cluster meets as it
+    is; they scale the score of the changes asked for and do not add to it, so it scores 0,
+    and the empty check has nothing to say."""
+    task = fixture_task()
+    audit, empty = _audited_empty(task, pool)
+    assert empty.score == 0
+    assert not audit.findings
+    verdict = get_family("config").verify(task, {"empty.yaml": b"# nothing\n"}, pool)
+    kept = [c for c in verdict.criteria if c.met_at_start]
+    assert kept
+    assert all(c.passed for c in kept)
+    assert not any(c.passed for c in verdict.criteria if not c.met_at_start)

@@ -67,7 +67,7 @@ def test_the_reference_passes_on_every_backend(sandbox: Sandbox) -> None:
     assert [c.passed for c in verdict.criteria] == [True] * 5
     assert "49 checked" in verdict.criteria[3].evidence
     assert verdict.criteria[4].name == "no one else gets in"  # the guard, after the requirements
-    assert verdict.versions.family.startswith("config@2+schemas-1.")
+    assert verdict.versions.family.startswith("config@3+schemas-1.")
     assert any(p.lower().startswith("pyyaml==") for p in verdict.versions.python.packages)
 
 

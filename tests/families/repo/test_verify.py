@@ -37,6 +37,10 @@ def test_references_pass_and_known_bad_and_nothing_fail(
         empty = FAMILY.verify(task, FAMILY.empty_solution(task), sandbox)
         assert empty.status is Status.FAIL
         assert "0/" in empty.summary.split(";")[0]  # no fail-to-pass case passes
+        kept = [c for c in empty.criteria if c.met_at_start]
+        assert kept
+        assert all(c.passed for c in kept)
+        assert empty.score == 0  # they scale the fix's score, and nothing was fixed
 
 
 def test_a_fix_that_breaks_what_worked_fails_on_pass_to_pass(

@@ -42,6 +42,31 @@ def test_the_reference_passes(family: WorkflowFamily, task: Task) -> None:
     assert kinds["queue:orders-eu"] == "state"
 
 
+def test_what_the_initial_state_meets_earns_nothing(family: WorkflowFamily, task: Task) -> None:
+    """Doing nothing keeps every resource that is to stay as it is, and runs cleanly: those
+    scale the score of the changes asked for, and no change was made, so it scores 0."""
+    verdict = verify(family, task, b"pass\n")
+    assert verdict.status is Status.FAIL
+    kept = {c.name for c in verdict.criteria if c.met_at_start}
+    assert {"script", "queue:audit"} <= kept
+    assert all(c.passed for c in verdict.criteria if c.met_at_start)
+    assert verdict.score == 0
+
+
+def test_junk_left_behind_takes_its_share_off(family: WorkflowFamily, task: Task) -> None:
+    """The reference plus a queue of its own: every change made, one thing that was not there
+    now is, so the score is the share of what was kept."""
+    reference = task.solutions["reference"]["solution.py"]
+    junk = b"\nimport boto3\nboto3.client('sqs').create_queue(QueueName='assay-junk')\n"
+    verdict = verify(family, task, reference + junk)
+    assert verdict.status is Status.FAIL
+    [extra] = [c for c in verdict.criteria if c.name == "queue:assay-junk"]
+    assert extra.met_at_start
+    assert not extra.passed
+    kept = [c for c in verdict.criteria if c.met_at_start]
+    assert verdict.score == pytest.approx(sum(c.passed for c in kept) / len(kept))
+
+
 @pytest.mark.parametrize(
     ("bad", "criterion", "evidence"),
     [

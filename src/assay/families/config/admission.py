@@ -48,6 +48,8 @@ class Admission:
     reference: Meaning | None = None
     """What the cluster means with the task's reference applied, when it was asked for and
     read (the guards of :mod:`.guards` compare against it)."""
+    start: Meaning | None = None
+    """What the task's own cluster means, nothing applied: where doing nothing leaves it."""
 
 
 def admit(
@@ -98,7 +100,7 @@ def admit(
     if problems:
         return Admission(None, "objects were refused", tuple(problems), run.result)
     try:
-        meaning(cluster.objects)  # the task's own objects must be sound by themselves
+        start = meaning(cluster.objects)  # the task's own objects must be sound by themselves
     except ObjectError as exc:
         raise TaskFormatError(str(exc), path=where, fix="correct the object") from None
     try:
@@ -108,7 +110,7 @@ def admit(
         return Admission(None, "the API server would refuse an object", (refusal,), run.result)
     count = f"{len(objects)} object" + ("" if len(objects) == 1 else "s")
     baseline = _reference(task, cluster.objects, read_reference) if theirs else None
-    return Admission(found, f"{count} applied", (), run.result, reference=baseline)
+    return Admission(found, f"{count} applied", (), run.result, reference=baseline, start=start)
 
 
 def _reference(

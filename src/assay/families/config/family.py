@@ -8,9 +8,9 @@ from pathlib import Path
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
-from assay.families.config.admission import admit
+from assay.families.config.admission import Admission, admit
 from assay.families.config.documents import PACKAGES, PARSER, YAML_SUFFIXES
-from assay.families.config.expectations import judge, readings
+from assay.families.config.expectations import Expectations, judge, readings
 from assay.families.config.exploits import config_exploits
 from assay.families.config.guards import guard_criteria
 from assay.families.config.lint import lint_config_task
@@ -24,9 +24,17 @@ from assay.sandbox import python_environment
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.taskdir import read_files
-from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, verdict_score
+from assay.verdicts import (
+    Criterion,
+    Status,
+    Timings,
+    Verdict,
+    Versions,
+    met_at_start,
+    verdict_score,
+)
 
-VERSION = f"2+schemas-{library_version()}"
+VERSION = f"3+schemas-{library_version()}"
 """The verifier's version, with that of the schemas it validates against (they can change a
 verdict too)."""
 EMPTY_FILE = "empty.yaml"
@@ -106,12 +114,26 @@ class ConfigFamily:
         reading, criteria = max(judged.items(), key=lambda item: _standing(item[1]))
         if admission.reference is not None:
             criteria += guard_criteria(found, admission.reference, expected.values())
+        if admission.start is not None:  # what doing nothing meets scales the score
+            criteria = met_at_start(criteria, _met_at_start(admission, expected, reading, task))
         passed = sum(c.passed for c in criteria)
         status = Status.PASS if passed == len(criteria) else Status.FAIL
         summary = f"{passed}/{len(criteria)} requirements met"
         if len(judged) > 1:
             summary += f" (reading {reading or 'expected'}, best of {len(judged)})"
         return record(status, summary, criteria, admission.result)
+
+
+def _met_at_start(
+    admission: Admission, expected: dict[str, Expectations], reading: str, task: Task
+) -> set[str]:
+    """The names of the requirements of ``reading`` (the guards too) that the task's cluster
+    meets as it is."""
+    assert admission.start is not None  # noqa: S101 - the caller checked
+    start = judge(expected[reading], admission.start, task.id)
+    if admission.reference is not None:
+        start += guard_criteria(admission.start, admission.reference, expected.values())
+    return {c.name for c in start if c.passed}
 
 
 def _reference(task: Task) -> Files | None:

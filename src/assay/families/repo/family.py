@@ -37,10 +37,10 @@ from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
 from assay.tasks.taskdir import read_files
-from assay.verdicts import Criterion, Status, Verdict, Versions
+from assay.verdicts import Criterion, Status, Verdict, Versions, met_at_start
 
 HARNESS = CODEC + package_files("assay.families.repo").joinpath("_harness.py").read_text("utf-8")
-VERSION = "1"
+VERSION = "2"
 MAX_FILES = 400
 """Files a submitted project may hold."""
 MAX_BYTES = 8 * 1024 * 1024
@@ -145,17 +145,19 @@ class RepoFamily:
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         judged = judge_readings(case_file, outputs)
-        status = Status.PASS if all_passed(judged.criteria) else Status.FAIL
+        kept = {case.id for case in case_file.cases if case.kind == PASS_TO_PASS}
+        criteria = met_at_start(judged.criteria, kept)  # scale the score, never add to it
+        status = Status.PASS if all_passed(criteria) else Status.FAIL
         summary = _summary(judged, case_file, outputs)
         if config.rubric is None:
-            return record(status, summary, judged.criteria, outputs.result)
+            return record(status, summary, criteria, outputs.result)
         try:
             scored, suite = rubric_criteria(
-                config.rubric, task, project, judged.criteria, sandbox=sandbox, tests=config.tests
+                config.rubric, task, project, criteria, sandbox=sandbox, tests=config.tests
             )
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
-        return record(status, summary, judged.criteria + scored, outputs.result, suite)
+        return record(status, summary, criteria + scored, outputs.result, suite)
 
 
 def submitted_project(task: Task, solution: Files) -> Files:

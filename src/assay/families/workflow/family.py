@@ -29,12 +29,12 @@ from assay.sandbox.conditions import environment_of
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.taskdir import read_files
-from assay.verdicts import Criterion, Status, Timings, Verdict, Versions
+from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_of
 
 if TYPE_CHECKING:
     from assay.families.workflow.tools import WorkflowTools
 
-VERSION = "2"
+VERSION = "3"
 EPISODE_FILE = ".episode"
 """A submission file naming a live episode's emulator by its secret token (see ``tools``)."""
 EMPTY_SCRIPT = b"# does nothing\n"
@@ -159,7 +159,7 @@ class _Recorder:
     def __call__(
         self, status: Status, summary: str, criteria: tuple[Criterion, ...] = ()
     ) -> Verdict:
-        score = _score(criteria) if status is not Status.ERROR else 0.0
+        score = score_of(criteria) if status is not Status.ERROR else 0.0
         logs = "\n".join(_log(run) for run in self.runs)[-MAX_LOG_CHARS:]
         return Verdict(
             task_id=self.task_id,
@@ -175,11 +175,6 @@ class _Recorder:
             ),
             versions=self.versions,
         )
-
-
-def _score(criteria: tuple[Criterion, ...]) -> float:
-    total = sum(c.weight for c in criteria)
-    return sum(c.weight * c.value for c in criteria) / total if total else 0.0
 
 
 def _log(run: ExecResult) -> str:
@@ -295,7 +290,7 @@ def _decide(criteria: tuple[Criterion, ...], record: _Recorder) -> Verdict:
 def _ran(run: ExecResult) -> Criterion:
     """Whether the script ran to its end within the limits."""
     if run.ok:
-        return Criterion(name="script", passed=True, kind="script")
+        return Criterion(name="script", passed=True, kind="script", met_at_start=True)
     if run.timed_out:
         why = "the script was stopped at the time limit"
     elif run.out_of_memory:
@@ -308,7 +303,9 @@ def _ran(run: ExecResult) -> Criterion:
         why = f"the script exited with status {run.exit_code}"
     tail = run.stderr.strip().splitlines()[-3:]
     evidence = why + (": " + " | ".join(tail) if tail else "")
-    return Criterion(name="script", passed=False, evidence=evidence[:1500], kind="script")
+    return Criterion(
+        name="script", passed=False, evidence=evidence[:1500], kind="script", met_at_start=True
+    )
 
 
 def _read(emulator: Emulator) -> CloudState | str:

@@ -38,15 +38,17 @@ def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -
         kind, name = resource
         label = f"{kind}:{name}"
         if resource not in want:
-            criteria.append(_criterion(label, "extra", [f"{kind} {name} should not exist"]))
+            gone = [f"{kind} {name} should not exist"]
+            criteria.append(_criterion(label, "extra", gone, kept=resource not in before))
             continue
-        kind_of = "unchanged" if before.get(resource) == want[resource] else "state"
+        kept = before.get(resource) == want[resource]
+        kind_of = "unchanged" if kept else "state"
         if resource not in got:
-            criteria.append(_criterion(label, kind_of, [f"{kind} {name} is missing"]))
+            missing = [f"{kind} {name} is missing"]
+            criteria.append(_criterion(label, kind_of, missing, kept=kept))
             continue
-        criteria.append(
-            _criterion(label, kind_of, _difference(kind, want[resource], got[resource]))
-        )
+        differences = _difference(kind, want[resource], got[resource])
+        criteria.append(_criterion(label, kind_of, differences, kept=kept))
     return criteria
 
 
@@ -64,11 +66,15 @@ def _standing(criteria: list[Criterion]) -> tuple[bool, float]:
     return met == len(criteria), met / max(len(criteria), 1)
 
 
-def _criterion(name: str, kind: str, differences: list[str]) -> Criterion:
+def _criterion(name: str, kind: str, differences: list[str], *, kept: bool) -> Criterion:
+    """``kept``: the initial state meets it already (the resource is to stay as it is, or was
+    not there and must not be)."""
     evidence = "; ".join(differences)
     if len(evidence) > MAX_EVIDENCE:
         evidence = evidence[:MAX_EVIDENCE] + " …"
-    return Criterion(name=name, passed=not differences, evidence=evidence, kind=kind)
+    return Criterion(
+        name=name, passed=not differences, evidence=evidence, kind=kind, met_at_start=kept
+    )
 
 
 Contents = dict[tuple[str, str], Any]
