@@ -101,6 +101,35 @@ def test_lint_finds_a_reading_that_asks_for_nothing() -> None:
     assert any("reading lazy is the initial state" in m for m in messages)
 
 
+@pytest.mark.parametrize(
+    ("promise", "rerun", "weight"),
+    [
+        ("Make it idempotent: the job runs nightly.", "off", 1.0),
+        (
+            "Der Job kann später noch einmal laufen, ein zweiter Lauf darf also nichts ändern.",
+            "off",
+            1.0,
+        ),
+        ("Une relance ne doit rien dupliquer.", "scored", 0.0),
+    ],
+)
+def test_lint_finds_a_promised_rerun_nothing_checks(
+    promise: str, rerun: str, weight: float
+) -> None:
+    """The prompt says a second run changes nothing, and the settings switch that check off:
+    a solution that duplicates everything on a rerun would pass."""
+    task = router_task()
+    prompt = task.prompt + "\n" + promise + "\n"
+    unchecked = with_config(with_files(task, prompt=prompt), rerun=rerun, rerun_weight=weight)
+    [finding] = [f for f in family.lint(unchecked) if "second run" in f.message]
+    assert f'rerun = "{rerun}" leaves it unchecked' in finding.message
+    assert finding.severity.value == "error"
+    checked = with_config(with_files(task, prompt=prompt), rerun="scored", rerun_weight=1.0)
+    assert not [f for f in family.lint(checked) if "second run" in f.message]
+    quiet = with_config(task.model_copy(update={"prompt": "Move the invoices.\n"}), rerun="off")
+    assert not [f for f in family.lint(quiet) if "second run" in f.message]
+
+
 def test_the_probes_leave_other_readings_out() -> None:
     task = router_task()
     hidden = {**task.hidden, "expected-other.json": task.hidden["expected.json"]}

@@ -4,6 +4,8 @@ state shown to the agent."""
 
 from __future__ import annotations
 
+import re
+
 from assay.errors import TaskFormatError
 from assay.families._leaks import hidden_copies_rewritten
 from assay.families.workflow.config import (
@@ -12,6 +14,7 @@ from assay.families.workflow.config import (
     initial_state,
     workflow_config,
 )
+from assay.families.workflow.phrases import RERUN
 from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 
@@ -59,7 +62,37 @@ def lint_workflow_task(task: Task) -> list[Finding]:
         )
         for path, name in hidden_copies_rewritten(task)
     ]
+    unchecked = config.rerun == "off" or (config.rerun == "scored" and config.rerun_weight == 0)
+    promise = promised_rerun(task.prompt)
+    if unchecked and promise is not None:
+        findings.append(
+            _finding(
+                f"prompt.md promises that a second run changes nothing ({promise!r}), but "
+                f'rerun = "{config.rerun}" leaves it unchecked',
+                'set [workflow] rerun = "required" (or "scored" with a weight)',
+            )
+        )
     return findings
+
+
+_RERUN_WORDS = re.compile(
+    r"\bidempot\w*|\bsecond run\b|\brun(?:ning)? it twice\b|\ba rerun must\b|\bno-op\b"
+    r"|\bzweiter lauf\b|\bzweimal ausgeführt|\bnoch einmal laufen"
+    r"|\bdeuxième exécution|\bdeux exécutions|\bune relance ne doit",
+    re.IGNORECASE,
+)
+
+
+def promised_rerun(prompt: str) -> str | None:
+    """The words of ``prompt`` that promise a rerun changes nothing (the generator's phrases,
+    in every language it writes, and the usual words for it), or None."""
+    text = " ".join(prompt.split())
+    for pool in RERUN.values():
+        for sentence in pool:
+            if sentence in text:
+                return sentence
+    found = _RERUN_WORDS.search(text)
+    return None if found is None else found.group(0)
 
 
 def _finding(message: str, fix: str = "", severity: Severity = Severity.ERROR) -> Finding:
