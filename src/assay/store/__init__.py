@@ -24,22 +24,25 @@ from assay.store.records import (
 from assay.store.sqlite import SCHEMA_VERSION, Store, StoreBusyError
 
 
-def open_store(location: Path | str, *, timeout_s: float = 30.0) -> Store:
-    """The store at ``location``: a SQLite file path or ``sqlite:///PATH``.
+def open_store(location: Path | str, *, timeout_s: float = 30.0, read_only: bool = False) -> Store:
+    """The store at ``location``: a SQLite file path or ``sqlite:///PATH`` (``read_only``: see
+    :class:`Store`).
 
     Raises :class:`assay.errors.InputError` for a URL of a backend this assay lacks and
     :class:`assay.errors.StoreError` when the file cannot be opened.
     """
     text = str(location)
     if text.startswith("sqlite:///"):
-        return Store(Path(text.removeprefix("sqlite:///")), timeout_s=timeout_s)
+        return Store(
+            Path(text.removeprefix("sqlite:///")), timeout_s=timeout_s, read_only=read_only
+        )
     if "://" in text:
         raise InputError(
             f"no store backend for {text.split('://', 1)[0]!r} URLs yet",
             field="db",
             fix="give a SQLite file path",
         )
-    return Store(Path(text), timeout_s=timeout_s)
+    return Store(Path(text), timeout_s=timeout_s, read_only=read_only)
 
 
 __all__ = [

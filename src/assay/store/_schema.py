@@ -148,11 +148,11 @@ def migrate(db: sqlite3.Connection, path: str) -> None:
     built by the same statements. Raises :class:`sqlite3.Error` when a statement fails and
     :class:`ValueError` for a store written by a newer assay.
     """
-    if _version(db, path) == SCHEMA_VERSION:
+    if schema_version(db, path) == SCHEMA_VERSION:
         return
     db.execute("BEGIN IMMEDIATE")  # and read again: another process may have migrated it
     try:
-        version = _version(db, path)
+        version = schema_version(db, path)
         if version == 0:
             for statement in SCHEMA_1.split(";"):
                 if statement.strip():
@@ -169,7 +169,8 @@ def migrate(db: sqlite3.Connection, path: str) -> None:
         raise
 
 
-def _version(db: sqlite3.Connection, path: str) -> int:
+def schema_version(db: sqlite3.Connection, path: str) -> int:
+    """The schema version of ``db``; ValueError for one written by a newer assay."""
     version = int(db.execute("PRAGMA user_version").fetchone()[0])
     if version > SCHEMA_VERSION:
         raise ValueError(f"{path}: written by a newer assay (schema {version}); upgrade assay")

@@ -22,7 +22,7 @@ from assay.audit.report import AuditReport, TaskAudit
 from assay.episodes.records import Trajectory
 from assay.errors import StoreError
 from assay.store import _jobs
-from assay.store._schema import SCHEMA_VERSION, migrate
+from assay.store._schema import SCHEMA_VERSION, migrate, schema_version
 from assay.store.records import (
     EpisodeTotals,
     Finished,
@@ -47,9 +47,14 @@ class StoreBusyError(StoreError):
 class Store:
     """Results database. Opening creates the file and its tables, or migrates an older file."""
 
-    def __init__(self, path: Path, *, timeout_s: float = 30.0) -> None:
+    def __init__(self, path: Path, *, timeout_s: float = 30.0, read_only: bool = False) -> None:
+        """``read_only``: open the file as it is, for reading, on media that cannot be written
+        (nothing is created, migrated or written; a store of an older schema is refused)."""
         self.path = Path(path)
         self._lock = threading.RLock()
+        if read_only:
+            self._db = _read_only(self.path, timeout_s)
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(
@@ -471,6 +476,50 @@ class Store:
                 f"{self.path}: a {row[0]} run is already called {name!r}; "
                 f"a {kind} run needs another name"
             )
+
+
+def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
+    """A connection that reads ``path`` and never writes it. SQLite reads a database in WAL
+    mode only where it can make its shared-memory file; on read-only media it reads the file
+    as immutable, which is exact when no write-ahead log holds changes not yet in it."""
+    wal = path.with_name(path.name + "-wal")
+    try:
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"{path}: its write-ahead log ({wal.name}) holds changes that cannot be read "
+                "where nothing can be written (copy the store and its -wal file somewhere "
+                "writable, or open it once where it was written)"
+            )
+        db = None
+        for mode in ("mode=ro", "immutable=1"):
+            try:
+                db = sqlite3.connect(
+                    f"{path.absolute().as_uri()}?{mode}",
+                    uri=True,
+                    timeout=timeout_s,
+                    isolation_level=None,
+                    check_same_thread=False,
+                )
+                version = schema_version(db, str(path))
+                break
+            except sqlite3.OperationalError:
+                if db is not None:
+                    db.close()
+                db = None
+                if mode == "immutable=1":
+                    raise
+        assert db is not None  # noqa: S101 - the loop returned one or raised
+    except ValueError as exc:
+        raise StoreError(str(exc)) from None
+    except (sqlite3.Error, OSError) as exc:
+        raise StoreError(f"{path}: cannot read the results database: {exc}") from None
+    if version != SCHEMA_VERSION:
+        db.close()
+        raise StoreError(
+            f"{path}: a store of schema {version} cannot be read where it cannot be migrated "
+            f"to schema {SCHEMA_VERSION} (open it once with write access)"
+        )
+    return db
 
 
 def _busy_or_failed(path: Path, exc: sqlite3.Error) -> StoreError:
