@@ -67,7 +67,10 @@ def test_loops_and_random_inputs_are_recorded_as_concrete_calls(pool: PoolSandbo
     )
     solution = "def f(a, b):\n    return a\n"
     task, outcome, detail = _one(_problem(test, solution), pool)
-    assert (outcome, detail) == ("cases", "converted to 5 cases")
+    assert (outcome, detail) == (
+        "cases",
+        "converted to 5 cases; compared as the check does: numbers by value",
+    )
     assert [args[0] for args, _ in _cases(task)] == [0, 1, 2, 3, 4]  # type: ignore[index]
 
 
@@ -108,6 +111,31 @@ def test_order_ignored_by_the_check_makes_the_comparison_unordered(pool: PoolSan
     assert outcome == "cases"
     assert task is not None
     assert code_config(task).compare == "unordered"
+
+
+def test_a_check_that_converts_the_result_takes_any_sequence_in_order(pool: PoolSandbox) -> None:
+    """HumanEval/33's way: ``tuple(candidate(x)) == ...`` takes a list or a tuple, in the
+    reference's order only; a plain ``==`` on a list takes a list only."""
+    test = "def check(candidate):\n    assert tuple(candidate([3, 1, 2])) == (1, 2, 3)\n"
+    task, outcome, detail = _one(_problem(test, "def f(x):\n    return sorted(x)\n"), pool)
+    assert outcome == "cases"
+    assert task is not None
+    assert "a list, tuple or set alike" in detail
+    assert (code_config(task).containers, code_config(task).compare) == ("any", "exact")
+    for answer, status in (
+        ("tuple(sorted(x))", Status.PASS),
+        ("sorted(x)", Status.PASS),
+        ("sorted(x)[::-1]", Status.FAIL),
+        ("sorted(x) + [3]", Status.FAIL),
+    ):
+        solution = f"def f(x):\n    return {answer}\n".encode()
+        assert CodeFamily().verify(task, {"solution.py": solution}, pool).status is status, answer
+    plain = "def check(candidate):\n    assert candidate([3, 1, 2]) == [1, 2, 3]\n"
+    task, _, _ = _one(_problem(plain, "def f(x):\n    return sorted(x)\n"), pool)
+    assert task is not None
+    assert code_config(task).containers == "typed"
+    as_tuple = b"def f(x):\n    return tuple(sorted(x))\n"  # [1, 2, 3] != (1, 2, 3)
+    assert CodeFamily().verify(task, {"solution.py": as_tuple}, pool).status is Status.FAIL
 
 
 def test_expected_exceptions_become_raises_cases(pool: PoolSandbox) -> None:
@@ -236,7 +264,10 @@ def test_a_call_the_check_never_looks_at_is_left_out_and_said(pool: PoolSandbox)
     test = "def check(candidate):\n    candidate(0)\n    assert candidate(1) == 2\n"
     task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2 * x\n"), pool)
     assert outcome == "cases"
-    assert detail == "converted to 1 cases (1 call the check never looks at, left out)"
+    assert detail == (
+        "converted to 1 cases (1 call the check never looks at, left out); "
+        "compared as the check does: numbers by value"
+    )
     assert _cases(task) == [([1], 2)]
 
 
@@ -358,18 +389,33 @@ def test_mbpp_problems_with_setup_code_and_tuple_or_set_results(
     imported = import_problems(problems, pool)
     outcomes = {r.source_id: (r.outcome.value, r.detail) for r in imported.reports}
     assert outcomes["11"] == ("cases", "converted to 5 cases")
-    assert outcomes["900"] == ("cases", "converted to 2 cases")
+    assert outcomes["900"] == (
+        "cases",
+        "converted to 2 cases; compared as the check does: numbers by value",
+    )
     assert outcomes["901"] == ("cases", "converted to 2 cases")
-    assert outcomes["2"] == ("cases", "converted to 2 cases")
+    assert outcomes["2"] == (
+        "cases",
+        "converted to 2 cases; compared as the check does: the result as a set, a list, tuple "
+        "or set alike, numbers by value",
+    )
     tasks = {t.id: t for t in imported.tasks}
-    # set(result) == ...: the check ignores the order of the tuple, and so does the judge
-    assert code_config(tasks["mbpp-2"]).compare == "unordered"
-    flipped = b"def similar_elements(a, b):\n    return tuple(sorted(set(a) & set(b)))[::-1]\n"
-    verdict = CodeFamily().verify(tasks["mbpp-2"], {"solution.py": flipped}, pool)
-    assert verdict.status is Status.PASS, verdict.summary
-    as_list = b"def similar_elements(a, b):\n    return list(set(a) & set(b))\n"
-    verdict = CodeFamily().verify(tasks["mbpp-2"], {"solution.py": as_list}, pool)
-    assert verdict.status is Status.FAIL
+    # set(result) == ...: the check takes the tuple's items in any order, any number of times,
+    # in any collection, and so does the judge (the original check passes each of these)
+    assert code_config(tasks["mbpp-2"]).compare == "set"
+    assert code_config(tasks["mbpp-2"]).containers == "any"
+    for answer in (
+        "tuple(sorted(set(a) & set(b)))[::-1]",
+        "list(set(a) & set(b))",
+        "set(a) & set(b)",
+        "[x for x in a if x in b] * 2",
+    ):
+        solution = f"def similar_elements(a, b):\n    return {answer}\n".encode()
+        verdict = CodeFamily().verify(tasks["mbpp-2"], {"solution.py": solution}, pool)
+        assert verdict.status is Status.PASS, (answer, verdict.summary)
+    union = b"def similar_elements(a, b):\n    return tuple(set(a) | set(b))\n"
+    assert CodeFamily().verify(tasks["mbpp-2"], {"solution.py": union}, pool).status is Status.FAIL
+    assert code_config(tasks["mbpp-900"]).containers == "typed"  # (set, int) != [set, int]
     assert _cases(tasks["mbpp-900"]) == [(["a b a"], ({"a", "b"}, 2)), ([""], (set(), 0))]
     assert _cases(tasks["mbpp-901"])[0] == ([{1: "one", 2: "two"}, 1], "one")
     prompt = tasks["mbpp-11"].prompt

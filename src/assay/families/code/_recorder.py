@@ -22,11 +22,15 @@ source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), 
    dict and set arguments are changed in place after it, to learn whether the check looks at
    them again (cases pass fresh arguments, so that check would be lost); and each number in a
    result is given as another type of the same value (3.0 for 3, 1 for True), to learn whether
-   the check compares numbers by value, as ``==`` does (then so do the cases);
+   the check compares numbers by value, as ``==`` does (then so do the cases); and each list,
+   tuple or set result is given as the other sequence type, and with an item repeated, to learn
+   whether the check converts it (``tuple(f(x))``, ``set(f(x))``: then the cases take any such
+   collection, and as a set);
 4. runs the check against an object equal to everything, to report how weak the check itself is.
 
 It writes one ``<nonce><json>`` line: ``{"status": "cases", "calls": [...], "tolerance": t,
-"unordered": bool, "unchecked": n, "numbers": "typed" or "by-value", ...}`` (``unchecked``:
+"unordered": bool, "containers": "typed" or "any", "as_set": bool, "unchecked": n, "numbers":
+"typed" or "by-value", ...}`` (``unchecked``:
 the calls left out), ``{"status": "legacy", "reason": text, ...}`` (the check cannot be turned
 into cases faithfully) or ``{"status": "failed", "reason": text}`` (the reference fails
 its own check, or nothing loads). The trusted side reads it as hostile data.
@@ -247,6 +251,7 @@ class _Probes:
         kept: list[dict[str, object]] = []
         floats: list[int] = []
         reversible: list[bool] = []
+        collections: list[int] = []
         for index, call in enumerate(self.calls):
             case = self._raising(index, call) if call.raises else self._returning(index, call)
             if case is None:
@@ -259,15 +264,20 @@ class _Probes:
                 floats.append(index)
             if type(value) in (list, tuple) and len(value) > 1 and value[::-1] != value:
                 reversible.append(self._reverses(index, value))
+            if type(value) in (list, tuple, set, frozenset):
+                collections.append(index)
         if not kept:
             raise _Legacy("the check never looks at the function's results")
         if any(reversible) and not all(reversible):
             raise _Legacy("the check ignores the order of some results but not of others")
+        converted = bool(collections) and all(self._converts(i) for i in collections)
         return {
             "status": "cases",
             "calls": kept,
             "tolerance": self._tolerance(floats),
             "unordered": bool(reversible) and all(reversible),
+            "containers": "any" if converted else "typed",
+            "as_set": converted and self._as_set(collections),
             "unchecked": len(self.calls) - len(kept),
             "numbers": "by-value" if self.by_value and all(self.by_value) else "typed",
         }
@@ -325,6 +335,30 @@ class _Probes:
                 "wants one of two orders, which cases cannot say"
             )
         return reverses
+
+    def _converts(self, index: int) -> bool:
+        """Whether the check takes call ``index``'s collection as a list and as a tuple too,
+        items in the same order (it converts the result: ``tuple(f(x)) == ...``)."""
+        kind = type(decode(self.calls[index].value))
+        return all(
+            self.passes(index, lambda other=other: other(decode(self.calls[index].value)))
+            for other in (list, tuple)
+            if other is not kind
+        )
+
+    def _as_set(self, indices: "list[int]") -> bool:
+        """Whether the check takes every collection with its first item repeated, as a list
+        (it compares ``set(f(x))``: order and repeats do not matter)."""
+        probed = False
+        for index in indices:
+            value: Any = decode(self.calls[index].value)
+            items = list(value)
+            if not items:
+                continue
+            probed = True
+            if not self.passes(index, lambda items=items: [*items, items[0]]):
+                return False
+        return probed
 
     def _ignores(self, index: int) -> bool:
         """Whether the check accepts any plain answer to call ``index`` (it never looks)."""

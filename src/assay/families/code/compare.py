@@ -11,6 +11,12 @@ With ``encoded`` both sides are encoded values in canonical form (case files of 
 :mod:`assay.families.code._codec`): a tuple matches only a tuple, a set only a set (its members
 in canonical order), and so on, as Python's ``==`` has it for these types.
 
+With ``any_container`` (a task imported from a benchmark whose check converts the result,
+``tuple(f(x)) == ...`` or ``set(f(x)) == ...``), a top-level list, tuple, set or frozenset is
+taken for its items whatever its type (a set's in canonical order). With ``as_set`` (the
+check compares ``set(...)``), a top-level collection's items are a set: order and repeats do
+not matter.
+
 With ``numbers_by_value`` (a task imported from a benchmark whose check compares with ``==``,
 which takes ``3.0`` for ``3`` and ``True`` for ``1``), numbers of different types match when
 ``==`` says they are equal (exactly: the tolerance is for two floats). Members of sets and keys
@@ -39,10 +45,17 @@ def first_difference(
     unordered: bool = False,
     encoded: bool = False,
     numbers_by_value: bool = False,
+    any_container: bool = False,
+    as_set: bool = False,
 ) -> str | None:
     """Return ``None`` when ``actual`` matches ``expected``, else where and how they differ."""
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
     rules = _Rules(tol, encoded, numbers_by_value)
+    if any_container or (as_set and _tag(expected, encoded) == _tag(actual, encoded)):
+        expected, actual = _items(expected, encoded), _items(actual, encoded)
+    if as_set and isinstance(expected, list) and isinstance(actual, list):
+        expected, actual = _distinct(expected), _distinct(actual)
+        unordered = True
     if unordered and _tag(expected, encoded) == _tag(actual, encoded) == "$tuple":
         return first_difference(
             expected["$tuple"],  # type: ignore[index]
@@ -58,6 +71,23 @@ def first_difference(
         expected = sorted(expected, key=canonical)
         actual = sorted(actual, key=canonical)
     return _diff(expected, actual, "$", rules)
+
+
+def _items(value: object, encoded: bool) -> object:
+    """A top-level collection's items as a list (a set's in canonical order); else ``value``."""
+    tag = _tag(value, encoded)
+    if tag in ("$tuple", "$set", "$frozenset"):
+        items = value[tag]  # type: ignore[index]
+        return list(items) if isinstance(items, list) else value
+    return value
+
+
+def _distinct(items: list[object]) -> list[object]:
+    """``items`` without repeats (by canonical form)."""
+    seen: dict[str, object] = {}
+    for item in items:
+        seen.setdefault(canonical(item), item)
+    return list(seen.values())
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,17 @@ class CodeConfig(BaseModel):
         pattern=r"^[A-Za-z_][A-Za-z0-9_/]*\.py$",
         description="File of the solution that defines the function.",
     )
-    compare: Literal["exact", "unordered"] = Field(
+    compare: Literal["exact", "unordered", "set"] = Field(
         default="exact",
         description="unordered: a top-level list result (or tuple, in case files of format 4) "
-        "is a multiset.",
+        'is a multiset; set: with containers = "any", a top-level collection is a set '
+        "(order and repeats do not matter, as set(f(x)) == ... has it).",
+    )
+    containers: Literal["typed", "any"] = Field(
+        default="typed",
+        description="any: a top-level list, tuple, set or frozenset result matches another of "
+        "these types with the same items (for benchmarks imported with checks that convert "
+        "the result: tuple(f(x)) == ...).",
     )
     numbers: Literal["typed", "by-value"] = Field(
         default="typed",

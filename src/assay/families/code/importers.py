@@ -172,7 +172,26 @@ def _import_one(
         how += (
             f" ({unchecked} call{'s' if unchecked > 1 else ''} the check never looks at, left out)"
         )
+    rules = _rules(task.spec.config)
+    if rules:
+        how += f"; compared as the check does: {', '.join(rules)}"
     return task, report(Outcome.CASES, how, task_id=task.id, cases=count, fooled=fooled)
+
+
+def _rules(config: dict[str, object]) -> list[str]:
+    """How the cases are compared where it is not exactly, in words."""
+    rules = []
+    if config.get("compare") == "set":
+        rules.append("the result as a set")
+    elif config.get("compare") == "unordered":
+        rules.append("in any order")
+    if config.get("containers") == "any":
+        rules.append("a list, tuple or set alike")
+    if config.get("numbers") == "by-value":
+        rules.append("numbers by value")
+    if "float_tolerance" in config:
+        rules.append(f"floats within {config['float_tolerance']:g}")
+    return rules
 
 
 def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
@@ -222,6 +241,10 @@ def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
             config["float_tolerance"] = record["tolerance"]
         if record.get("unordered") is True:
             config["compare"] = "unordered"
+        if record.get("containers") == "any":
+            config["containers"] = "any"
+            if record.get("as_set") is True:
+                config["compare"] = "set"
         if record.get("numbers") == "by-value":
             config["numbers"] = "by-value"
     return Task(

@@ -77,6 +77,8 @@ def _judge_value(
         unordered=config.compare == "unordered",
         encoded=encoded,
         numbers_by_value=config.numbers == "by-value",
+        any_container=config.containers == "any",
+        as_set=config.compare == "set",
     )
     if difference is None:
         return _criterion(case, True, "matches")
