@@ -66,3 +66,32 @@ def test_numbers_by_value_match_as_equality_has_it_and_no_looser() -> None:
     assert not same(3, 3.0000001)
     assert not same(1, "1")
     assert first_difference(3, 3.0) is not None  # typed by default
+
+
+def test_any_container_takes_the_items_whatever_the_collection() -> None:
+    """``tuple(f(x)) == ...``: a list, tuple, set or frozenset of the same items in the same
+    order matches; the order, an item or a nested container's type still count."""
+    expected = {"$tuple": [1, 2, 3]}
+    for actual in ([1, 2, 3], {"$tuple": [1, 2, 3]}, {"$frozenset": [1, 2, 3]}):
+        assert first_difference(expected, actual, encoded=True, any_container=True) is None
+    assert first_difference(expected, [1, 2, 3], encoded=True) == "$: expected tuple, got list"
+    assert first_difference(expected, [3, 2, 1], encoded=True, any_container=True) is not None
+    assert first_difference(expected, [1, 2], encoded=True, any_container=True) is not None
+    nested = {"$tuple": [{"$tuple": [1]}]}
+    assert first_difference(nested, [[1]], encoded=True, any_container=True) is not None
+    assert first_difference(expected, "123", encoded=True, any_container=True) is not None
+
+
+def test_as_set_ignores_order_and_repeats_and_nothing_else() -> None:
+    """``set(f(x)) == ...``: the items as a set."""
+    expected = {"$tuple": [4, 5]}
+    same = ([5, 4], [4, 5, 5, 4], {"$set": [4, 5]}, {"$tuple": [5, 4, 4]})
+    for actual in same:
+        found = first_difference(expected, actual, encoded=True, any_container=True, as_set=True)
+        assert found is None, actual
+    for actual in ([4], [4, 5, 6], [4, 5.5], {"$tuple": [4, 5, None]}):
+        found = first_difference(expected, actual, encoded=True, any_container=True, as_set=True)
+        assert found is not None, actual
+    # typed: a tuple's items as a set, but only against a tuple
+    assert first_difference(expected, {"$tuple": [5, 4, 5]}, encoded=True, as_set=True) is None
+    assert first_difference(expected, [5, 4], encoded=True, as_set=True) is not None
