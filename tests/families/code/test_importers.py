@@ -158,6 +158,42 @@ def test_expected_exceptions_become_raises_cases(pool: PoolSandbox) -> None:
     assert [c.raises for c in found.cases] == [None, "ValueError"]
 
 
+@pytest.mark.parametrize(
+    ("caught", "raised", "expected", "others"),
+    [
+        ("Exception", "ValueError", "Exception", {"TypeError": Status.PASS}),
+        ("LookupError", "KeyError", "LookupError", {"IndexError": Status.PASS}),
+        ("KeyError", "KeyError", "KeyError", {"IndexError": Status.FAIL}),
+        ("ArithmeticError", "ZeroDivisionError", "ArithmeticError", {"OverflowError": Status.PASS}),
+    ],
+)
+def test_an_expected_exception_is_as_broad_as_the_except_clause(
+    caught: str, raised: str, expected: str, others: dict[str, Status], pool: PoolSandbox
+) -> None:
+    """``except Exception`` takes any exception, and so do the cases: a solution raising
+    another one passes, as it passes the original check; ``except KeyError`` takes no other."""
+    test = (
+        "def check(candidate):\n"
+        "    assert candidate(1) == 1\n"
+        "    try:\n"
+        "        candidate(-1)\n"
+        f"    except {caught}:\n"
+        "        pass\n"
+        "    else:\n"
+        "        assert False\n"
+    )
+    solution = f"def f(x):\n    if x < 0:\n        raise {raised}(x)\n    return x\n"
+    task, outcome, _ = _one(_problem(test, solution), pool)
+    assert outcome == "cases"
+    found = hidden_case_file(task) if task is not None else None
+    assert found is not None
+    assert [c.raises for c in found.cases] == [None, expected]
+    for other, status in others.items():
+        answer = f"def f(x):\n    if x < 0:\n        raise {other}(x)\n    return x\n"
+        verdict = CodeFamily().verify(task, {"solution.py": answer.encode()}, pool)
+        assert verdict.status is status, (other, verdict.summary)
+
+
 def test_a_property_check_is_kept_as_a_legacy_verifier(pool: PoolSandbox) -> None:
     test = "def check(candidate):\n    assert candidate(4) > 5\n"
     task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2 * x\n"), pool)

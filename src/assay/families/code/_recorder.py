@@ -13,7 +13,9 @@ source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), 
    plain value too (then it does not look at the call, which is left out and counted; a check
    that accepts nothing-in-particular but rejects None, 0 or an empty value tests a property,
    ``is not None`` or ``!= 0``, and stays legacy). A raising call is kept when the check
-   rejects a return instead, and left out only when it accepts any answer. A result must be
+   rejects a return instead, and left out only when it accepts any answer; its exception is
+   raised as each of its builtin bases in turn, and the case expects the broadest the check
+   takes (``except Exception`` takes any). A result must be
    told apart from a near miss of the same type (an int off by one, a string with one more
    character, a container with one item fewer; else the check inspects properties, not the
    value). Floats are moved by growing steps to find the tolerance the check allows; lists are
@@ -284,13 +286,26 @@ class _Probes:
 
     def _raising(self, index: int, call: "_Call") -> "dict[str, object] | None":
         if not self.passes(index, lambda: None):
-            return {"args": call.args, "raises": call.raises}
+            return {"args": call.args, "raises": self._broadest(index, str(call.raises))}
         if self._ignores(index):
             return None
         raise _Legacy(
             f"call {index + 1} raises {call.raises}, and the check accepts some returns "
             "instead: it tolerates the exception, which cases cannot say"
         )
+
+    def _broadest(self, index: int, raised: str) -> str:
+        """The most general builtin exception the check takes from call ``index`` in place of
+        ``raised`` (``except Exception`` takes any: so do the cases), walking up its bases."""
+        broadest = raised
+        bases: tuple[type, ...] = getattr(builtins, raised).__mro__[1:]
+        for kind in bases:
+            if kind is BaseException or getattr(builtins, kind.__name__, None) is not kind:
+                break
+            if not self.passes(index, _raiser(kind)):
+                break
+            broadest = kind.__name__
+        return broadest
 
     def _returning(self, index: int, call: "_Call") -> "dict[str, object] | None":
         if self.passes(index, _Nothing):
@@ -439,6 +454,15 @@ def _has_float(value: "Any") -> bool:
     if kind is dict:
         return any(_has_float(item) for item in value.values())
     return False
+
+
+def _raiser(kind: "type") -> "Any":
+    """An answer that raises ``kind``, as a replayed call raises."""
+
+    def answer() -> "Any":
+        raise kind("replayed")
+
+    return answer
 
 
 def _near(value: "Any") -> "Any":  # noqa: PLR0911 - one near miss per type
