@@ -77,3 +77,21 @@ def test_editing_the_tests_to_pass_still_fails(pool: PoolSandbox, decimal_comma:
     assert scores["visible-tests"] == 1.0
     assert scores["correctness"] is not None
     assert scores["correctness"] < 1.0
+
+
+def test_doing_nothing_scores_nothing_under_a_rubric(
+    pool: PoolSandbox, decimal_comma: Task
+) -> None:
+    """The project as given keeps its tests passing, changes no line and writes nothing untidy:
+    those criteria scale correctness and never add to it, so doing nothing scores 0."""
+    task = _with_rubric(decimal_comma)
+    scores = _scores(task, FAMILY.empty_solution(task), pool)
+    assert scores["status"] == 0.0
+    assert scores["visible-tests"] == scores["diff-size"] == scores["style"] == 1.0
+    assert scores["total"] == 0.0
+    fixed_code_only = {
+        **task.solutions["reference"],
+        "tests/test_export.py": task.workspace["tests/test_export.py"],
+    }
+    scores = _scores(task, fixed_code_only, pool)  # every case, its tests left broken
+    assert scores["total"] == pytest.approx(2 / 3)  # 1 x (0 x 0.5 + 1 x 0.5 + 1 x 0.5) / 1.5

@@ -12,8 +12,10 @@ from click.testing import Result
 
 from assay.audit import FlakyCheck
 from assay.audit.base import AuditContext
+from assay.families.code.outputs import Returned
 from assay.families.repo import RepoFamily
-from assay.families.repo.cases import repo_cases
+from assay.families.repo.cases import CASES_FILE, FAIL_TO_PASS, Expect, repo_cases, repo_config
+from assay.families.repo.family import run_project
 from assay.families.repo.patches import make_patch
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task, save_task
@@ -41,6 +43,42 @@ def test_references_pass_and_known_bad_and_nothing_fail(
         assert kept
         assert all(c.passed for c in kept)
         assert empty.score == 0  # they scale the fix's score, and nothing was fixed
+
+
+def test_a_reading_under_which_the_old_behaviour_is_right_pays_nothing_for_it(
+    pool: PoolSandbox, decimal_comma: Task
+) -> None:
+    """Under a reading where a fail-to-pass case expects what the project did before, doing
+    nothing meets that case: it was met before any change, so it earns nothing."""
+    case_file = repo_cases(decimal_comma)
+    start = run_project(
+        pool,
+        dict(decimal_comma.workspace),
+        case_file.cases,
+        paths=repo_config(decimal_comma).paths,
+        limits=decimal_comma.spec.limits,
+    )
+    first = next(c for c in case_file.cases if c.kind == FAIL_TO_PASS)
+    old = start.outcomes[first.id]
+    assert isinstance(old, Returned)
+    cases = [
+        c.model_copy(update={"readings": {"old-way": Expect(value=old.value)}})
+        if c.id == first.id
+        else c
+        for c in case_file.cases
+    ]
+    lenient = case_file.model_copy(update={"readings": ["old-way"], "cases": cases})
+    task = decimal_comma.model_copy(
+        update={"hidden": {**decimal_comma.hidden, CASES_FILE: lenient.dumps()}}
+    )
+    verdict = FAMILY.verify(task, FAMILY.empty_solution(task), pool)
+    assert "(reading old-way)" in verdict.summary
+    [met] = [c for c in verdict.criteria if c.name == first.id]
+    assert met.passed
+    assert met.met_at_start
+    assert verdict.score == 0
+    patch = make_patch(task.workspace, task.solutions["reference"])
+    assert FAMILY.verify(task, {"fix.patch": patch.encode()}, pool).score == 1
 
 
 def test_a_fix_that_breaks_what_worked_fails_on_pass_to_pass(

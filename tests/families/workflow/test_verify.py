@@ -63,7 +63,7 @@ def test_junk_left_behind_takes_its_share_off(family: WorkflowFamily, task: Task
     [extra] = [c for c in verdict.criteria if c.name == "queue:assay-junk"]
     assert extra.met_at_start
     assert not extra.passed
-    kept = [c for c in verdict.criteria if c.met_at_start]
+    kept = [c for c in verdict.criteria if c.met_at_start and c.weight]
     assert verdict.score == pytest.approx(sum(c.passed for c in kept) / len(kept))
 
 
@@ -156,6 +156,19 @@ def test_api_calls_are_counted_and_scored_against_the_reference(family: Workflow
     assert calls.score is not None
     assert calls.score < 0.3
     assert verdict.score < 1.0
+
+
+def test_one_request_alone_earns_nothing(family: WorkflowFamily) -> None:
+    """A script that lists the buckets and stops makes few requests, which the api-calls
+    criterion likes: it scales the work done, and no work was done, so it scores 0."""
+    task = router_task()
+    config = {**task.spec.config, "reference_calls": 12, "calls_weight": 0.25}
+    scored = task.model_copy(update={"spec": task.spec.model_copy(update={"config": config})})
+    verdict = verify(family, scored, b"import boto3\nboto3.client('s3').list_buckets()\n")
+    calls = next(c for c in verdict.criteria if c.name == "api-calls")
+    assert calls.passed
+    assert calls.met_at_start
+    assert verdict.score == 0
 
 
 def test_the_script_runs_beside_the_workspace_files(family: WorkflowFamily, task: Task) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files as package_files
@@ -142,11 +144,14 @@ class RepoFamily:
                 paths=config.paths,
                 limits=task.spec.limits,
             )
+            start = outputs if project == task.workspace else _start(task, case_file, sandbox)
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         judged = judge_readings(case_file, outputs)
-        kept = {case.id for case in case_file.cases if case.kind == PASS_TO_PASS}
-        criteria = met_at_start(judged.criteria, kept)  # scale the score, never add to it
+        # What the project met as it was given, under the reading judged by (a case of
+        # another reading may expect the old behaviour), scales the score, never adds to it.
+        kept = {c.name for c in _judged_as(case_file, start, judged.reading) if c.passed}
+        criteria = met_at_start(judged.criteria, kept)
         status = Status.PASS if all_passed(criteria) else Status.FAIL
         summary = _summary(judged, case_file, outputs)
         if config.rubric is None:
@@ -158,6 +163,32 @@ class RepoFamily:
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         return record(status, summary, criteria + scored, outputs.result, suite)
+
+
+_STARTS: OrderedDict[str, CaseOutputs] = OrderedDict()
+"""The starting project's outcomes, by task content version (most recent last)."""
+_STARTS_KEPT = 256
+_STARTS_LOCK = threading.Lock()
+
+
+def _start(task: Task, case_file: CaseFile, sandbox: Sandbox) -> CaseOutputs:
+    """The outcomes of the hidden cases on the project as the task gives it, run once a task
+    (the cases it meets are met before any change: :func:`assay.verdicts.score_of`)."""
+    key = task.content_version(version_label(RepoFamily()))
+    with _STARTS_LOCK:
+        known = _STARTS.get(key)
+        if known is not None:
+            _STARTS.move_to_end(key)
+            return known
+    config = repo_config(task)
+    found = run_project(
+        sandbox, dict(task.workspace), case_file.cases, paths=config.paths, limits=task.spec.limits
+    )
+    with _STARTS_LOCK:
+        _STARTS[key] = found
+        while len(_STARTS) > _STARTS_KEPT:
+            _STARTS.popitem(last=False)
+    return found
 
 
 def submitted_project(task: Task, solution: Files) -> Files:
@@ -204,16 +235,17 @@ def judge_readings(case_file: CaseFile, outputs: CaseOutputs) -> Judged:
     """Judge the outcomes under each reading of the request; the one with every case passed
     wins, else the one with the most weight passed (the reference's own on a tie)."""
     judged = [
-        Judged(
-            reading,
-            tuple(
-                judge(case.judged_as(reading), outputs, _JUDGING, {}, encoded=True)
-                for case in case_file.cases
-            ),
-        )
+        Judged(reading, _judged_as(case_file, outputs, reading))
         for reading in ["", *case_file.readings]
     ]
     return max(judged, key=_passed_weight)  # the first of the best: the reference's own
+
+
+def _judged_as(case_file: CaseFile, outputs: CaseOutputs, reading: str) -> tuple[Criterion, ...]:
+    return tuple(
+        judge(case.judged_as(reading), outputs, _JUDGING, {}, encoded=True)
+        for case in case_file.cases
+    )
 
 
 def _passed_weight(judged: Judged) -> tuple[bool, float]:

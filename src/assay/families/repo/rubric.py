@@ -1,7 +1,8 @@
 """The optional weighted criteria of a repo task (``[repo.rubric]`` in task.toml).
 
-The status is decided by the hidden cases alone. With a rubric, the *score* is the weighted mean
-of these criteria:
+The status is decided by the hidden cases alone. With a rubric, the *score* is correctness
+scaled by the weighted mean of the others (the project as given meets them already, so they
+never add to the score: :func:`assay.verdicts.score_of`):
 
 - ``correctness``: the weighted share of hidden cases passed;
 - ``visible_tests``: the project's own test suite passes (``unittest`` discovery in the tests
@@ -117,6 +118,9 @@ def _style(weight: float, workspace: Files, project: Files) -> Criterion:
 def _criterion(
     name: str, weight: float, score: float, passed: bool, evidence: str = ""
 ) -> Criterion:
+    """A rubric criterion. Those about the change's quality (its own tests pass, it is small,
+    it is clean) the unchanged project meets already: they scale correctness, never add to
+    it (:func:`assay.verdicts.score_of`), so that doing nothing scores 0."""
     return Criterion(
         name=name,
         passed=passed,
@@ -125,4 +129,5 @@ def _criterion(
         part="rubric",
         kind=name,
         evidence=evidence[:300],
+        met_at_start=name != "correctness",
     )

@@ -17,9 +17,10 @@ code reaches it from the sandbox through its socket and nothing else (see channe
 submission runs against a fresh emulator (twice, when its first run is right: the rerun check);
 an episode's own emulator is judged after it. Either way the verdict is the final state, read
 by the trusted side through the emulator's API: one criterion per resource, the difference as
-evidence. A resource that is to stay as it is (or was not there and must not be), and a script
-that runs to its end, are met before anything is done: they scale the score of the changes the
-task asks for and never add to it, so doing nothing scores 0. Lint refuses a task whose prompt
+evidence. A resource that is to stay as it is (or was not there and must not be), a script
+that runs to its end and one that makes few requests are met before anything is done: they
+scale the score of the changes the task asks for and never add to it, so doing nothing scores
+0. Lint refuses a task whose prompt
 promises that a second run changes nothing while ``rerun`` leaves that unchecked.
 
 The generator (see generator, templates, prompts) writes tasks in English, German and French and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -251,24 +252,22 @@ def _run_and_judge(
 
 
 def _calls(emulator: Emulator, before: int, config: WorkflowConfig) -> Criterion:
-    """The api-calls criterion: requests the script made, against the reference's."""
+    """The api-calls criterion: requests the script made, against the reference's. It is about
+    how the work was done, so it scales the score of the work and never adds to it (one
+    request alone earned its full share)."""
+    calls = partial(Criterion, name="api-calls", kind="api-calls", met_at_start=True)
     try:
         made = emulator.requests_served() - before
     except (SandboxError, OSError) as exc:  # the candidate broke its emulator
-        why = str(exc)[:300]
-        return Criterion(name="api-calls", passed=False, weight=0.0, evidence=why, kind="api-calls")
+        return calls(passed=False, weight=0.0, evidence=str(exc)[:300])
     reference = config.reference_calls
     if reference is None or config.calls_weight == 0:
-        return Criterion(
-            name="api-calls", passed=True, weight=0.0, evidence=f"{made} requests", kind="api-calls"
-        )
-    return Criterion(
-        name="api-calls",
+        return calls(passed=True, weight=0.0, evidence=f"{made} requests")
+    return calls(
         passed=made <= 2 * reference,
         weight=config.calls_weight,
         score=min(1.0, reference / made) if made else 0.0,
         evidence=f"{made} requests, the reference {reference}",
-        kind="api-calls",
     )
 
 
