@@ -46,6 +46,11 @@ def _case(**fields: object) -> dict[str, object]:
             "type such as ValueError (correct the value)",
         ),
         (
+            {"format": 2, "cases": [_case(raises="ValueError|Oops")]},
+            "median-1/hidden/cases.json: cases[0].raises: 'ValueError|Oops' is not a builtin "
+            "exception type such as ValueError (correct the value)",
+        ),
+        (
             {"cases": [_case(raises="ValueError")]},
             'median-1/hidden/cases.json: (top level): raises needs "format": 2 (correct the value)',
         ),

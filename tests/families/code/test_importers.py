@@ -165,13 +165,21 @@ def test_expected_exceptions_become_raises_cases(pool: PoolSandbox) -> None:
         ("LookupError", "KeyError", "LookupError", {"IndexError": Status.PASS}),
         ("KeyError", "KeyError", "KeyError", {"IndexError": Status.FAIL}),
         ("ArithmeticError", "ZeroDivisionError", "ArithmeticError", {"OverflowError": Status.PASS}),
+        (
+            "(ValueError, TypeError)",
+            "ValueError",
+            "ValueError|TypeError",
+            {"TypeError": Status.PASS, "KeyError": Status.FAIL},
+        ),
+        ("(KeyError, IndexError)", "KeyError", "KeyError|IndexError", {"IndexError": Status.PASS}),
     ],
 )
 def test_an_expected_exception_is_as_broad_as_the_except_clause(
     caught: str, raised: str, expected: str, others: dict[str, Status], pool: PoolSandbox
 ) -> None:
     """``except Exception`` takes any exception, and so do the cases: a solution raising
-    another one passes, as it passes the original check; ``except KeyError`` takes no other."""
+    another one passes, as it passes the original check; ``except KeyError`` takes no other;
+    ``except (A, B)`` either."""
     test = (
         "def check(candidate):\n"
         "    assert candidate(1) == 1\n"

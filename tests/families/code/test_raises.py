@@ -10,7 +10,7 @@ import pytest
 from assay.families.code import CodeFamily
 from assay.families.code.config import Case, cases_json, hidden_cases
 from assay.families.code.generator import _make_task
-from assay.families.code.raising import counts_as, promised_exceptions
+from assay.families.code.raising import counts_as, expectable, promised_exceptions
 from assay.families.code.templates import TEMPLATES
 from assay.sandbox import Sandbox
 from assay.tasks import Limits, Task, TaskSpec
@@ -84,6 +84,17 @@ def test_counting_uses_the_trusted_hierarchy_only() -> None:
     assert not counts_as("ValueError", ("Exception", "BaseException"))
     assert not counts_as("ValueError", ("NotABuiltin", "object"))
     assert not counts_as("NotABuiltin", ("NotABuiltin",))
+
+
+def test_a_case_may_name_several_types_any_of_which_counts() -> None:
+    """``except (ValueError, TypeError)`` as a case: ``"ValueError|TypeError"``."""
+    assert counts_as("ValueError|TypeError", ("TypeError", "Exception"))
+    assert counts_as("ValueError|TypeError", ("UnicodeDecodeError", "ValueError"))
+    assert not counts_as("ValueError|TypeError", ("KeyError", "LookupError"))
+    assert expectable("ValueError|TypeError")
+    assert not expectable("ValueError|NotABuiltin")
+    assert not expectable("ValueError|")
+    assert not expectable("ValueError|SystemExit")  # not an Exception: a case cannot expect it
 
 
 def test_promised_exceptions_are_read_from_the_text() -> None:

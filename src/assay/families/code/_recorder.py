@@ -14,8 +14,9 @@ source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), 
    that accepts nothing-in-particular but rejects None, 0 or an empty value tests a property,
    ``is not None`` or ``!= 0``, and stays legacy). A raising call is kept when the check
    rejects a return instead, and left out only when it accepts any answer; its exception is
-   raised as each of its builtin bases in turn, and the case expects the broadest the check
-   takes (``except Exception`` takes any). A result must be
+   raised as each of its builtin bases in turn, and as other common exceptions, and the case
+   expects the broadest the check takes (``except Exception`` takes any) and every other it
+   takes (``except (ValueError, TypeError)``: ``"ValueError|TypeError"``). A result must be
    told apart from a near miss of the same type (an int off by one, a string with one more
    character, a container with one item fewer; else the check inspects properties, not the
    value). Floats are moved by growing steps to find the tolerance the check allows; lists are
@@ -55,6 +56,31 @@ if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up; the codec's sou
 
 TOLERANCES = (1e-9, 1e-6, 1e-4, 1e-2)
 """Float tolerances cases can state, tightest first; 1e-9 is the judge's default."""
+
+
+OTHER_EXCEPTIONS = (
+    "ArithmeticError",
+    "LookupError",
+    "OSError",
+    "RuntimeError",
+    "ValueError",
+    "TypeError",
+    "AttributeError",
+    "NameError",
+    "ImportError",
+    "AssertionError",
+    "StopIteration",
+    "EOFError",
+    "ZeroDivisionError",
+    "OverflowError",
+    "KeyError",
+    "IndexError",
+    "FileNotFoundError",
+    "NotImplementedError",
+    "UnicodeError",
+)
+"""Exceptions tried in place of a raised one, to learn what else the check's ``except`` takes
+(the general before their subclasses)."""
 
 
 class _Mismatch(BaseException):
@@ -295,17 +321,22 @@ class _Probes:
         )
 
     def _broadest(self, index: int, raised: str) -> str:
-        """The most general builtin exception the check takes from call ``index`` in place of
-        ``raised`` (``except Exception`` takes any: so do the cases), walking up its bases."""
-        broadest = raised
-        bases: tuple[type, ...] = getattr(builtins, raised).__mro__[1:]
-        for kind in bases:
+        """What the check's ``except`` takes from call ``index`` in place of ``raised``: the
+        most general of its builtin bases (``except Exception`` takes any: so do the cases),
+        and each other common exception it takes too (``except (A, B)``), joined by ``|``."""
+        broadest: type = getattr(builtins, raised)
+        for kind in broadest.__mro__[1:]:
             if kind is BaseException or getattr(builtins, kind.__name__, None) is not kind:
                 break
             if not self.passes(index, _raiser(kind)):
                 break
-            broadest = kind.__name__
-        return broadest
+            broadest = kind
+        taken = [broadest]
+        for name in OTHER_EXCEPTIONS:
+            kind = getattr(builtins, name)
+            if not issubclass(kind, tuple(taken)) and self.passes(index, _raiser(kind)):
+                taken.append(kind)
+        return "|".join(kind.__name__ for kind in taken)
 
     def _returning(self, index: int, call: "_Call") -> "dict[str, object] | None":
         if self.passes(index, _Nothing):

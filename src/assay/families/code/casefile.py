@@ -60,7 +60,7 @@ class Case(BaseModel):
     raises: str | None = Field(
         default=None,
         description="Format 2: the builtin exception type the call must raise (a subclass "
-        "counts), in place of expected.",
+        "counts), in place of expected; several joined by | when any of them will do.",
     )
 
     weight: float = Field(

@@ -21,7 +21,7 @@ from assay.families.code.checking import checker_problem
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_case_file
 from assay.families.code.exploits import prompt_examples
 from assay.families.code.legacy import legacy_finding
-from assay.families.code.raising import promised_exceptions
+from assay.families.code.raising import alternatives, promised_exceptions
 from assay.families.code.rubric import task_rubric
 from assay.findings import Finding, Severity
 from assay.sandbox import package_modules
@@ -202,7 +202,7 @@ def _shown_reference(task: Task, config: CodeConfig, visible: dict[str, str]) ->
 
 def _unexpected_promises(task: Task, cases: tuple[Case, ...]) -> list[Finding]:
     """A prompt that promises an exception needs a case that expects it, or nothing checks it."""
-    expected = {case.raises for case in cases}
+    expected = {name for case in cases if case.raises for name in alternatives(case.raises)}
     return [
         _error(
             f"prompt.md promises {name} but no hidden case expects it",

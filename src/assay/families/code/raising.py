@@ -1,8 +1,10 @@
 """Cases that expect an exception: which types a case may name, and what counts as raising one.
 
-A case names a builtin exception type (``"raises": "ValueError"``). The candidate passes when the
-exception it raised would be caught by ``except ValueError:``: the type itself or any subclass,
-builtin (``UnicodeDecodeError`` for ``ValueError``) or its own (``class ParseError(ValueError)``).
+A case names a builtin exception type (``"raises": "ValueError"``), or several joined by ``|``
+(``"ValueError|TypeError"``, as ``except (ValueError, TypeError):`` has it). The candidate passes
+when the exception it raised would be caught by ``except ValueError:``: the type itself or any
+subclass, builtin (``UnicodeDecodeError`` for ``ValueError``) or its own (``class
+ParseError(ValueError)``).
 The harness reports only names: the raised class's name, for evidence, and the names of the
 builtin exception classes in its method resolution order. The trusted side looks those names up
 in its own ``builtins`` and decides with its own ``issubclass``; no object of the candidate's
@@ -22,22 +24,28 @@ _BUILTIN_EXCEPTIONS: dict[str, type[BaseException]] = {
 _PROMISE = re.compile(r"\b[Rr]aises?\s+(?:an?\s+)?`?([A-Z][A-Za-z]*(?:Error|Exception))\b")
 
 
+def alternatives(name: str) -> list[str]:
+    """The types a case's ``raises`` names: one, or several joined by ``|`` (``except (A, B)``
+    catches either)."""
+    return name.split("|")
+
+
 def expectable(name: str) -> bool:
-    """Whether a case may expect ``name``: a builtin subclass of :class:`Exception`."""
-    found = _BUILTIN_EXCEPTIONS.get(name)
-    return found is not None and issubclass(found, Exception)
+    """Whether a case may expect ``name``: a builtin subclass of :class:`Exception`, or several
+    joined by ``|``."""
+    found = [_BUILTIN_EXCEPTIONS.get(part) for part in alternatives(name)]
+    return all(kind is not None and issubclass(kind, Exception) for kind in found)
 
 
 def counts_as(expected: str, reported: tuple[str, ...]) -> bool:
-    """Whether an exception whose builtin bases are ``reported`` is an ``expected``."""
-    wanted = _BUILTIN_EXCEPTIONS.get(expected)
-    if wanted is None:
-        return False
-    return any(
-        issubclass(found, wanted)
-        for found in (_BUILTIN_EXCEPTIONS.get(name) for name in reported)
-        if found is not None
-    )
+    """Whether an exception whose builtin bases are ``reported`` is an ``expected`` (any one of
+    them, when it names several)."""
+    bases = [_BUILTIN_EXCEPTIONS.get(name) for name in reported]
+    for part in alternatives(expected):
+        wanted = _BUILTIN_EXCEPTIONS.get(part)
+        if wanted is not None and any(b is not None and issubclass(b, wanted) for b in bases):
+            return True
+    return False
 
 
 def promised_exceptions(text: str) -> set[str]:
