@@ -4,8 +4,10 @@ submission too, and its readings are judged each by its own reference."""
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import Result
@@ -14,6 +16,7 @@ from assay.audit import FlakyCheck
 from assay.audit.base import AuditContext
 from assay.families.code.outputs import Returned
 from assay.families.repo import RepoFamily
+from assay.families.repo import family as repo_family
 from assay.families.repo.cases import CASES_FILE, FAIL_TO_PASS, Expect, repo_cases, repo_config
 from assay.families.repo.family import run_project
 from assay.families.repo.patches import make_patch
@@ -79,6 +82,40 @@ def test_a_reading_under_which_the_old_behaviour_is_right_pays_nothing_for_it(
     assert verdict.score == 0
     patch = make_patch(task.workspace, task.solutions["reference"])
     assert FAMILY.verify(task, {"fix.patch": patch.encode()}, pool).score == 1
+
+
+def test_the_starting_project_runs_once_for_its_inputs(
+    pool: PoolSandbox, decimal_comma: Task, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Other submissions, and a copy of the task with another expected value (the sensitivity
+    check's), reuse the starting project's run; other inputs run it again."""
+    starts: list[int] = []
+    real = repo_family.run_project
+
+    def counting(sandbox: Sandbox, project: dict[str, bytes], *args: Any, **kw: Any) -> Any:
+        if project == decimal_comma.workspace:
+            starts.append(1)
+        return real(sandbox, project, *args, **kw)
+
+    monkeypatch.setattr(repo_family, "run_project", counting)
+    monkeypatch.setattr(repo_family, "_STARTS", OrderedDict())
+    for name in ("reference", "bad-comma-everywhere"):
+        FAMILY.verify(decimal_comma, decimal_comma.solutions[name], pool)
+    case_file = repo_cases(decimal_comma)
+    first = case_file.cases[0]
+    moved = first.model_copy(update={"expect": Expect(value="something else")})
+    probe = case_file.model_copy(update={"cases": [moved, *case_file.cases[1:]]})
+    task = decimal_comma.model_copy(
+        update={"hidden": {**decimal_comma.hidden, CASES_FILE: probe.dumps()}}
+    )
+    assert FAMILY.verify(task, task.solutions["reference"], pool).status is Status.FAIL
+    assert len(starts) == 1
+    fewer = case_file.model_copy(update={"cases": case_file.cases[1:]})
+    task = decimal_comma.model_copy(
+        update={"hidden": {**decimal_comma.hidden, CASES_FILE: fewer.dumps()}}
+    )
+    FAMILY.verify(task, task.solutions["reference"], pool)
+    assert len(starts) == 2
 
 
 def test_a_fix_that_breaks_what_worked_fails_on_pass_to_pass(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import threading
@@ -166,21 +167,29 @@ class RepoFamily:
 
 
 _STARTS: OrderedDict[str, CaseOutputs] = OrderedDict()
-"""The starting project's outcomes, by task content version (most recent last)."""
+"""The starting project's outcomes, by what they depend on (most recent last)."""
 _STARTS_KEPT = 256
 _STARTS_LOCK = threading.Lock()
 
 
 def _start(task: Task, case_file: CaseFile, sandbox: Sandbox) -> CaseOutputs:
-    """The outcomes of the hidden cases on the project as the task gives it, run once a task
-    (the cases it meets are met before any change: :func:`assay.verdicts.score_of`)."""
-    key = task.content_version(version_label(RepoFamily()))
+    """The outcomes of the hidden cases on the project as the task gives it, run once for a
+    project and the cases' inputs (a copy of the task with other expected values, as the
+    sensitivity check makes, runs nothing again); the cases it meets are met before any
+    change (:func:`assay.verdicts.score_of`)."""
+    config = repo_config(task)
+    digest = hashlib.sha256()
+    inputs = [[case.job() for case in case_file.cases], config.paths, task.spec.limits.model_dump()]
+    digest.update(json.dumps(inputs, sort_keys=True).encode())
+    for path in sorted(task.workspace):
+        digest.update(f"\0{len(path)}:{path}\0{len(task.workspace[path])}:".encode())
+        digest.update(task.workspace[path])
+    key = digest.hexdigest()
     with _STARTS_LOCK:
         known = _STARTS.get(key)
         if known is not None:
             _STARTS.move_to_end(key)
             return known
-    config = repo_config(task)
     found = run_project(
         sandbox, dict(task.workspace), case_file.cases, paths=config.paths, limits=task.spec.limits
     )
