@@ -58,6 +58,8 @@ def {function}(a: int, b: int) -> int | None:
         (-5, 2),
         (9, 3),
         (1, 0),
+        (-8, 0),
+        (0, 0),
         (7, -2),
         (-10, 4),
         (0, 5),
@@ -87,6 +89,8 @@ def {function}(a: int, b: int) -> int | None:
             "floor-division": _early(reference, "negative =", "a // b"),
             "ties-toward-positive-infinity": toward_positive,
             third: _early(reference, "negative =", "round(a / b)"),
+            # the example shows b == 0: the hidden cases must check it without that example
+            "no-zero-guard": _swap(reference, "    if b == 0:\n        return None\n", ""),
         },
         cases=tuple(cases),
         examples=((7, 2), (-7, 2), (1, 0)),
@@ -116,12 +120,14 @@ def {function}(old: int, new: int) -> str | None:
     float_change = f'f"{{(new - old) / abs(old) * 100:+.{places}f}}%"'
     float_format = _early(reference, "scaled =", float_change)
     no_zero_check = _swap(reference, f"return {zero!r} if new == 0 else None", "pass")
+    none_for_zero = _swap(reference, f"return {zero!r} if new == 0 else None", "return None")
     tie = 2 * 10 ** (places + 2)
     cases: list[tuple[object, ...]] = [
         (80, 100),
         (3, 2),
         (0, 0),
         (0, 5),
+        (0, -7),
         (-200, -100),
         (-50, 25),
         (100, 100),
@@ -155,9 +161,11 @@ def {function}(old: int, new: int) -> str | None:
             "signed-baseline": signed_base,
             "float-format-rounding": float_format,
             "zero-baseline-unhandled": no_zero_check,
+            "none-for-no-change-from-zero": none_for_zero,
         },
         cases=tuple(cases),
-        examples=((80, 100), (3, 2), (0, 0)),
+        # (0, 0) is the one input of its rule: shown, no hidden case would check it
+        examples=((80, 100), (3, 2), (0, 5)),
         tags=("percentages", "rounding"),
     )
 

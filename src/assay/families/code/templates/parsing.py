@@ -109,6 +109,7 @@ def {function}(text: str) -> dict[str, str]:
     )
     keeps_quotes = reference.replace("value.startswith('\"') and", "False and")
     first_wins = reference.replace("result[key] = value", "result.setdefault(key, value)")
+    no_comments = reference.replace(f"if not line or line.startswith({comment!r}):", "if not line:")
     s, c = sep, comment
     cases: list[tuple[object, ...]] = [
         (f"host {s} example.org\nport{s}8080\n",),
@@ -120,6 +121,9 @@ def {function}(text: str) -> dict[str, str]:
         ("",),
         (f"Key{s}Value\r\nother {s} x{s}y\r\n",),
         (f'greeting {s} "hi {c} there"\nplain {s} kept {c} dropped\n',),
+        # comments that hold the separator: only the comment rule skips them
+        (f"{c} owner {s} ops\nreal {s} 1\n  {c}disabled{s}yes\n",),
+        (f"{c}{s}\n{c} port {s} 22\nport {s} 2222\n",),
     ]
     keys = ["user", "level", "path", "retries", "colour", "timeout", "region", "token"]
     words = ["alpha", "beta", "on", "off", "42", "/var/log", "eu-west", "x y"]
@@ -162,6 +166,7 @@ def {function}(text: str) -> dict[str, str]:
             "strips-comment-inside-quotes": comment_first,
             "keeps-quotes": keeps_quotes,
             "first-occurrence-wins": first_wins,
+            "comments-not-skipped": no_comments,
         },
         cases=tuple(cases),
         examples=(cases[1], cases[2]),
@@ -220,12 +225,15 @@ def _semver(rng: random.Random) -> Problem:
         '    core, _, pre = version.partition("-")\n',
         '    core, _, pre = version.partition("-")\n    core = core.split("+", 1)[0]\n',
     )
+    lower_v_only = reference.replace('if version[:1] in ("v", "V"):', 'if version[:1] == "v":')
     cases: list[tuple[object, ...]] = [
         ("1.10.0", "1.9.0"),
         ("1.0.0-alpha", "1.0.0"),
         ("1.0.0-alpha.10", "1.0.0-alpha.9"),
         ("1.0.0-rc.1", "1.0.0-beta.11"),
         ("v2.0.0", "2.0.0"),
+        ("V1.4.0", "1.3.9"),
+        ("2.0.0", "V2.0.0-rc.1"),
         ("1.0.0+build.7", "1.0.0+build.3"),
         ("1.0.0-alpha", "1.0.0-alpha.1"),
         ("1.0.0-1", "1.0.0-alpha"),
@@ -268,6 +276,7 @@ def _semver(rng: random.Random) -> Problem:
             "ignores-prerelease": ignores_pre,
             "prerelease-compared-as-text": pre_as_text,
             "build-metadata-in-prerelease": counts_build,
+            "ignores-lowercase-v-only": lower_v_only,
         },
         cases=tuple(cases),
         examples=(cases[0], cases[1], cases[2]),
