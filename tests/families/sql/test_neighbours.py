@@ -115,3 +115,39 @@ def test_a_whole_amount_gets_rows_a_cent_and_a_unit_either_side() -> None:
     texts = neighbours(VISIBLE, ["SELECT name FROM products WHERE price > 24"], seed=1)
     prices = {row[0] for text in texts for row in rows(text, "SELECT price FROM products")}
     assert {23, 23.99, 24, 24.01, 25} <= prices
+
+
+LEDGER = """
+CREATE TABLE accounts (
+  code TEXT PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('asset', 'expense'))
+);
+CREATE TABLE entries (id INTEGER PRIMARY KEY, posted_on DATE NOT NULL);
+CREATE TABLE lines (
+  id INTEGER PRIMARY KEY,
+  entry_id INTEGER NOT NULL REFERENCES entries (id),
+  account TEXT NOT NULL REFERENCES accounts (code)
+);
+INSERT INTO accounts VALUES ('1000', 'asset'), ('6000', 'expense');
+INSERT INTO entries VALUES (1, '2024-01-10'), (2, '2024-01-20'), (3, '2024-02-05');
+INSERT INTO lines VALUES (1, 1, '1000'), (2, 2, '1000'), (3, 3, '1000');
+"""
+
+
+def test_a_row_on_a_boundary_changes_a_distinct_count_over_the_window() -> None:
+    """Every line names account 1000: a copy of an entry on the boundary with copies of its
+    lines changed no COUNT(DISTINCT account), so a query one day off passed every neighbour.
+    Rows on a boundary in a group of their own now refer to new parents."""
+    window = (
+        "SELECT COUNT(DISTINCT l.account) FROM entries AS e JOIN lines AS l ON l.entry_id = e.id "
+        "WHERE e.posted_on >= '{start}' AND e.posted_on < '2024-02-01'"
+    )
+    right, off = window.format(start="2024-01-01"), window.format(start="2024-01-02")
+    for seed in range(1, 6):
+        texts = neighbours(LEDGER, [right], seed=seed)
+        told = [rows(text, right) != rows(text, off) for text in texts]
+        assert any(told), seed
+        for text in texts:  # every line names an account that exists
+            assert rows(
+                text, "SELECT COUNT(*) FROM lines WHERE account NOT IN (SELECT code FROM accounts)"
+            ) == [(0,)]

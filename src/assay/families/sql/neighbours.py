@@ -8,7 +8,8 @@ visible rows (some dropped from tables nothing references) and adds rows cloned 
 - for every comparison of a column with a literal in the given queries (``=``, ``<>``, ``<``,
   ``<=``, ``>``, ``>=``, ``BETWEEN``, ``IN``, ``LIKE``): rows on the literal and on either side of
   it (the next integer, a cent, a day, a second; the last second of a day for a date; a cent
-  and a unit for a whole amount);
+  and a unit for a whole amount), some in a group of their own whose children refer to new
+  parents (so that a distinct count over the window changes too);
 - for every join of two columns: a parent row that nothing joins (an empty group) and, where no
   foreign key forbids it, a child row whose key matches no parent (an orphan);
 - NULL in every nullable column; a duplicate of a row (new keys, same values) for DISTINCT;
@@ -181,13 +182,17 @@ class _Neighbour:
             _shuffle(table, self.rows[name], self.rng)
         return [(name, row) for name in self.tables for row in self.rows[name]] + self.added
 
-    def clone(self, name: str, changes: dict[str, object], *, children: bool = True) -> None:
-        """Add a copy of a random row of ``name`` with fresh keys and ``changes``; with
-        ``children``, copies of its children too, so that it counts in joins and aggregates."""
+    def clone(
+        self, name: str, changes: dict[str, object], *, children: bool = True, vary: bool = False
+    ) -> list[object] | None:
+        """Add a copy of a random row of ``name`` with fresh keys and ``changes`` and return it
+        (None when the table has no row to copy); with ``children``, copies of its children
+        too, so that it counts in joins and aggregates; with ``vary``, the children refer to
+        new parents (see :meth:`_copy_children`)."""
         table = self.tables[name]
         source = self.rows[name] or table.rows
         if not source:
-            return
+            return None
         original = self.rng.choice(source)
         row = [
             self.fresh.value(name, i) if column.key else value
@@ -202,18 +207,42 @@ class _Neighbour:
             for child, child_index, parent_index in table.children:
                 if row[parent_index] != original[parent_index]:
                     self._copy_children(
-                        child, child_index, original[parent_index], row[parent_index]
+                        child, child_index, original[parent_index], row[parent_index], vary=vary
                     )
+        return row
 
-    def _copy_children(self, child: str, index: int, old: object, new: object) -> None:
+    def _copy_children(
+        self, child: str, index: int, old: object, new: object, *, vary: bool = False
+    ) -> None:
+        """Copies of the children of ``old`` for ``new``. With ``vary``, each of their other
+        references (a line's account) names a new parent of its own: a row on a boundary then
+        adds a value no other row has, and a COUNT(DISTINCT ...) over the window sees it
+        (copies referring to the same accounts changed no count)."""
         columns = self.tables[child].columns
+        others = self._new_parents(child, index) if vary else {}
         for kid in [r for r in self.rows[child] if r[index] == old]:
             copied = [
                 self.fresh.value(child, i) if c.key else value
                 for i, (c, value) in enumerate(zip(columns, kid, strict=True))
             ]
             copied[index] = new
+            for column, value in others.items():
+                copied[column] = value
             self.added.append((child, copied))
+
+    def _new_parents(self, child: str, skip: int) -> dict[int, object]:
+        """For each column of ``child`` but ``skip`` that refers to a parent, the key of a new
+        parent row (a copy with fresh keys and unique values, its other values kept, so that
+        it meets the parent's CHECK constraints as the copied row does)."""
+        found: dict[int, object] = {}
+        for parent, table in self.tables.items():
+            for name, column, parent_column in table.children:
+                if name != child or column == skip or parent == child:
+                    continue
+                made = self.clone(parent, {}, children=False)  # fresh keys, values kept
+                if made is not None:
+                    found[column] = made[parent_column]
+        return found
 
     def boundaries(self, aims: Targets) -> None:
         """Rows on each compared literal and on either side of it, alone in a group or not."""
@@ -223,7 +252,8 @@ class _Neighbour:
             kind = table.columns[index].kind if index is not None else "text"
             for value in (v for literal in literals for v in _around(literal, kind)):
                 if self.rng.random() < 0.6:  # first: a unique column takes one value once
-                    self.clone(name, {**_new_group(table, self.fresh, name), column: value})
+                    alone = {**_new_group(table, self.fresh, name), column: value}
+                    self.clone(name, alone, vary=True)
                 if self.rng.random() < 0.7:
                     self.clone(name, {column: value})
 
