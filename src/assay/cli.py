@@ -750,7 +750,7 @@ def report_command(run_id: str, html_path: Path | None, json_path: Path | None, 
 
     to_stdout = json_path is not None and str(json_path) == "-"
     report_file = _report_files(json_path, html_path, db)
-    with _read_store(db) as store:
+    with _existing_store(db, reads_only=True) as store:
         report = store.audit_report(run_id)
     if report is None:
         raise InputError(
@@ -903,7 +903,7 @@ def runs(as_json: bool, db: Path) -> None:
     """
     from assay.runs import list_runs  # noqa: PLC0415
 
-    with _read_store(db) as store:
+    with _existing_store(db, reads_only=True) as store:
         kept = list_runs(store)
     if as_json:
         click.echo(json.dumps([row.flat() for row in kept], indent=2))
@@ -929,7 +929,7 @@ def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -
     """
     from assay.runs import verdict_items  # noqa: PLC0415
 
-    with _read_store(db) as store:
+    with _existing_store(db, reads_only=True) as store:
         kept = store.verdicts(task_id=task_id, run_id=run_id)
     if as_json:
         click.echo(json.dumps(verdict_items(kept), indent=2))
@@ -1185,7 +1185,7 @@ def show(run_name: str, task_id: str | None, sample: int | None, as_json: bool, 
     """
     from assay.runs import rollout_episodes  # noqa: PLC0415
 
-    with _read_store(db) as store:
+    with _existing_store(db, reads_only=True) as store:
         episodes = rollout_episodes(store, run_name, task_id=task_id, sample=sample)
     from assay._render import console  # noqa: PLC0415
     from assay._render_runs import episode_text, episodes_json  # noqa: PLC0415
@@ -1253,7 +1253,7 @@ def export_tasks(directory: Path, out: Path, format_name: str | None, split: str
     from assay.tasks import Split, TaskSet  # noqa: PLC0415
 
     taskset = _complete_taskset(TaskSet.load(directory))
-    with _read_store(db) as store:
+    with _existing_store(db, reads_only=True) as store:
         decisions = store.audit_decisions()
     chosen = exportable(taskset.tasks, decisions, Split(split))
     if not chosen.tasks:
@@ -1334,7 +1334,7 @@ def export_trajectories(
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     fmt = _export_format(format_name, out)
-    with _read_store(db) as store:
+    with _existing_store(db, reads_only=True) as store:
         trajectories = [
             episode.trajectory for name in run_names for episode in rollout_episodes(store, name)
         ]
@@ -1829,31 +1829,21 @@ def _store(db: Path) -> Iterator[Store]:
 
 
 @contextmanager
-def _existing_store(db: Path) -> Iterator[Store]:
-    """The results database, which a read command must not create."""
+def _existing_store(db: Path, *, reads_only: bool = False) -> Iterator[Store]:
+    """The results database, which a read command must not create. With ``reads_only`` (the
+    command never writes it), a store that cannot be written (read-only media) is read as it
+    is; one that can is opened as the others are (an older store is migrated)."""
     if not db.is_file():
         raise InputError(
             "no results database here", path=db, fix="run an audit first, or point --db at one"
         )
-    with _store(db) as store:
-        yield store
+    if reads_only and not (os.access(db, os.W_OK) and os.access(db.absolute().parent, os.W_OK)):
+        from assay.store import open_store  # noqa: PLC0415
 
-
-@contextmanager
-def _read_store(db: Path) -> Iterator[Store]:
-    """The results database for a command that only reads it: opened as the others are where
-    it can be written (an older store is migrated), else read as it is (read-only media)."""
-    if not db.is_file():
-        raise InputError(
-            "no results database here", path=db, fix="run an audit first, or point --db at one"
-        )
-    if os.access(db, os.W_OK) and os.access(db.absolute().parent, os.W_OK):
-        with _store(db) as store:
+        with open_store(db, read_only=True) as store:
             yield store
         return
-    from assay.store import open_store  # noqa: PLC0415
-
-    with open_store(db, read_only=True) as store:
+    with _store(db) as store:
         yield store
 
 

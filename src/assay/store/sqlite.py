@@ -57,9 +57,7 @@ class Store:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
-                self.path, timeout=timeout_s, isolation_level=None, check_same_thread=False
-            )
+            self._db = _connect(self.path, timeout_s)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -478,6 +476,13 @@ class Store:
             )
 
 
+def _connect(database: Path | str, timeout_s: float, *, uri: bool = False) -> sqlite3.Connection:
+    """A connection as the store uses it: autocommit, shared by the store's threads."""
+    return sqlite3.connect(
+        database, timeout=timeout_s, isolation_level=None, check_same_thread=False, uri=uri
+    )
+
+
 def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
     """A connection that reads ``path`` and never writes it. SQLite reads a database in WAL
     mode only where it can make its shared-memory file; on read-only media it reads the file
@@ -490,25 +495,7 @@ def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
                 "where nothing can be written (copy the store and its -wal file somewhere "
                 "writable, or open it once where it was written)"
             )
-        db = None
-        for mode in ("mode=ro", "immutable=1"):
-            try:
-                db = sqlite3.connect(
-                    f"{path.absolute().as_uri()}?{mode}",
-                    uri=True,
-                    timeout=timeout_s,
-                    isolation_level=None,
-                    check_same_thread=False,
-                )
-                version = schema_version(db, str(path))
-                break
-            except sqlite3.OperationalError:
-                if db is not None:
-                    db.close()
-                db = None
-                if mode == "immutable=1":
-                    raise
-        assert db is not None  # noqa: S101 - the loop returned one or raised
+        db, version = _read_connection(path, timeout_s)
     except ValueError as exc:
         raise StoreError(str(exc)) from None
     except (sqlite3.Error, OSError) as exc:
@@ -520,6 +507,25 @@ def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
             f"to schema {SCHEMA_VERSION} (open it once with write access)"
         )
     return db
+
+
+def _read_connection(path: Path, timeout_s: float) -> tuple[sqlite3.Connection, int]:
+    """A read-only connection to ``path`` and its schema version: read-only where SQLite can
+    keep its shared memory beside the file, else immutable."""
+    target = path.absolute().as_uri()
+    try:
+        return _versioned(f"{target}?mode=ro", path, timeout_s)
+    except sqlite3.OperationalError:
+        return _versioned(f"{target}?immutable=1", path, timeout_s)
+
+
+def _versioned(uri: str, path: Path, timeout_s: float) -> tuple[sqlite3.Connection, int]:
+    db = _connect(uri, timeout_s, uri=True)
+    try:
+        return db, schema_version(db, str(path))
+    except BaseException:
+        db.close()
+        raise
 
 
 def _busy_or_failed(path: Path, exc: sqlite3.Error) -> StoreError:
