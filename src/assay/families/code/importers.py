@@ -27,6 +27,7 @@ from importlib.resources import files as package_files
 from assay.errors import InputError
 from assay.families.code._codec import EncodingError, decode, normalize
 from assay.families.code.casefile import ENCODED, Case, cases_json
+from assay.families.code.config import CodeConfig, code_config
 from assay.families.code.family import CODEC, CodeFamily
 from assay.families.code.lint import call_text
 from assay.families.code.problems import Problem, read_humaneval, read_mbpp
@@ -172,25 +173,25 @@ def _import_one(
         how += (
             f" ({unchecked} call{'s' if unchecked > 1 else ''} the check never looks at, left out)"
         )
-    rules = _rules(task.spec.config)
+    rules = _rules(code_config(task))
     if rules:
         how += f"; compared as the check does: {', '.join(rules)}"
     return task, report(Outcome.CASES, how, task_id=task.id, cases=count, fooled=fooled)
 
 
-def _rules(config: dict[str, object]) -> list[str]:
+def _rules(config: CodeConfig) -> list[str]:
     """How the cases are compared where it is not exactly, in words."""
     rules = []
-    if config.get("compare") == "set":
+    if config.compare == "set":
         rules.append("the result as a set")
-    elif config.get("compare") == "unordered":
+    elif config.compare == "unordered":
         rules.append("in any order")
-    if config.get("containers") == "any":
+    if config.containers == "any":
         rules.append("a list, tuple or set alike")
-    if config.get("numbers") == "by-value":
+    if config.numbers == "by-value":
         rules.append("numbers by value")
-    if "float_tolerance" in config:
-        rules.append(f"floats within {config['float_tolerance']:g}")
+    if config.float_tolerance is not None:
+        rules.append(f"floats within {config.float_tolerance:g}")
     return rules
 
 

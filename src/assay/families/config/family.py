@@ -8,12 +8,13 @@ from pathlib import Path
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
-from assay.families.config.admission import Admission, admit
+from assay.families.config.admission import admit
 from assay.families.config.documents import PACKAGES, PARSER, YAML_SUFFIXES
 from assay.families.config.expectations import Expectations, judge, readings
 from assay.families.config.exploits import config_exploits
 from assay.families.config.guards import guard_criteria
 from assay.families.config.lint import lint_config_task
+from assay.families.config.meaning import Meaning
 from assay.families.config.mutants import config_mutants
 from assay.families.config.probes import config_probes
 from assay.families.config.schema import library_version
@@ -115,7 +116,8 @@ class ConfigFamily:
         if admission.reference is not None:
             criteria += guard_criteria(found, admission.reference, expected.values())
         if admission.start is not None:  # what doing nothing meets scales the score
-            criteria = met_at_start(criteria, _met_at_start(admission, expected, reading, task))
+            start = _judged(admission.start, admission.reference, expected, reading, task)
+            criteria = met_at_start(criteria, {c.name for c in start if c.passed})
         passed = sum(c.passed for c in criteria)
         status = Status.PASS if passed == len(criteria) else Status.FAIL
         summary = f"{passed}/{len(criteria)} requirements met"
@@ -124,16 +126,19 @@ class ConfigFamily:
         return record(status, summary, criteria, admission.result)
 
 
-def _met_at_start(
-    admission: Admission, expected: dict[str, Expectations], reading: str, task: Task
-) -> set[str]:
-    """The names of the requirements of ``reading`` (the guards too) that the task's cluster
-    meets as it is."""
-    assert admission.start is not None  # noqa: S101 - the caller checked
-    start = judge(expected[reading], admission.start, task.id)
-    if admission.reference is not None:
-        start += guard_criteria(admission.start, admission.reference, expected.values())
-    return {c.name for c in start if c.passed}
+def _judged(
+    found: Meaning,
+    reference: Meaning | None,
+    expected: dict[str, Expectations],
+    reading: str,
+    task: Task,
+) -> tuple[Criterion, ...]:
+    """``found`` judged by the requirements of ``reading``, then by the guards against
+    ``reference`` when there is one."""
+    criteria = judge(expected[reading], found, task.id)
+    if reference is not None:
+        criteria += guard_criteria(found, reference, expected.values())
+    return criteria
 
 
 def _reference(task: Task) -> Files | None:

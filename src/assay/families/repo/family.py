@@ -145,7 +145,11 @@ class RepoFamily:
                 paths=config.paths,
                 limits=task.spec.limits,
             )
-            start = outputs if project == task.workspace else _start(task, case_file, sandbox)
+            start = (
+                outputs
+                if project == task.workspace
+                else _start(task, case_file, config.paths, sandbox)
+            )
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         judged = judge_readings(case_file, outputs)
@@ -172,14 +176,13 @@ _STARTS_KEPT = 256
 _STARTS_LOCK = threading.Lock()
 
 
-def _start(task: Task, case_file: CaseFile, sandbox: Sandbox) -> CaseOutputs:
+def _start(task: Task, case_file: CaseFile, paths: Sequence[str], sandbox: Sandbox) -> CaseOutputs:
     """The outcomes of the hidden cases on the project as the task gives it, run once for a
     project and the cases' inputs (a copy of the task with other expected values, as the
     sensitivity check makes, runs nothing again); the cases it meets are met before any
     change (:func:`assay.verdicts.score_of`)."""
-    config = repo_config(task)
     digest = hashlib.sha256()
-    inputs = [[case.job() for case in case_file.cases], config.paths, task.spec.limits.model_dump()]
+    inputs = [[case.job() for case in case_file.cases], list(paths), task.spec.limits.model_dump()]
     digest.update(json.dumps(inputs, sort_keys=True).encode())
     for path in sorted(task.workspace):
         digest.update(f"\0{len(path)}:{path}\0{len(task.workspace[path])}:".encode())
@@ -191,7 +194,7 @@ def _start(task: Task, case_file: CaseFile, sandbox: Sandbox) -> CaseOutputs:
             _STARTS.move_to_end(key)
             return known
     found = run_project(
-        sandbox, dict(task.workspace), case_file.cases, paths=config.paths, limits=task.spec.limits
+        sandbox, dict(task.workspace), case_file.cases, paths=paths, limits=task.spec.limits
     )
     with _STARTS_LOCK:
         _STARTS[key] = found

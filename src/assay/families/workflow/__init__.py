@@ -20,8 +20,8 @@ by the trusted side through the emulator's API: one criterion per resource, the 
 evidence. A resource that is to stay as it is (or was not there and must not be), a script
 that runs to its end and one that makes few requests are met before anything is done: they
 scale the score of the changes the task asks for and never add to it, so doing nothing scores
-0. Lint refuses a task whose prompt
-promises that a second run changes nothing while ``rerun`` leaves that unchecked.
+0. Lint refuses a task whose prompt promises that a second run changes nothing while ``rerun``
+leaves that unchecked.
 
 The generator (see generator, templates, prompts) writes tasks in English, German and French and
 in several styles; the audit attacks the verifier with reward hacks (exploits), near misses of
