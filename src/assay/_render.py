@@ -9,8 +9,11 @@ Only the styles written in this module are styles.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import sys
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from rich.console import Console
 from rich.table import Table
@@ -35,6 +38,43 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def console(*, stderr: bool = False) -> Console:
     """A console on stdout (or stderr), sized for the terminal as it is now."""
     return Console(stderr=stderr, soft_wrap=True)
+
+
+PROGRESS_EVERY_S = 30.0
+"""Where stderr is not a terminal, the seconds between two lines of progress."""
+
+
+class ProgressLines:
+    """Progress for a log (stderr not a terminal, where no bar is drawn): one plain line at most
+    every :data:`PROGRESS_EVERY_S` seconds, so that a long audit or run in CI shows it is moving
+    and how far it is. Nothing is written for work that ends sooner."""
+
+    def __init__(
+        self,
+        label: str,
+        total: int,
+        *,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        every: float | None = None,
+    ) -> None:
+        self.label, self.total = label, total
+        self.every = PROGRESS_EVERY_S if every is None else every
+        self.stream, self.clock = stream, clock
+        self.started = self.last = clock()
+
+    def show(self, done: int, detail: str = "") -> None:
+        """Write ``done`` of the total when the last line is ``every`` seconds old."""
+        now = self.clock()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        of = f" of {self.total}" if self.total else ""
+        tail = f", {detail}" if detail else ""
+        line = f"{self.label}: {done}{of} after {now - self.started:.0f} s{tail}"
+        stream = self.stream or sys.stderr
+        stream.write(plain(line).plain + "\n")
+        stream.flush()
 
 
 def plain(text: object, style: str = "") -> Text:

@@ -21,7 +21,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from assay._render import STATUS_STYLE, console, plain
+from assay._render import STATUS_STYLE, ProgressLines, console, plain
 from assay.episodes.records import Trajectory
 from assay.profiles import Profile, histogram_lines
 from assay.runs import Outcome, RunRow
@@ -34,8 +34,11 @@ SHOWN_CHARS = 4000
 class RunProgress:
     """Counts of a run as its episodes end, on a progress bar on stderr when it is a terminal."""
 
-    def __init__(self, progress: Progress, counts: JobCounts) -> None:
-        self.progress = progress
+    def __init__(
+        self, progress: Progress, counts: JobCounts, lines: ProgressLines | None = None
+    ) -> None:
+        self.progress, self.lines = progress, lines
+        self.done = counts.done
         self.passed, self.failed, self.errors = counts.passed, counts.failed, counts.errors
         self.retries = 0
         self.started = time.monotonic()
@@ -54,6 +57,7 @@ class RunProgress:
             self.passed += outcome.status.value == "pass"
             self.failed += outcome.status.value == "fail"
             self.errors += outcome.status.value == "error"
+            self.done += 1
             self.progress.advance(self.bar)
         self._update()
 
@@ -65,12 +69,15 @@ class RunProgress:
             f"retried {self.retries}  {rate:.1f} episodes/s"
         )
         self.progress.update(self.bar, tally=tally)
+        if self.lines is not None:
+            self.lines.show(self.done, tally)
 
 
 @contextmanager
 def run_progress(counts: JobCounts) -> Iterator[RunProgress]:
-    """Progress of a run on stderr (shown only on a terminal)."""
+    """Progress of a run on stderr: a bar on a terminal, a line now and then elsewhere."""
     stderr = console(stderr=True)
+    lines = None if stderr.is_terminal else ProgressLines("episodes", counts.total)
     with Progress(
         TextColumn("running"),
         BarColumn(),
@@ -83,7 +90,7 @@ def run_progress(counts: JobCounts) -> Iterator[RunProgress]:
         transient=True,
         disable=not stderr.is_terminal,
     ) as progress:
-        yield RunProgress(progress, counts)
+        yield RunProgress(progress, counts, lines)
 
 
 def summary_table(name: str, totals: EpisodeTotals, counts: JobCounts) -> Table:

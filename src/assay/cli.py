@@ -1882,7 +1882,8 @@ def _sandbox(backend: str, workers: int) -> Iterator[Sandbox]:
 
 @contextmanager
 def _progress(label: str, total: int) -> Iterator[Callable[[], None]]:
-    """A progress bar on stderr while the block runs; the block gets a function to advance it."""
+    """A progress bar on stderr while the block runs (a line now and then where stderr is not a
+    terminal); the block gets a function to advance it."""
     from rich.progress import (  # noqa: PLC0415
         BarColumn,
         MofNCompleteColumn,
@@ -1891,9 +1892,20 @@ def _progress(label: str, total: int) -> Iterator[Callable[[], None]]:
         TimeElapsedColumn,
     )
 
-    from assay._render import console  # noqa: PLC0415
+    from assay._render import ProgressLines, console  # noqa: PLC0415
 
     stderr = console(stderr=True)
+    if not stderr.is_terminal:
+        lines = ProgressLines(label, total)
+        done = 0
+
+        def advance() -> None:
+            nonlocal done
+            done += 1
+            lines.show(done)
+
+        yield advance
+        return
     with Progress(
         TextColumn(label),
         BarColumn(),
@@ -1901,7 +1913,6 @@ def _progress(label: str, total: int) -> Iterator[Callable[[], None]]:
         TimeElapsedColumn(),
         console=stderr,
         transient=True,
-        disable=not stderr.is_terminal,
     ) as progress:
         bar = progress.add_task(label, total=total)
         yield lambda: progress.advance(bar)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -10,7 +11,8 @@ import pytest
 from click.testing import Result
 from rich.console import Console, RenderableType
 
-from assay._render import audit_table, runs_table, verdict_text, verdicts_table
+import assay._render
+from assay._render import ProgressLines, audit_table, runs_table, verdict_text, verdicts_table
 from assay.audit import AuditReport, Decision, Finding, Severity, SolutionResult, TaskAudit
 from assay.store import StoredRun, StoredVerdict
 from assay.verdicts import Criterion, Status, Timings, Verdict, Versions
@@ -156,3 +158,26 @@ def test_audit_and_read_back_show_markup_in_names_and_findings(
     verdicts = run_cli("verdicts")
     assert verdicts.exit_code == 0, verdicts.output
     assert "[bold][link=https:x]attempt.py" in verdicts.stdout
+
+
+def test_progress_for_a_log_is_a_line_now_and_then() -> None:
+    now = [100.0]
+    stream = io.StringIO()
+    lines = ProgressLines("auditing", 10, stream=stream, clock=lambda: now[0], every=30)
+    now[0] = 129.0
+    lines.show(3)
+    assert stream.getvalue() == ""
+    now[0] = 131.0
+    lines.show(4, "pass 4")
+    now[0] = 140.0
+    lines.show(5)
+    assert stream.getvalue() == "auditing: 4 of 10 after 31 s, pass 4\n"
+
+
+def test_an_audit_whose_stderr_is_a_log_says_how_far_it_is(
+    run_cli: Run, median_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(assay._render, "PROGRESS_EVERY_S", 0.0)
+    audited = run_cli("audit", str(median_dir.parent), "--checks", "reference")
+    assert audited.exit_code == 0, audited.output
+    assert "auditing: 1 of 1 after " in audited.stderr

@@ -207,3 +207,23 @@ def test_progress_counts_outcomes_as_they_come() -> None:
         [task] = bar.tasks
     assert task.completed == 3
     assert "pass 1  fail 1  error 1  retried 1" in task.fields["tally"]
+
+
+def test_progress_in_a_log_counts_the_episodes_done_before_a_resume() -> None:
+    import io  # noqa: PLC0415
+
+    from rich.progress import Progress  # noqa: PLC0415
+
+    from assay._render import ProgressLines  # noqa: PLC0415
+    from assay._render_runs import RunProgress  # noqa: PLC0415
+    from assay.runs import Outcome  # noqa: PLC0415
+    from assay.store import JobCounts  # noqa: PLC0415
+    from assay.verdicts import Status  # noqa: PLC0415
+
+    stream = io.StringIO()
+    lines = ProgressLines("episodes", 5, stream=stream, every=0)
+    with Progress(disable=True) as bar:
+        progress = RunProgress(bar, JobCounts(total=5, done=1, passed=1), lines)
+        progress(Outcome("t", 0, Status.FAIL))
+    last = stream.getvalue().splitlines()[-1]
+    assert last.startswith("episodes: 2 of 5 after 0 s, pass 1  fail 1")

@@ -76,3 +76,35 @@ def test_a_store_of_a_newer_schema_is_refused_by_name(tmp_path: Path) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StoreError, match=r"new.db: written by a newer assay .* upgrade assay"):
         Store(path)
+
+
+def _foreign(path: Path) -> bytes:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (body TEXT)")
+        db.execute("INSERT INTO notes VALUES ('kept')")
+    db.close()
+    return path.read_bytes()
+
+
+def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    """A --db pointed by mistake at another program's SQLite file: assay's tables are not
+    written into it, nor is its journal mode changed."""
+    path = tmp_path / "notes.db"
+    before = _foreign(path)
+    with pytest.raises(StoreError, match=r"notes.db: an SQLite database of another program"):
+        Store(path)
+    with pytest.raises(StoreError, match=r"notes.db: an SQLite database of another program"):
+        Store(path, read_only=True)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+
+
+def test_an_empty_file_becomes_a_store_and_reads_as_not_one_where_it_cannot(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "empty.db"
+    path.touch()
+    with pytest.raises(StoreError, match=r"empty.db: not an assay store \(an empty database\)"):
+        Store(path, read_only=True)
+    with Store(path) as store:
+        assert store.verdicts() == []

@@ -154,6 +154,7 @@ def migrate(db: sqlite3.Connection, path: str) -> None:
     try:
         version = schema_version(db, path)
         if version == 0:
+            refuse_foreign(db, path)
             for statement in SCHEMA_1.split(";"):
                 if statement.strip():
                     db.execute(statement)
@@ -167,6 +168,16 @@ def migrate(db: sqlite3.Connection, path: str) -> None:
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def refuse_foreign(db: sqlite3.Connection, path: str) -> None:
+    """ValueError when ``db``, of no assay schema, holds tables: another program's database,
+    which assay neither reads as a store nor writes its own tables into."""
+    if db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None:
+        raise ValueError(
+            f"{path}: an SQLite database of another program, not an assay store "
+            "(give --db or ASSAY_DB a new file or an assay store)"
+        )
 
 
 def schema_version(db: sqlite3.Connection, path: str) -> int:

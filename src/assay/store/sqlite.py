@@ -22,7 +22,7 @@ from assay.audit.report import AuditReport, TaskAudit
 from assay.episodes.records import Trajectory
 from assay.errors import StoreError
 from assay.store import _jobs
-from assay.store._schema import SCHEMA_VERSION, migrate, schema_version
+from assay.store._schema import SCHEMA_VERSION, migrate, refuse_foreign, schema_version
 from assay.store.records import (
     EpisodeTotals,
     Finished,
@@ -58,13 +58,23 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = _connect(self.path, timeout_s)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(
+                f"{self.path}: cannot open the results database: {exc} "
+                "(point ASSAY_DB or --db at a writable SQLite file)"
+            ) from None
+        try:
+            if schema_version(self._db, str(self.path)) == 0:
+                refuse_foreign(self._db, str(self.path))  # before WAL changes its header
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             migrate(self._db, str(self.path))
         except ValueError as exc:
+            self._db.close()
             raise StoreError(str(exc)) from None
         except (sqlite3.Error, OSError) as exc:
+            self._db.close()
             raise StoreError(
                 f"{self.path}: cannot open the results database: {exc} "
                 "(point ASSAY_DB or --db at a writable SQLite file)"
@@ -501,10 +511,18 @@ def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
     except (sqlite3.Error, OSError) as exc:
         raise StoreError(f"{path}: cannot read the results database: {exc}") from None
     if version != SCHEMA_VERSION:
-        db.close()
+        try:
+            if version == 0:
+                refuse_foreign(db, str(path))
+        except ValueError as exc:
+            raise StoreError(str(exc)) from None
+        finally:
+            db.close()
         raise StoreError(
-            f"{path}: a store of schema {version} cannot be read where it cannot be migrated "
-            f"to schema {SCHEMA_VERSION} (open it once with write access)"
+            f"{path}: not an assay store (an empty database)"
+            if version == 0
+            else f"{path}: a store of schema {version} cannot be read where it cannot be "
+            f"migrated to schema {SCHEMA_VERSION} (open it once with write access)"
         )
     return db
 
