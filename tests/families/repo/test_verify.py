@@ -4,7 +4,6 @@ submission too, and its readings are judged each by its own reference."""
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from click.testing import Result
 
 from assay.audit import FlakyCheck
 from assay.audit.base import AuditContext
+from assay.families._recent import Recent
 from assay.families.code.outputs import Returned
 from assay.families.repo import RepoFamily
 from assay.families.repo import family as repo_family
@@ -98,7 +98,7 @@ def test_the_starting_project_runs_once_for_its_inputs(
         return real(sandbox, project, *args, **kw)
 
     monkeypatch.setattr(repo_family, "run_project", counting)
-    monkeypatch.setattr(repo_family, "_STARTS", OrderedDict())
+    monkeypatch.setattr(repo_family, "_STARTS", Recent(256))
     for name in ("reference", "bad-comma-everywhere"):
         FAMILY.verify(decimal_comma, decimal_comma.solutions[name], pool)
     case_file = repo_cases(decimal_comma)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, VerifierError
 from assay.families import version_label
+from assay.families._recent import Recent
 from assay.families.base import Exploit, Mutant, Probe
 from assay.families.config.admission import admit
 from assay.families.config.documents import PACKAGES, PARSER, YAML_SUFFIXES
@@ -116,14 +117,24 @@ class ConfigFamily:
         if admission.reference is not None:
             criteria += guard_criteria(found, admission.reference, expected.values())
         if admission.start is not None:  # what doing nothing meets scales the score
-            start = _judged(admission.start, admission.reference, expected, reading, task)
-            criteria = met_at_start(criteria, {c.name for c in start if c.passed})
+            key = (record.versions.task, reading)
+            met = _STARTS.get(key)
+            if met is None:
+                start = _judged(admission.start, admission.reference, expected, reading, task)
+                met = frozenset(c.name for c in start if c.passed)
+                _STARTS.put(key, met)
+            criteria = met_at_start(criteria, met)
         passed = sum(c.passed for c in criteria)
         status = Status.PASS if passed == len(criteria) else Status.FAIL
         summary = f"{passed}/{len(criteria)} requirements met"
         if len(judged) > 1:
             summary += f" (reading {reading or 'expected'}, best of {len(judged)})"
         return record(status, summary, criteria, admission.result)
+
+
+_STARTS: Recent[tuple[str, str], frozenset[str]] = Recent(1024)
+"""The requirements and guards a task's starting cluster meets, by the task's content version
+and the reading judged: the same for every verification of that task."""
 
 
 def _judged(

@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files as package_files
@@ -14,6 +12,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SolutionFormatError, TaskFormatError
 from assay.families import version_label
+from assay.families._recent import Recent
 from assay.families.base import Exploit, Mutant, in_case_order
 from assay.families.code.config import CodeConfig
 from assay.families.code.family import CODEC, VerdictRecorder, assay_version
@@ -170,10 +169,8 @@ class RepoFamily:
         return record(status, summary, criteria + scored, outputs.result, suite)
 
 
-_STARTS: OrderedDict[str, CaseOutputs] = OrderedDict()
-"""The starting project's outcomes, by what they depend on (most recent last)."""
-_STARTS_KEPT = 256
-_STARTS_LOCK = threading.Lock()
+_STARTS: Recent[str, CaseOutputs] = Recent(256)
+"""The starting project's outcomes, by what they depend on."""
 
 
 def _start(task: Task, case_file: CaseFile, paths: Sequence[str], sandbox: Sandbox) -> CaseOutputs:
@@ -188,18 +185,13 @@ def _start(task: Task, case_file: CaseFile, paths: Sequence[str], sandbox: Sandb
         digest.update(f"\0{len(path)}:{path}\0{len(task.workspace[path])}:".encode())
         digest.update(task.workspace[path])
     key = digest.hexdigest()
-    with _STARTS_LOCK:
-        known = _STARTS.get(key)
-        if known is not None:
-            _STARTS.move_to_end(key)
-            return known
+    known = _STARTS.get(key)
+    if known is not None:
+        return known
     found = run_project(
         sandbox, dict(task.workspace), case_file.cases, paths=paths, limits=task.spec.limits
     )
-    with _STARTS_LOCK:
-        _STARTS[key] = found
-        while len(_STARTS) > _STARTS_KEPT:
-            _STARTS.popitem(last=False)
+    _STARTS.put(key, found)
     return found
 
 

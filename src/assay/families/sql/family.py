@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files as package_files
@@ -15,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, VerifierError
 from assay.families import version_label
+from assay.families._recent import Recent
 from assay.families.base import Exploit, Mutant
 from assay.families.sql.compare import Ordering, difference
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
@@ -52,8 +51,7 @@ class SqlFamily:
     trusted_code: tuple[str, ...] = (RUNNER,)
 
     def __init__(self) -> None:
-        self._expected: OrderedDict[str, _Expected] = OrderedDict()
-        self._lock = threading.Lock()
+        self._expected: Recent[str, _Expected] = Recent(_EXPECTED_CACHE)
 
     def load_solution(self, path: Path) -> Files:
         """A solution directory holding ``query.sql``, or a single ``.sql`` file taken as it."""
@@ -154,16 +152,11 @@ class SqlFamily:
     ) -> _Expected:
         """The references' results on every database, computed once per task version."""
         key = task.content_version(version_label(self))
-        with self._lock:
-            known = self._expected.get(key)
-            if known is not None:
-                self._expected.move_to_end(key)
-                return _Expected(known.references, known.tables, known.orderings, ())
+        known = self._expected.get(key)
+        if known is not None:
+            return _Expected(known.references, known.tables, known.orderings, ())
         expected = _reference_results(task, config, databases, files, sandbox)
-        with self._lock:
-            self._expected[key] = expected
-            while len(self._expected) > _EXPECTED_CACHE:
-                self._expected.popitem(last=False)
+        self._expected.put(key, expected)
         return expected
 
 
