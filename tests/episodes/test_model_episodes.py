@@ -84,6 +84,23 @@ def test_malformed_tool_call_json_is_an_observation(
     assert model_server.requests[1]["messages"][-1]["content"] == first.output
 
 
+def test_arguments_escaping_a_lone_surrogate_are_an_observation(
+    model_server: ModelServer, median_task: Task, pool: PoolSandbox
+) -> None:
+    """Pure-ASCII JSON can decode to text no file can hold (``\\ud800``): the call is refused
+    as an observation, never a crash of the run."""
+    hostile = ("write_file", '{"path": "solution.py", "content": "x = 1  # \\ud800"}')
+    keyed = ("run", '{"\\udfff": 1, "command": "true"}')
+    model_server.play(Reply(tool_calls=(hostile, keyed)), WRITE, SUBMIT)
+    trajectory = drive(median_task, model_policy(model_server), pool)
+    outputs = [tool.result.output for tool in trajectory.steps[0].tools]
+    assert (
+        outputs
+        == ["the arguments hold a lone surrogate (an unpaired \\ud800-\\udfff), not text"] * 2
+    )
+    assert trajectory.verdict.status is Status.PASS
+
+
 def test_failing_calls_are_counted_and_the_episode_goes_on(
     model_server: ModelServer, median_task: Task, pool: PoolSandbox
 ) -> None:

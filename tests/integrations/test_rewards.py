@@ -172,3 +172,30 @@ def test_verl_never_turns_an_error_into_a_zero(
     monkeypatch.delenv("ASSAY_TASKS", raising=False)
     with pytest.raises(InputError, match="ASSAY_TASKS is not set"):
         compute_score("assay", GOOD, "median-1", {})
+
+
+def test_trl_reads_the_answer_in_every_shape_a_conversation_holds_it(pool: PoolSandbox) -> None:
+    rewards = AssayRewards(_tasks(), sandbox=pool)
+    parts = (
+        {"type": "text", "text": GOOD[:20]},
+        {"type": "image_url"},
+        {"type": "text", "text": GOOD[20:]},
+    )
+    completions = [
+        [{"role": "assistant", "content": list(parts)}],
+        {"role": "assistant", "content": GOOD},
+        [{"role": "assistant", "content": None}],
+        None,
+    ]
+    scores = rewards.reward(["p"] * 4, completions, task_id=["median-1"] * 4)
+    assert scores == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_a_completion_that_is_not_unicode_text_fails_alone(pool: PoolSandbox) -> None:
+    """A lone surrogate (a JSON ``\\ud800`` decoded) cannot be written to a file: that answer
+    fails, and the rest of its batch is judged."""
+    hostile = GOOD.replace("def ", "# \ud800\ndef ", 1)
+    got = Judge(_tasks(), sandbox=pool).judge(["median-1"] * 2, [hostile, GOOD])
+    assert [j.verdict.status if j.verdict else None for j in got] == [Status.FAIL, Status.PASS]
+    assert got[0].verdict is not None
+    assert "lone surrogate" in got[0].verdict.summary

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -72,6 +73,11 @@ def test_bad_specs_are_refused() -> None:
         SamplingSpec(weights={"code": -1})
     with pytest.raises(ValidationError):
         SamplingSpec(weights={"code": 0})
+    for weight in (math.inf, math.nan):
+        with pytest.raises(ValidationError, match="finite number"):
+            SamplingSpec(weights={"code": weight, "sql": 1})
+    with pytest.raises(ValidationError, match="sum must be finite"):
+        SamplingSpec(weights={"code": 1e308, "sql": 1e308})
     with pytest.raises(ValidationError):
         Curriculum(low=0.8, high=0.2)
     with pytest.raises(ValidationError):

@@ -131,6 +131,9 @@ class Episode:
         submitted through the tools and ``final`` holds a fenced block, that block over it.
         """
         block = last_fenced_block(final.content if final else None, self.toolset.fence)
+        if block is not None and not _is_unicode(block):
+            summary = "the answer's block holds a lone surrogate, which is not Unicode text"
+            return self.unjudged(EndReason.ANSWERED, Status.FAIL, summary)
         if self.mode == "single":
             if block is None:
                 fence = self.toolset.fence
@@ -185,11 +188,24 @@ def _arguments(text: str) -> dict[str, Any] | str:
         return {}
     try:
         value = json.loads(text)
+        written = json.dumps(value, ensure_ascii=False)
     except (ValueError, RecursionError) as exc:
         return f"the arguments are not valid JSON ({str(exc)[:200]}); send one JSON object"
     if not isinstance(value, dict):
         return "the arguments must be one JSON object"
+    if not _is_unicode(written):
+        return "the arguments hold a lone surrogate (an unpaired \\ud800-\\udfff), not text"
     return value
+
+
+def _is_unicode(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8: JSON's ``\\ud800`` escapes decode to lone
+    surrogates, which no file, database or process argument can hold."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _toolset_of(task: Task) -> Toolset:

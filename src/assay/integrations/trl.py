@@ -85,14 +85,19 @@ class AssayRewards:
 
 
 def _text(completion: Any) -> str:
-    """The answer: the text, or the last message's content."""
+    """The answer: the text, or the content of the last message (of a conversation, or a
+    message alone), whose content may be a list of parts as in OpenAI's chat format."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, list) and completion:
-        last = completion[-1]
-        if isinstance(last, dict):
-            return str(last.get("content") or "")
-    return str(completion)
+        completion = completion[-1]
+    if isinstance(completion, dict):
+        content = completion.get("content")
+        if isinstance(content, list):
+            parts = [part for part in content if isinstance(part, dict)]
+            return "".join(str(p.get("text") or "") for p in parts if p.get("type") == "text")
+        return str(content or "")
+    return "" if completion is None else str(completion)
 
 
 def _key(prompt: Any) -> str:

@@ -8,6 +8,7 @@ evidence, which for every built-in family can name expected values (``expected 2
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
@@ -64,10 +65,14 @@ class SamplingSpec(BaseModel):
 
     @model_validator(mode="after")
     def _weights(self) -> SamplingSpec:
-        if any(weight < 0 for weight in self.weights.values()):
-            raise ValueError("weights: a family's weight must not be negative")
-        if self.weights and sum(self.weights.values()) <= 0:
-            raise ValueError("weights: at least one family needs a positive weight")
+        if any(not math.isfinite(weight) or weight < 0 for weight in self.weights.values()):
+            raise ValueError("weights: a family's weight must be a finite number, not negative")
+        total = sum(self.weights.values())
+        if self.weights and not 0 < total < math.inf:
+            raise ValueError(
+                "weights: at least one family needs a positive weight, and their sum must be "
+                "finite (scale them down)"
+            )
         return self
 
 

@@ -188,6 +188,10 @@ def _judge(episode: Episode) -> Judged:
         return episode.judge(None)
     except AssayError as exc:
         return episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)[:500])
+    except Exception as exc:  # a defect of assay: the session ends in error, never stuck
+        LOG.exception("judging session's episode of %s failed", episode.task.id)
+        summary = f"internal error: {type(exc).__name__}"
+        return episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, summary)
 
 
 def _close_quietly(session: Session) -> None:

@@ -72,6 +72,10 @@ def test_the_aws_tool_checks_calls_against_the_service_model(task: Task) -> None
     assert "NoSuchKey" in output
     output, ok = call(episode, "aws", service="iam", operation="ListUsers")
     assert not ok
+    for service in (["s3"], {"s3": 1}, None, 3):
+        output, ok = call(episode, "aws", service=service, operation="ListBuckets")
+        assert not ok
+        assert output.startswith("service must be one of")
 
 
 def test_two_episodes_of_one_task_share_nothing(task: Task) -> None:

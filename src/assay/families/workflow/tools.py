@@ -165,7 +165,7 @@ class WorkflowTools:
         service = arguments.get("service")
         operation = arguments.get("operation")
         parameters = arguments.get("parameters") or {}
-        if service not in SERVICES:
+        if not isinstance(service, str) or service not in SERVICES:
             return f"service must be one of {', '.join(sorted(SERVICES))}", False
         if not isinstance(operation, str) or not isinstance(parameters, dict):
             return "operation must be a string and parameters an object", False
