@@ -10,6 +10,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
 from click.testing import Result
@@ -32,6 +33,33 @@ def test_an_audit_of_fewer_checks_does_not_overrule_a_fuller_one(tmp_path: Path)
         assert store.audit_decisions() == {("t", "v1"): "rejected"}
         store.add_audit(run("full-again", ("lint", "reference"), Decision.ACCEPTED), [])
         assert store.audit_decisions() == {("t", "v1"): "accepted"}
+
+
+def test_a_check_left_out_of_a_later_audit_still_speaks_through_the_last_that_ran_it(
+    tmp_path: Path,
+) -> None:
+    """Neither check set holds the other: the duplicates check quarantined the task, and an
+    audit of other checks does not make it exportable until duplicates runs again."""
+
+    runs = iter(range(10))
+
+    def run(name: str, checks: tuple[str, ...], decision: Decision) -> AuditReport:
+        kept = report(audited(decision))
+        at = kept.finished_at + timedelta(minutes=next(runs))  # in the order they ran
+        return kept.model_copy(update={"run_id": name, "checks": checks, "finished_at": at})
+
+    with Store(tmp_path / "s.db") as store:
+        store.add_audit(run("dups", ("lint", "duplicates"), Decision.QUARANTINED), [])
+        store.add_audit(run("empty", ("lint", "empty"), Decision.ACCEPTED), [])
+        assert store.deciding_audits() == {("t", "v1"): ("dups", "quarantined")}
+        store.add_audit(run("ref", ("reference",), Decision.REJECTED), [])
+        assert store.deciding_audits() == {("t", "v1"): ("ref", "rejected")}
+        store.add_audit(run("all", ("lint", "duplicates", "reference"), Decision.ACCEPTED), [])
+        assert store.deciding_audits() == {("t", "v1"): ("all", "accepted")}
+        store.add_audit(
+            run("all-again", ("lint", "duplicates", "reference", "empty"), Decision.ACCEPTED), []
+        )
+        assert store.deciding_audits() == {("t", "v1"): ("all-again", "accepted")}
 
 
 def test_a_report_is_never_written_over_the_store(run_cli: Run, tmp_path: Path) -> None:

@@ -159,6 +159,22 @@ def test_a_spent_budget_ends_the_episode_as_fail(
     assert trajectory.verdict.summary == trajectory.end_detail
 
 
+def test_one_turn_cannot_spend_past_the_cpu_budget_and_still_submit(
+    model_server: ModelServer, median_task: Task, pool: PoolSandbox
+) -> None:
+    """A model may send many calls in one turn: the budget is checked between them, so burning
+    CPU and then submitting the reference in the same turn ends as a budget fail."""
+    burn = call("run", command="python -c 'while True: pass'")
+    write = call("write_file", path="solution.py", content=REFERENCE.decode())
+    model_server.play(Reply(tool_calls=(burn, burn, burn, write, call("submit"))))
+    budget = Budget(max_sandbox_cpu_s=0.3)
+    trajectory = drive(median_task, model_policy(model_server), pool, budget=budget)
+    assert trajectory.verdict.status is Status.FAIL
+    assert trajectory.end is EndReason.BUDGET
+    assert "sandbox CPU budget spent" in trajectory.end_detail
+    assert [tool.call.name for tool in trajectory.steps[0].tools] == ["run"]
+
+
 def test_the_models_own_failure_ends_as_fail(
     model_server: ModelServer, median_task: Task, pool: PoolSandbox
 ) -> None:

@@ -115,6 +115,30 @@ def test_actions_that_are_no_tool_call_are_observations_and_the_budget_truncates
     assert info["end"] == "budget"
 
 
+def test_an_action_nested_past_any_parser_is_an_observation(pool: PoolSandbox) -> None:
+    env = AssayEnv("code", tasks=[make_median_task()], sandbox=pool)
+    env.reset(seed=0)
+    observation, reward, terminated, truncated, _ = env.step("[" * 200_000 + "]" * 200_000)
+    assert "not JSON" in observation
+    assert (reward, terminated, truncated) == (0.0, False, False)
+
+
+def test_frozen_tasks_are_drawn_only_when_their_split_is_asked_for(pool: PoolSandbox) -> None:
+    """The frozen split is for evaluation: an environment made for training never offers it."""
+    tasks = [make_median_task("median-train"), make_median_task("median-eval", split="frozen")]
+    env = AssayEnv("code", tasks=tasks, sandbox=pool)
+    assert [t.id for t in env.tasks] == ["median-train"]
+    assert {env.reset(seed=seed)[1]["task_id"] for seed in range(8)} == {"median-train"}
+    with pytest.raises(InputError, match="no task 'median-eval'"):
+        env.reset(options={"task_id": "median-eval"})
+    frozen = AssayEnv("code", tasks=tasks, sandbox=pool, split="frozen")
+    assert [t.id for t in frozen.tasks] == ["median-eval"]
+    with pytest.raises(InputError, match="split='frozen'"):
+        AssayEnv("code", tasks=tasks[1:], sandbox=pool)
+    with pytest.raises(InputError, match="unknown split 'eval'"):
+        AssayEnv("code", tasks=tasks, sandbox=pool, split="eval")
+
+
 def test_single_mode_judges_the_answer_at_once(pool: PoolSandbox) -> None:
     env = AssayEnv("code", tasks=[make_median_task()], sandbox=pool, mode="single")
     observation, info = env.reset(seed=0)

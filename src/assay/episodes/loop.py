@@ -104,16 +104,22 @@ class _Run:
                 return
             tool_steps, tools_s = await asyncio.to_thread(self._run_calls, calls, messages)
             self.steps.append(self._step(turn, tool_steps, tools_s))
-            if episode.submitted:
+            if episode.submitted or self.judged is not None:
                 return
 
     def _run_calls(
         self, calls: tuple[ToolCall, ...], messages: list[Message]
     ) -> tuple[tuple[ToolStep, ...], float]:
-        """Run one turn's calls (on a thread) and their seconds; after a submit, judge too."""
+        """Run one turn's calls (on a thread) and their seconds; after a submit, judge too.
+        A call is not run once the calls before it spent the episode's CPU or wall-time budget:
+        the episode ends there, a fail, whatever the rest of the turn would have done."""
         started = time.monotonic()
         done: list[ToolStep] = []
         for call in calls:
+            spent = self.episode.overspent()
+            if spent:
+                self.end(spent, self.episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
+                return tuple(done), time.monotonic() - started
             result = self.episode.step(call)
             done.append(ToolStep(call=call, result=result))
             messages.append(Message(role="tool", tool_call_id=call.id, content=result.output))

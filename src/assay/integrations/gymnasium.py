@@ -51,6 +51,7 @@ from assay.integrations.rewards import load_tasks
 from assay.policies.messages import Message, ToolCall, Usage
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
+from assay.tasks.spec import Split
 from assay.verdicts import Status
 
 MAX_TEXT = 1_000_000
@@ -98,6 +99,7 @@ class AssayEnv(gymnasium.Env[str, str]):
         budget: Budget | None = None,
         sandbox: Sandbox | None = None,
         render_mode: str | None = None,
+        split: str | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise InputError(
@@ -112,7 +114,7 @@ class AssayEnv(gymnasium.Env[str, str]):
         self.observation_space = AnyText()
         self.action_space = AnyText()
         self._sandbox = sandbox
-        self._tasks = _family_tasks(family, tasks, sandbox)
+        self._tasks = _of_split(_family_tasks(family, tasks, sandbox), split, family)
         self._episode: Episode | None = None
         self._last = ""
 
@@ -277,6 +279,30 @@ def _family_tasks(
     return chosen
 
 
+def _of_split(tasks: tuple[Task, ...], split: str | None, family: str) -> tuple[Task, ...]:
+    """The tasks of ``split``; with none named, those of every split but ``frozen``, which is
+    for evaluation only and is drawn only when asked for by name (as the server draws)."""
+    splits = [s.value for s in Split]
+    if split is not None and split not in splits:
+        raise InputError(
+            f"unknown split {split!r}", field="split", fix="use one of " + ", ".join(splits)
+        )
+    if split is None:
+        chosen = tuple(task for task in tasks if task.spec.split is not Split.FROZEN)
+    else:
+        chosen = tuple(task for task in tasks if task.spec.split.value == split)
+    if not chosen:
+        named = f"split {split}" if split else "a split but frozen"
+        raise InputError(
+            f"no {family} task of {named} in the tasks given",
+            field="split",
+            fix="pass split='frozen' to evaluate on the frozen split"
+            if split is None
+            else "name a split the tasks have",
+        )
+    return chosen
+
+
 def _default_tasks(family: str, sandbox: Sandbox | None) -> tuple[Task, ...]:
     with _generating:
         if family not in _generated:
@@ -290,7 +316,7 @@ def _tool_call(action: str) -> ToolCall | str:
     expected = 'an action is one tool call as JSON: {"tool": NAME, "arguments": {...}}'
     try:
         data = json.loads(action)
-    except ValueError:
+    except (ValueError, RecursionError):
         return f"not JSON: {expected}"
     if not isinstance(data, dict):
         return expected

@@ -184,9 +184,11 @@ class Store:
 
     def deciding_audits(self) -> dict[tuple[str, str], tuple[str, str]]:
         """For every task version audited, the audit run whose decision stands, and that
-        decision (``cleared`` where a person cleared it): the latest, but for an audit that ran
-        fewer checks than another audit of the same version (a strict subset, ``--checks lint``
-        after a full audit), which cannot overrule what the checks it left out found."""
+        decision (``cleared`` where a person cleared it). Each check speaks through the latest
+        audit that ran it, so an audit that left a check out (``--checks lint`` after a full
+        audit, or ``lint,empty`` after ``lint,duplicates``) cannot overrule what that check
+        found; of the audits that are the latest for some check, the worst decision stands
+        (rejected, then error, then quarantined), the latest of equals."""
         rows, _ = self._select(
             "SELECT t.task_id, t.task_version, t.run_id, "
             "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END, r.checks "
@@ -194,20 +196,10 @@ class Store:
             "LEFT JOIN clearances c ON c.run_id = t.run_id AND c.task_id = t.task_id "
             "ORDER BY r.finished_at, r.run_id"
         )
-        audits: dict[tuple[str, str], list[tuple[frozenset[str], str, str]]] = {}
+        audits: dict[tuple[str, str], list[tuple[list[str], str, str]]] = {}
         for task_id, version, run_id, decision, checks in rows:
-            audits.setdefault((task_id, version), []).append(
-                (frozenset(json.loads(checks)), run_id, decision)
-            )
-        decided = {}
-        for key, found in audits.items():
-            whole = [
-                (run_id, decision)
-                for ran, run_id, decision in found
-                if not any(ran < other for other, _, _ in found)
-            ]
-            decided[key] = whole[-1]
-        return decided
+            audits.setdefault((task_id, version), []).append((json.loads(checks), run_id, decision))
+        return {key: _standing(found) for key, found in audits.items()}
 
     def latest_task_audit(self, task_id: str) -> tuple[str, TaskAudit] | None:
         """The latest audit run that audited ``task_id``, and its audit of it; None if none did."""
@@ -484,6 +476,19 @@ class Store:
                 f"{self.path}: a {row[0]} run is already called {name!r}; "
                 f"a {kind} run needs another name"
             )
+
+
+_WORST_FIRST = {"rejected": 3, "error": 2, "quarantined": 1}
+"""How much a decision holds a task back; accepted and cleared, nothing."""
+
+
+def _standing(audits: Sequence[tuple[Sequence[str], str, str]]) -> tuple[str, str]:
+    """Of ``audits`` (checks, run id, decision; oldest first) of one task version, the run and
+    decision that stand: see :meth:`Store.deciding_audits`."""
+    latest = {check: index for index, (checks, _, _) in enumerate(audits) for check in checks}
+    speaking = sorted(set(latest.values())) or [len(audits) - 1]
+    index = max(speaking, key=lambda i: (_WORST_FIRST.get(audits[i][2], 0), i))
+    return audits[index][1], audits[index][2]
 
 
 def _connect(database: Path | str, timeout_s: float, *, uri: bool = False) -> sqlite3.Connection:
