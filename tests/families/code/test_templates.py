@@ -74,6 +74,32 @@ def test_bank_is_large_and_ids_are_unique() -> None:
     }
 
 
+def _containers(value: object) -> set[int]:
+    found: set[int] = set()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, list | dict):
+            found.add(id(item))
+            pending.extend(item.values() if isinstance(item, dict) else item)
+    return found
+
+
+def _breaks_inputs(problem: Problem, fn: Callable[..., object], args: tuple[object, ...]) -> bool:
+    """Whether the call breaks the problem's ``inputs`` rule: changes its arguments, or
+    (``unshared``) returns a part of them."""
+    if problem.inputs == "any":
+        return False
+    given = json.loads(json.dumps(list(args)))
+    try:
+        returned = fn(*given)
+    except Exception:  # noqa: BLE001 - a raising call is judged by its outcome
+        return False
+    if json.dumps(given, sort_keys=True) != json.dumps(list(args), sort_keys=True):
+        return True
+    return problem.inputs == "unshared" and bool(_containers(returned) & _containers(given))
+
+
 @pytest.mark.parametrize("template", TEMPLATES, ids=lambda t: t.id)
 def test_template_yields_sound_problems(template: Template) -> None:
     for seed in SEEDS:
@@ -94,13 +120,16 @@ def test_template_yields_sound_problems(template: Template) -> None:
             )
             assert json.loads(json.dumps(list(args))) == list(args), f"args not plain JSON: {args}"
         assert outcomes == [_outcome(reference, args) for args in hidden], "not deterministic"
+        assert not any(_breaks_inputs(problem, reference, args) for args in hidden), (
+            f"{template.id} seed {seed}: the reference breaks its own inputs = {problem.inputs!r}"
+        )
         for args in problem.examples:
             assert _outcome(reference, args)[0] == "ok"  # type: ignore[index]
         for label, source in problem.bad.items():
             assert re.fullmatch(r"[a-z][a-z0-9-]*", label)
             bad = _load(source, problem.function)
             caught = [
-                _differs(problem, want, _outcome(bad, args))
+                _differs(problem, want, _outcome(bad, args)) or _breaks_inputs(problem, bad, args)
                 for args, want in zip(hidden, outcomes, strict=True)
             ]
             assert any(caught), f"{template.id} seed {seed}: known-bad {label!r} passes every case"

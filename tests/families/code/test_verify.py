@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from assay.families.code import CodeFamily
+from assay.families.code.family import VERSION
 from assay.sandbox import LocalSandbox, Sandbox
 from assay.tasks import Limits, Task, save_task
 from assay.verdicts import Status
@@ -25,8 +26,8 @@ def test_reference_passes_with_one_criterion_per_case(median_task: Task, sandbox
     assert verdict.status is Status.PASS
     assert verdict.score == 1.0
     assert [c.name for c in verdict.criteria] == [f"case-{i}" for i in range(5)]
-    assert verdict.versions.family == "code@2"
-    assert verdict.versions.task == median_task.content_version("code@2")
+    assert verdict.versions.family == f"code@{VERSION}"
+    assert verdict.versions.task == median_task.content_version(f"code@{VERSION}")
 
 
 def test_known_bad_fails_with_evidence(median_task: Task, sandbox: Sandbox) -> None:

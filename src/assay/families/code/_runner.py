@@ -12,6 +12,15 @@ case to the original stdout, each one of:
 - ``{"id": id, "refused": text}``: the call returned something that is not plain data, or not
   within the limits below.
 
+With ``"inputs": "unchanged"`` in the job (the task's ``code.inputs``), a value or exception
+record also holds ``"changed": [position, ...]`` when the call left arguments other than they
+were: each argument's encoding (:func:`encode`, keys sorted) is taken before the call and again
+after it, and the two texts are compared, so no object of the candidate's is asked whether it
+is equal. An argument that can no longer be encoded (it now holds an object of the candidate's,
+or itself) has changed. With ``"inputs": "unshared"``, a value record also holds
+``"shared": true`` when the result holds a list, dict, set or bytearray that is part of an
+argument (compared by identity). Without the setting neither check costs anything.
+
 Once its lines alone are longer than the output limit, it calls no more cases: the sandbox keeps
 only the first bytes of stdout up to that limit and marks the rest cut off, so no line after
 that point would be read (the verdict is the same, and a flood of long answers costs one).
@@ -135,6 +144,7 @@ def _main() -> None:
     sys.path.append(cwd)
     encoded = job.get("encoded", False)
     result = _encoded if encoded else _plain
+    inputs = job.get("inputs", "any")
     try:
         function = _load(cwd + "/" + job["entrypoint"], job["function"])
     except BaseException as exc:  # the candidate may raise anything, SystemExit included
@@ -143,15 +153,21 @@ def _main() -> None:
     for case in job["cases"]:
         if limit and written[0] > limit:
             return  # stdout is past the run's output limit: no record after this one is read
+        args: Any = ()
+        before: list[str | None] | None = None
         try:
             # Each case's arguments are fresh objects from the job's JSON: nothing to copy.
-            args: Any = decode(case["args"]) if encoded else case["args"]
+            args = decode(case["args"]) if encoded else case["args"]
+            if inputs != "any":
+                before = _forms(args)
             returned = function(*args)
         except BaseException as exc:
-            emit({"id": case["id"], "raised": _kind(exc), "error": _describe(exc)})
+            raised = {"id": case["id"], "raised": _kind(exc), "error": _describe(exc)}
+            emit(_checked(raised, args, before, inputs))
             continue
         try:
-            text = dump({"id": case["id"], "value": result(returned)})
+            record = {"id": case["id"], "value": result(returned)}
+            text = dump(_checked(record, args, before, inputs, returned))
         except _TooLongError:
             text = ""
         except BaseException as exc:  # unplain, or an int too long for a str
@@ -161,6 +177,70 @@ def _main() -> None:
             emit({"id": case["id"], "refused": f"longer than {MAX_RECORD_CHARS} characters"})
             continue
         send(text)
+
+
+_FORM = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
+_MUTABLE = {list, dict, set, bytearray}
+
+
+def _forms(args: "list[Any]") -> "list[str | None]":
+    """Each argument's encoding as text, keys sorted (dicts compare as ``==`` has them); None
+    where it cannot be encoded."""
+    forms: list[str | None] = []
+    for arg in args:
+        try:
+            forms.append(_FORM(encode(arg)))
+        except BaseException:  # an object of the candidate's, or a value that holds itself
+            forms.append(None)
+    return forms
+
+
+def _checked(
+    record: "dict[str, object]",
+    args: "list[Any]",
+    before: "list[str | None] | None",
+    inputs: str,
+    returned: object = None,
+) -> "dict[str, object]":
+    """``record``, with what the call did to its arguments where the job asks (``before``
+    holds their forms from before the call): the positions of those it changed, and whether
+    the value it returned holds a part of them."""
+    if before is None:
+        return record
+    after = _forms(args)
+    changed = [i for i, form in enumerate(before) if form is None or after[i] != form]
+    if changed:
+        record["changed"] = changed
+    if inputs == "unshared" and "value" in record and _shares(returned, args):
+        record["shared"] = True
+    return record
+
+
+def _containers(value: object) -> "set[int]":
+    """The ids of the lists, dicts, sets and bytearrays in ``value``, itself included."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        kind = _type(item)
+        if kind not in _MUTABLE and kind is not tuple:
+            continue
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if kind is not tuple:
+            found.add(id(item))
+        if kind is dict:
+            pending.extend(item.values())  # type: ignore[attr-defined]
+        elif kind is list or kind is tuple:
+            pending.extend(item)  # type: ignore[arg-type]
+    return found
+
+
+def _shares(returned: object, args: "list[Any]") -> bool:
+    """Whether the result holds a list, dict, set or bytearray that is part of an argument."""
+    return not _containers(returned).isdisjoint(_containers(tuple(args)))
 
 
 def _read_all(fd: int) -> bytes:

@@ -65,6 +65,14 @@ class CodeConfig(BaseModel):
         "by-value: numbers match by value whatever their type, as Python's == has it (for "
         "benchmarks imported with checks that compare with ==).",
     )
+    inputs: Literal["any", "unchanged", "unshared"] = Field(
+        default="any",
+        description="unchanged: a call that leaves any argument other than it was (compared by "
+        "value, as encoded data, after it returns or raises) fails its case, for prompts that "
+        "say the inputs must not be modified; unshared: besides, no list, dict, set or "
+        "bytearray in the result may be part of an argument (a caller changing the result "
+        "would change the input), for prompts that ask for a new, independent result.",
+    )
     float_tolerance: float | None = Field(
         default=None, ge=0, description="Relative and absolute float tolerance (default 1e-9)."
     )

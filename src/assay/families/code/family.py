@@ -49,9 +49,10 @@ CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 RUNNER_ENTRY = "_main"
 """What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
-VERSION = "2"
+VERSION = "3"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
-sandbox, and sandbox output is read within fixed bounds."""
+sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
+modifies its arguments (or, ``unshared``, returns a part of them)."""
 
 
 class CodeFamily:
@@ -204,6 +205,7 @@ class CodeFamily:
                 limits=task.spec.limits,
                 packages=config.imports,
                 encoded=encoded,
+                inputs=config.inputs,
             )
 
         if config.legacy_check is not None:
@@ -240,10 +242,12 @@ def run_cases(
     limits: Limits,
     packages: Sequence[str] = (),
     encoded: bool = False,
+    inputs: str = "any",
 ) -> CaseOutputs:
     """Call ``function`` from ``solution`` on each case's arguments inside ``sandbox``, where
     it may import the standard library and ``packages`` (a task's ``code.imports``); with
-    ``encoded``, arguments and results are encoded values (case files of format 4)."""
+    ``encoded``, arguments and results are encoded values (case files of format 4); ``inputs``
+    is the task's ``code.inputs``: what the harness reports of the arguments after each call."""
     prepared = _cases_run(
         workspace=workspace,
         solution=solution,
@@ -253,6 +257,7 @@ def run_cases(
         limits=limits,
         packages=packages,
         encoded=encoded,
+        inputs=inputs,
     )
     return prepared.outputs(prepared.run_in(sandbox, packages))
 
@@ -298,6 +303,7 @@ def _task_run(task: Task, config: CodeConfig, solution: Files) -> _Prepared:
         limits=task.spec.limits,
         packages=config.imports,
         encoded=encoded,
+        inputs=config.inputs,
         cases_json=None if case_file is None else case_file.harness_cases,
     )
 
@@ -312,6 +318,7 @@ def _cases_run(
     limits: Limits,
     packages: Sequence[str] = (),
     encoded: bool = False,
+    inputs: str = "any",
     cases_json: str | None = None,
 ) -> _Prepared:
     """The harness's run of :func:`run_cases` (files, limits, stdin), and how to read it;
@@ -327,6 +334,8 @@ def _cases_run(
         # calling there (nothing after it would be read).
         "output": limits.max_output_kb * 1024,
     }
+    if inputs != "any":
+        job["inputs"] = inputs
     if cases_json is None:
         cases_json = harness_cases_json(cases)
     stdin = f'{json.dumps(job)[:-1]}, "cases": {cases_json}}}'.encode()

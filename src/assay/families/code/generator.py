@@ -186,6 +186,8 @@ def _draft(template: Template, rng: random.Random, seed: int, index: int, sandbo
     config: dict[str, object] = {"function": problem.function, "compare": problem.compare}
     if problem.float_tolerance is not None:
         config["float_tolerance"] = problem.float_tolerance
+    if problem.inputs != "any":
+        config["inputs"] = problem.inputs
     digest = hashlib.sha256(f"{seed}:{index}".encode()).hexdigest()[:8]
     spec = TaskSpec(
         id=f"code-{template.id}-{digest}",

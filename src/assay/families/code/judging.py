@@ -47,10 +47,33 @@ def _judge(
     if not usable or not isinstance(outcome, Returned | Raised):
         return _failed(case, _unusable(outputs, outcome))
     if case.raises is not None:
-        return _judge_raised(case, case.raises, outcome)
-    if isinstance(outcome, Raised):
+        criterion = _judge_raised(case, case.raises, outcome)
+    elif isinstance(outcome, Raised):
         return _failed(case, f"raised {outcome.message}")
-    return _judge_value(case, outcome.value, config, checks.get(case.id), encoded=encoded)
+    else:
+        criterion = _judge_value(case, outcome.value, config, checks.get(case.id), encoded=encoded)
+    if not criterion.passed or config.inputs == "any":
+        return criterion
+    return _judge_inputs(case, outcome, config) or criterion
+
+
+def _judge_inputs(case: Case, outcome: Returned | Raised, config: CodeConfig) -> Criterion | None:
+    """The failure of a call that broke the task's ``code.inputs`` rule, if it did."""
+    if outcome.changed:
+        position = outcome.changed[0]
+        was = canonical(case.args[position]) if position < len(case.args) else "?"
+        return _failed(
+            case,
+            f"the call changed argument {position + 1} of {len(case.args)}, which the task says "
+            f"must not be modified; it was {was}",
+        )
+    if config.inputs == "unshared" and isinstance(outcome, Returned) and outcome.shared:
+        return _failed(
+            case,
+            "the result holds a list, dict or set that is part of an argument (the task asks "
+            "for a result independent of its inputs: changing one would change the other)",
+        )
+    return None
 
 
 def _unusable(outputs: CaseOutputs, outcome: Outcome | None) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import sys
 from pathlib import PurePosixPath
 
@@ -61,6 +62,7 @@ def lint_code_task(task: Task) -> list[Finding]:
     findings += _shown_reference(task, config, visible)
     findings += _copied_hidden(task)
     findings += _unexpected_promises(task, cases)
+    findings += _unchecked_inputs(task, config)
     findings += _undeclared_imports(task, config)
     return findings
 
@@ -209,6 +211,35 @@ def _unexpected_promises(task: Task, cases: tuple[Case, ...]) -> list[Finding]:
             f'add a case with "raises": "{name}" (cases.json format 2)',
         )
         for name in sorted(promised_exceptions(task.prompt) - expected)
+    ]
+
+
+_KEPT_INPUTS = re.compile(
+    r"\b(?:not|never|without)\s+(?:be\s+)?(?:modif|mutat)\w*"
+    r"|\bneither\b[^.;\n]{0,60}?\b(?:modif|mutat)\w*"
+    r"|\bnot\s+(?:(?:be\s+)?(?:changed|altered)\s+)?in[ -]place\b"
+    r"|\b(?:inputs?|arguments?)\b[^.;\n]{0,40}?\b(?:remains?|stays?|left|kept)\s+"
+    r"(?:unchanged|unmodified|untouched)\b",
+    re.IGNORECASE,
+)
+"""Words of a prompt that promise the arguments stay as they were: "Do not modify values",
+"Neither input may be modified", "without mutating", "not in place", "the input is left
+unchanged"."""
+
+
+def _unchecked_inputs(task: Task, config: CodeConfig) -> list[Finding]:
+    """A prompt that says the inputs must not be modified needs ``code.inputs``, or nothing
+    checks it: a solution that changes them passes every case."""
+    promise = _KEPT_INPUTS.search(task.prompt)
+    if promise is None or config.inputs != "any" or config.legacy_check is not None:
+        return []
+    start = max(0, promise.start() - 60)
+    return [
+        _error(
+            "prompt.md says the inputs must not be modified, but nothing checks it: set "
+            'inputs = "unchanged" in the [code] table of task.toml',
+            f"...{task.prompt[start : promise.end() + 20]}...",
+        )
     ]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assay.families.code._codec import EncodingError, normalize
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
@@ -28,6 +28,8 @@ from assay.sandbox.protocol import ExecResult
 
 MAX_TEXT = 500
 """Longest error text or type name kept from a record."""
+MAX_POSITIONS = 256
+"""Most argument positions a ``changed`` field may name; far more than any task's call has."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,10 @@ class Returned:
     """The call returned this plain value."""
 
     value: object
+    changed: tuple[int, ...] = ()
+    """Positions of the arguments the call left other than they were (``code.inputs``)."""
+    shared: bool = False
+    """Whether the value holds a list, dict or set that is part of an argument."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,8 @@ class Raised:
     """Names of the builtin exception classes it derives from, as the harness reported them."""
     message: str
     """The exception as ``traceback`` prints its last line."""
+    changed: tuple[int, ...] = ()
+    """Positions of the arguments the call left other than they were (``code.inputs``)."""
 
 
 @dataclass(frozen=True)
@@ -143,18 +151,36 @@ def _record(data: object, *, encoded: bool) -> str | tuple[str, Outcome]:
     case_id = data.get("id")
     if not isinstance(case_id, str):
         raise _TamperedError("a record has no case id")
-    if keys == {"id", "value"}:
+    changed = _positions(data.get("changed", []))
+    keys -= {"changed"}
+    if keys <= {"id", "value", "shared"} and "value" in keys:
+        shared = data.get("shared", False) is True
+        if "shared" in keys and not shared:
+            raise _TamperedError('a record says "shared" other than true')
         if not encoded:
-            return case_id, Returned(data["value"])
+            return case_id, Returned(data["value"], changed, shared)
         try:
-            return case_id, Returned(normalize(data["value"]))
+            return case_id, Returned(normalize(data["value"]), changed, shared)
         except EncodingError as exc:
             return case_id, Refused(f"not a valid encoded value: {exc}"[-MAX_TEXT:])
-    if keys == {"id", "refused"}:
+    if keys == {"id", "refused"} and not changed:
         return case_id, Refused(_text(data["refused"]))
     if keys == {"id", "raised", "error"}:
-        return case_id, _raised(data["raised"], data["error"])
+        raised = _raised(data["raised"], data["error"])
+        return case_id, replace(raised, changed=changed)
     raise _TamperedError(f"a record has the fields {sorted(keys)[:6]}")
+
+
+def _positions(data: object) -> tuple[int, ...]:
+    """The argument positions of a ``changed`` field: distinct ints, ascending."""
+    if (
+        not isinstance(data, list)
+        or len(data) > MAX_POSITIONS
+        or any(type(item) is not int or not 0 <= item < MAX_POSITIONS for item in data)
+        or data != sorted(set(data))
+    ):
+        raise _TamperedError('a record\'s "changed" is not a list of argument positions')
+    return tuple(data)
 
 
 def _raised(kind: object, error: object) -> Raised:

@@ -4,7 +4,9 @@ Each task is one change of one template in one prompt style. The generator makes
 from the correct project (the change's ``undo``), draws the reporter's call and the hidden calls,
 runs the reference and the workspace on them in the sandbox, and keeps as fail-to-pass the calls
 the workspace gets wrong and as pass-to-pass those it gets right; the reference's outcomes are
-the expected ones. It adds the known-bad solutions (doing nothing, tests edited instead of code,
+the expected ones. The calls the project's visible tests make (:mod:`.visible`) are probed too,
+and kept as pass-to-pass where the workspace gets them right.
+It adds the known-bad solutions (doing nothing, tests edited instead of code,
 the reporter's call special-cased, the error swallowed, the template's wrong fixes), then checks
 in the sandbox that every reference passes and every known-bad fails; a draw that does not is
 drawn again. The same seed gives the same tasks.
@@ -36,6 +38,7 @@ from assay.families.repo.prompts import STYLES, Seen, languages_of
 from assay.families.repo.solutions import edited_tests, special_cased, swallowed
 from assay.families.repo.templates import TEMPLATES, Change, Probe, ProjectTemplate
 from assay.families.repo.templates._model import apply_all
+from assay.families.repo.visible import VisibleProbe, visible_probes
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.similarity import is_near_duplicate, shingles
@@ -147,15 +150,20 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     example = change.example(rng)
     f2p = _unique(change.fail_to_pass(rng), [example])
     p2p = _unique([*template.pass_to_pass(rng), *change.pass_to_pass(rng)], [example, *f2p])
-    probes = [example, *f2p, *p2p]
+    tested = _tested(template, project, [example, *f2p, *p2p])
+    probes = [example, *f2p, *p2p, *(seen.probe for seen in tested)]
     drafts = [_case(f"probe-{i:02d}", FAIL_TO_PASS, p) for i, p in enumerate(probes)]
-    expected = _outcomes(sandbox, project, drafts, template)
-    given = _outcomes(sandbox, workspace, drafts, template, reference=False)
+    first = len(probes) - len(tested)
+    optional = {draft.id: seen.raises for draft, seen in zip(drafts[first:], tested, strict=True)}
+    expected = _outcomes(sandbox, project, drafts, template, optional=optional)
+    given = _outcomes(sandbox, workspace, drafts, template, reference=False, optional=optional)
     keys = [draft.id for draft in drafts]
     if _key(given[keys[0]]) == _key(expected[keys[0]]):
         return f"the workspace already gets the example {example.shown()} right"
     cases: list[RepoCase] = []
     for probe, key in zip(probes[1:], keys[1:], strict=True):
+        if key not in expected or key not in given:
+            continue  # a call of the visible tests whose outcome is not one to expect
         broken = _key(given[key]) != _key(expected[key])
         if broken != (probe in f2p):
             continue  # a guess that did not hold: a call the change does not touch, or does
@@ -240,6 +248,17 @@ def _with_readings(
     return cases
 
 
+def _tested(template: ProjectTemplate, project: Files, drawn: list[Probe]) -> list[VisibleProbe]:
+    """The calls the project's visible tests assert on (:mod:`.visible`) that are not drawn
+    already; the command line's entry point is left to the template's own probes (it reads and
+    writes files)."""
+    return [
+        seen
+        for seen in visible_probes(project)
+        if seen.probe.call != template.cli and seen.probe not in drawn
+    ]
+
+
 def _outcomes(
     sandbox: Sandbox,
     project: Files,
@@ -247,14 +266,24 @@ def _outcomes(
     template: ProjectTemplate,
     *,
     reference: bool = True,
+    optional: dict[str, bool] | None = None,
 ) -> dict[str, Outcome]:
+    """What ``project`` gives on each case. A case in ``optional`` (a call of the visible
+    tests, by whether its test expects a raise) is left out where its outcome is not that one
+    to expect, instead of failing the draft."""
     ran: CaseOutputs = run_project(sandbox, project, cases, paths=PATHS, limits=LIMITS)
     outcomes: dict[str, Outcome] = {}
+    optional = optional or {}
     for case in cases:
         outcome = ran.outcomes.get(case.id)
         usable = isinstance(outcome, Returned) or (
             isinstance(outcome, Raised) and _builtin(outcome) is not None
         )
+        if case.id in optional:
+            if reference and (not usable or isinstance(outcome, Raised) != optional[case.id]):
+                continue
+            if outcome is None:
+                continue
         if outcome is None or (reference and not usable):
             why = ran.tampered or (outcome or ran.missing_reason())
             which = "the reference" if reference else "the workspace"

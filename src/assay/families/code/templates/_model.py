@@ -44,6 +44,9 @@ class Problem:
     """How outputs compare: ``unordered`` treats a top-level list as a multiset."""
     float_tolerance: float | None = None
     """Relative and absolute tolerance for floats; ``None`` means the default (1e-9)."""
+    inputs: Literal["any", "unchanged", "unshared"] = "any"
+    """The task's ``code.inputs``: ``unchanged`` where the rules say the arguments must not be
+    modified, ``unshared`` where the result must also share nothing with them."""
     locale: str | None = None
     """The locale whose conventions the task uses, where it has one (``de-DE``)."""
     tags: tuple[str, ...] = field(default_factory=tuple)

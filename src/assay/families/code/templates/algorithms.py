@@ -25,7 +25,18 @@ def {function}(values: list, target: int) -> int:
     other = "<=" if left else "<"
     wrong_side = reference.replace(f"values[mid] {compare} target", f"values[mid] {other} target")
     short_hi = reference.replace("lo, hi = 0, len(values)", "lo, hi = 0, len(values) - 1")
-    bad = {"wrong-side-of-duplicates": wrong_side, "end-position-unreachable": short_hi}
+    found = "values.index(target)" if left else "len(values) - 1 - values[::-1].index(target)"
+    modifies = f"""
+def {function}(values: list, target: int) -> int:
+    values.append(target)
+    values.sort()
+    return {found}
+"""
+    bad = {
+        "wrong-side-of-duplicates": wrong_side,
+        "end-position-unreachable": short_hi,
+        "modifies-values": modifies,
+    }
     if not left:
         bad["first-match-only"] = f"""
 def {function}(values: list, target: int) -> int:
@@ -70,6 +81,7 @@ def {function}(values: list, target: int) -> int:
         bad=bad,
         cases=tuple(cases),
         examples=(cases[3], cases[5]),
+        inputs="unchanged",
         tags=("binary-search",),
     )
 

@@ -227,6 +227,10 @@ def {function}({first}: dict, {second}: dict) -> dict:
         "        else:\n            result[key] = copy.deepcopy(value)",
         "        elif key not in result:\n            result[key] = copy.deepcopy(value)",
     )
+    in_place = reference.replace(f"result = copy.deepcopy({first})", f"result = {first}")
+    shares = reference.replace(f"copy.deepcopy({first})", f"dict({first})").replace(
+        "copy.deepcopy(value)", "value"
+    )
     cases: list[Args] = [
         ({}, {}),
         ({"alpha": 1}, {}),
@@ -254,11 +258,14 @@ def {function}({first}: dict, {second}: dict) -> dict:
             f"For a key present in both: if both values are dicts, merge them recursively by these "
             f"same rules; {list_text}; otherwise the {second} value wins, even when the two "
             "values have different types (e.g. a dict and an int).",
-            "Neither input may be modified; return a new dict. Key order does not matter.",
+            "Neither input may be modified, by the call or later through its result: return "
+            "a new dict that shares no dict or list with the inputs. Key order does not matter.",
         ),
         reference=reference,
         bad={
             "shallow-merge": shallow,
+            f"merges-into-{first}": in_place,
+            "shares-nested-values": shares,
             "lists-concatenated" if not concat else "lists-replaced": reference.replace(
                 list_rule, other_rule
             ),
@@ -266,6 +273,7 @@ def {function}({first}: dict, {second}: dict) -> dict:
         },
         cases=tuple(cases),
         examples=(cases[3], cases[4], cases[5]),
+        inputs="unshared",
         tags=("dicts", "recursion"),
     )
 

@@ -113,7 +113,13 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _call("rate_for", rng.choice("SRZ"), f"2020-{rng.randint(7, 12):02d}-15"),
         _call("rate_for", rng.choice("SR"), f"202{rng.randint(1, 4)}-0{rng.randint(1, 9)}-02"),
         _call("sales_box", _line(rng, "eu-b2b")),
+        _call("sales_box", _line(rng, "b2c")),
+        _call("sales_box", _line(rng, "export")),
         _call("tax_cents", rng.randint(-999_999, 999_999), rng.choice((19, 7, 16, 5))),
+        _call(
+            "summarise", _mixed(rng, 4, quarter), _purchases(rng, 2, quarter), f"2024-Q{quarter}"
+        ),
+        _call("summarise", _half_cents(rng, 3), [], "2024-Q1", "total"),
         _summary(_mixed(rng, 5, quarter), _purchases(rng, 2, quarter), quarter),
         Probe(
             cli="vatreturn.cli:main",
