@@ -13,13 +13,18 @@ import pytest
 
 from assay.families.config import ConfigFamily
 from assay.families.config.cluster import Pod, make_cluster
+from assay.families.config.expectations import Expectations
 from assay.families.config.generator import draft
+from assay.families.config.guards import guard_criteria
+from assay.families.config.meaning import meaning
 from assay.families.config.network import OUTSIDE, WORLD, IPBlock, Peer
 from assay.families.config.selectors import parse_selector
 from assay.families.config.templates import TEMPLATES, Template
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task
 from assay.verdicts import Status
+from tests.families.config import kube
+from tests.families.config.kube import namespace, pod, policy
 
 family = ConfigFamily()
 RBAC = "rbac.authorization.k8s.io"
@@ -128,6 +133,74 @@ def test_the_red_team_tries_the_world_and_everyone(pool: PoolSandbox) -> None:
         [exploit] = [e for e in family.exploits(task) if e.name == name]
         verdict = family.verify(task, exploit.files, pool)
         assert verdict.status is Status.FAIL, verdict.summary
+
+
+CLUSTER = [
+    namespace("shop"),
+    namespace("data"),
+    pod("shop/web", "10.0.0.1", "http=8080", app="web"),
+    pod("shop/api", "10.0.0.2", "http=8080", app="api"),
+    pod("data/db", "10.0.1.1", "pg=5432", app="db"),
+]
+WEB_NOT_TO_DB = Expectations.model_validate(
+    {"reachability": [{"from": "shop/web", "to": "data/db", "port": 5432, "allowed": False}]}
+)
+
+
+def _guards(*submitted: kube.Obj) -> dict[str, str]:
+    """The failed reachability guards of ``submitted``, against a reference that lets only
+    the api pod reach the database, for a task that decides only that the web pod does not."""
+    reference = policy(
+        "data/db-in",
+        {
+            "podSelector": {},
+            "ingress": [
+                {
+                    "from": [
+                        {"podSelector": {"matchLabels": {"app": "api"}}, "namespaceSelector": {}}
+                    ]
+                }
+            ],
+        },
+    )
+    criteria = guard_criteria(
+        meaning([*CLUSTER, *submitted]),
+        meaning([*CLUSTER, reference]),
+        [WEB_NOT_TO_DB],
+        kinds=("NetworkPolicy",),
+        task_id="t",
+    )
+    assert [c.name for c in criteria] == ["no one else gets in", "nothing else is cut off"]
+    return {c.name: c.evidence for c in criteria if not c.passed}
+
+
+def test_a_connection_no_requirement_decides_stays_as_the_reference_has_it() -> None:
+    """The requirement says only that the web pod does not reach the database: whether the
+    api pod reaches it, and whether the web pod reaches the api pod, stays as the reference
+    has it, in both directions."""
+    narrow = {"from": [{"podSelector": {"matchLabels": {"app": "api"}}, "namespaceSelector": {}}]}
+    assert _guards(policy("data/db-in", {"podSelector": {}, "ingress": [narrow]})) == {}
+    cut = _guards(policy("data/db-in", {"podSelector": {}, "ingress": []}))
+    assert list(cut) == ["nothing else is cut off"]
+    assert "shop/api -> data/db :5432/TCP" in cut["nothing else is cut off"]
+    web_cut = _guards(
+        policy("data/db-in", {"podSelector": {}, "ingress": [narrow]}),
+        policy("shop/api-in", {"podSelector": {"matchLabels": {"app": "api"}}, "ingress": []}),
+    )
+    assert "shop/web -> shop/api :8080/TCP" in web_cut["nothing else is cut off"]
+    opened = _guards(policy("data/db-in", {"podSelector": {}, "ingress": [{}]}))
+    assert list(opened) == ["no one else gets in"]
+    assert (
+        "an IPv4 address of the internet (203.0.113.77) -> data/db" in opened["no one else gets in"]
+    )
+
+
+def test_a_task_without_workloads_to_submit_has_no_workload_guard() -> None:
+    found = meaning(CLUSTER)
+    assert guard_criteria(found, found, [WEB_NOT_TO_DB], kinds=("Role",), task_id="t") == ()
+    [workloads] = guard_criteria(found, found, [WEB_NOT_TO_DB], kinds=("Deployment",), task_id="t")
+    assert workloads.name == "the workloads keep their replicas and gain no powers"
+    assert workloads.passed
 
 
 def test_the_world_matches_only_an_ip_block() -> None:

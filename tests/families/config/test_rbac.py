@@ -176,6 +176,90 @@ def test_an_aggregated_cluster_role_has_the_rules_of_the_roles_it_selects() -> N
     assert not p.can(ALICE, "get", "", "nodes", None)
 
 
+AGGREGATE_TO_VIEW = {"rbac.authorization.k8s.io/aggregate-to-view": "true"}
+
+
+def test_cluster_admin_exists_in_every_cluster_and_grants_everything() -> None:
+    p = perms(binding("root", "ClusterRole:cluster-admin", "Group:system:authenticated"))
+    for verb, group, resource, namespace in [
+        ("delete", "", "nodes", None),
+        ("create", "rbac.authorization.k8s.io", "clusterrolebindings", None),
+        ("get", "", "secrets", "kube-system"),
+    ]:
+        assert p.can(READER, verb, group, resource, namespace)
+    assert not p.can(Subject.parse("User:system:anonymous"), "get", "", "secrets", "shop")
+
+
+def test_view_edit_and_admin_exist_with_their_default_rules() -> None:
+    """``view`` reads most of a namespace but not its secrets; ``edit`` also writes, secrets
+    included, but no roles or bindings; ``admin`` also manages roles and bindings."""
+    p = perms(
+        binding("shop/v", "ClusterRole:view", "User:viewer"),
+        binding("shop/e", "ClusterRole:edit", "User:editor"),
+        binding("shop/a", "ClusterRole:admin", "User:admin"),
+    )
+    viewer, editor, admin = (Subject("User", n) for n in ("viewer", "editor", "admin"))
+    assert p.can(viewer, "list", "", "pods", "shop")
+    assert p.can(viewer, "get", "apps", "deployments", "shop")
+    assert p.can(viewer, "get", "", "pods", "shop", subresource="log")
+    assert not p.can(viewer, "get", "", "secrets", "shop")
+    assert not p.can(viewer, "delete", "", "pods", "shop")
+    assert not p.can(viewer, "get", "", "pods", "ops")  # a RoleBinding: its namespace only
+    assert p.can(editor, "get", "", "secrets", "shop")
+    assert p.can(editor, "update", "apps", "deployments", "shop")
+    assert p.can(editor, "create", "", "pods", "shop", subresource="exec")
+    assert not p.can(editor, "create", "rbac.authorization.k8s.io", "rolebindings", "shop")
+    assert p.can(admin, "create", "rbac.authorization.k8s.io", "rolebindings", "shop")
+    assert p.can(admin, "delete", "", "secrets", "shop")
+    assert not p.can(admin, "get", "", "nodes", None)
+
+
+def test_a_role_labelled_to_aggregate_into_view_adds_its_rules_to_view_edit_and_admin() -> None:
+    p = perms(
+        cluster_role("extra", rule("get", "secrets"), labels=AGGREGATE_TO_VIEW),
+        binding("shop/v", "ClusterRole:view", "User:alice"),
+        binding("shop/a", "ClusterRole:admin", "User:bob"),
+    )
+    assert p.can(ALICE, "get", "", "secrets", "shop")
+    assert p.can(Subject("User", "bob"), "get", "", "secrets", "shop")
+    assert not p.can(ALICE, "list", "", "secrets", "shop")
+
+
+def test_a_built_in_role_declared_again_keeps_its_default_rules() -> None:
+    """The API server puts a built-in role's default rules back when it starts: declaring
+    ``view`` or ``cluster-admin`` narrowly does not narrow it."""
+    p = perms(
+        cluster_role("view", CM_READER),
+        cluster_role("cluster-admin", CM_READER),
+        binding("shop/v", "ClusterRole:view", "User:alice"),
+        binding("root", "ClusterRole:cluster-admin", "User:bob"),
+    )
+    assert p.can(ALICE, "get", "", "configmaps", "shop")
+    assert p.can(ALICE, "list", "", "pods", "shop")
+    assert p.can(Subject("User", "bob"), "delete", "", "nodes", None)
+    widened = perms(
+        cluster_role("view", rule("get", "secrets")),
+        binding("shop/v", "ClusterRole:view", "User:alice"),
+    )
+    assert widened.can(ALICE, "get", "", "secrets", "shop")  # what was added stays
+
+
+def test_a_system_cluster_role_no_object_declares_is_taken_to_grant_everything() -> None:
+    p = perms(
+        binding("shop/ctl", "ClusterRole:system:controller:replicaset-controller", "User:alice"),
+        binding("gone", "ClusterRole:not-a-system-role", "User:bob"),
+    )
+    assert p.can(ALICE, "delete", "", "secrets", "shop")
+    assert not p.can(ALICE, "delete", "", "secrets", "ops")
+    assert p.grants(Subject("User", "bob")) == []
+    declared = perms(
+        cluster_role("system:reader", CM_READER),
+        binding("reader", "ClusterRole:system:reader", "User:alice"),
+    )
+    assert declared.can(ALICE, "get", "", "configmaps", "shop")
+    assert not declared.can(ALICE, "get", "", "secrets", "shop")
+
+
 def test_grants_list_every_rule_with_its_binding() -> None:
     p = perms(
         role("shop/cm", CM_READER),

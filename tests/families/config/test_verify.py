@@ -64,15 +64,25 @@ def test_the_reference_passes_on_every_backend(sandbox: Sandbox) -> None:
     verdict = family.verify(task, task.solutions["reference"], sandbox)
     assert verdict.status is Status.PASS, verdict.summary
     assert verdict.score == 1.0
-    assert [c.passed for c in verdict.criteria] == [True] * 5
+    assert [c.passed for c in verdict.criteria] == [True] * 6
     assert "49 checked" in verdict.criteria[3].evidence
-    assert verdict.criteria[4].name == "no one else gets in"  # the guard, after the requirements
-    assert verdict.versions.family.startswith("config@3+schemas-1.")
+    # the guards, after the requirements
+    assert [c.name for c in verdict.criteria[4:]] == [
+        "no one else gets in",
+        "nothing else is cut off",
+    ]
+    assert verdict.versions.family.startswith("config@4+schemas-1.")
     assert any(p.lower().startswith("pyyaml==") for p in verdict.versions.python.packages)
 
 
 def test_every_known_bad_solution_is_labelled_here() -> None:
     assert set(fixture_task().known_bad()) == set(BROKEN)
+
+
+GUARDS = {
+    "bad-selects-nothing": ["no one else gets in"],
+    "bad-isolates-the-namespace": ["nothing else is cut off"],
+}
 
 
 @pytest.mark.parametrize("label", sorted(BROKEN))
@@ -82,11 +92,12 @@ def test_each_known_bad_solution_fails_on_what_it_breaks(label: str, pool: PoolS
     assert verdict.status is Status.FAIL, verdict.summary
     name, evidence = BROKEN[label]
     failed = {c.name: c.evidence for c in verdict.criteria if not c.passed}
-    guards = [n for n in failed if n in ("no one else gets in", "no one else gains rights")]
+    guards = [n for n in failed if n in ("no one else gets in", "nothing else is cut off")]
     assert [n for n in failed if n not in guards] == [name], failed
     assert evidence in failed[name]
-    # a policy that selects no pod leaves the database open to the internet too
-    assert guards == (["no one else gets in"] if label == "bad-selects-nothing" else [])
+    # a policy that selects no pod leaves the database open to the internet too; one that
+    # isolates the whole namespace cuts the cache off from it
+    assert guards == GUARDS.get(label, []), failed
 
 
 def test_doing_nothing_fails(pool: PoolSandbox) -> None:

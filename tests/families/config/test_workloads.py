@@ -15,6 +15,7 @@ from assay.families.config.selectors import ObjectError
 from assay.families.config.workloads import (
     ContainerRules,
     container_problems,
+    powers,
     quantity,
     service_problems,
     services_from_objects,
@@ -126,6 +127,99 @@ def test_a_containers_security_context_overrides_the_pods() -> None:
     assert container_problems(found, rules) == ["container api: privileged"]
 
 
+HARDENED = {
+    "runAsNonRoot": True,
+    "allowPrivilegeEscalation": False,
+    "readOnlyRootFilesystem": True,
+    "capabilities": {"drop": ["ALL"]},
+}
+HARDENING = ContainerRules(
+    run_as_non_root=True,
+    read_only_root_filesystem=True,
+    no_privilege_escalation=True,
+    drop_all_capabilities=True,
+)
+
+
+def test_hardening_is_not_met_by_root_user_0_or_capabilities_added_back() -> None:
+    added = {**HARDENED, "capabilities": {"drop": ["ALL"], "add": ["SYS_ADMIN"]}}
+    for containers, pod_spec, problem in [
+        ([{"name": "api", "securityContext": added}], {}, "capabilities.add holds SYS_ADMIN"),
+        (
+            [{"name": "api", "securityContext": HARDENED}],
+            {"securityContext": {"runAsUser": 0}},
+            "runAsUser is 0 (root)",
+        ),
+        (
+            [{"name": "api", "securityContext": {**HARDENED, "runAsUser": 0}}],
+            {"securityContext": {"runAsUser": 1000}},
+            "runAsUser is 0 (root)",
+        ),
+    ]:
+        found = workloads_from_objects([_deployment(containers, **pod_spec)])
+        assert container_problems(found["Deployment shop/api"], HARDENING) == [
+            f"container api: {problem}"
+        ]
+    overridden = _deployment(
+        [{"name": "api", "securityContext": {**HARDENED, "runAsUser": 1000}}],
+        securityContext={"runAsUser": 0},
+    )
+    found = workloads_from_objects([overridden])["Deployment shop/api"]
+    assert container_problems(found, HARDENING) == []
+
+
+def test_every_container_is_hardened_init_and_ephemeral_ones_too() -> None:
+    setup = {"name": "setup", "image": "busybox", "securityContext": {"privileged": True}}
+    for field, kind in [
+        ("initContainers", "init container"),
+        ("ephemeralContainers", "ephemeral container"),
+    ]:
+        objects = [_deployment([{"name": "api", "securityContext": HARDENED}], **{field: [setup]})]
+        problems = container_problems(
+            workloads_from_objects(objects)["Deployment shop/api"], HARDENING
+        )
+        assert f"{kind} setup: privileged" in problems
+        assert f"{kind} setup: runAsNonRoot is not true" in problems
+    objects = [_deployment([{"name": "api"}], initContainers=[{"name": "setup"}])]
+    limits = ContainerRules(limits=("cpu",))
+    assert container_problems(workloads_from_objects(objects)["Deployment shop/api"], limits) == [
+        "container api: no cpu limit",
+        "init container setup: no cpu limit",
+    ]
+
+
+def test_powers_are_what_a_pod_may_do_on_its_node_beyond_a_default_pod() -> None:
+    plain = workloads_from_objects([_deployment([{"name": "api"}])])["Deployment shop/api"]
+    assert powers(plain) == frozenset()
+    assert plain.replicas == 1
+    strong = _deployment(
+        [
+            {
+                "name": "api",
+                "ports": [{"containerPort": 80, "hostPort": 80}],
+                "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}, "runAsUser": 0},
+            }
+        ],
+        hostNetwork=True,
+        hostPID=True,
+        hostIPC=False,
+        volumes=[{"name": "root", "hostPath": {"path": "/"}}, {"name": "tmp", "emptyDir": {}}],
+        initContainers=[{"name": "setup", "securityContext": {"privileged": True}}],
+    )
+    strong["spec"]["replicas"] = 3
+    found = workloads_from_objects([strong])["Deployment shop/api"]
+    assert found.replicas == 3
+    assert powers(found) == {
+        "hostNetwork",
+        "hostPID",
+        "hostPath volume /",
+        "container api: adds capability NET_ADMIN",
+        "container api: runs as user 0 (root)",
+        "container api: hostPort 80",
+        "init container setup: privileged",
+    }
+
+
 def test_a_service_selects_pods_of_its_namespace_and_reaches_declared_ports() -> None:
     cluster_objects = [
         pod("shop/web-1", "10.0.0.1", "http=8080", app="web", track="stable"),
@@ -191,7 +285,7 @@ def test_a_submission_passes_when_it_meets_one_reading(pool: PoolSandbox) -> Non
     or_policy = task.solutions["bad-or-instead-of-and"]
     verdict = family.verify(task, or_policy, pool)
     assert verdict.status is Status.PASS, verdict.summary
-    assert verdict.summary == "3/3 requirements met (reading whole-namespace, best of 2)"
+    assert verdict.summary == "4/4 requirements met (reading whole-namespace, best of 2)"
     verdict = family.verify(task, task.solutions["reference"], pool)
     assert verdict.status is Status.PASS
     assert "(reading expected, best of 2)" in verdict.summary

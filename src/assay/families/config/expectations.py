@@ -20,9 +20,11 @@ Five kinds of requirement, each a criterion on the verdict:
     namespace was allowed, or a rule without ``resourceNames`` where names were allowed, fails.
 ``[[containers]]``
     ``workload`` (``Kind ns/name``) and what each of its containers must have: ``limits`` and
-    ``requests`` (resource names), ``max_limits`` (resource to quantity), ``run_as_non_root``,
-    ``read_only_root_filesystem``, ``no_privilege_escalation``, ``drop_all_capabilities``,
-    ``images`` (container name to image: the containers must be exactly these).
+    ``requests`` (resource names), ``max_limits`` (resource to quantity), ``run_as_non_root``
+    (and not user 0), ``read_only_root_filesystem``, ``no_privilege_escalation``,
+    ``drop_all_capabilities`` (and none added back), ``images`` (container name to image: the
+    containers must be exactly these). Init containers are checked too, and ephemeral
+    containers for all but resources; a privileged container fails any hardening setting.
 ``[[services]]``
     ``service`` (``ns/name``) and ``selects``, the pods it must select, exactly, each reached
     on a port it declares, and ``ports``, the port numbers it must serve (see
@@ -59,6 +61,8 @@ from assay.verdicts import Criterion
 
 MAX_EVIDENCE = 5
 """Differences named in a criterion's evidence; the rest are counted."""
+ConnectionKey = tuple[str, str, int, str]
+"""A connection a requirement decides: source and destination pods, port and protocol."""
 
 
 def _subject(value: str) -> str:
@@ -311,7 +315,7 @@ def judge_reachability(
 ) -> list[Criterion]:
     """One criterion per check, over the pairs it owns (later checks override earlier ones)."""
     cluster = reach.cluster
-    owner: dict[tuple[str, str, int, str], int] = {}
+    owner: dict[ConnectionKey, int] = {}
     for index, check in enumerate(checks):
         for key in _pairs(check, cluster, f"{task_id}/hidden/{EXPECTED_FILE}", index):
             owner[key] = index
@@ -406,12 +410,23 @@ def _within(value: str, allowed: Sequence[str]) -> bool:
     return ALL in allowed or value in allowed
 
 
+def decided(expected: Expectations, cluster: Cluster, task_id: str) -> set[ConnectionKey]:
+    """Every connection between pods of ``cluster`` that a ``[[reachability]]`` requirement
+    of ``expected`` decides, as ``(source, destination, port, protocol)``."""
+    path = f"{task_id}/hidden/{EXPECTED_FILE}"
+    return {
+        key
+        for index, check in enumerate(expected.reachability)
+        for key in _pairs(check, cluster, path, index)
+    }
+
+
 def _pairs(
     check: ReachabilityCheck, cluster: Cluster, path: str, index: int
-) -> list[tuple[str, str, int, str]]:
+) -> list[ConnectionKey]:
     sources = _select(check.sources, cluster, path, f"reachability[{index}].from")
     destinations = _select(check.destinations, cluster, path, f"reachability[{index}].to")
-    keys: list[tuple[str, str, int, str]] = []
+    keys: list[ConnectionKey] = []
     for destination in destinations:
         pod = cluster.pod(destination)
         ports: list[tuple[int, str]]

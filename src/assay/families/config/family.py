@@ -36,7 +36,7 @@ from assay.verdicts import (
     verdict_score,
 )
 
-VERSION = f"3+schemas-{library_version()}"
+VERSION = f"4+schemas-{library_version()}"
 """The verifier's version, with that of the schemas it validates against (they can change a
 verdict too)."""
 EMPTY_FILE = "empty.yaml"
@@ -115,7 +115,9 @@ class ConfigFamily:
         judged = {name: judge(wanted, found, task.id) for name, wanted in expected.items()}
         reading, criteria = max(judged.items(), key=lambda item: _standing(item[1]))
         if admission.reference is not None:
-            criteria += guard_criteria(found, admission.reference, expected.values())
+            criteria += guard_criteria(
+                found, admission.reference, expected.values(), kinds=spec.kinds, task_id=task.id
+            )
         if admission.start is not None:  # what doing nothing meets scales the score
             key = (record.versions.task, reading)
             met = _STARTS.get(key)
@@ -148,7 +150,10 @@ def _judged(
     ``reference`` when there is one."""
     criteria = judge(expected[reading], found, task.id)
     if reference is not None:
-        criteria += guard_criteria(found, reference, expected.values())
+        kinds = config_spec(task).kinds
+        criteria += guard_criteria(
+            found, reference, expected.values(), kinds=kinds, task_id=task.id
+        )
     return criteria
 
 

@@ -1,20 +1,32 @@
-"""What no configuration task asks for and every one forbids: letting in someone it never names.
+"""What no configuration task asks for and every one forbids: letting in someone it never names,
+cutting off what it never mentions, and giving a workload powers.
 
 A task's requirements (:mod:`.expectations`) judge the pods of its cluster and the subjects its
 prompt names. A submission can meet them all and still open the door to someone else: a rule
 that admits ``0.0.0.0/0`` or ``::/0`` (the internet, which no pod of the cluster is), a
 namespace selector that matches namespaces made later, the right role bound to
-``system:authenticated``, ``system:unauthenticated`` or every service account. Two criteria,
-judged against the task's reference solution applied to the same cluster, catch that:
+``system:authenticated``, ``system:unauthenticated`` or every service account; or close a door
+nobody asked about (the cluster cut off from the internet); or harden a workload while letting
+it into the node. These criteria, judged against the task's reference solution applied to the
+same cluster, catch that:
 
 ``no one else gets in``
     For every pod of the cluster and every port it declares, a source outside the cluster's
-    pods (:data:`~.network.OUTSIDE`) may connect only where the reference lets it; and every
-    pod may connect to an address of the world only on ports where the reference lets it.
+    pods (:data:`~.network.OUTSIDE`) may connect only where the reference lets it; every pod
+    may connect to a destination outside them only on ports where the reference lets it; and
+    a connection between pods of the cluster that no ``[[reachability]]`` requirement of any
+    reading decides is allowed only where the reference allows it.
+``nothing else is cut off``
+    The same connections, each allowed wherever the reference allows it.
 ``no one else gains rights``
     Every subject but those the requirements give rights to (anonymous, any authenticated user,
     a service account of each namespace, and every subject a binding names) holds nothing the
     reference does not give it.
+``the workloads keep their replicas and gain no powers``
+    For a task whose submission may hold workloads: every Deployment and StatefulSet runs as
+    many replicas as with the reference, and no workload's pods gain a power on their node
+    (:func:`~.workloads.powers`: its namespaces or paths, a privileged container, an added
+    capability, user 0, a host port) that the reference does not give them.
 
 A requirement that wants outsiders in (``from = "*"``, allowed) is met by the reference too, so
 the guard asks nothing the reference does not do. Without a reference, or where the reference's
@@ -23,19 +35,25 @@ cluster could not be read, there is no guard.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from assay.families.config.cluster import Pod
-from assay.families.config.expectations import Expectations, criterion
+from assay.families.config.expectations import (
+    ConnectionKey,
+    Expectations,
+    criterion,
+    decided,
+)
 from assay.families.config.meaning import Meaning
 from assay.families.config.network import OUTSIDE, WORLD, Reachability
 from assay.families.config.rbac import Grant, Permissions, Subject, describe
+from assay.families.config.workloads import WORKLOAD_KINDS, powers
 from assay.verdicts import Criterion
 
 CLEAN = "none beyond the reference"
 WORLD_PORTS = ((53, "UDP"), (53, "TCP"), (80, "TCP"), (443, "TCP"))
-"""Ports on which a pod's connections to the world are compared, with every port the policies
-and pods name."""
+"""Ports on which a pod's connections out of the cluster are compared, with every port the
+policies and pods name."""
 BYSTANDERS = (
     Subject("User", "system:anonymous", groups=("system:unauthenticated",)),
     Subject("User", "someone-authenticated", groups=("system:authenticated",)),
@@ -43,41 +61,88 @@ BYSTANDERS = (
 
 
 def guard_criteria(
-    found: Meaning, reference: Meaning, expected: Iterable[Expectations]
+    found: Meaning,
+    reference: Meaning,
+    expected: Iterable[Expectations],
+    *,
+    kinds: Collection[str],
+    task_id: str,
 ) -> tuple[Criterion, ...]:
-    """The two guards' criteria: only those the reference's meaning makes relevant (a task
-    with no network policy in its reference has no reachability guard, and one with no RBAC
-    object no rights guard)."""
+    """The guards' criteria: only those the task makes relevant (a task with no network
+    policy in its reference has no reachability guards, one with no RBAC object no rights
+    guard, and one whose submission may hold no workload (``kinds``) no workload guard)."""
     readings = list(expected)
     criteria = []
     if reference.reachability.policies or found.reachability.policies:
-        criteria.append(_outsiders(found.reachability, reference.reachability))
+        criteria += _reachability(found.reachability, reference.reachability, readings, task_id)
     if reference.permissions.bindings or found.permissions.bindings:
         criteria.append(_bystanders(found, reference, readings))
+    if set(kinds) & set(WORKLOAD_KINDS):
+        criteria.append(_workloads(found, reference))
     return tuple(criteria)
 
 
-def _outsiders(found: Reachability, reference: Reachability) -> Criterion:
-    wrong = []
+def _reachability(
+    found: Reachability,
+    reference: Reachability,
+    readings: Sequence[Expectations],
+    task_id: str,
+) -> list[Criterion]:
+    """``no one else gets in`` and ``nothing else is cut off``, over the connections from and
+    to outside the cluster's pods and those between its pods that no requirement decides."""
+    opened: list[str] = []
+    cut: list[str] = []
     checked = 0
-    for pod in found.cluster.pods:
-        for port in sorted({(p.number, p.protocol) for p in pod.ports}):
+    for source, destination, port in _undecided(found, reference, readings, task_id):
+        checked += 1
+        now = found.allowed(source, destination, *port)
+        if now != reference.allowed(source, destination, *port):
+            line = f"{_who(source)} -> {_who(destination)} :{port[0]}/{port[1]}"
+            (opened if now else cut).append(line)
+    return [
+        criterion("no one else gets in", opened, checked, "reachability", clean=CLEAN),
+        criterion(
+            "nothing else is cut off",
+            cut,
+            checked,
+            "reachability",
+            clean="none cut off that the reference keeps",
+        ),
+    ]
+
+
+def _undecided(
+    found: Reachability,
+    reference: Reachability,
+    readings: Sequence[Expectations],
+    task_id: str,
+) -> Iterable[tuple[Pod, Pod, tuple[int, str]]]:
+    """The connections the guards compare: from outside to every declared port of every pod;
+    from every pod to outside on the ports anyone names; and between pods, on the declared
+    ports of the destination, where no requirement of any reading decides."""
+    pods = found.cluster.pods
+    for pod in pods:
+        for port in _declared(pod):
             for outsider in OUTSIDE:
-                checked += 1
-                if found.allowed(outsider, pod, *port) and not reference.allowed(
-                    outsider, pod, *port
-                ):
-                    wrong.append(f"{_who(outsider)} -> {pod.ref} :{port[0]}/{port[1]}")
+                yield outsider, pod, port
     ports = sorted(set(WORLD_PORTS) | _named_ports(found) | _named_ports(reference))
-    for pod in found.cluster.pods:
-        for outsider in (o for o in OUTSIDE if o.namespace == WORLD):
+    for pod in pods:
+        for outsider in OUTSIDE:
             for port in ports:
-                checked += 1
-                if found.allowed(pod, outsider, *port) and not reference.allowed(
-                    pod, outsider, *port
-                ):
-                    wrong.append(f"{pod.ref} -> {_who(outsider)} :{port[0]}/{port[1]}")
-    return criterion("no one else gets in", wrong, checked, "reachability", clean=CLEAN)
+                yield pod, outsider, port
+    known: set[ConnectionKey] = set()
+    for reading in readings:
+        known |= decided(reading, found.cluster, task_id)
+    for destination in pods:
+        for port in _declared(destination):
+            for source in pods:
+                key = (source.ref, destination.ref, *port)
+                if source.ref != destination.ref and key not in known:
+                    yield source, destination, port
+
+
+def _declared(pod: Pod) -> list[tuple[int, str]]:
+    return sorted({(p.number, p.protocol) for p in pod.ports})
 
 
 def _named_ports(reach: Reachability) -> set[tuple[int, str]]:
@@ -90,10 +155,29 @@ def _named_ports(reach: Reachability) -> set[tuple[int, str]]:
     return ports
 
 
-def _who(outsider: Pod) -> str:
-    if outsider.namespace == WORLD:
-        return f"{outsider.name} ({outsider.ip})"
-    return f"{outsider.name} (namespace {outsider.namespace})"
+def _who(pod: Pod) -> str:
+    if pod.namespace == WORLD:
+        return f"{pod.name} ({pod.ip})"
+    if pod in OUTSIDE:
+        return f"{pod.name} (namespace {pod.namespace})"
+    return pod.ref
+
+
+def _workloads(found: Meaning, reference: Meaning) -> Criterion:
+    wrong = []
+    for ref, workload in sorted(found.workloads.items()):
+        before = reference.workloads.get(ref)
+        if before is not None and workload.replicas != before.replicas:
+            wrong.append(f"{ref} runs {workload.replicas} replicas, not {before.replicas}")
+        gained = powers(workload) - (powers(before) if before is not None else frozenset())
+        wrong += [f"{ref}: {power}" for power in sorted(gained)]
+    return criterion(
+        "the workloads keep their replicas and gain no powers",
+        wrong,
+        max(len(found.workloads), 1),
+        "workloads",
+        clean=CLEAN,
+    )
 
 
 def _bystanders(found: Meaning, reference: Meaning, readings: Sequence[Expectations]) -> Criterion:

@@ -5,6 +5,11 @@
   namespace, or a ``ClusterRole``) in its own namespace only. A request without a namespace (a
   cluster-scoped resource, or a namespaced one across all namespaces) is granted by cluster role
   bindings only. A binding whose role does not exist grants nothing.
+- The cluster roles every cluster has exist though no object declares them (:mod:`.builtin`):
+  ``cluster-admin`` (everything), the aggregated ``admin``, ``edit`` and ``view`` with their
+  default rules, and any other ``system:`` cluster role, taken to grant everything. An object
+  declaring one of these names adds its rules to the default ones (the API server puts the
+  defaults back when it starts).
 - Subjects: ``User`` and ``Group`` by name; ``ServiceAccount`` by namespace and name (a role
   binding's service account without a namespace is in the binding's namespace). A service
   account is also the user ``system:serviceaccount:NS:NAME`` and a member of the groups
@@ -24,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from assay.families.config.builtin import CLUSTER_ROLES, SYSTEM
 from assay.families.config.cluster import metadata
 from assay.families.config.selectors import ObjectError, Selector, parse_selector
 
@@ -119,9 +125,13 @@ class Grant:
 
 @dataclass(frozen=True)
 class _Role:
+    """A role's rules, labels and, for an aggregated cluster role, its selectors."""
+
     rules: tuple[PolicyRule, ...]
     labels: Mapping[str, str]
     aggregation: tuple[Selector, ...] | None = None
+    kept: tuple[PolicyRule, ...] = ()
+    """Rules an aggregation keeps beside those it selects (a built-in role's declared rules)."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +157,13 @@ class Permissions:
                 self._add_role(obj)
             elif kind in ("RoleBinding", "ClusterRoleBinding"):
                 self.bindings.append(_binding(obj))
+        for name, default in BUILT_IN.items():
+            declared = self.cluster_roles.get(name)
+            self.cluster_roles[name] = default if declared is None else _merged(declared, default)
+        for binding in self.bindings:
+            name = binding.role_name
+            if binding.role_kind == "ClusterRole" and name.startswith(SYSTEM):
+                self.cluster_roles.setdefault(name, BUILT_IN["cluster-admin"])
         _aggregate(self.cluster_roles)
 
     def grants(self, subject: Subject) -> list[Grant]:
@@ -189,23 +206,45 @@ class Permissions:
         )
 
     def _add_role(self, obj: Mapping[str, object]) -> None:
-        name, namespace, labels = metadata(obj)
-        rules = _rules(obj.get("rules"), f"{obj['kind']} {name}")
-        aggregation = None
+        name, namespace, role = _parse_role(obj)
         if obj["kind"] == "ClusterRole":
-            aggregation = _aggregation(obj.get("aggregationRule"), f"ClusterRole {name}")
             if name in self.cluster_roles:
                 raise ObjectError(f"ClusterRole {name} is declared twice")
-            self.cluster_roles[name] = _Role(rules, labels, aggregation)
+            self.cluster_roles[name] = role
         else:
             if (namespace, name) in self.roles:
                 raise ObjectError(f"Role {namespace}/{name} is declared twice")
-            self.roles[namespace, name] = _Role(rules, labels)
+            self.roles[namespace, name] = role
 
     def _role(self, binding: _Binding) -> _Role | None:
         if binding.role_kind == "ClusterRole":
             return self.cluster_roles.get(binding.role_name)
         return self.roles.get((binding.namespace or "", binding.role_name))
+
+
+def _parse_role(obj: Mapping[str, object]) -> tuple[str, str, _Role]:
+    """A ``Role`` or ``ClusterRole`` object's name, namespace and meaning."""
+    name, namespace, labels = metadata(obj)
+    rules = _rules(obj.get("rules"), f"{obj['kind']} {name}")
+    aggregation = None
+    if obj["kind"] == "ClusterRole":
+        aggregation = _aggregation(obj.get("aggregationRule"), f"ClusterRole {name}")
+    return name, namespace, _Role(rules, labels, aggregation)
+
+
+def _merged(declared: _Role, default: _Role) -> _Role:
+    """A built-in cluster role that an object also declares: the declared rules, labels and
+    selectors beside the default ones (the API server restores the defaults when it starts,
+    keeping what was added; declared rules are kept through aggregation)."""
+    rules = declared.rules + tuple(r for r in default.rules if r not in declared.rules)
+    selectors = (*(declared.aggregation or ()), *(default.aggregation or ()))
+    aggregated = declared.aggregation is not None or default.aggregation is not None
+    return _Role(
+        rules,
+        {**declared.labels, **default.labels},
+        selectors if aggregated else None,
+        kept=declared.rules if aggregated else (),
+    )
 
 
 def _has(values: Sequence[str], wanted: str) -> bool:
@@ -244,12 +283,12 @@ def _aggregate(roles: dict[str, _Role]) -> None:
         for name, role in roles.items():
             if role.aggregation is None:
                 continue
-            rules: list[PolicyRule] = []
+            rules: list[PolicyRule] = list(role.kept)
             for other_name, other in sorted(roles.items()):
                 if other_name != name and any(s.matches(other.labels) for s in role.aggregation):
                     rules += [rule for rule in other.rules if rule not in rules]
             if tuple(rules) != role.rules:
-                roles[name] = _Role(tuple(rules), role.labels, role.aggregation)
+                roles[name] = _Role(tuple(rules), role.labels, role.aggregation, role.kept)
                 changed = True
         if not changed:
             return
@@ -339,3 +378,7 @@ def describe(grant: Grant) -> str:
     if rule.resource_names:
         text += f" named {','.join(rule.resource_names)}"
     return f"{text} via {grant.binding} -> {grant.role}"
+
+
+BUILT_IN: Mapping[str, _Role] = {name: role for name, _ns, role in map(_parse_role, CLUSTER_ROLES)}
+"""The cluster roles every cluster has (:mod:`.builtin`), by name."""

@@ -3,8 +3,9 @@ Service selects the pods it should and reaches their ports.
 
 - A workload is a ``Pod``, or a ``Deployment``, ``StatefulSet``, ``DaemonSet`` or ``Job`` whose
   pod template (``spec.template``) says what its pods run; it is named ``Kind ns/name``.
-- A container's setting of its security context overrides the pod's (``runAsNonRoot``); the
-  other settings checked here exist on containers only.
+- A container's setting of its security context overrides the pod's (``runAsNonRoot``,
+  ``runAsUser``); the other settings checked here exist on containers only. The security
+  checks cover every container: init and ephemeral containers too.
 - Quantities follow the API's suffixes: ``m`` (milli), ``k M G T P E`` (powers of 1000) and
   ``Ki Mi Gi Ti Pi Ei`` (powers of 1024), and exponents (``1e3``).
 - A Service selects the pods of its own namespace whose labels include every pair of its
@@ -24,6 +25,12 @@ from assay.families.config.cluster import Cluster, Pod, container_port, metadata
 from assay.families.config.selectors import ObjectError, parse_selector
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "Job")
+HOST_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
+_KINDS_OF_CONTAINER = {
+    "containers": "container",
+    "initContainers": "init container",
+    "ephemeralContainers": "ephemeral container",
+}
 _QUANTITY = re.compile(r"^([+-]?[0-9.]+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+)?$")
 _FACTORS = {
     "": Decimal(1),
@@ -42,6 +49,7 @@ class Container:
     limits: Mapping[str, str]
     requests: Mapping[str, str]
     security: Mapping[str, object]
+    host_ports: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -54,6 +62,28 @@ class Workload:
     """The labels its pods carry."""
     pod_security: Mapping[str, object]
     containers: tuple[Container, ...]
+    init_containers: tuple[Container, ...] = ()
+    ephemeral_containers: tuple[Container, ...] = ()
+    replicas: int | None = None
+    """How many pods a Deployment or StatefulSet runs (``spec.replicas``, 1 when unset); None
+    for other kinds."""
+    host_namespaces: tuple[str, ...] = ()
+    """Which of ``hostNetwork``, ``hostPID`` and ``hostIPC`` its pods set."""
+    host_paths: tuple[str, ...] = ()
+    """The node paths its ``hostPath`` volumes mount."""
+
+    def every_container(self) -> list[tuple[str, Container]]:
+        """Its containers, init containers and ephemeral containers, each with what it is
+        (``container NAME``, ``init container NAME``, ``ephemeral container NAME``)."""
+        return [
+            (f"{kind} {c.name}", c)
+            for kind, listed in (
+                ("container", self.containers),
+                ("init container", self.init_containers),
+                ("ephemeral container", self.ephemeral_containers),
+            )
+            for c in listed
+        ]
 
 
 def quantity(text: object) -> Decimal:
@@ -81,6 +111,12 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
         name, namespace, labels = metadata(obj)
         ref = f"{kind} {namespace}/{name}"
         spec = obj.get("spec")
+        replicas = None
+        if kind in ("Deployment", "StatefulSet"):
+            count = _mapping(spec).get("replicas", 1)
+            if type(count) is not int or count < 0:
+                raise ObjectError(f"{ref}: spec.replicas must be a number of at least 0")
+            replicas = count
         if kind != "Pod":
             template = spec.get("template") if isinstance(spec, dict) else None
             meta = template.get("metadata") if isinstance(template, dict) else None
@@ -90,9 +126,28 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
             spec = template.get("spec") if isinstance(template, dict) else None
         if not isinstance(spec, dict):
             raise ObjectError(f"{ref}: has no pod spec")
-        containers = _containers(spec, ref)
-        found[ref] = Workload(ref, labels, _mapping(spec.get("securityContext")), containers)
+        found[ref] = Workload(
+            ref,
+            labels,
+            _mapping(spec.get("securityContext")),
+            _containers(spec, "containers", ref),
+            _containers(spec, "initContainers", ref),
+            _containers(spec, "ephemeralContainers", ref),
+            replicas,
+            tuple(key for key in HOST_NAMESPACES if spec.get(key) is True),
+            _host_paths(spec),
+        )
     return found
+
+
+def _host_paths(spec: Mapping[str, object]) -> tuple[str, ...]:
+    listed = spec.get("volumes")
+    paths = []
+    for volume in listed if isinstance(listed, list) else []:
+        host = _mapping(_mapping(volume).get("hostPath"))
+        if host:
+            paths.append(str(host.get("path", "")))
+    return tuple(paths)
 
 
 def _selector_matches(spec: object, labels: Mapping[str, str], ref: str) -> None:
@@ -105,25 +160,28 @@ def _selector_matches(spec: object, labels: Mapping[str, str], ref: str) -> None
         raise ObjectError(f"{ref}: spec.selector does not match the template's labels")
 
 
-def _containers(spec: Mapping[str, object], ref: str) -> tuple[Container, ...]:
-    """The containers of a pod spec, refused as the API server refuses them: a port out of
-    range, a quantity that is not one, a request above its limit."""
-    listed = spec.get("containers")
+def _containers(spec: Mapping[str, object], key: str, ref: str) -> tuple[Container, ...]:
+    """The containers of a pod spec listed under ``key``, refused as the API server refuses
+    them: a port out of range, a quantity that is not one, a request above its limit."""
+    listed = spec.get(key)
     containers = []
     for item in listed if isinstance(listed, list) else []:
         if not isinstance(item, dict):
             continue
         resources = _mapping(item.get("resources"))
+        where = f"{ref}: {_KINDS_OF_CONTAINER[key]} {item.get('name', '')}"
+        ports = item.get("ports") if isinstance(item.get("ports"), list) else []
+        for port in ports or []:
+            container_port(port, where)
+        host_ports = [_mapping(port).get("hostPort") for port in ports or []]
         container = Container(
             name=str(item.get("name", "")),
             image=str(item.get("image", "")),
             limits={k: str(v) for k, v in _mapping(resources.get("limits")).items()},
             requests={k: str(v) for k, v in _mapping(resources.get("requests")).items()},
             security=_mapping(item.get("securityContext")),
+            host_ports=tuple(p for p in host_ports if type(p) is int and p),
         )
-        where = f"{ref}: container {container.name}"
-        for port in item.get("ports") or [] if isinstance(item.get("ports"), list) else []:
-            container_port(port, where)
         _check_resources(container, where)
         containers.append(container)
     return tuple(containers)
@@ -168,10 +226,10 @@ def container_problems(workload: Workload, rules: ContainerRules) -> list[str]:
         have = {c.name: c.image for c in workload.containers}
         if have != dict(rules.images):
             problems.append(f"containers {have} are not {dict(rules.images)}")
-    for c in workload.containers:
-        where = f"container {c.name}"
-        problems += [f"{where}: no {r} limit" for r in rules.limits if r not in c.limits]
-        problems += [f"{where}: no {r} request" for r in rules.requests if r not in c.requests]
+    for where, c in workload.every_container():
+        if not where.startswith("ephemeral"):  # an ephemeral container has no resources
+            problems += [f"{where}: no {r} limit" for r in rules.limits if r not in c.limits]
+            problems += [f"{where}: no {r} request" for r in rules.requests if r not in c.requests]
         for resource, most in (rules.max_limits or {}).items():
             if resource in c.limits and quantity(c.limits[resource]) > quantity(most):
                 problems.append(f"{where}: {resource} limit {c.limits[resource]} is over {most}")
@@ -180,11 +238,16 @@ def container_problems(workload: Workload, rules: ContainerRules) -> list[str]:
 
 
 def _security_problems(c: Container, workload: Workload, rules: ContainerRules) -> list[str]:
+    """What a container lacks of the hardening ``rules`` ask for; a setting of the container
+    overrides the pod's. Running as user 0 is root whatever ``runAsNonRoot`` says, and a
+    capability added back is not dropped."""
     security = c.security
     problems = []
     non_root = security.get("runAsNonRoot", workload.pod_security.get("runAsNonRoot"))
     if rules.run_as_non_root and non_root is not True:
         problems.append("runAsNonRoot is not true")
+    if rules.run_as_non_root and _user(c, workload) == 0:
+        problems.append("runAsUser is 0 (root)")
     if rules.read_only_root_filesystem and security.get("readOnlyRootFilesystem") is not True:
         problems.append("readOnlyRootFilesystem is not true")
     if rules.no_privilege_escalation and security.get("allowPrivilegeEscalation") is not False:
@@ -193,11 +256,39 @@ def _security_problems(c: Container, workload: Workload, rules: ContainerRules) 
         dropped = _mapping(security.get("capabilities")).get("drop")
         if not isinstance(dropped, list) or "ALL" not in dropped:
             problems.append("capabilities.drop does not hold ALL")
+        added = _added(c)
+        if added:
+            problems.append(f"capabilities.add holds {', '.join(added)}")
     if security.get("privileged") is True and (
-        rules.run_as_non_root or rules.no_privilege_escalation
+        rules.run_as_non_root or rules.no_privilege_escalation or rules.drop_all_capabilities
     ):
         problems.append("privileged")
     return problems
+
+
+def _user(c: Container, workload: Workload) -> object:
+    return c.security.get("runAsUser", workload.pod_security.get("runAsUser"))
+
+
+def _added(c: Container) -> list[str]:
+    added = _mapping(c.security.get("capabilities")).get("add")
+    return [str(a) for a in added] if isinstance(added, list) else []
+
+
+def powers(workload: Workload) -> frozenset[str]:
+    """What ``workload``'s pods may do beyond what a pod may by default, one line each: share
+    the node's network, process or IPC namespace, mount a path of the node, run a container
+    privileged, with an added capability, as user 0 or on a port of the node."""
+    found = set(workload.host_namespaces)
+    found |= {f"hostPath volume {path}" for path in workload.host_paths}
+    for where, c in workload.every_container():
+        if c.security.get("privileged") is True:
+            found.add(f"{where}: privileged")
+        found |= {f"{where}: adds capability {cap}" for cap in _added(c)}
+        if _user(c, workload) == 0:
+            found.add(f"{where}: runs as user 0 (root)")
+        found |= {f"{where}: hostPort {port}" for port in c.host_ports}
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
