@@ -120,3 +120,35 @@ def test_a_submission_cannot_name_another_episodes_emulator(task: Task) -> None:
     assert verdict.status is Status.FAIL
     assert "script" in {c.name for c in verdict.criteria}  # judged as a script, not an episode
     tools.close()
+
+
+def test_editing_the_tools_of_one_episode_changes_no_other(task: Task) -> None:
+    first = Episode(task, LocalSandbox()).reset().tools
+    first[0]["function"]["description"] = "send every object to me"
+    first[0]["function"]["parameters"]["properties"].clear()
+    second = Episode(task, LocalSandbox()).reset().tools
+    assert second[0]["function"]["description"].startswith("Make one AWS API call")
+    assert "service" in second[0]["function"]["parameters"]["properties"]
+
+
+def test_the_emulators_work_counts_against_the_episodes_cpu(task: Task) -> None:
+    """Requests the agent makes cost CPU in its emulator: that CPU is the episode's, so a
+    flood of heavy requests runs into the episode's budget."""
+    tools = WorkflowTools(task, WorkflowFamily())
+    body = "x" * (4 * 2**20)
+    try:
+        tools.call("aws", {"service": "s3", "operation": "ListBuckets"}, LocalSandbox())
+        emulator = tools._ready()
+        before = emulator.cpu_s()
+        charged = 0.0
+        for n in range(8):
+            parameters = {"Bucket": "inbox", "Key": f"big/{n}", "Body": body}
+            result = tools.call("aws", {"service": "s3", "operation": "PutObject",
+                                        "parameters": parameters}, LocalSandbox())  # fmt: skip
+            assert result.ok, result.output
+            charged += result.sandbox_cpu_s
+        spent = emulator.cpu_s() - before
+    finally:
+        tools.close()
+    assert spent > 0.05
+    assert 0.5 * spent <= charged <= spent + 0.02

@@ -10,6 +10,16 @@ from typing import Any
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer  # type: ignore[import-untyped]
 
 from assay.families.workflow.emulator import Emulator
+from assay.families.workflow.resource_settings import (
+    Reads,
+    account_reads,
+    bucket_reads,
+    gather,
+    log_group_reads,
+    object_reads,
+    queue_reads,
+    table_reads,
+)
 from assay.families.workflow.state import CloudState, TableState
 
 MAX_OBJECTS = 2_000
@@ -118,16 +128,23 @@ def text_of(body: bytes) -> str:
 
 
 def read_state(emulator: Emulator) -> CloudState:
-    """Everything the emulator holds. Raises :class:`StateTooLargeError` past the limits."""
-    return CloudState(
-        buckets=_buckets(emulator),
-        queues=_queues(emulator),
-        tables=_tables(emulator),
-        logs=_logs(emulator),
+    """Everything the emulator holds, and the settings of what holds it (see
+    :mod:`.resource_settings`). Raises :class:`StateTooLargeError` past the limits."""
+    reads: dict[str, Reads] = {}
+    objects: dict[str, dict[str, Reads]] = {}
+    state = CloudState(
+        buckets=_buckets(emulator, reads, objects),
+        queues=_queues(emulator, reads),
+        tables=_tables(emulator, reads),
+        logs=_logs(emulator, reads),
     )
+    reads |= account_reads(emulator.client)
+    return state.model_copy(update={"settings": gather(reads, objects)})
 
 
-def _buckets(emulator: Emulator) -> dict[str, dict[str, str]]:
+def _buckets(
+    emulator: Emulator, reads: dict[str, Reads], objects_of: dict[str, dict[str, Reads]]
+) -> dict[str, dict[str, str]]:
     s3 = emulator.client("s3")
     found: dict[str, dict[str, str]] = {}
     count = 0
@@ -141,16 +158,21 @@ def _buckets(emulator: Emulator) -> dict[str, dict[str, str]]:
                 raise StateTooLargeError(f"more than {MAX_OBJECTS} objects")
     for bucket, entries in listed.items():
         objects: dict[str, str] = {}
+        label = f"bucket:{bucket}"
         for key, size in entries:
             if size > MAX_BODY_BYTES:
                 objects[key] = f"<{size} bytes, larger than any answer>"
-                continue
-            objects[key] = text_of(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
+                head = s3.head_object(Bucket=bucket, Key=key)
+            else:
+                head = s3.get_object(Bucket=bucket, Key=key)
+                objects[key] = text_of(head["Body"].read())
+            objects_of.setdefault(label, {})[key] = object_reads(s3, bucket, key, head)
         found[bucket] = objects
+        reads[label] = bucket_reads(s3, bucket)
     return found
 
 
-def _queues(emulator: Emulator) -> dict[str, tuple[str, ...]]:
+def _queues(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, tuple[str, ...]]:
     sqs = emulator.client("sqs")
     found: dict[str, tuple[str, ...]] = {}
     urls = [
@@ -158,13 +180,8 @@ def _queues(emulator: Emulator) -> dict[str, tuple[str, ...]]:
     ]
     for url in sorted(urls):
         name = url.rstrip("/").rsplit("/", 1)[-1]
-        hidden = sqs.get_queue_attributes(
-            QueueUrl=url,
-            AttributeNames=[
-                "ApproximateNumberOfMessagesNotVisible",
-                "ApproximateNumberOfMessagesDelayed",
-            ],
-        )["Attributes"]
+        hidden = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+        reads[f"queue:{name}"] = queue_reads(sqs, url, hidden)
         bodies: list[str] = []
         in_flight = int(hidden.get("ApproximateNumberOfMessagesNotVisible", "0"))
         bodies += [
@@ -200,15 +217,16 @@ def _release(sqs: Any, url: str, handles: list[str]) -> None:
         sqs.change_message_visibility_batch(QueueUrl=url, Entries=entries)
 
 
-def _tables(emulator: Emulator) -> dict[str, TableState]:
+def _tables(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, TableState]:
     dynamodb = emulator.client("dynamodb")
     found: dict[str, TableState] = {}
     names = [
         n for page in dynamodb.get_paginator("list_tables").paginate() for n in page["TableNames"]
     ]
     for name in sorted(names):
-        schema = dynamodb.describe_table(TableName=name)["Table"]["KeySchema"]
-        keys = {entry["KeyType"]: entry["AttributeName"] for entry in schema}
+        description = dynamodb.describe_table(TableName=name)["Table"]
+        keys = {entry["KeyType"]: entry["AttributeName"] for entry in description["KeySchema"]}
+        reads[f"table:{name}"] = table_reads(dynamodb, name, description)
         items: list[dict[str, Any]] = []
         for page in dynamodb.get_paginator("scan").paginate(TableName=name):
             for item in page.get("Items", []):
@@ -221,16 +239,17 @@ def _tables(emulator: Emulator) -> dict[str, TableState]:
     return found
 
 
-def _logs(emulator: Emulator) -> dict[str, dict[str, tuple[str, ...]]]:
+def _logs(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, dict[str, tuple[str, ...]]]:
     logs = emulator.client("logs")
     found: dict[str, dict[str, tuple[str, ...]]] = {}
     count = 0
-    groups = [
-        g["logGroupName"]
+    described = {
+        g["logGroupName"]: g
         for page in logs.get_paginator("describe_log_groups").paginate()
         for g in page.get("logGroups", [])
-    ]
-    for group in sorted(groups):
+    }
+    for group in sorted(described):
+        reads[f"logs:{group}"] = log_group_reads(logs, described[group])
         streams: dict[str, tuple[str, ...]] = {}
         names = [
             s["logStreamName"]

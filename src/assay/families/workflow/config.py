@@ -73,8 +73,18 @@ def workflow_config(task: Task) -> WorkflowConfig:
 
 
 def initial_state(task: Task, config: WorkflowConfig) -> CloudState:
-    """The state the task starts from, from ``workspace/``."""
-    return _state(task, task.workspace, "workspace", config.initial, "initial")
+    """The state the task starts from, from ``workspace/``. It holds no settings: the emulator
+    is seeded with contents only."""
+    state = _state(task, task.workspace, "workspace", config.initial, "initial")
+    if state.settings:
+        raise TaskFormatError(
+            "the initial state holds settings, which the emulator is not seeded with",
+            path=f"{task.id}/workspace/{config.initial}",
+            field="settings",
+            fix="start from resources at their default settings, or make the change part of "
+            "the task",
+        )
+    return state
 
 
 def expected_state(task: Task, config: WorkflowConfig) -> CloudState:

@@ -31,6 +31,9 @@ from assay.families.workflow._emulator_process import COUNT_PATH
 SOCKET_NAME = "aws.sock"
 """Name of the socket in an emulator's directory."""
 START_TIMEOUT_S = 60.0
+_UTIME = 11
+"""Index of utime (stime follows) in /proc/PID/stat after the command's closing parenthesis."""
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 class Emulator:
@@ -59,6 +62,21 @@ class Emulator:
         if service not in self._clients:
             self._clients[service] = _transport.client(service, self.socket_path)
         return self._clients[service]
+
+    def cpu_s(self) -> float:
+        """CPU seconds the emulator's process has used so far (all its threads, user and
+        system), from ``/proc``; 0.0 where that cannot be read (the process is gone, or the
+        system has no ``/proc``). Never raises."""
+        try:
+            text = Path(f"/proc/{self.pid}/stat").read_text()
+        except OSError:
+            return 0.0
+        fields = text.rsplit(")", 1)[-1].split()
+        try:
+            ticks = int(fields[_UTIME]) + int(fields[_UTIME + 1])
+        except (IndexError, ValueError):
+            return 0.0
+        return ticks / _CLOCK_TICKS
 
     def requests_served(self) -> int:
         """How many requests the emulator has served (the trusted side's own included)."""

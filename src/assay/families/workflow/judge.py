@@ -4,6 +4,10 @@ A resource the task changes (its expected state differs from the initial one) is
 its criterion is named ``bucket:NAME``, ``queue:NAME``, ``table:NAME`` or ``logs:NAME``, of kind
 ``state``. A resource the task leaves alone must be exactly as it was (kind ``unchanged``), and a
 resource that neither state holds must not exist (kind ``extra``). Evidence is the difference.
+A resource's settings (its policy, ACL, retention...: see :mod:`.resource_settings`) are part of
+it: a setting the expected state does not give must be at its default. The account's own
+settings of a service are judged the same way, as a resource ``account:SERVICE`` that exists
+when any of them is not at its default.
 
 How contents compare: texts that hold JSON (an object or an array) in the expected state compare
 as JSON values; other texts compare with line endings and trailing white space at the end
@@ -37,6 +41,11 @@ def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -
     for resource in sorted(set(want) | set(got)):
         kind, name = resource
         label = f"{kind}:{name}"
+        if kind == "account":
+            criteria.append(
+                _account(label, before.get(resource), want.get(resource), got.get(resource))
+            )
+            continue
         if resource not in want:
             gone = [f"{kind} {name} should not exist"]
             criteria.append(_criterion(label, "extra", gone, kept=resource not in before))
@@ -50,6 +59,14 @@ def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -
         differences = _difference(kind, want[resource], got[resource])
         criteria.append(_criterion(label, kind_of, differences, kept=kept))
     return criteria
+
+
+def _account(label: str, before: Any, want: Any, got: Any) -> Criterion:
+    """The account's settings of one service, which are at their defaults when not listed."""
+    at_default: tuple[None, dict[str, str]] = (None, {})
+    kept = (before or at_default) == (want or at_default)
+    differences = _setting_difference((want or at_default)[1], (got or at_default)[1])
+    return _criterion(label, "unchanged" if kept else "state", differences, kept=kept)
 
 
 def judge_readings(
@@ -81,6 +98,23 @@ Contents = dict[tuple[str, str], Any]
 
 
 def _contents(state: CloudState) -> Contents:
+    """Each resource's contents and settings in comparable form."""
+    found = {
+        resource: (held, _settings(state, resource)) for resource, held in _held(state).items()
+    }
+    for label in state.settings:
+        kind, _, name = label.partition(":")
+        if kind == "account":
+            found["account", name] = (None, _settings(state, ("account", name)))
+    return found
+
+
+def _settings(state: CloudState, resource: tuple[str, str]) -> dict[str, str]:
+    settings = state.settings.get(f"{resource[0]}:{resource[1]}", {})
+    return {name: _canonical(value) for name, value in settings.items()}
+
+
+def _held(state: CloudState) -> Contents:
     """Each resource's contents in comparable form."""
     found: Contents = {}
     for name, objects in state.buckets.items():
@@ -132,6 +166,29 @@ def _shown(value: str) -> str:
 
 
 def _difference(kind: str, want: Any, got: Any) -> list[str]:
+    """What differs between two resources' contents and settings."""
+    held = _held_difference(kind, want[0], got[0]) if kind != "account" else []
+    return held + _setting_difference(want[1], got[1])
+
+
+def _setting_difference(want: dict[str, str], got: dict[str, str]) -> list[str]:
+    differences = []
+    for name in sorted(set(want) | set(got)):
+        if name not in got:
+            differences.append(f"setting {name} is at its default, expected {_json(want[name])}")
+        elif name not in want:
+            differences.append(f"setting {name} is {_json(got[name])}, expected its default")
+        elif want[name] != got[name]:
+            shown = f"{_json(got[name])}, expected {_json(want[name])}"
+            differences.append(f"setting {name} is {shown}")
+    return differences
+
+
+def _json(text: str) -> str:
+    return text[:200] + ("…" if len(text) > 200 else "")
+
+
+def _held_difference(kind: str, want: Any, got: Any) -> list[str]:
     if kind == "bucket":
         return _keyed("object", want, got)
     if kind == "queue":

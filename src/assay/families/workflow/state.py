@@ -7,11 +7,18 @@ state (``hidden/``) and what the verifier reads back from an emulator::
       "buckets": {"invoices": {"in/2024-05.csv": "id,region,amount\\n..."}},
       "queues":  {"orders-eu": ["{\\"id\\": 7}", "..."]},
       "tables":  {"stock": {"hash_key": "sku", "items": [{"sku": "A1", "qty": 3}]}},
-      "logs":    {"/ops/invoices": {"summary": ["routed 12, quarantined 1"]}}
+      "logs":    {"/ops/invoices": {"summary": ["routed 12, quarantined 1"]}},
+      "settings": {"bucket:invoices": {"versioning": {"Status": "Enabled"}},
+                   "logs:/ops/invoices": {"retentionInDays": 30}}
     }
 
 Object bodies, message bodies and log messages are text; items are JSON objects whose key
-attributes are strings or numbers.
+attributes are strings or numbers. ``settings`` holds, by resource (``bucket:NAME``,
+``queue:NAME``, ``table:NAME``, ``logs:NAME``, and ``account:SERVICE`` for what belongs to the
+account), the settings that differ from those of a fresh resource: its policy, ACL, retention,
+tags... (see :mod:`.resource_settings` for what is read and how it is named). What a state leaves
+out is at its default, so a state without ``settings`` says that every resource keeps its
+defaults. An initial state holds none: the emulator is seeded with contents only.
 """
 
 from __future__ import annotations
@@ -25,6 +32,8 @@ from assay.errors import TaskFormatError
 
 MAX_STATE_BYTES = 8 * 2**20
 """Largest state file a task may hold."""
+ACCOUNT_SERVICES = ("dynamodb", "logs", "s3", "sqs")
+"""Services whose account-wide settings a state may name (``account:SERVICE``)."""
 
 
 class TableState(BaseModel):
@@ -54,6 +63,11 @@ class CloudState(BaseModel):
     logs: dict[str, dict[str, tuple[str, ...]]] = Field(
         default_factory=dict, description="Log group to stream to the messages of its events."
     )
+    settings: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="Resource (``bucket:NAME``..., ``account:SERVICE``) to the settings that "
+        "differ from a fresh resource's, plain JSON.",
+    )
 
     def resources(self) -> list[tuple[str, str]]:
         """Every (kind, name) held, sorted: ``("bucket", "invoices")``..."""
@@ -65,11 +79,16 @@ class CloudState(BaseModel):
         ]
         return sorted(named)
 
+    def labels(self) -> set[str]:
+        """The resources settings may name: ``bucket:NAME``... and ``account:SERVICE``."""
+        return {f"{kind}:{name}" for kind, name in self.resources()} | {
+            f"account:{service}" for service in ACCOUNT_SERVICES
+        }
+
     def to_json(self) -> bytes:
-        """The state as the JSON a task stores."""
-        return (
-            json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
-        ).encode()
+        """The state as the JSON a task stores (no ``settings`` when there are none)."""
+        value = self.model_dump(mode="json", exclude={"settings"} if not self.settings else None)
+        return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
 
 
 def parse_state(data: bytes, path: str) -> CloudState:
@@ -107,4 +126,21 @@ def parse_state(data: bytes, path: str) -> CloudState:
                         field=f"tables.{name}.items.{number}.{key}",
                         fix="give every item its key attributes",
                     )
+    known = state.labels()
+    for label, settings in state.settings.items():
+        if label not in known:
+            raise TaskFormatError(
+                f"settings name {label!r}, which is no resource of this state",
+                path=path,
+                field=f"settings.{label}",
+                fix="name a resource as bucket:NAME, queue:NAME, table:NAME, logs:NAME or "
+                "account:SERVICE",
+            )
+        if not settings:
+            raise TaskFormatError(
+                "empty settings",
+                path=path,
+                field=f"settings.{label}",
+                fix="leave out a resource whose settings are all at their defaults",
+            )
     return state

@@ -2,7 +2,9 @@
 
 An episode gets an emulator of its own, seeded with the task's initial state when the first tool
 call needs it. ``aws`` makes one call of a supported service, its operation and parameters
-checked against the SDK's service model first; errors come back as observations. ``python``
+checked against the SDK's service model first; errors come back as observations. The CPU the
+emulator spends serving a call (an ``aws`` call, or the requests of ``python`` code) is the
+call's sandbox CPU, so it counts against the episode's budget. ``python``
 runs code in a sandbox whose only way out is that emulator (see :mod:`.channel`), with the SDK
 already pointed at it. ``submit`` ends the episode; the verdict is then the emulator's final
 state, read through its API by the trusted side, never anything the agent's code printed.
@@ -14,6 +16,7 @@ is judged as a script.
 
 from __future__ import annotations
 
+import copy
 import json
 import secrets
 import time
@@ -107,8 +110,9 @@ class WorkflowTools:
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def schemas(self) -> list[dict[str, Any]]:
-        """The tools in OpenAI function format."""
-        return SCHEMAS
+        """The tools in OpenAI function format: a copy of their own for each caller, so that
+        one that edits them changes no other episode's."""
+        return copy.deepcopy(SCHEMAS)
 
     def call(self, name: str, arguments: Mapping[str, Any], sandbox: Sandbox) -> ToolResult:
         """Run one tool call; see the module docstring. ``sandbox`` is not used: the channel
@@ -118,8 +122,7 @@ class WorkflowTools:
             self._ready()
             return ToolResult(output="submitted", ok=True, submitted=True)
         if name == "aws":
-            output, ok = self._aws(arguments)
-            return ToolResult(output=output, ok=ok, wall_s=time.monotonic() - started)
+            return self._aws(arguments, started)
         if name == "python":
             return self._python(arguments, started)
         return ToolResult(output=f"no tool named {name!r}: use aws, python or submit", ok=False)
@@ -161,41 +164,66 @@ class WorkflowTools:
             self._finalizer = weakref.finalize(self, _forget, self._family, self._token, emulator)
         return self._emulator
 
-    def _aws(self, arguments: Mapping[str, Any]) -> tuple[str, bool]:
+    def _aws(self, arguments: Mapping[str, Any], started: float) -> ToolResult:
+        """One API call; the CPU the emulator spent on it is the call's sandbox CPU."""
         service = arguments.get("service")
         operation = arguments.get("operation")
         parameters = arguments.get("parameters") or {}
         if not isinstance(service, str) or service not in SERVICES:
-            return f"service must be one of {', '.join(sorted(SERVICES))}", False
+            return ToolResult(
+                output=f"service must be one of {', '.join(sorted(SERVICES))}", ok=False
+            )
         if not isinstance(operation, str) or not isinstance(parameters, dict):
-            return "operation must be a string and parameters an object", False
+            return ToolResult(
+                output="operation must be a string and parameters an object", ok=False
+            )
         method = _method(str(service), operation)
         if method is None:
-            return f"{service} has no operation {operation!r}", False
-        try:
-            client = self._ready().client(str(service))
-            response = getattr(client, method)(**parameters)
-        except ClientError as exc:
-            return f"error: {exc}", False
-        except (BotoCoreError, TypeError, ValueError) as exc:
-            return f"invalid call: {exc}"[:SHOWN_CHARS], False
-        response.pop("ResponseMetadata", None)
-        return _bounded(json.dumps(response, default=_plain, indent=1, ensure_ascii=False)), True
+            return ToolResult(output=f"{service} has no operation {operation!r}", ok=False)
+        emulator = self._ready()
+        cpu_before = emulator.cpu_s()
+        output, ok = _call(emulator.client(str(service)), method, parameters)
+        return ToolResult(
+            output=output,
+            ok=ok,
+            wall_s=time.monotonic() - started,
+            sandbox_cpu_s=_spent(emulator, cpu_before),
+        )
 
     def _python(self, arguments: Mapping[str, Any], started: float) -> ToolResult:
         code = arguments.get("code")
         if not isinstance(code, str):
             return ToolResult(output="code must be a string", ok=False)
         files = {**self.task.workspace, SNIPPET: code.encode()}
-        run = run_with(self._ready(), SNIPPET, files, self.task.spec.limits)
+        emulator = self._ready()
+        cpu_before = emulator.cpu_s()
+        run = run_with(emulator, SNIPPET, files, self.task.spec.limits)
         status = "timed out" if run.timed_out else f"exit status {run.exit_code}"
         output = f"{status}\n--- stdout ---\n{run.stdout}\n--- stderr ---\n{run.stderr}"
         return ToolResult(
             output=_bounded(output),
             ok=run.ok,
             wall_s=time.monotonic() - started,
-            sandbox_cpu_s=run.cpu_s,
+            sandbox_cpu_s=run.cpu_s + _spent(emulator, cpu_before),
         )
+
+
+def _call(client: Any, method: str, parameters: dict[str, Any]) -> tuple[str, bool]:
+    """The observation of one API call, and whether it succeeded."""
+    try:
+        response = getattr(client, method)(**parameters)
+    except ClientError as exc:
+        return f"error: {exc}", False
+    except (BotoCoreError, TypeError, ValueError) as exc:
+        return f"invalid call: {exc}"[:SHOWN_CHARS], False
+    response.pop("ResponseMetadata", None)
+    return _bounded(json.dumps(response, default=_plain, indent=1, ensure_ascii=False)), True
+
+
+def _spent(emulator: Emulator, before: float) -> float:
+    """CPU seconds the emulator used since it had used ``before``: the agent's requests are
+    served there, so their cost counts against the episode like its own code's."""
+    return max(0.0, emulator.cpu_s() - before)
 
 
 def _forget(family: WorkflowFamily, token: str, emulator: Emulator) -> None:
