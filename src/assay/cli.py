@@ -62,6 +62,40 @@ def setting_option(setting: Setting, **kwargs: Any) -> Callable[[F], F]:
     )
 
 
+if TYPE_CHECKING:
+    _PathType = click.ParamType[Path]  # generic in the stubs of the click we lock
+else:
+    _PathType = click.ParamType  # and not subscriptable in click 8.1
+
+
+class _StoreLocation(_PathType):
+    """``--db``: a SQLite file, given as a path or as ``sqlite:///PATH`` (as ``open_store``
+    reads it; a path would fold the URL's slashes into a file name)."""
+
+    name = "path"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        """The store's file; :class:`InputError` for another backend's URL or a directory."""
+        if isinstance(value, Path):
+            return value
+        text = str(value)
+        if text.startswith("sqlite:///"):
+            text = text.removeprefix("sqlite:///")
+        elif "://" in text:
+            raise InputError(
+                f"no store backend for {text.split('://', 1)[0]!r} URLs yet",
+                field="db",
+                fix="give a SQLite file path or sqlite:///PATH",
+            )
+        path = Path(text)
+        if path.is_dir():
+            raise InputError("is a directory", path=path, fix="point --db at a SQLite file")
+        return path
+
+
+_STORE = _StoreLocation()
+
+
 class _Commands(click.Group):
     """The command group; it turns whatever a command raises into one line and an exit code."""
 
@@ -488,7 +522,7 @@ def _import_benchmark(
     help="A solution directory (like solutions/reference/) or, for one-file families, the file.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the verdict as JSON.")
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str) -> None:
     """Verify one attempt at one task and keep the verdict. Exit 0 pass, 1 fail, 2 bad input,
@@ -563,7 +597,7 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     help="The tasks a generated set was expanded from: the report's diversity says how far "
     "the set drifted from them (closeness to the nearest seed, shares of labels).",
 )
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def audit(
@@ -647,7 +681,7 @@ def audit(
     "run_id",
     help="The audit run that quarantined them (default: each task's latest audit).",
 )
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, db: Path) -> None:
     """Clear quarantined tasks after a person has looked at them: exports take them from now on,
     and a later audit accepts them while the findings that held them are the same (a new
@@ -737,7 +771,7 @@ def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, d
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the report as JSON to this file ('-' for stdout).",
 )
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 def report_command(run_id: str, html_path: Path | None, json_path: Path | None, db: Path) -> None:
     """Show the report of a stored audit run again: its table and totals, and with --html or
     --json the report written as the audit would have written it.
@@ -834,7 +868,7 @@ def sandbox_run(
     show_default=True,
     help="How many tasks to generate.",
 )
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
@@ -893,7 +927,7 @@ def demo(out: Path, count: int, db: Path, workers: int, sandbox: str) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as JSON.")
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 def runs(as_json: bool, db: Path) -> None:
     """List the runs kept in the results database, audits and rollouts, newest first.
 
@@ -918,7 +952,7 @@ def runs(as_json: bool, db: Path) -> None:
 @click.option("--task", "task_id", help="Only verdicts on this task id.")
 @click.option("--run", "run_id", help="Only verdicts of this run (audit or rollout).")
 @click.option("--json", "as_json", is_flag=True, help="Print the verdicts as JSON.")
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 def verdicts(task_id: str | None, run_id: str | None, as_json: bool, db: Path) -> None:
     """List kept verdicts with the versions that produced them, oldest first. With --json,
     each item has task_id, sample, status and score (null for an error) at the top level.
@@ -1003,7 +1037,7 @@ def rollout_options(command: F) -> F:
         ),
         setting_option(MAX_SANDBOXES, type=click.IntRange(1, 256)),
         setting_option(MAX_REQUESTS, type=click.IntRange(1, 4096)),
-        setting_option(DB, type=click.Path(dir_okay=False, path_type=Path)),
+        setting_option(DB, type=_STORE),
         setting_option(SANDBOX, type=click.Choice(BACKENDS)),
     ]
     for option in reversed(options):
@@ -1175,7 +1209,7 @@ def _rollout(
 @click.argument("task_id", required=False)
 @click.option("--sample", type=click.IntRange(0), help="Only this sample index.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole records as JSON.")
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 def show(run_name: str, task_id: str | None, sample: int | None, as_json: bool, db: Path) -> None:
     """Print the trajectories of a rollout run (or of one task in it) as readable text.
 
@@ -1236,7 +1270,7 @@ def format_option(command: F) -> F:
     show_default=True,
     help="Which split to write; frozen is refused.",
 )
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 def export_tasks(directory: Path, out: Path, format_name: str | None, split: str, db: Path) -> None:
     """Write the tasks a trainer may use, one row each: the prompt as an episode sends it,
     the tools, the starting files and metadata; never hidden files or solutions.
@@ -1298,7 +1332,7 @@ def export_tasks(directory: Path, out: Path, format_name: str | None, split: str
     default=None,
     help="The run's task set, to know splits and audits (default: where the run loaded it).",
 )
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 def export_trajectories(
     run_names: tuple[str, ...],
     *,
@@ -1320,7 +1354,7 @@ def export_trajectories(
       assay export trajectories strong-k4 weak-k4 --kind preference --out pairs.jsonl
       assay export trajectories qwen-k8 --kind full --out qwen-k8.jsonl
     """
-    from assay._output import require_writable_file  # noqa: PLC0415
+    from assay._output import refuse_store, require_writable_file  # noqa: PLC0415
     from assay.episodes import write_jsonl  # noqa: PLC0415
     from assay.integrations.exports import (  # noqa: PLC0415
         exportable,
@@ -1334,6 +1368,7 @@ def export_trajectories(
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     fmt = _export_format(format_name, out)
+    refuse_store(out, db)
     with _existing_store(db, reads_only=True) as store:
         trajectories = [
             episode.trajectory for name in run_names for episode in rollout_episodes(store, name)
@@ -1416,7 +1451,7 @@ def _excluded_summary(reasons: list[str]) -> str:
     help="A rollout run (`assay profile`) whose pass rates sampling curricula use; a task "
     "changed since it was profiled has none.",
 )
-@setting_option(DB, type=click.Path(dir_okay=False, path_type=Path))
+@setting_option(DB, type=_STORE)
 @setting_option(WORKERS, type=click.IntRange(1, 256))
 @setting_option(SANDBOX, type=click.Choice(BACKENDS))
 def serve(
@@ -1755,8 +1790,9 @@ def _run_to_the_end(
     from assay._render import console  # noqa: PLC0415
     from assay._render_runs import run_progress, summary_table  # noqa: PLC0415
     from assay.runs import run_rollouts, start_run  # noqa: PLC0415
+    from assay.store.patience import patiently  # noqa: PLC0415
 
-    started = start_run(store, name, spec)
+    started = patiently(lambda: start_run(store, name, spec))  # a locked store delays it
     counts = store.job_counts(name, now=time.time())
     if started.state == "new":
         click.echo(

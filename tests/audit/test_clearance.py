@@ -37,7 +37,12 @@ def audited(decision: Decision, *findings: Finding, version: str = "v1") -> Task
 
 def report(*tasks: TaskAudit) -> AuditReport:
     return AuditReport(
-        run_id="later", root=".", started_at=NOW, finished_at=NOW, checks=("lint",), tasks=tasks
+        run_id="later",
+        root=".",
+        started_at=NOW,
+        finished_at=NOW,
+        checks=("lint", "reference", "known-bad"),
+        tasks=tasks,
     )
 
 
@@ -177,7 +182,7 @@ def test_a_person_clears_a_quarantined_task_from_the_command_line(
 def test_an_audit_that_only_quarantines_exits_0(run_cli: Run, tmp_path: Path) -> None:
     root = tmp_path / "tasks"
     shutil.copytree(BROKEN / "flaky-clock", root / "flaky-clock")
-    result = run_cli("audit", str(root), "--checks", "lint,reference,flaky")
+    result = run_cli("audit", str(root), "--checks", "lint,reference,known-bad,flaky")
     assert result.exit_code == 0, result.output
     assert "1 quarantined for review" in result.output
 
@@ -186,7 +191,7 @@ def test_only_the_latest_audit_of_a_version_is_cleared(run_cli: Run, tmp_path: P
     """Exports read the latest audit of a version: clearing an older one would clear nothing."""
     root = tmp_path / "tasks"
     shutil.copytree(BROKEN / "flaky-clock", root / "flaky-clock")
-    checks = ("--checks", "lint,reference,flaky")
+    checks = ("--checks", "lint,reference,known-bad,flaky")
     for _ in range(2):
         assert run_cli("audit", str(root), *checks).exit_code == 0
     newer, older = (row["name"] for row in json.loads(run_cli("runs", "--json").stdout))
@@ -209,7 +214,7 @@ def test_a_later_audit_of_fewer_checks_does_not_hide_the_quarantine_to_clear(
     the one a clearance without --run clears."""
     root = tmp_path / "tasks"
     shutil.copytree(BROKEN / "flaky-clock", root / "flaky-clock")
-    assert run_cli("audit", str(root), "--checks", "lint,reference,flaky").exit_code == 0
+    assert run_cli("audit", str(root), "--checks", "lint,reference,known-bad,flaky").exit_code == 0
     assert run_cli("audit", str(root), "--checks", "lint").exit_code == 0
     out = tmp_path / "train.jsonl"
     held = run_cli("export", "tasks", str(root), "--out", str(out))

@@ -16,9 +16,12 @@ from pathlib import Path
 from click.testing import Result
 
 from assay.audit.report import AuditReport, TaskAudit
+from assay.families import family_of, version_label
 from assay.findings import Decision
+from assay.integrations.exports import exportable
 from assay.store import Store
 from tests.audit.test_clearance import BROKEN, audited, report
+from tests.conftest import make_median_task
 
 Run = Callable[..., Result]
 
@@ -28,10 +31,12 @@ def test_an_audit_of_fewer_checks_does_not_overrule_a_fuller_one(tmp_path: Path)
         return report(audited(decision)).model_copy(update={"run_id": name, "checks": checks})
 
     with Store(tmp_path / "s.db") as store:
-        store.add_audit(run("full", ("lint", "reference"), Decision.REJECTED), [])
+        store.add_audit(run("full", ("lint", "reference", "known-bad"), Decision.REJECTED), [])
         store.add_audit(run("lint-only", ("lint",), Decision.ACCEPTED), [])
         assert store.audit_decisions() == {("t", "v1"): "rejected"}
-        store.add_audit(run("full-again", ("lint", "reference"), Decision.ACCEPTED), [])
+        store.add_audit(
+            run("full-again", ("lint", "reference", "known-bad"), Decision.ACCEPTED), []
+        )
         assert store.audit_decisions() == {("t", "v1"): "accepted"}
 
 
@@ -52,14 +57,43 @@ def test_a_check_left_out_of_a_later_audit_still_speaks_through_the_last_that_ra
         store.add_audit(run("dups", ("lint", "duplicates"), Decision.QUARANTINED), [])
         store.add_audit(run("empty", ("lint", "empty"), Decision.ACCEPTED), [])
         assert store.deciding_audits() == {("t", "v1"): ("dups", "quarantined")}
-        store.add_audit(run("ref", ("reference",), Decision.REJECTED), [])
+        store.add_audit(run("ref", ("reference", "known-bad"), Decision.REJECTED), [])
         assert store.deciding_audits() == {("t", "v1"): ("ref", "rejected")}
-        store.add_audit(run("all", ("lint", "duplicates", "reference"), Decision.ACCEPTED), [])
+        store.add_audit(
+            run("all", ("lint", "duplicates", "reference", "known-bad"), Decision.ACCEPTED), []
+        )
         assert store.deciding_audits() == {("t", "v1"): ("all", "accepted")}
         store.add_audit(
             run("all-again", ("lint", "duplicates", "reference", "empty"), Decision.ACCEPTED), []
         )
         assert store.deciding_audits() == {("t", "v1"): ("all-again", "accepted")}
+        assert store.audit_decisions() == {("t", "v1"): "accepted"}
+
+
+def test_audits_that_never_ran_the_reference_and_known_bad_checks_prove_nothing(
+    tmp_path: Path,
+) -> None:
+    """``--checks lint`` accepts a task whose reference fails: no export may rely on it."""
+
+    def run(name: str, checks: tuple[str, ...]) -> AuditReport:
+        return report(audited(Decision.ACCEPTED)).model_copy(
+            update={"run_id": name, "checks": checks}
+        )
+
+    with Store(tmp_path / "s.db") as store:
+        store.add_audit(run("lint", ("lint",)), [])
+        assert store.audit_decisions() == {("t", "v1"): "unproven"}
+        store.add_audit(run("reference", ("reference",)), [])
+        assert store.audit_decisions() == {("t", "v1"): "unproven"}
+        store.add_audit(run("known-bad", ("known-bad", "empty")), [])
+        assert store.audit_decisions() == {("t", "v1"): "accepted"}
+    task = make_median_task("t")
+    version = task.content_version(version_label(family_of(task)))
+    chosen = exportable([task], {("t", version): "unproven"})
+    assert chosen.tasks == ()
+    assert [e.reason for e in chosen.excluded] == [
+        "audited without the reference and known-bad checks: run them"
+    ]
 
 
 def test_a_report_is_never_written_over_the_store(run_cli: Run, tmp_path: Path) -> None:

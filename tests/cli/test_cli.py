@@ -190,3 +190,28 @@ def test_every_setting_is_documented_in_the_readme() -> None:
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     for setting in SETTINGS:
         assert f"`{setting.flag}` / `{setting.env}`" in readme, setting.name
+
+
+def test_the_store_is_a_path_or_a_sqlite_url_and_other_urls_are_refused(
+    run_cli: Run, median_dir: Path, tmp_path: Path
+) -> None:
+    """``sqlite:///PATH`` as ``open_store`` reads it; a path type would fold its slashes and
+    make a directory named ``sqlite:`` instead."""
+    db = tmp_path / "by-url.db"
+    attempt = median_dir / "solutions" / "reference" / "solution.py"
+    verified = run_cli(
+        "verify", str(median_dir), "--solution", str(attempt), "--db", f"sqlite:///{db}"
+    )
+    assert verified.exit_code == 0, verified.output
+    assert db.is_file()
+    listed = run_cli("verdicts", "--json", "--db", f"sqlite:///{db}")
+    assert len(json.loads(listed.stdout)) == 1
+    for url, said in (
+        ("postgresql://u@h/db", "db: no store backend for 'postgresql' URLs yet"),
+        (str(tmp_path), "is a directory"),
+    ):
+        refused = run_cli("runs", "--db", url)
+        assert refused.exit_code == 2
+        [line] = refused.stderr.strip().splitlines()
+        assert said in line
+    assert not Path("sqlite:").exists()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from assay.episodes import Budget, EndReason
+from assay.episodes import Budget, EndReason, read_jsonl, write_jsonl
 from assay.policies import Price, PriceTable
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task
@@ -234,3 +235,17 @@ def test_single_turn_without_a_block_fails(
     assert trajectory.verdict.status is Status.FAIL
     assert trajectory.verdict.summary == "the answer holds no ```python block"
     assert json.loads(trajectory.model_dump_json())["end"] == "answered"
+
+
+def test_a_trajectory_whose_messages_hold_unicode_line_separators_reads_back(
+    model_server: ModelServer, median_task: Task, pool: PoolSandbox, tmp_path: Path
+) -> None:
+    """JSON Lines end at \\n only: U+2028 in a model's message is text, not a row's end."""
+    said = "first\u2028second\u2029third\x85"
+    model_server.play(WRITE, Reply(content=said, tool_calls=(call("submit"),)))
+    trajectory = drive(median_task, model_policy(model_server), pool)
+    path = tmp_path / "t.jsonl"
+    write_jsonl([trajectory], path)
+    [back] = read_jsonl(path)
+    assert back.steps[-1].message.content == said
+    assert back == trajectory

@@ -144,6 +144,39 @@ def test_an_existing_export_is_replaced_whole_or_kept(
     assert len(_rows(out)) == 2
 
 
+def test_a_dataset_export_replaces_only_an_earlier_dataset(
+    run_cli: Run, audited: Path, tmp_path: Path
+) -> None:
+    """``--format hf`` writes a directory: one that holds anything but an earlier export (the
+    task set itself, a directory of notes, the working directory with the store) is refused."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "n.txt").write_text("mine\n")
+    for out in (notes, audited, tmp_path):
+        refused = run_cli("export", "tasks", str(audited), "--format", "hf", "--out", str(out))
+        assert refused.exit_code == 2, refused.output
+        assert "holding other files than a dataset" in refused.stderr
+    assert (notes / "n.txt").read_text() == "mine\n"
+    assert (audited / "median-a" / "task.toml").is_file()
+    dataset = tmp_path / "ds"
+    for _ in range(2):  # the second replaces the first
+        made = run_cli("export", "tasks", str(audited), "--format", "hf", "--out", str(dataset))
+        assert made.exit_code == 0, made.output
+
+
+def test_trajectories_are_never_written_over_the_store(
+    run_cli: Run, audited: Path, tmp_path: Path
+) -> None:
+    assert run_cli("run", str(audited), "--policy", "reference", "--run", "good").exit_code == 0
+    db = tmp_path / "store.db"
+    kept = db.read_bytes()
+    for kind in ("sft", "preference", "full"):
+        refused = run_cli("export", "trajectories", "good", "--kind", kind, "--out", str(db))
+        assert refused.exit_code == 2, refused.output
+        assert "is the results database" in refused.stderr
+    assert db.read_bytes() == kept
+
+
 def test_without_a_store_there_is_nothing_to_vouch_for_the_tasks(
     run_cli: Run, tmp_path: Path
 ) -> None:

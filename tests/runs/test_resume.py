@@ -67,6 +67,34 @@ def test_resuming_with_other_settings_is_refused_saying_what_differs(
     assert str(caught.value).endswith("or pick another --run name)")
 
 
+def test_a_run_started_while_another_writer_holds_the_store_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    """As the command line starts a run: a lock held past the store's own timeout delays the
+    start; only one held past the patience fails it."""
+    import sqlite3  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    from assay.store import StoreBusyError  # noqa: PLC0415
+    from assay.store.patience import patiently  # noqa: PLC0415
+
+    path = tmp_path / "s.db"
+    with Store(path, timeout_s=0.1) as store:
+        holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StoreBusyError):
+            patiently(lambda: start_run(store, "r", spec()), patience_s=0.3)
+        release = threading.Timer(1.0, lambda: holder.execute("COMMIT"))
+        release.start()
+        try:
+            started = patiently(lambda: start_run(store, "r", spec()))
+        finally:
+            release.join()
+            holder.close()
+        assert started.state == "new"
+        assert store.job_counts("r", now=0).total == 6
+
+
 def test_a_run_name_is_checked_and_shared_with_audit_runs(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         with pytest.raises(InputError, match="'a b' is not a run name"):

@@ -91,12 +91,20 @@ def test_another_programs_database_is_refused_and_left_as_it_was(tmp_path: Path)
     written into it, nor is its journal mode changed."""
     path = tmp_path / "notes.db"
     before = _foreign(path)
+    _refused_untouched(path, before)
+    with sqlite3.connect(path) as db:  # a schema number assay uses, not its tables
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    db.close()
+    _refused_untouched(path, path.read_bytes())
+
+
+def _refused_untouched(path: Path, before: bytes) -> None:
     with pytest.raises(StoreError, match=r"notes.db: an SQLite database of another program"):
         Store(path)
     with pytest.raises(StoreError, match=r"notes.db: an SQLite database of another program"):
         Store(path, read_only=True)
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+    assert sorted(p.name for p in path.parent.iterdir()) == ["notes.db"]
 
 
 def test_an_empty_file_becomes_a_store_and_reads_as_not_one_where_it_cannot(

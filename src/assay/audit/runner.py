@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -236,20 +235,9 @@ STORE_PATIENCE_S = 600.0
 
 
 def _keep(store: Store, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:
-    from assay.store import StoreBusyError  # noqa: PLC0415 - the store imports the audit
+    from assay.store.patience import patiently  # noqa: PLC0415 - the store imports the audit
 
-    deadline = time.monotonic() + STORE_PATIENCE_S
-    delay = 0.05
-    while True:
-        try:
-            store.add_audit(report, verdicts)
-        except StoreBusyError:
-            if time.monotonic() + delay > deadline:
-                raise
-            time.sleep(delay)
-            delay = min(2.0, delay * 2)
-        else:
-            return
+    patiently(lambda: store.add_audit(report, verdicts), STORE_PATIENCE_S)
 
 
 def _audit_task(

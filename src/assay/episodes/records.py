@@ -151,7 +151,7 @@ def read_jsonl(path: Path | str) -> list[Trajectory]:
     Raises :class:`InputError` naming the file and the line that is not a trajectory.
     """
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8").split("\n")  # U+2028 is not an end
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read it: {exc}", path=path) from None
     trajectories = []

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 import tempfile
 from collections import defaultdict
@@ -85,6 +86,10 @@ def exportable(
         if decision is None:
             reason = "changed since its audit" if task.id in audited else "never audited"
             excluded.append(Exclusion(task.id, f"{reason}: run `assay audit` on it first"))
+        elif decision == "unproven":
+            excluded.append(
+                Exclusion(task.id, "audited without the reference and known-bad checks: run them")
+            )
         elif decision not in ("accepted", "cleared"):
             after = (
                 ": `assay clear` it once a person has looked" if decision == "quarantined" else ""
@@ -211,6 +216,13 @@ def write_rows(rows: Sequence[Row], path: Path, format: Format) -> None:  # noqa
         raise InputError(
             "is a file; a dataset is a directory", path=path, fix="name a directory to write"
         )
+    if format == "hf" and path.is_dir() and not _is_dataset(path):
+        raise InputError(
+            "is a directory holding other files than a dataset; it is replaced only when it "
+            "holds an earlier export",
+            path=path,
+            fix="name a new directory",
+        )
     staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}."))
     try:
         target = staging / "out"
@@ -222,6 +234,19 @@ def write_rows(rows: Sequence[Row], path: Path, format: Format) -> None:  # noqa
         raise InputError(f"cannot write it: {exc.strerror or exc}", path=path) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+_DATASET_FILE = re.compile(r"data-\d+-of-\d+\.arrow|dataset_info\.json|state\.json")
+
+
+def _is_dataset(path: Path) -> bool:
+    """Whether directory ``path`` is empty or holds only what ``save_to_disk`` writes, so
+    that replacing it loses nothing but an earlier export."""
+    try:
+        entries = list(path.iterdir())
+    except OSError:
+        return False
+    return all(e.is_file() and _DATASET_FILE.fullmatch(e.name) for e in entries)
 
 
 def _write_jsonl(rows: Sequence[Row], target: Path) -> None:

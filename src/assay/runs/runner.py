@@ -37,6 +37,7 @@ from assay.policies.prices import PriceTable
 from assay.runs._owners import known_dead, new_owner
 from assay.sandbox.protocol import Sandbox
 from assay.store import Finished, Job, JobCounts, Store, StoreBusyError
+from assay.store.patience import PATIENCE_S, waits
 from assay.tasks.model import Task
 from assay.verdicts import Status
 
@@ -63,7 +64,7 @@ class RunnerOptions:
     """How long a claim holds a job without a heartbeat (renewed every third of it)."""
     poll_s: float = 0.5
     """How often to look again while the run's other jobs are held by other runners."""
-    store_patience_s: float = 600.0
+    store_patience_s: float = PATIENCE_S
     """How long a store locked by another writer is waited for before the run gives up."""
     budget: Budget | None = None
     """Each episode's budget; None for the default."""
@@ -334,17 +335,15 @@ class Runner:
         """``function`` on the store's thread; a locked store is waited for, with backoff,
         for up to ``patience_s`` (the options' ``store_patience_s`` by default)."""
         loop = asyncio.get_running_loop()
-        patience = self.options.store_patience_s if patience_s is None else patience_s
-        deadline = time.monotonic() + patience
-        delay = 0.05
+        pauses = waits(self.options.store_patience_s if patience_s is None else patience_s)
         while True:
             try:
                 return await loop.run_in_executor(self._io, partial(function, *args, **kwargs))
             except StoreBusyError:
-                if time.monotonic() + delay > deadline:
+                pause = next(pauses, None)
+                if pause is None:
                     raise
-                await asyncio.sleep(delay)
-                delay = min(2.0, delay * 2)
+                await asyncio.sleep(pause)
 
     def _policy_for(self, sample: int) -> Policy:
         if self._sampled is None:

@@ -171,9 +171,12 @@ def migrate(db: sqlite3.Connection, path: str) -> None:
 
 
 def refuse_foreign(db: sqlite3.Connection, path: str) -> None:
-    """ValueError when ``db``, of no assay schema, holds tables: another program's database,
-    which assay neither reads as a store nor writes its own tables into."""
-    if db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None:
+    """ValueError when ``db`` is another program's database, which assay neither reads as a
+    store nor writes its own tables into: of no assay schema yet holding tables, or of a
+    schema number assay uses without the table every assay store has."""
+    version = schema_version(db, path)
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if (version == 0 and names) or (version > 0 and "audit_runs" not in names):
         raise ValueError(
             f"{path}: an SQLite database of another program, not an assay store "
             "(give --db or ASSAY_DB a new file or an assay store)"

@@ -64,8 +64,7 @@ class Store:
                 "(point ASSAY_DB or --db at a writable SQLite file)"
             ) from None
         try:
-            if schema_version(self._db, str(self.path)) == 0:
-                refuse_foreign(self._db, str(self.path))  # before WAL changes its header
+            refuse_foreign(self._db, str(self.path))  # before WAL changes its header
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -179,8 +178,18 @@ class Store:
         """The decision for every task version the store has audited: ``(task_id,
         task_version)`` to ``accepted``, ``quarantined``, ``rejected`` or ``error``, or
         ``cleared`` where a person cleared the quarantine of the deciding audit (``assay
-        clear``); the deciding audit is :meth:`deciding_audits`'."""
-        return {key: decision for key, (_run, decision) in self.deciding_audits().items()}
+        clear``); the deciding audit is :meth:`deciding_audits`'. A version accepted or
+        cleared by audits none of which ran the checks that make a task prove itself
+        (:data:`PROVING_CHECKS`: its reference passes, its known-bad solutions fail) is
+        ``unproven``: ``--checks lint`` alone decides nothing an export may rely on."""
+        decided = {}
+        for key, found in self._audits_by_version().items():
+            _run, decision = _standing(found)
+            ran = {check for checks, _, _ in found for check in checks}
+            if decision in ("accepted", "cleared") and not ran.issuperset(PROVING_CHECKS):
+                decision = "unproven"
+            decided[key] = decision
+        return decided
 
     def deciding_audits(self) -> dict[tuple[str, str], tuple[str, str]]:
         """For every task version audited, the audit run whose decision stands, and that
@@ -189,6 +198,10 @@ class Store:
         audit, or ``lint,empty`` after ``lint,duplicates``) cannot overrule what that check
         found; of the audits that are the latest for some check, the worst decision stands
         (rejected, then error, then quarantined), the latest of equals."""
+        return {key: _standing(found) for key, found in self._audits_by_version().items()}
+
+    def _audits_by_version(self) -> dict[tuple[str, str], list[tuple[list[str], str, str]]]:
+        """Every audit of every task version: its checks, run and decision, oldest first."""
         rows, _ = self._select(
             "SELECT t.task_id, t.task_version, t.run_id, "
             "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END, r.checks "
@@ -199,7 +212,7 @@ class Store:
         audits: dict[tuple[str, str], list[tuple[list[str], str, str]]] = {}
         for task_id, version, run_id, decision, checks in rows:
             audits.setdefault((task_id, version), []).append((json.loads(checks), run_id, decision))
-        return {key: _standing(found) for key, found in audits.items()}
+        return audits
 
     def latest_task_audit(self, task_id: str) -> tuple[str, TaskAudit] | None:
         """The latest audit run that audited ``task_id``, and its audit of it; None if none did."""
@@ -478,6 +491,9 @@ class Store:
             )
 
 
+PROVING_CHECKS = ("reference", "known-bad")
+"""The checks without which no audit decides that a task may be exported."""
+
 _WORST_FIRST = {"rejected": 3, "error": 2, "quarantined": 1}
 """How much a decision holds a task back; accepted and cleared, nothing."""
 
@@ -515,14 +531,13 @@ def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
         raise StoreError(str(exc)) from None
     except (sqlite3.Error, OSError) as exc:
         raise StoreError(f"{path}: cannot read the results database: {exc}") from None
+    try:
+        refuse_foreign(db, str(path))
+    except (ValueError, sqlite3.Error) as exc:
+        db.close()
+        raise StoreError(str(exc)) from None
     if version != SCHEMA_VERSION:
-        try:
-            if version == 0:
-                refuse_foreign(db, str(path))
-        except ValueError as exc:
-            raise StoreError(str(exc)) from None
-        finally:
-            db.close()
+        db.close()
         raise StoreError(
             f"{path}: not an assay store (an empty database)"
             if version == 0

@@ -545,6 +545,17 @@ def test_a_byte_order_mark_is_not_part_of_the_first_line(tmp_path: Path) -> None
     assert problem.task_id == "a"
 
 
+def test_line_and_paragraph_separators_inside_strings_are_text(tmp_path: Path) -> None:
+    """JSON written with ensure_ascii=False holds U+2028, U+2029 and U+0085 as they are: they
+    end no JSON Lines row."""
+    prompt = "first\u2028second\u2029third\x85fourth"
+    row = {"task_id": "a", "prompt": prompt, "canonical_solution": "c", "test": "t"}
+    path = tmp_path / "he.jsonl"
+    path.write_text(json.dumps({**row, "entry_point": "f"}, ensure_ascii=False) + "\r\n")
+    [problem] = read_humaneval(path)
+    assert problem.prompt == prompt
+
+
 def test_an_int_task_id_is_read_as_text(tmp_path: Path) -> None:
     row = {"task_id": 7, "prompt": "p", "canonical_solution": "c", "test": "t", "entry_point": "f"}
     [problem] = read_humaneval(_write(tmp_path / "he.jsonl", [row]))

@@ -98,7 +98,7 @@ def read_mbpp(path: Path) -> list[Problem]:
 
 def _rows(path: Path, fields: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
     rows = []
-    for number, line in enumerate(_text(Path(path)).splitlines(), start=1):
+    for number, line in enumerate(_text(Path(path)).split("\n"), start=1):  # U+2028 is text
         if not line.strip():
             continue
         where = f"{path.name}:{number}"
