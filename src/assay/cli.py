@@ -1181,6 +1181,7 @@ def _rollout(
             k=asked.k,
             mode="single" if asked.mode == "single" else "tools",
             sampling=sampling,
+            max_turns=asked.max_turns,
         )
         name = asked.run_name or _new_run_name()
         counts = _run_to_the_end(

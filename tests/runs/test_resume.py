@@ -35,7 +35,9 @@ class Slow:
 
 
 def spec(**changes: object) -> RunSpec:
-    base = RunSpec.of(median_tasks(3), root="t", policy="reference", k=2, mode="tools")
+    base = RunSpec.of(
+        median_tasks(3), root="t", policy="reference", k=2, mode="tools", max_turns=20
+    )
     return base.model_copy(update=changes)
 
 
@@ -45,6 +47,7 @@ def spec(**changes: object) -> RunSpec:
         ({"policy": "empty"}, "was started with policy reference, not empty"),
         ({"k": 3}, "was started with k 2, not 3"),
         ({"mode": "single"}, "was started with mode tools, not single"),
+        ({"max_turns": 5}, "was started with max-turns 20, not 5"),
         (
             {"sampling": Sampling(temperature=0.5)},
             "was started with sampling defaults, not temperature=0.5",
@@ -95,6 +98,12 @@ def test_a_run_started_while_another_writer_holds_the_store_waits_for_it(
         assert store.job_counts("r", now=0).total == 6
 
 
+def test_a_run_kept_before_its_turn_budget_was_resumes_with_any(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        start_run(store, "r", spec(max_turns=None))
+        assert start_run(store, "r", spec(max_turns=7)).state == "resumed"
+
+
 def test_a_run_name_is_checked_and_shared_with_audit_runs(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         with pytest.raises(InputError, match="'a b' is not a run name"):
@@ -114,7 +123,7 @@ def test_an_interrupted_run_keeps_what_ended_and_resumes_without_repeats(
     db = tmp_path / "s.db"
     tasks = median_tasks(3)
     with Store(db) as store:
-        start_run(store, "r", spec())
+        start_run(store, "r", spec(max_turns=None))  # as run_tasks resumes it
         ended: list[object] = []
 
         async def interrupted() -> None:

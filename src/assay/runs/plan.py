@@ -35,6 +35,12 @@ class RunSpec(BaseModel):
     sampling: Sampling = Field(default_factory=Sampling, description="Sampling parameters.")
     k: int = Field(ge=1, description="Episodes per task.")
     mode: Mode = Field(description="tools or single.")
+    max_turns: int | None = Field(
+        default=None,
+        ge=1,
+        description="Policy turns an episode may take (None: a run from before it was kept, "
+        "not compared on resume).",
+    )
 
     @classmethod
     def of(
@@ -46,8 +52,10 @@ class RunSpec(BaseModel):
         k: int,
         mode: Mode,
         sampling: Sampling | None = None,
+        max_turns: int | None = None,
     ) -> RunSpec:
-        """The spec of running ``tasks`` with ``policy``, ``k`` times each, in ``mode``."""
+        """The spec of running ``tasks`` with ``policy``, ``k`` times each, in ``mode``, at
+        most ``max_turns`` turns an episode."""
         versions = {task.id: task.content_version(version_label(family_of(task))) for task in tasks}
         return cls(
             tasks=versions,
@@ -56,6 +64,7 @@ class RunSpec(BaseModel):
             sampling=sampling or Sampling(),
             k=k,
             mode=mode,
+            max_turns=max_turns,
         )
 
     def jobs(self) -> list[NewJob]:
@@ -124,7 +133,8 @@ def start_run(store: Store, name: str, spec: RunSpec) -> Started:
         raise InputError(
             f"run {name!r} was started with {differs}",
             field="run",
-            fix="resume it with the same tasks, policy, k and mode, or pick another --run name",
+            fix="resume it with the same tasks, policy, k, mode and max-turns, or pick another "
+            "--run name",
         )
     return Started(name=name, spec=kept, state="resumed", reopened=store.reopen_errors(name))
 
@@ -140,6 +150,8 @@ def differences(kept: RunSpec, asked: RunSpec) -> str:
         parts.append(f"k {kept.k}, not {asked.k}")
     if kept.mode != asked.mode:
         parts.append(f"mode {kept.mode}, not {asked.mode}")
+    if kept.max_turns is not None and kept.max_turns != asked.max_turns:
+        parts.append(f"max-turns {kept.max_turns}, not {asked.max_turns}")
     if kept.tasks != asked.tasks:
         parts.append(_task_difference(kept.tasks, asked.tasks))
     return "; ".join(parts)
