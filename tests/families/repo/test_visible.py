@@ -8,45 +8,71 @@ import json
 import pytest
 
 from assay.families.repo import RepoFamily
-from assay.families.repo.generator import make_task
+from assay.families.repo.generator import LIMITS, PATHS, make_task
 from assay.families.repo.templates import TEMPLATES, Probe
 from assay.families.repo.visible import VisibleProbe, visible_probes
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task
 from assay.verdicts import Status
 
+PRICES = b"""
+def parse(text):
+    if not text[:1].isdigit():
+        raise ValueError(text)
+    return int(text.replace(",", ""))
+
+
+def net(gross, rate=19, rounding="down"):
+    return gross * 100 // (100 + rate)
+
+
+def total(lines, config):
+    return sum(parse(quantity) for _, quantity in lines) + config["extra"]
+
+
+def load(text):
+    return {"extra": parse(text)}
+
+
+def weekday(day):
+    return day.weekday()
+"""
+
 TESTS = b"""
+import datetime
+import tempfile
 import unittest
 
-from shop.prices import net, parse
-from shop.prices import total as sum_of
+from shop.prices import load, net, parse, total, weekday
+from shop.prices import parse as read_amount
 
-RATE = 19
-LINES = [["a", 2]]
+BASE = load("5")
 
 
-def helper():
-    return {"x": 1}
+def line(name, quantity="1"):
+    return [name, quantity]
 
 
 class PricesTest(unittest.TestCase):
+    def setUp(self):
+        self.config = load("7")
+
     def test_values(self):
         self.assertEqual(parse("1,50"), 150)
-        self.assertEqual(net(-1190, RATE), -1000)
-        self.assertEqual(sum_of(LINES, 60 * 2)["total"], 2)
-        rows = [1, 2]
-        self.assertEqual(sum_of(rows, [0] * 3), 3)
+        self.assertEqual(net(1190, rounding="down"), 1000)
+        self.assertEqual(total([line("a", "2")], self.config), 9)
 
     def test_errors(self):
         with self.assertRaises(ValueError):
             parse("x")
-        self.assertRaises(ValueError, parse, "y")
-        self.assertRaisesRegex(ValueError, "z", parse, "z")
+        self.assertRaises(ValueError, read_amount, "y")
 
-    def test_not_read(self):
-        self.assertEqual(net(helper(), 1), 1)
-        self.assertEqual(net(1, rate=RATE), 1)
-        self.assertEqual(parse(unittest.__name__), 1)
+    def test_not_plain_data(self):
+        self.assertEqual(weekday(datetime.date(2024, 1, 1)), 0)
+
+    def test_scratch_files(self):
+        with tempfile.TemporaryDirectory() as scratch:
+            self.assertEqual(total([[scratch, "1"]], {"extra": 0}), 1)
 
 
 def not_a_test():
@@ -54,21 +80,33 @@ def not_a_test():
 """
 
 
-def test_literal_calls_of_the_project_are_read_from_its_tests() -> None:
-    probes = visible_probes({"tests/test_prices.py": TESTS, "shop/prices.py": b"x = 1\n"})
+def _seen(call: str, *args: object, raises: bool = False) -> VisibleProbe:
+    return VisibleProbe(Probe(call=f"shop.prices:{call}", args=args), raises)
+
+
+def test_the_calls_the_tests_make_are_recorded_with_their_arguments(pool: PoolSandbox) -> None:
+    project = {
+        "shop/__init__.py": b"",
+        "shop/prices.py": PRICES,
+        "tests/__init__.py": b"",
+        "tests/test_prices.py": TESTS,
+    }
+    probes = visible_probes(project, pool, paths=PATHS, limits=LIMITS)
     assert probes == [
-        VisibleProbe(Probe(call="shop.prices:parse", args=("1,50",)), raises=False),
-        VisibleProbe(Probe(call="shop.prices:net", args=(-1190, 19)), raises=False),
-        VisibleProbe(Probe(call="shop.prices:total", args=([["a", 2]], 120)), raises=False),
-        VisibleProbe(Probe(call="shop.prices:total", args=([1, 2], [0, 0, 0])), raises=False),
-        VisibleProbe(Probe(call="shop.prices:parse", args=("x",)), raises=True),
-        VisibleProbe(Probe(call="shop.prices:parse", args=("y",)), raises=True),
-        VisibleProbe(Probe(call="shop.prices:parse", args=("z",)), raises=True),
-    ]
+        _seen("load", "5"),  # a module constant
+        _seen("load", "7"),  # setUp, once however many tests run it
+        _seen("parse", "x", raises=True),
+        _seen("parse", "y", raises=True),  # through assertRaises, by another name
+        _seen("parse", "1,50"),
+        _seen("net", 1190, 19, "down"),  # the keyword in its place, the skipped default too
+        _seen("total", [["a", "2"]], {"extra": 7}),  # a helper's list and setUp's config
+    ]  # not weekday's date, nor a path in the temporary directory (another on every run),
+    # and none of the parse calls total and load make themselves
 
 
-def test_tests_that_do_not_parse_give_no_probes() -> None:
-    assert visible_probes({"tests/test_broken.py": b"def test(:\n"}) == []
+def test_a_project_whose_tests_import_nothing_of_it_gives_no_probes(pool: PoolSandbox) -> None:
+    broken = {"tests/test_broken.py": b"def test(:\n", "tests/test_os.py": b"import os\n"}
+    assert visible_probes(broken, pool, paths=PATHS, limits=LIMITS) == []
 
 
 def _change(template_id: str, change_id: str) -> tuple[object, object]:
@@ -119,3 +157,70 @@ def test_the_fix_plus_breaking_documented_behaviour_fails(
         cases[name]["kind"] == "pass-to-pass" and case in json.dumps(cases[name]["args"])
         for name in failed
     )
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        # large claims no longer flagged at the threshold (test_large_claims_are_flagged:
+        # route(claim("auto", 5_000_000), self.config), the config read in setUp)
+        (
+            "claims-triage",
+            "legacy-prio-key",
+            "triage/moteur.py",
+            '    if claim["amount"] >= fraud["threshold"]:',
+            '    if claim["amount"] > fraud["threshold"]:',
+            '"amount": 5000000',
+        ),
+        # the pre-3.0 `prio = 1` read as high (test_legacy_prio, through load_rules in setUp)
+        (
+            "claims-triage",
+            "narrow-no-break-space",
+            "triage/regles.py",
+            'LEGACY_PRIO = {"1": "urgent"',
+            'LEGACY_PRIO = {"1": "high"',
+            "prio = 1",
+        ),
+        # the deprecated maxage dropped (test_deprecated_maxage reads setUp's load_config)
+        (
+            "log-retention",
+            "dateext-names",
+            "logkeep/config.py",
+            '        if "maxage" in source:',
+            '        if "maxage" in source and not source:',
+            "maxage = 30",
+        ),
+        # Scottish holidays forgotten (test_regions_differ calls is_working_day with a date,
+        # which no case can pass: the template probes it through send_times)
+        (
+            "clinic-reminders",
+            "gsm-extension",
+            "reminders/holidays.py",
+            "    return day.weekday() < 5 and day.isoformat() not in holidays_for(region)\n",
+            '    return day.weekday() < 5 and day.isoformat() not in holidays_for("england-and-'
+            'wales")\n',
+            "leith",
+        ),
+    ],
+    ids=["fraud-threshold-exclusive", "legacy-prio-high", "maxage-dropped", "one-region"],
+)
+def test_the_fix_plus_breaking_what_a_test_builds_its_arguments_for_fails(
+    pool: PoolSandbox, attack: tuple[str, str, str, str, str, str]
+) -> None:
+    template_id, change_id, path, old, new, case = attack
+    template, change = _change(template_id, change_id)
+    task = make_task((template, change, "ticket"), 1, 0, pool)  # type: ignore[arg-type]
+    family = RepoFamily()
+    assert family.verify(task, task.solutions["reference"], pool).status is Status.PASS
+    harmed = dict(task.solutions["reference"])
+    text = harmed[path].decode()
+    assert text.count(old) == 1
+    harmed[path] = text.replace(old, new).encode()
+    verdict = family.verify(task, harmed, pool)
+    assert verdict.status is Status.FAIL
+    cases = {c["id"]: c for c in json.loads(task.hidden["cases.json"])["cases"]}
+    failed = [c.name for c in verdict.criteria if not c.passed]
+    assert any(
+        cases[name]["kind"] == "pass-to-pass" and case in json.dumps(cases[name]["args"])
+        for name in failed
+    ), [cases[name] for name in failed]

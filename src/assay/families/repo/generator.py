@@ -4,8 +4,9 @@ Each task is one change of one template in one prompt style. The generator makes
 from the correct project (the change's ``undo``), draws the reporter's call and the hidden calls,
 runs the reference and the workspace on them in the sandbox, and keeps as fail-to-pass the calls
 the workspace gets wrong and as pass-to-pass those it gets right; the reference's outcomes are
-the expected ones. The calls the project's visible tests make (:mod:`.visible`) are probed too,
-and kept as pass-to-pass where the workspace gets them right.
+the expected ones. The calls the project's visible tests make (:mod:`.visible`, recorded by
+running the tests on the correct project in the sandbox) are probed too, and kept as
+pass-to-pass where the workspace gets them right.
 It adds the known-bad solutions (doing nothing, tests edited instead of code,
 the reporter's call special-cased, the error swallowed, the template's wrong fixes), then checks
 in the sandbox that every reference passes and every known-bad fails; a draw that does not is
@@ -150,7 +151,7 @@ def _draft(combo: Combo, rng: random.Random, seed: int, index: int, sandbox: San
     example = change.example(rng)
     f2p = _unique(change.fail_to_pass(rng), [example])
     p2p = _unique([*template.pass_to_pass(rng), *change.pass_to_pass(rng)], [example, *f2p])
-    tested = _tested(template, project, [example, *f2p, *p2p])
+    tested = _tested(template, project, [example, *f2p, *p2p], sandbox)
     probes = [example, *f2p, *p2p, *(seen.probe for seen in tested)]
     drafts = [_case(f"probe-{i:02d}", FAIL_TO_PASS, p) for i, p in enumerate(probes)]
     first = len(probes) - len(tested)
@@ -248,13 +249,15 @@ def _with_readings(
     return cases
 
 
-def _tested(template: ProjectTemplate, project: Files, drawn: list[Probe]) -> list[VisibleProbe]:
-    """The calls the project's visible tests assert on (:mod:`.visible`) that are not drawn
+def _tested(
+    template: ProjectTemplate, project: Files, drawn: list[Probe], sandbox: Sandbox
+) -> list[VisibleProbe]:
+    """The calls the project's visible tests make (:mod:`.visible`) that are not drawn
     already; the command line's entry point is left to the template's own probes (it reads and
     writes files)."""
     return [
         seen
-        for seen in visible_probes(project)
+        for seen in visible_probes(project, sandbox, paths=PATHS, limits=LIMITS)
         if seen.probe.call != template.cli and seen.probe not in drawn
     ]
 

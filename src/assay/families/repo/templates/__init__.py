@@ -26,9 +26,11 @@ Adding a template
    survivors show which near misses of the fix the cases cannot tell apart.
 
 Expected outcomes are never written by hand: the generator runs the reference and the workspace
-in the sandbox. Each call the visible tests make with literal arguments becomes a pass-to-pass
-case by itself (:mod:`assay.families.repo.visible`); what the tests build with helpers (a journal
-line, a config read from a file), the template's ``pass_to_pass`` must probe.
+in the sandbox. Each call the visible tests make into the project becomes a pass-to-pass case by
+itself (:mod:`assay.families.repo.visible`), its arguments as the test built them (with helpers,
+in ``setUp``, as keywords) where they are plain data; what a test passes that is not (a
+``datetime.date``), and what it checks through the command line's entry point (files in a
+temporary directory), the template's ``pass_to_pass`` must probe.
 Generic known-bad solutions come for free: doing nothing, editing the tests
 instead of the code, special-casing the reporter's call, and swallowing the exception.
 """

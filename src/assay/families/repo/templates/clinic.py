@@ -113,6 +113,10 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _length(f"Hi {rng.choice(NAMES)}, see you at Harley Street. Missed visits cost £40."),
         _send(_appointment(rng, site), site, "2d"),
         _plan(_visits(rng, 3), rng),
+        # is_working_day takes a date, which no case can pass: its regions are probed through
+        # the day reminders of a Scottish and an English clinic around a Scottish holiday
+        _regional(rng, "leith", ONLY_HERE["leith"]),
+        _regional(rng, "harley-street", ONLY_HERE["leith"]),
     ]
 
 

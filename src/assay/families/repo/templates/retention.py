@@ -106,6 +106,7 @@ def _pass_to_pass(rng: random.Random) -> list[Probe]:
         _size(str(rng.randint(1, 99_999))),
         _plan(rng),
         _run(*_scene(rng), "--dry-run"),
+        _run(*_scene(rng), "--noop"),
         _run(*_scene(rng)),
     ]
 
