@@ -8,7 +8,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.families.sql.compare import Ordering, _Matcher, difference
+from assay.families.sql.compare import Ordering, _Matcher, difference, tied_rows
 from assay.families.sql.results import Table
 
 
@@ -90,10 +90,55 @@ def test_ties_in_the_ordering_key_may_come_in_any_order() -> None:
 
 def test_a_limit_cutting_a_tie_lets_any_tied_row_in() -> None:
     expected = table("name total", ["a", 3], ["b", 2])
+    tied = (["b", 2], ["c", 2])  # the rows with total 2 past the LIMIT
     other_tied = table("name total", ["a", 3], ["c", 2])
-    assert diff(expected, other_tied, Ordering(keys=(1,), limit=2)) is None
+    assert difference(expected, other_tied, **LIMITED, tied=tied) is None
+    assert diff(expected, other_tied, Ordering(keys=(1,), limit=2)) is None  # ties not known
     assert diff(expected, table("name total", ["a", 3], ["c", 1]), Ordering((1,), 2)) is not None
     assert diff(expected, other_tied, Ordering(keys=(1,), limit=None)) is not None
+
+
+LIMITED = {"tolerance": 1e-6, "ordering": Ordering(keys=(1,), limit=2)}
+
+
+def test_a_limit_lets_in_only_rows_that_tie_not_any_value_with_the_right_key() -> None:
+    """``ORDER BY total DESC LIMIT 1``: a query with the right top total and any name at all
+    passed, the other columns of the last group being never compared."""
+    expected = table("name total", ["a", 3], ["b", 2])
+    tied = (["b", 2], ["c", 2])
+    invented = table("name total", ["a", 3], ["zzz", 2])
+    assert difference(expected, invented, **LIMITED, tied=tied) is not None
+    twice = table("name total", ["a", 3], ["c", 2], ["c", 2])
+    three = table("name total", ["a", 3], ["b", 2], ["c", 2])
+    assert difference(three, twice, **LIMITED, tied=tied) is not None  # one tied row, twice
+    one = table("name price", ["Burr grinder", 89.0])
+    top = {"tolerance": 1e-6, "ordering": Ordering(keys=(1,), limit=1)}
+    anything = table("name price", ["anything", 89.0])
+    assert difference(one, anything, **top, tied=(["Burr grinder", 89.0],)) is not None
+    assert difference(one, one, **top, tied=(["Burr grinder", 89.0],)) is None
+
+
+def test_the_tied_rows_are_those_past_the_limit_with_the_last_key() -> None:
+    expected = table("name total", ["a", 3], ["b", 2])
+    lifted = table("name total", ["a", 3], ["b", 2], ["c", 2], ["d", 1])
+    order = Ordering(keys=(1,), limit=2)
+    assert tied_rows(expected, lifted, order, tolerance=1e-6, read=1002) == (["b", 2], ["c", 2])
+    # what was read stops inside the tie: more rows may tie, so none are known
+    assert (
+        tied_rows(
+            expected,
+            lifted.__class__(lifted.columns, lifted.rows[:3]),
+            order,
+            tolerance=1e-6,
+            read=3,
+        )
+        is None
+    )
+    # the LIMIT cut nothing: fewer rows than it allows
+    assert tied_rows(table("name total", ["a", 3]), lifted, order, tolerance=1e-6, read=9) is None
+    # the raised run does not hold the reference's own last rows: not to be trusted
+    other = table("name total", ["a", 3], ["c", 2], ["d", 1])
+    assert tied_rows(expected, other, order, tolerance=1e-6, read=1002) is None
 
 
 def test_tagged_values_compare_by_value() -> None:

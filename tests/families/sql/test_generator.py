@@ -100,7 +100,8 @@ def test_tasks_are_complete_and_keep_answers_hidden(pool: PoolSandbox, tmp_path:
         config = task.spec.config
         assert config["engine"] == "duckdb"
         assert list(task.workspace) == [config["database"]]
-        assert sorted(task.hidden) == [f"databases/n0{i}.sql" for i in range(1, 5)]
+        neighbours = [f"databases/n0{i}.sql" for i in range(1, 6)]
+        assert sorted(task.hidden) in (neighbours[:4], neighbours)  # n05: rows for choices
         assert "reference" in task.solutions
         assert "bad-hard-coded" in task.known_bad()
         assert len(task.known_bad()) >= 3

@@ -3,6 +3,8 @@ tell near-miss queries apart from the reference where the visible database canno
 
 from __future__ import annotations
 
+import datetime as dt
+import random
 import shutil
 import sqlite3
 from pathlib import Path
@@ -10,7 +12,11 @@ from pathlib import Path
 import pytest
 
 from assay.errors import TaskFormatError
+from assay.families.sql import SqlFamily
 from assay.families.sql.neighbours import neighbours, write_neighbours
+from assay.sandbox import PoolSandbox
+from assay.tasks.taskdir import load_task
+from assay.verdicts import Status
 from tests.families.sql.conftest import FIXTURES, ORDERS
 
 VISIBLE = (FIXTURES / ORDERS / "workspace" / "shop.sql").read_text()
@@ -84,11 +90,9 @@ def test_write_neighbours_replaces_hidden_databases(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / ORDERS, task)
     (task / "hidden" / "databases" / "stale.sql").write_text("-- left from before\n")
     written = write_neighbours(task, count=2, seed=11)
-    assert [p.name for p in written] == ["n01.sql", "n02.sql"]
-    assert sorted(p.name for p in (task / "hidden" / "databases").iterdir()) == [
-        "n01.sql",
-        "n02.sql",
-    ]
+    names = ["n01.sql", "n02.sql", "n03.sql"]  # n03: the rows for o.status's values
+    assert [p.name for p in written] == names
+    assert sorted(p.name for p in (task / "hidden" / "databases").iterdir()) == names
 
 
 def test_write_neighbours_of_a_broken_database_names_the_file(tmp_path: Path) -> None:
@@ -151,3 +155,119 @@ def test_a_row_on_a_boundary_changes_a_distinct_count_over_the_window() -> None:
             assert rows(
                 text, "SELECT COUNT(*) FROM lines WHERE account NOT IN (SELECT code FROM accounts)"
             ) == [(0,)]
+
+
+def _shop() -> str:
+    """Sixty orders over 2024, none refunded but one in January, so that a neighbour rarely
+    gets a refunded order in the second quarter by chance (a clone of that one order)."""
+    rng = random.Random(0)
+    orders, lines = [], []
+    for number in range(1, 61):
+        day = dt.date(2024, 1, 1) + dt.timedelta(days=rng.randrange(300))
+        status = "refunded" if number == 1 else rng.choice(("paid", "shipped", "cancelled"))
+        day = dt.date(2024, 1, 15) if number == 1 else day
+        orders.append(f"({number}, '{day} 10:00:00', '{status}')")
+        for product in rng.sample(range(1, 5), rng.randint(1, 2)):
+            lines.append(f"({number}, {product}, {rng.randint(1, 4)})")
+    products = "(1, 'Milk jug'), (2, 'Rooibos'), (3, 'Gift card'), (4, 'Kettle')"
+    inserts = [("products", products), ("orders", ", ".join(orders))]
+    inserts.append(("order_lines", ", ".join(lines)))
+    return SHOP_SCHEMA + "".join(f"INSERT INTO {t} VALUES {v};\n" for t, v in inserts)  # noqa: S608 - the test's own rows
+
+
+SHOP_SCHEMA = """
+CREATE TABLE products (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE orders (
+  id INTEGER PRIMARY KEY,
+  placed_at TIMESTAMP NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('paid', 'shipped', 'cancelled', 'refunded'))
+);
+CREATE TABLE order_lines (
+  order_id INTEGER NOT NULL REFERENCES orders (id),
+  product_id INTEGER NOT NULL REFERENCES products (id),
+  quantity INTEGER NOT NULL CHECK (quantity > 0),
+  PRIMARY KEY (order_id, product_id)
+);
+"""
+SHOP = _shop()
+TOP = (
+    "WITH sold AS (SELECT p.name, SUM(l.quantity) AS units FROM order_lines AS l "
+    "JOIN orders AS o ON o.id = l.order_id JOIN products AS p ON p.id = l.product_id "
+    "WHERE o.placed_at >= '2024-04-01' AND o.placed_at < '2024-07-01' AND {status} "
+    "GROUP BY p.name) SELECT name, units FROM (SELECT name, units, "
+    "RANK() OVER (ORDER BY units DESC) AS place FROM sold) AS r WHERE place <= 2 "
+    "ORDER BY units DESC"
+)
+PAID = "o.status IN ('paid', 'shipped')"
+WINDOW = "SELECT status FROM orders WHERE placed_at >= '2024-04-01' AND placed_at < '2024-07-01'"
+COMPLEMENTS = ["o.status <> 'cancelled'", "o.status NOT IN ('cancelled')"]
+
+
+def engine_rows(engine: str, text: str, query: str) -> list[tuple[object, ...]]:
+    if engine == "sqlite":
+        return rows(text, query)
+    import duckdb  # noqa: PLC0415 - only the DuckDB cases need it
+
+    connection = duckdb.connect(":memory:")
+    try:
+        connection.execute(text)
+        return sorted(connection.execute(query).fetchall(), key=repr)
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+@pytest.mark.parametrize("complement", COMPLEMENTS)
+def test_a_complement_of_a_status_filter_is_told_apart_on_the_columns_other_values(
+    engine: str, complement: str
+) -> None:
+    """The visible database has no refunded order in the window: ``<> 'cancelled'`` (or NOT IN)
+    answers like ``IN ('paid', 'shipped')`` there. Every suite of neighbours, whatever its seed,
+    holds orders of each status the CHECK allows inside the window, and tells them apart."""
+    reference, attack = TOP.format(status=PAID), TOP.format(status=complement)
+    assert rows(SHOP, reference) == rows(SHOP, attack)
+    for seed in range(8):
+        texts = neighbours(SHOP, [reference], engine=engine, seed=seed)
+        statuses = {row[0] for text in texts for row in engine_rows(engine, text, WINDOW)}
+        assert statuses == {"paid", "shipped", "cancelled", "refunded"}, seed
+        told = [engine_rows(engine, t, reference) != engine_rows(engine, t, attack) for t in texts]
+        assert any(told), (seed, complement)
+
+
+def test_a_column_without_a_check_list_is_a_choice_among_the_values_it_holds() -> None:
+    """With no CHECK naming the statuses, the values the visible rows hold stand for them: the
+    one refunded order, outside the window, gets copies inside it, and a reference excluding
+    cancelled orders is told apart from one listing paid and shipped."""
+    loose = SHOP.replace("CHECK (status IN ('paid', 'shipped', 'cancelled', 'refunded'))", "")
+    reference = TOP.format(status="o.status <> 'cancelled'")
+    attack = TOP.format(status=PAID)
+    assert rows(loose, reference) == rows(loose, attack)
+    for seed in range(8):
+        texts = neighbours(loose, [reference], seed=seed)
+        assert any(rows(t, f"{WINDOW} AND status = 'refunded'") for t in texts), seed
+        assert any(rows(t, reference) != rows(t, attack) for t in texts), seed
+
+
+def test_the_other_values_are_put_where_the_query_looks(tmp_path: Path, pool: PoolSandbox) -> None:
+    """End to end: neighbours written for the task, the complement filter fails the suite (with
+    the database that tells it apart named) and the reference passes it, on both engines."""
+    for engine in ("sqlite", "duckdb"):
+        task_dir = tmp_path / engine
+        shutil.copytree(FIXTURES / ORDERS, task_dir)
+        for old in (task_dir / "solutions").iterdir():
+            shutil.rmtree(old)
+        (task_dir / "solutions" / "reference").mkdir()
+        (task_dir / "solutions" / "reference" / "query.sql").write_text(TOP.format(status=PAID))
+        (task_dir / "workspace" / "shop.sql").write_text(SHOP)
+        toml = (task_dir / "task.toml").read_text().replace('"sqlite"', f'"{engine}"')
+        (task_dir / "task.toml").write_text(toml)
+        write_neighbours(task_dir)
+        task = load_task(task_dir)
+        family = SqlFamily()
+        reference = family.verify(task, task.references()["reference"], pool)
+        assert reference.status is Status.PASS, (engine, reference.summary)
+        for complement in COMPLEMENTS:
+            query = {"query.sql": TOP.format(status=complement).encode()}
+            verdict = family.verify(task, query, pool)
+            assert verdict.status is Status.FAIL, (engine, complement, verdict.summary)
+            assert verdict.criteria[0].passed  # the visible database cannot tell them apart

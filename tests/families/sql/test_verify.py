@@ -3,13 +3,25 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from assay.families.sql import SqlFamily
+from assay.families.sql.neighbours import write_neighbours
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task
+from assay.tasks.taskdir import load_task
 from assay.verdicts import Status
-from tests.families.sql.conftest import CITIES, ORDERS, REVENUE, fixture_task, visible_only
+from tests.families.sql.conftest import (
+    CITIES,
+    FIXTURES,
+    ORDERS,
+    REVENUE,
+    fixture_task,
+    visible_only,
+)
 
 family = SqlFamily()
 TASKS = [REVENUE, ORDERS, CITIES]
@@ -27,11 +39,13 @@ def test_every_reference_passes_on_every_database(name: str, sandbox: Sandbox) -
         verdict = family.verify(task, files, sandbox)
         assert verdict.status is Status.PASS, (solution, verdict.summary, verdict.logs)
         assert verdict.score == 1.0
+        neighbours = sorted(name for name in task.hidden if name.startswith("databases/"))
+        assert len(neighbours) >= 4
         assert [c.name for c in verdict.criteria] == [
             "workspace/shop.sql",
-            *(f"hidden/databases/n0{i}.sql" for i in range(1, 5)),
+            *(f"hidden/{name}" for name in neighbours),
         ]
-        assert verdict.versions.family == "sql@1"
+        assert verdict.versions.family == "sql@2"
         expected = ("duckdb",) if task.spec.config["engine"] == "duckdb" else ()
         assert [p.split("==")[0] for p in verdict.versions.python.packages] == list(expected)  # type: ignore[union-attr]
 
@@ -125,3 +139,42 @@ def test_the_empty_solution_fails(pool: PoolSandbox) -> None:
     for name in TASKS:
         task = fixture_task(name)
         assert family.verify(task, family.empty_solution(task), pool).status is Status.FAIL
+
+
+TOP_PRICE = "SELECT name, price FROM products ORDER BY price DESC LIMIT 2"
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_limit_keeps_the_other_columns_of_its_last_rows_compared(
+    engine: str, pool: PoolSandbox, tmp_path: Path
+) -> None:
+    """Where the reference's LIMIT keeps its last rows (the one row of a LIMIT 1, say), only
+    their ordering key (the price) was compared, so a made-up name beside the right price
+    passed. Now they must be rows that tie with the reference's; another of the tied rows still
+    passes."""
+    task_dir = tmp_path / engine
+    shutil.copytree(FIXTURES / ORDERS, task_dir)
+    for old in (task_dir / "solutions").iterdir():
+        shutil.rmtree(old)
+    (task_dir / "solutions" / "reference").mkdir()
+    (task_dir / "solutions" / "reference" / "query.sql").write_text(TOP_PRICE)
+    toml = (task_dir / "task.toml").read_text().replace('"sqlite"', f'"{engine}"')
+    (task_dir / "task.toml").write_text(toml)
+    shop = task_dir / "workspace" / "shop.sql"  # a tie for second place: 45.00 twice
+    shop.write_text(
+        shop.read_text().replace(
+            "(4, 'Green tea 250 g', 'tea', 7.90)", "(4, 'Green tea 250 g', 'tea', 45.00)"
+        )
+    )
+    write_neighbours(task_dir)
+    task = load_task(task_dir)
+    assert verify(task, TOP_PRICE, pool).status is Status.PASS
+    invented = (  # the right prices, a name made up where the LIMIT cut a tie
+        "SELECT CASE WHEN price < 80 THEN 'anything' ELSE name END AS name, price "
+        "FROM products ORDER BY price DESC LIMIT 2"
+    )
+    verdict = verify(task, invented, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert "anything" in " ".join(c.evidence for c in verdict.criteria)
+    other_tie = "SELECT name, price FROM products ORDER BY price DESC, name DESC LIMIT 2"
+    assert verify(task, other_tie, pool).status is Status.PASS

@@ -26,6 +26,9 @@ class Column:
     nullable: bool
     key: bool
     """Part of the primary key or UNIQUE: a clone needs a fresh value."""
+    allowed: tuple[object, ...] = ()
+    """The values a CHECK constraint (``CHECK (status IN ('paid', 'shipped'))``) lets the
+    column hold; empty when no such constraint names them."""
 
 
 @dataclass
@@ -56,6 +59,7 @@ def load(statements: Sequence[exp.Expr], engine: str) -> dict[str, Table]:
         ).fetchall()
         for (name,) in names:
             tables[name.lower()] = _describe(connection, name)
+        _checked_values(statements, tables)
         for table in list(tables.values()):
             for reference in connection.execute(f"PRAGMA foreign_key_list({quote(table.name)})"):
                 parent = tables.get(str(reference[2]).lower())
@@ -111,6 +115,45 @@ def _describe(connection: sqlite3.Connection, name: str) -> Table:
     return Table(name=name, columns=columns, rows=rows)
 
 
+def _checked_values(statements: Sequence[exp.Expr], tables: dict[str, Table]) -> None:
+    """Set :attr:`Column.allowed` from each ``CHECK (column IN (literal, ...))``."""
+    for statement in statements:
+        if not isinstance(statement, exp.Create) or not isinstance(statement.this, exp.Schema):
+            continue
+        table = tables.get(statement.this.this.name.lower())
+        if table is None:
+            continue
+        for check in statement.find_all(exp.In):
+            if isinstance(check.parent, exp.Not):
+                continue  # NOT IN names the values it refuses
+            index = table.index(check.this.name) if isinstance(check.this, exp.Column) else None
+            values = [literal(item) for item in check.expressions]
+            if index is not None and values and None not in values:
+                table.columns[index].allowed = tuple(dict.fromkeys(values))
+
+
+def literal(node: object) -> object:
+    """The value of a literal (a string or a number, maybe cast, parenthesized or negated);
+    None for anything else."""
+    if isinstance(node, exp.Cast | exp.Paren):
+        return literal(node.this)
+    if isinstance(node, exp.Neg):
+        inner = literal(node.this)
+        return -inner if isinstance(inner, int | float) else None
+    if not isinstance(node, exp.Literal):
+        return None
+    return str(node.this) if node.is_string else _number(str(node.this))
+
+
+def _number(text: str) -> int | float | None:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return None
+
+
 def _kind(declared: str) -> str:
     text = declared.upper()
     if "INT" in text:
@@ -157,6 +200,41 @@ def admitted(
     finally:
         connection.close()
     return kept
+
+
+def satisfying(
+    tables: dict[str, Table],
+    creates: Sequence[exp.Expr],
+    name: str,
+    alias: str,
+    conditions: Sequence[str],
+) -> list[int]:
+    """The positions of the rows of table ``name`` that meet every one of ``conditions``
+    (SQLite text over the table named ``alias``); a condition SQLite cannot run is left out."""
+    table = tables[name]
+    connection = _connection(creates, "sqlite")
+    try:
+        connection.execute("PRAGMA foreign_keys=OFF")  # the one table is loaded alone
+        marks = ", ".join("?" * len(table.columns))
+        insert = f"INSERT INTO {quote(table.name)} VALUES ({marks})"  # noqa: S608 - a quoted name; values are bound
+        positions: dict[int, int] = {}
+        for position, row in enumerate(table.rows):
+            cursor = connection.execute(insert, row)
+            if cursor.lastrowid is not None:
+                positions[cursor.lastrowid] = position
+        kept = set(positions.values())
+        for condition in conditions:
+            query = f"SELECT rowid FROM {quote(table.name)} AS {quote(alias)} WHERE {condition}"  # noqa: S608 - the task's own reference query text, read-only
+            try:
+                found = {positions.get(r[0], -1) for r in connection.execute(query)}
+            except sqlite3.Error:
+                continue
+            kept &= found
+        return sorted(kept)
+    except sqlite3.Error:
+        return list(range(len(table.rows)))
+    finally:
+        connection.close()
 
 
 def dump(schema: str, rows: dict[str, list[list[object]]], engine: str) -> str:

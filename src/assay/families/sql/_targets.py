@@ -2,6 +2,10 @@
 
 Read from the sqlglot trees of the queries that pass the gate. Columns are resolved to tables
 through the query's aliases, or, unqualified, to every table in the query that has the column.
+A column compared for equality (``=``, ``<>``, ``IN``, ``NOT IN``) is a choice among values; it
+is kept with the other conditions its SELECT puts on the same row (``o.placed_at >= ...`` next to
+``o.status IN (...)``), so that rows holding each of the column's values can be made inside
+what the query otherwise keeps.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from assay.families.sql._schema import Table, link
+from assay.families.sql._schema import Table, link, literal
 from assay.families.sql.gate import Accepted, check_query
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
@@ -24,6 +28,51 @@ class Targets:
     boundaries: list[tuple[str, str, list[object]]] = field(default_factory=list)
     joins: list[tuple[str, str, str, str]] = field(default_factory=list)
     ties: list[tuple[str, str]] = field(default_factory=list)
+    choices: list[Choice] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A column a query compares for equality with literals, and what else it asks of the row."""
+
+    table: str
+    column: str
+    alias: str
+    """The name the conditions call the table by."""
+    conditions: tuple[str, ...]
+    """SQLite text of the other conditions of the same SELECT on the same row (its WHERE and
+    its joins' ON), each over ``alias``'s columns only and holding no subquery."""
+
+
+_SIMPLE = (
+    exp.Column,
+    exp.Identifier,
+    exp.Literal,
+    exp.Null,
+    exp.Boolean,
+    exp.Paren,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Is,
+    exp.In,
+    exp.Between,
+    exp.Like,
+    exp.ILike,
+    exp.Cast,
+    exp.DataType,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Neg,
+    exp.Coalesce,
+    exp.Lower,
+    exp.Upper,
+    *_COMPARISONS,
+)
+"""What a condition may be made of to be evaluated by the trusted process (no function that
+could make it costly)."""
 
 
 def targets(queries: Sequence[str], tables: dict[str, Table], engine: str) -> Targets:
@@ -37,6 +86,8 @@ def targets(queries: Sequence[str], tables: dict[str, Table], engine: str) -> Ta
         scope = sorted(set(aliases.values()))
         for node in tree.find_all(*_COMPARISONS, exp.Between, exp.In, exp.Like):
             _comparison(node, aliases, scope, tables, targets)
+            if isinstance(node, exp.EQ | exp.NEQ | exp.In):
+                _choice(node, tables, targets)
         for clause in tree.find_all(exp.Ordered, exp.Group):
             for column in clause.find_all(exp.Column):
                 for table in _owners(column, aliases, scope, tables):
@@ -53,9 +104,9 @@ def _comparison(
 ) -> None:
     left, right = node.this, node.args.get("expression")
     if isinstance(node, exp.Between):
-        values = [_literal(node.args.get("low")), _literal(node.args.get("high"))]
+        values = [literal(node.args.get("low")), literal(node.args.get("high"))]
     elif isinstance(node, exp.In):
-        values = [_literal(item) for item in node.expressions]
+        values = [literal(item) for item in node.expressions]
     else:
         if isinstance(left, exp.Column) and isinstance(right, exp.Column):
             for a in _owners(left, aliases, scope, tables):
@@ -66,7 +117,7 @@ def _comparison(
             return
         if not isinstance(left, exp.Column):
             left, right = right, left
-        values = [_literal(right)]
+        values = [literal(right)]
     if not isinstance(left, exp.Column):
         return
     literals = [value for value in values if value is not None]
@@ -76,6 +127,80 @@ def _comparison(
         targets.boundaries.append((table, left.name, literals))
 
 
+def _choice(node: exp.Expr, tables: dict[str, Table], targets: Targets) -> None:
+    """Record ``node`` when it compares a column of a table of its SELECT with literals."""
+    select = node.find_ancestor(exp.Select)
+    column, other = node.this, node.args.get("expression")
+    if not isinstance(column, exp.Column):
+        column, other = other, column
+    values = node.expressions if isinstance(node, exp.In) else [other]
+    if select is None or not isinstance(column, exp.Column):
+        return
+    if not values or any(literal(value) is None for value in values):
+        return
+    sources = _sources(select, tables)
+    for alias in _aliases_of(column, sources, tables):
+        table = sources[alias]
+        conditions = tuple(
+            condition.sql(dialect="sqlite")
+            for condition in _conditions(select)
+            if _about(condition, alias, sources, tables)
+            and not any(
+                c.name.lower() == column.name.lower() for c in condition.find_all(exp.Column)
+            )
+        )
+        choice = Choice(table, column.name, alias, conditions)
+        if choice not in targets.choices:
+            targets.choices.append(choice)
+
+
+def _sources(select: exp.Select, tables: dict[str, Table]) -> dict[str, str]:
+    """The tables a SELECT reads directly (its FROM and joins), by the name it gives them."""
+    found: dict[str, str] = {}
+    sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+    for source in sources:
+        if source is not None and isinstance(source.this, exp.Table):
+            table = source.this
+            if table.name.lower() in tables:
+                found[table.alias_or_name.lower()] = table.name.lower()
+    return found
+
+
+def _aliases_of(column: exp.Column, sources: dict[str, str], tables: dict[str, Table]) -> list[str]:
+    if column.table:
+        alias = column.table.lower()
+        return [alias] if alias in sources else []
+    return [a for a, name in sources.items() if tables[name].index(column.name) is not None]
+
+
+def _conditions(select: exp.Select) -> list[exp.Expr]:
+    """The conjuncts of a SELECT's WHERE and of its joins' ON."""
+    wheres = [select.args.get("where"), *(j.args.get("on") for j in select.args.get("joins") or [])]
+    found: list[exp.Expr] = []
+    for node in wheres:
+        if node is not None:
+            found.extend(_conjuncts(node.this if isinstance(node, exp.Where) else node))
+    return found
+
+
+def _conjuncts(node: exp.Expr) -> list[exp.Expr]:
+    if isinstance(node, exp.And):
+        return [*_conjuncts(node.this), *_conjuncts(node.expression)]
+    if isinstance(node, exp.Paren) and isinstance(node.this, exp.And):
+        return _conjuncts(node.this)
+    return [node]
+
+
+def _about(
+    condition: exp.Expr, alias: str, sources: dict[str, str], tables: dict[str, Table]
+) -> bool:
+    """Whether ``condition`` is simple and reads columns of ``alias`` alone."""
+    if not all(isinstance(node, _SIMPLE) for node in condition.walk()):
+        return False
+    columns = list(condition.find_all(exp.Column))
+    return bool(columns) and all(_aliases_of(c, sources, tables) == [alias] for c in columns)
+
+
 def _owners(
     column: exp.Column, aliases: dict[str, str], scope: list[str], tables: dict[str, Table]
 ) -> list[str]:
@@ -83,23 +208,3 @@ def _owners(
         table = aliases.get(column.table.lower())
         return [table] if table in tables else []
     return [t for t in scope if t in tables and tables[t].index(column.name) is not None]
-
-
-def _literal(node: object) -> object:
-    if isinstance(node, exp.Cast | exp.Paren):
-        return _literal(node.this)
-    if isinstance(node, exp.Neg):
-        inner = _literal(node.this)
-        return -inner if isinstance(inner, int | float) else None
-    if not isinstance(node, exp.Literal):
-        return None
-    return str(node.this) if node.is_string else _number(str(node.this))
-
-
-def _number(text: str) -> int | float | None:
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            continue
-    return None

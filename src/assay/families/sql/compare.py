@@ -8,8 +8,9 @@ match when:
 - the rows are equal as a multiset, or, where the reference orders its rows (:class:`Ordering`),
   position by position up to ties: rows with equal ordering keys form a group, and each group
   must hold the same multiset of rows in the same place. When the reference's ``LIMIT`` cut its
-  result, the last group is only required to have the right keys (which tied rows made the cut
-  is the engine's choice);
+  result, the last group may hold any of the rows that tie with it (which tied rows made the
+  cut is the engine's choice): the rows of the reference's result read past its ``LIMIT`` with
+  the same keys (:func:`tied_rows`). Where those are not known, the right keys are enough;
 - two numbers match within the tolerance, relative or absolute (ints and floats compare by
   value: ``SUM`` gives an int on one engine and a decimal on another); text matches exactly;
   NULL matches NULL only.
@@ -46,9 +47,17 @@ class Ordering:
 
 
 def difference(
-    expected: Table, actual: Table, *, tolerance: float, ordering: Ordering | None
+    expected: Table,
+    actual: Table,
+    *,
+    tolerance: float,
+    ordering: Ordering | None,
+    tied: Sequence[Row] | None = None,
 ) -> str | None:
-    """``None`` when ``actual`` matches ``expected``, else a short account of how they differ."""
+    """``None`` when ``actual`` matches ``expected``, else a short account of how they differ.
+
+    ``tied`` are the rows the last group may hold when the reference's ``LIMIT`` cut its result
+    (see :func:`tied_rows`); None when they are not known."""
     width = len(expected.columns)
     if len(actual.columns) != width:
         return (
@@ -62,7 +71,7 @@ def difference(
     for permutation in _permutations(expected.rows, actual.rows, width, match):
         first = first or permutation
         rows = [[row[i] for i in permutation] for row in actual.rows]
-        if _rows_match(expected.rows, rows, ordering, match):
+        if _rows_match(expected.rows, rows, ordering, match, tied):
             return None
     mapping = first or tuple(range(width))
     rows = [[row[i] for i in mapping] for row in actual.rows]
@@ -151,8 +160,52 @@ def _column(rows: Sequence[Row], index: int, match: _Matcher) -> list[tuple[int,
     return sorted((match.key(row[index]) for row in rows), key=repr)
 
 
+def tied_rows(
+    expected: Table, lifted: Table, ordering: Ordering, *, tolerance: float, read: int
+) -> tuple[Row, ...] | None:
+    """The rows the last group of ``expected`` may hold: those of ``lifted`` (the reference's
+    result with its LIMIT raised to ``read``) whose ordering keys equal its last row's. None
+    when the LIMIT cut nothing, or what was read may stop inside the tie, or ``lifted`` does not
+    hold ``expected``'s last group (then the keys alone are compared)."""
+    limit = ordering.limit
+    if not ordering.keys or limit is None or len(expected.rows) != limit or not limit:
+        return None
+    if len(lifted.columns) != len(expected.columns):
+        return None
+    match = _Matcher(tolerance)
+    key = [expected.rows[-1][k] for k in ordering.keys]
+    tied = [row for row in lifted.rows if match.same_row(key, [row[k] for k in ordering.keys])]
+    if len(lifted.rows) >= read and tied and lifted.rows[-1] is tied[-1]:
+        return None
+    start = _groups(expected.rows, ordering.keys, match)[-1][0]
+    if not _within(expected.rows[start:], tied, match):
+        return None
+    return tuple(tied)
+
+
+def _within(rows: Sequence[Row], pool: Sequence[Row], match: _Matcher) -> bool:
+    """Whether ``pool`` holds every one of ``rows`` (a sub-multiset)."""
+    available = Counter(repr(match.row_key(row)) for row in pool)
+    wanted = Counter(repr(match.row_key(row)) for row in rows)
+    if all(available[key] >= count for key, count in wanted.items()):
+        return True
+    if len(rows) * len(pool) > MAX_GREEDY_ROWS * MAX_GREEDY_ROWS:
+        return False
+    unused = list(pool)  # rounding put near-equal numbers apart: pair them up one by one
+    for row in rows:
+        found = next((i for i, other in enumerate(unused) if match.same_row(row, other)), None)
+        if found is None:
+            return False
+        unused.pop(found)
+    return True
+
+
 def _rows_match(
-    expected: Sequence[Row], actual: Sequence[Row], ordering: Ordering | None, match: _Matcher
+    expected: Sequence[Row],
+    actual: Sequence[Row],
+    ordering: Ordering | None,
+    match: _Matcher,
+    tied: Sequence[Row] | None,
 ) -> bool:
     if len(expected) != len(actual):
         return False
@@ -165,6 +218,8 @@ def _rows_match(
             if not all(
                 match.same_row(key, [row[k] for k in ordering.keys]) for row in actual[start:end]
             ):
+                return False
+            if tied is not None and not _within(actual[start:end], tied, match):
                 return False
         elif not _same_multiset(expected[start:end], actual[start:end], match):
             return False

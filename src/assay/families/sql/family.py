@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files as package_files
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,28 +14,29 @@ from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, Ver
 from assay.families import version_label
 from assay.families._recent import Recent
 from assay.families.base import Exploit, Mutant
-from assay.families.sql.compare import Ordering, difference
+from assay.families.sql._judging import Recorder, assay_version, judge, refused
+from assay.families.sql.compare import Ordering, tied_rows
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
 from assay.families.sql.databases import SUFFIXES, Database, engine_data, suite
 from assay.families.sql.exploits import literal_exploits, sql_exploits
 from assay.families.sql.gate import Refused, check_query
 from assay.families.sql.lint import lint_sql_task
 from assay.families.sql.mutants import sql_mutants
-from assay.families.sql.ordering import ordering
-from assay.families.sql.results import Failed, RunOutputs, Table, decode_run
+from assay.families.sql.ordering import lifted, ordering
+from assay.families.sql.results import Failed, Row, RunOutputs, Table, decode_run
 from assay.findings import Finding
 from assay.sandbox import PACKAGES_DIR, python_environment
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
 from assay.tasks.taskdir import read_files
-from assay.verdicts import Criterion, Status, Timings, Verdict, Versions
+from assay.verdicts import Status, Verdict, Versions
 
 if TYPE_CHECKING:
     from assay.families.sql.tools import SqlTools
 
 RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
-VERSION = "1"
+VERSION = "2"
 MAX_RECORD_CHARS = 2_000_000
 """Longest record of one query's result on one database; a longer result fails (``size``)."""
 EMPTY_QUERY = b"SELECT NULL AS nothing WHERE 1 = 0\n"
@@ -51,7 +51,7 @@ class SqlFamily:
     trusted_code: tuple[str, ...] = (RUNNER,)
 
     def __init__(self) -> None:
-        self._expected: Recent[str, _Expected] = Recent(_EXPECTED_CACHE)
+        self._expected: Recent[str, Expected] = Recent(_EXPECTED_CACHE)
 
     def load_solution(self, path: Path) -> Files:
         """A solution directory holding ``query.sql``, or a single ``.sql`` file taken as it."""
@@ -105,12 +105,12 @@ class SqlFamily:
         files = _engine_files(task, databases, config)
         label = version_label(self)
         packages = _packages(config)
-        record = _Recorder(
+        record = Recorder(
             task.id,
             Versions(
                 task=task.content_version(label),
                 family=label,
-                assay=_assay_version(),
+                assay=assay_version(),
                 python=python_environment(packages),
             ),
         )
@@ -123,7 +123,7 @@ class SqlFamily:
             return record(Status.FAIL, f"{QUERY_FILE} is not UTF-8 text")
         gate = check_query(query, config.engine)
         if isinstance(gate, Refused):
-            return record(Status.FAIL, f"refused: {gate.reason}", _refused(databases, gate.reason))
+            return record(Status.FAIL, f"refused: {gate.reason}", refused(databases, gate.reason))
         try:
             expected = self._expected_for(task, config, databases, files, sandbox)
             run = run_queries(
@@ -134,7 +134,7 @@ class SqlFamily:
         except VerifierError as exc:
             return record(Status.ERROR, f"verifier error: {exc}")
         outcomes = [run.outcome(0, index) for index in range(len(databases))]
-        criteria, reference = _judge(databases, outcomes, expected, config)
+        criteria, reference = judge(databases, outcomes, expected, config)
         passed = sum(c.passed for c in criteria)
         status = Status.PASS if passed == len(criteria) else Status.FAIL
         summary = f"{passed}/{len(criteria)} databases match the {reference}"
@@ -149,19 +149,19 @@ class SqlFamily:
         databases: list[Database],
         files: Files,
         sandbox: Sandbox,
-    ) -> _Expected:
+    ) -> Expected:
         """The references' results on every database, computed once per task version."""
         key = task.content_version(version_label(self))
         known = self._expected.get(key)
         if known is not None:
-            return _Expected(known.references, known.tables, known.orderings, ())
+            return replace(known, runs=())
         expected = _reference_results(task, config, databases, files, sandbox)
         self._expected.put(key, expected)
         return expected
 
 
 @dataclass(frozen=True)
-class _Expected:
+class Expected:
     """What each reference returns on each database of the suite."""
 
     references: tuple[str, ...]
@@ -169,13 +169,17 @@ class _Expected:
     """Per reference, per database."""
     orderings: tuple[Ordering | None, ...]
     """Per reference."""
+    ties: tuple[tuple[tuple[Row, ...] | None, ...], ...]
+    """Per reference, per database: the rows that tie with the last ones its LIMIT kept (see
+    :func:`assay.families.sql.compare.tied_rows`); None where it cut nothing or they are not
+    known."""
     runs: tuple[ExecResult, ...]
     """The sandbox run that computed them; empty when they came from the cache."""
 
 
 def _reference_results(
     task: Task, config: SqlConfig, databases: list[Database], files: Files, sandbox: Sandbox
-) -> _Expected:
+) -> Expected:
     names, queries, trees = [], [], []
     for name, solution in task.references().items():
         text = solution.get(QUERY_FILE, b"").decode(errors="replace")
@@ -195,7 +199,12 @@ def _reference_results(
             path=f"{task.id}/solutions/reference/{QUERY_FILE}",
             fix="add the reference query",
         )
-    run = run_queries(sandbox, config, files, queries, task.spec.limits, stop_on_failure=False)
+    unordered = config.order == "unordered"
+    raised = [None if unordered else lifted(tree, config.engine, config.max_rows) for tree in trees]
+    extra = [text for text, _ in filter(None, raised)]
+    run = run_queries(
+        sandbox, config, files, [*queries, *extra], task.spec.limits, stop_on_failure=False
+    )
     tables: list[tuple[Table, ...]] = []
     orderings: list[Ordering | None] = []
     for q, name in enumerate(names):
@@ -219,9 +228,37 @@ def _reference_results(
                 )
             row.append(outcome)
         tables.append(tuple(row))
-        unordered = config.order == "unordered"
         orderings.append(None if unordered else ordering(trees[q], row[0].columns))
-    return _Expected(tuple(names), tuple(tables), tuple(orderings), (run.result,))
+    ties = _ties(run, tables, orderings, raised, config)
+    return Expected(tuple(names), tuple(tables), tuple(orderings), ties, (run.result,))
+
+
+def _ties(
+    run: RunOutputs,
+    tables: list[tuple[Table, ...]],
+    orderings: list[Ordering | None],
+    raised: list[tuple[str, int] | None],
+    config: SqlConfig,
+) -> tuple[tuple[tuple[Row, ...] | None, ...], ...]:
+    """Per reference, per database, the rows tied with the last ones its LIMIT kept, from the
+    runs of the references with their LIMIT raised (queried after the references themselves)."""
+    found: list[tuple[tuple[Row, ...] | None, ...]] = []
+    position = len(tables)
+    for q, kept in enumerate(tables):
+        order, lift = orderings[q], raised[q]
+        outcomes: list[Table | Failed | None] = [None] * len(kept)
+        if lift is not None:
+            outcomes = [run.outcome(position, d) for d in range(len(kept))]
+            position += 1
+        found.append(
+            tuple(
+                tied_rows(t, o, order, tolerance=config.float_tolerance, read=lift[1])
+                if lift and order and isinstance(o, Table)
+                else None
+                for t, o in zip(kept, outcomes, strict=True)
+            )
+        )
+    return tuple(found)
 
 
 _TASK_FAULTS = ("error", "rows", "size")
@@ -283,105 +320,3 @@ def _engine_files(task: Task, databases: list[Database], config: SqlConfig) -> F
         f"db/{index}{suffix}": engine_data(task.id, database, config.engine)
         for index, database in enumerate(databases)
     }
-
-
-def _judge(
-    databases: list[Database],
-    outcomes: Sequence[Table | Failed],
-    expected: _Expected,
-    config: SqlConfig,
-) -> tuple[list[Criterion], str]:
-    """Per-database criteria against the reference the submission matches best."""
-    failures = _failure_texts(outcomes)
-    best: list[Criterion] = []
-    best_name = expected.references[0]
-    several = len(expected.references) > 1
-    for r, name in enumerate(expected.references):
-        criteria = []
-        for d, database in enumerate(databases):
-            outcome = outcomes[d]
-            found = failures[d]
-            if isinstance(outcome, Table):
-                found = difference(
-                    expected.tables[r][d],
-                    outcome,
-                    tolerance=config.float_tolerance,
-                    ordering=expected.orderings[r],
-                )
-                if found is not None and several:
-                    found = f"against {name}: {found}"
-            criteria.append(
-                Criterion(
-                    name=database.name,
-                    passed=found is None,
-                    evidence=(found or "")[:2000],
-                    kind="database",
-                )
-            )
-        if not best or sum(c.passed for c in criteria) > sum(c.passed for c in best):
-            best, best_name = criteria, name
-        if all(c.passed for c in criteria):
-            break  # no later reference can match on more databases
-    return best, best_name
-
-
-def _failure_texts(outcomes: Sequence[Table | Failed]) -> list[str | None]:
-    """Why the query gave no result on each database (None where it gave one)."""
-    texts: list[str | None] = []
-    failed_before = False
-    for outcome in outcomes:
-        if isinstance(outcome, Table):
-            texts.append(None)
-        elif outcome.kind == "missing" and failed_before:
-            texts.append("not run: the query failed on an earlier database")
-        else:
-            texts.append(f"the query failed ({outcome.kind}): {outcome.message}")
-        failed_before = failed_before or isinstance(outcome, Failed)
-    return texts
-
-
-def _refused(databases: list[Database], reason: str) -> tuple[Criterion, ...]:
-    return tuple(
-        Criterion(name=database.name, passed=False, evidence=f"refused: {reason}", kind="database")
-        for database in databases
-    )
-
-
-class _Recorder:
-    """Makes the verdicts of one verification, timed from its creation."""
-
-    def __init__(self, task_id: str, versions: Versions) -> None:
-        self.task_id = task_id
-        self.versions = versions
-        self.started = time.monotonic()
-
-    def __call__(
-        self,
-        status: Status,
-        summary: str,
-        criteria: tuple[Criterion, ...] = (),
-        result: ExecResult | None = None,
-        extra: tuple[ExecResult, ...] = (),
-    ) -> Verdict:
-        runs = [run for run in (result, *extra) if run is not None]
-        return Verdict(
-            task_id=self.task_id,
-            status=status,
-            # The suite is one check: a query right on some databases only is a wrong query.
-            score=1.0 if status is Status.PASS else 0.0,
-            criteria=criteria,
-            summary=summary,
-            logs=result.stderr[-4000:] if result else "",
-            timings=Timings(
-                wall_s=time.monotonic() - self.started,
-                sandbox_s=sum(run.wall_s for run in runs),
-                sandbox_cpu_s=sum(run.cpu_s for run in runs),
-            ),
-            versions=self.versions,
-        )
-
-
-def _assay_version() -> str:
-    from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load
-
-    return __version__

@@ -16,6 +16,15 @@ visible rows (some dropped from tables nothing references) and adds rows cloned 
   rows tied on the ordering and grouping columns for ORDER BY, LIMIT and GROUP BY;
 - values of a column shuffled between rows.
 
+One more database holds the visible rows and, for every column compared for equality with
+literals (``=``, ``<>``, ``IN``, ``NOT IN``) whose values are a short list (a CHECK constraint
+names them, or the visible rows hold only a few), rows holding each of those values, cloned
+from rows that meet the query's other conditions on the same row (inside its date window, say):
+``status <> 'cancelled'`` is then told apart from ``status IN ('paid', 'shipped')`` when the
+column may also hold ``'refunded'``. Those rows get a database of their own because, added to
+the others, they could hide what those tell apart (a DISTINCT over a few countries that they
+fill up).
+
 Rows that break a constraint of the schema (primary key, UNIQUE, NOT NULL, CHECK, a declared
 foreign key) are left out, so every neighbour keeps the schema and its constraints. The result
 is SQL text: the visible database's CREATE statements, then one INSERT per table.
@@ -32,14 +41,17 @@ from pathlib import Path
 from sqlglot import exp
 
 from assay.errors import TaskFormatError
-from assay.families.sql._schema import Table, admitted, dump, load, schema_texts
-from assay.families.sql._targets import Targets, targets
+from assay.families.sql._schema import Column, Table, admitted, dump, load, satisfying, schema_texts
+from assay.families.sql._targets import Choice, Targets, targets
 from assay.families.sql.config import NEIGHBOURS_DIR, QUERY_FILE, sql_config
 from assay.families.sql.databases import Database, engine_file
 from assay.families.sql.gate import database_statements
 from assay.tasks.taskdir import load_task
 
 DEFAULT_COUNT = 4
+MAX_CHOICE_VALUES = 8
+"""Most distinct values the visible rows of a column without a CHECK list may hold for the
+column to be taken as a choice among values."""
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}$")
 
@@ -53,7 +65,8 @@ def neighbours(
     count: int = DEFAULT_COUNT,
 ) -> list[str]:
     """``count`` neighbour databases of ``visible`` (SQL text) as SQL text, made to separate
-    queries near ``queries``. Raises :class:`ValueError` when ``visible`` is not a database."""
+    queries near ``queries``, and one more holding the rows made for their choices among values
+    when they make any. Raises :class:`ValueError` when ``visible`` is not a database."""
     statements = database_statements(visible, engine)
     if isinstance(statements, str):
         raise ValueError(statements)  # noqa: TRY004 - the text is wrong, not its type
@@ -61,11 +74,19 @@ def neighbours(
     schema = "\n\n".join(schema_texts(visible, engine))
     tables = load(statements, engine)
     aims = targets(queries, tables, engine)
+    kept = [
+        (choice, [tables[choice.table].rows[i] for i in _kept(tables, creates, choice)])
+        for choice in aims.choices
+    ]
     made = []
     for number in range(count):
         rng = random.Random(f"{seed}:{number}")
         rows = _neighbour(tables, aims, rng)
         made.append(dump(schema, admitted(tables, rows, creates, engine), engine))
+    maker = _Neighbour(tables, random.Random(f"{seed}:choices"), drop=False)
+    maker.choices(kept)
+    if maker.added:  # a database of its own: rows added to the others could hide what they tell
+        made.append(dump(schema, admitted(tables, maker.result(), creates, engine), engine))
     return made
 
 
@@ -152,6 +173,22 @@ def _around(value: object, kind: str) -> list[object]:  # noqa: PLR0911 - one an
     return [value]
 
 
+def _kept(tables: dict[str, Table], creates: Sequence[exp.Expr], choice: Choice) -> list[int]:
+    """Positions of the visible rows that meet the other conditions of ``choice``'s query."""
+    return satisfying(tables, creates, choice.table, choice.alias, choice.conditions)
+
+
+def _choice_values(column: Column, rows: Sequence[Sequence[object]], index: int) -> list[object]:
+    """The values a column compared for equality may hold: its CHECK list, or else the few
+    values its visible rows hold (none when they hold many: then it is no choice)."""
+    if column.allowed:
+        return list(column.allowed)
+    seen = list(dict.fromkeys(row[index] for row in rows if row[index] is not None))
+    if column.key or not 1 < len(seen) <= MAX_CHOICE_VALUES or len(rows) < 2 * len(seen):
+        return []
+    return seen
+
+
 def _neighbour(
     tables: dict[str, Table], aims: Targets, rng: random.Random
 ) -> list[tuple[str, list[object]]]:
@@ -161,36 +198,49 @@ def _neighbour(
     maker.joins(aims)
     maker.ties(aims)
     maker.nulls_and_duplicates()
+    maker.shuffle()
     return maker.result()
 
 
 class _Neighbour:
     """The rows of one neighbour as they are being made."""
 
-    def __init__(self, tables: dict[str, Table], rng: random.Random) -> None:
+    def __init__(self, tables: dict[str, Table], rng: random.Random, *, drop: bool = True) -> None:
+        """With ``drop``, some rows of the tables nothing references are left out."""
         self.tables = tables
         self.rng = rng
         self.rows = {
-            name: [list(r) for r in table.rows if table.referenced or rng.random() < 0.85]
+            name: [
+                list(r) for r in table.rows if not drop or table.referenced or rng.random() < 0.85
+            ]
             for name, table in tables.items()
         }
         self.fresh = _Fresh(tables)
         self.added: list[tuple[str, list[object]]] = []
 
-    def result(self) -> list[tuple[str, list[object]]]:
+    def shuffle(self) -> None:
+        """Values of a column moved between the kept visible rows of each table."""
         for name, table in self.tables.items():
             _shuffle(table, self.rows[name], self.rng)
+
+    def result(self) -> list[tuple[str, list[object]]]:
         return [(name, row) for name in self.tables for row in self.rows[name]] + self.added
 
     def clone(
-        self, name: str, changes: dict[str, object], *, children: bool = True, vary: bool = False
+        self,
+        name: str,
+        changes: dict[str, object],
+        *,
+        children: bool = True,
+        vary: bool = False,
+        among: Sequence[list[object]] = (),
     ) -> list[object] | None:
-        """Add a copy of a random row of ``name`` with fresh keys and ``changes`` and return it
-        (None when the table has no row to copy); with ``children``, copies of its children
-        too, so that it counts in joins and aggregates; with ``vary``, the children refer to
-        new parents (see :meth:`_copy_children`)."""
+        """Add a copy of a random row of ``name`` (of ``among`` when given) with fresh keys and
+        ``changes`` and return it (None when the table has no row to copy); with ``children``,
+        copies of its children too, so that it counts in joins and aggregates; with ``vary``,
+        the children refer to new parents (see :meth:`_copy_children`)."""
         table = self.tables[name]
-        source = self.rows[name] or table.rows
+        source = among or self.rows[name] or table.rows
         if not source:
             return None
         original = self.rng.choice(source)
@@ -273,6 +323,21 @@ class _Neighbour:
             index = self.tables[name].index(column)
             if index is not None and self.rows[name]:
                 self.clone(name, {column: self.rng.choice(self.rows[name])[index]})
+
+    def choices(self, kept: Sequence[tuple[Choice, list[list[object]]]]) -> None:
+        """For each column compared for equality, rows holding each value it may hold, copied
+        from rows that meet the query's other conditions (any row when none does), one of them
+        at times in a group of its own."""
+        for choice, among in kept:
+            table = self.tables[choice.table]
+            index = table.index(choice.column)
+            if index is None:
+                continue
+            for value in _choice_values(table.columns[index], table.rows, index):
+                for _copy in range(2):
+                    self.clone(choice.table, {choice.column: value}, among=among)
+                alone = {**_new_group(table, self.fresh, choice.table), choice.column: value}
+                self.clone(choice.table, alone, vary=True, among=among)
 
     def nulls_and_duplicates(self) -> None:
         """NULL in each nullable column (in a group of its own too), empty text in a nullable text

@@ -13,6 +13,9 @@ from sqlglot import exp
 
 from assay.families.sql.compare import Ordering
 
+TIE_ROWS = 1000
+"""Rows read past a reference's LIMIT to learn which rows tie with its last ones."""
+
 
 def ordering(tree: exp.Query, columns: tuple[str, ...]) -> Ordering | None:
     """How the reference ``tree`` orders a result with ``columns``; None when it does not."""
@@ -27,6 +30,20 @@ def ordering(tree: exp.Query, columns: tuple[str, ...]) -> Ordering | None:
             break
         keys.append(index)
     return Ordering(keys=tuple(keys), limit=_limit(tree))
+
+
+def lifted(tree: exp.Query, engine: str, max_rows: int) -> tuple[str, int] | None:
+    """The reference ``tree`` with its LIMIT raised by :data:`TIE_ROWS` (at most ``max_rows``),
+    as text for ``engine``, and that LIMIT; None when it has no ORDER BY or no literal LIMIT, or
+    the LIMIT cannot be raised."""
+    limit = _limit(tree)
+    order = tree.args.get("order")
+    if limit is None or not isinstance(order, exp.Order) or limit >= max_rows:
+        return None
+    read = min(max_rows, limit + TIE_ROWS)
+    raised = tree.copy()
+    raised.set("limit", exp.Limit(expression=exp.Literal.number(read)))
+    return raised.sql(dialect=engine), read
 
 
 def unmapped_keys(tree: exp.Query) -> list[str]:
