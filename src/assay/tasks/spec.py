@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
+
+Seconds = Annotated[float, Strict()]
+"""A number of seconds: an integer or a float, never text or a boolean."""
+Count = Annotated[int, Strict()]
+"""A whole number: never text, a float or a boolean (which pydantic would otherwise take as 1)."""
 
 
 class Split(StrEnum):
@@ -18,22 +23,25 @@ class Split(StrEnum):
 
 
 class Limits(BaseModel):
-    """Resource limits for one sandboxed run."""
+    """Resource limits for one sandboxed run. Each is a number as TOML writes it: ``"10"`` or
+    ``true`` is refused, not converted."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    timeout_s: float = Field(default=10.0, gt=0, le=3600, description="Wall-clock limit, seconds.")
-    cpu_s: float = Field(default=10.0, gt=0, le=3600, description="CPU-time limit, seconds.")
-    memory_mb: int = Field(default=512, ge=16, le=65536, description="Memory limit, MiB.")
-    max_processes: int = Field(default=64, ge=1, le=4096, description="Processes at once.")
-    max_file_mb: int = Field(default=16, ge=1, le=4096, description="Largest file written, MiB.")
-    max_files: int = Field(
+    timeout_s: Seconds = Field(
+        default=10.0, gt=0, le=3600, description="Wall-clock limit, seconds."
+    )
+    cpu_s: Seconds = Field(default=10.0, gt=0, le=3600, description="CPU-time limit, seconds.")
+    memory_mb: Count = Field(default=512, ge=16, le=65536, description="Memory limit, MiB.")
+    max_processes: Count = Field(default=64, ge=1, le=4096, description="Processes at once.")
+    max_file_mb: Count = Field(default=16, ge=1, le=4096, description="Largest file written, MiB.")
+    max_files: Count = Field(
         default=16384,
         ge=64,
         le=1_000_000,
         description="Files and directories a job may hold in its scratch directories at once.",
     )
-    max_output_kb: int = Field(
+    max_output_kb: Count = Field(
         default=256, ge=1, le=65536, description="Captured stdout and stderr, each, KiB."
     )
 

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import tempfile
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import tomli_w
-from pydantic import ValidationError
 
 from assay.errors import InputError, TaskFormatError
+from assay.tasks._spec_toml import parse_spec, spec_to_toml
 from assay.tasks.model import SOLUTION_LABEL, Files, Task
-from assay.tasks.spec import TaskSpec
 
 TASK_TOML = "task.toml"
 PROMPT_MD = "prompt.md"
@@ -23,16 +20,22 @@ PROMPT_MD = "prompt.md"
 
 def load_task(directory: Path) -> Task:
     """Load one task directory; raise :class:`TaskFormatError` naming the file and field (also
-    when a file cannot be read at all)."""
+    when a file or directory cannot be read at all)."""
     directory = Path(directory)
     try:
         return _load_task(directory)
     except OSError as exc:
-        raise TaskFormatError(
-            f"cannot be read: {exc.strerror or exc}",
-            path=exc.filename or directory,
-            fix="check the file and its permissions",
-        ) from None
+        raise unreadable(exc, directory) from None
+
+
+def unreadable(exc: OSError, path: Path) -> TaskFormatError:
+    """The error for a file or directory that the operating system would not let us read
+    (``exc``), naming the path it failed on (``path`` when it names none)."""
+    return TaskFormatError(
+        f"cannot be read: {exc.strerror or exc}",
+        path=exc.filename or path,
+        fix="check the file and its permissions",
+    )
 
 
 def _load_task(directory: Path) -> Task:
@@ -40,14 +43,23 @@ def _load_task(directory: Path) -> Task:
         raise TaskFormatError(
             "no such task directory", path=directory, fix="pass a directory holding task.toml"
         )
-    spec = _read_spec(directory / TASK_TOML)
+    spec_path = directory / TASK_TOML
+    spec = parse_spec(
+        _read_text(
+            spec_path,
+            MAX_SPEC_BYTES,
+            missing="every task directory needs a task.toml",
+            too_big="keep settings there, and data in hidden/",
+        ),
+        spec_path,
+    )
     prompt_path = directory / PROMPT_MD
-    _not_a_link(prompt_path)
-    if not prompt_path.is_file():
-        raise TaskFormatError(
-            "file is missing", path=prompt_path, fix="write what the agent should see in prompt.md"
-        )
-    prompt = _read_text(prompt_path)
+    prompt = _read_text(
+        prompt_path,
+        MAX_PROMPT_BYTES,
+        missing="write what the agent should see in prompt.md",
+        too_big="shorten the prompt; give data in workspace/ for the agent to read",
+    )
     if not prompt.strip():
         raise TaskFormatError("prompt is empty", path=prompt_path, fix="describe the task")
     return Task(
@@ -180,28 +192,80 @@ def _only_a_task(directory: Path) -> bool:
 
 MAX_FILE_BYTES = 256 * 2**20
 """The largest file a task may hold."""
+MAX_PROMPT_BYTES = 2**20
+"""The largest ``prompt.md``: a prompt is read whole and sent to the model, 1 MiB is some 250,000
+tokens, more than any model's context."""
+MAX_SPEC_BYTES = 2**20
+"""The largest ``task.toml``: settings, not data (data belongs in ``hidden/``)."""
 
 
 def read_files(root: Path) -> Files:
-    """Every regular file below ``root`` by relative POSIX path; symlinks and files larger than
-    :data:`MAX_FILE_BYTES` are refused."""
-    if not root.exists():
+    """Every regular file below ``root`` by relative POSIX path, or nothing if there is no
+    ``root``.
+
+    Raises :class:`TaskFormatError` naming the path for a symbolic link, a special file (a FIFO,
+    a socket, a device), a file larger than :data:`MAX_FILE_BYTES`, and a file or directory that
+    cannot be read: an unreadable directory is never taken for an empty one.
+    """
+    try:
+        return _read_tree(root)
+    except OSError as exc:
+        raise unreadable(exc, root) from None
+
+
+def _read_tree(root: Path) -> Files:
+    if not _is_directory(root):
         return {}
-    if root.is_symlink() or not root.is_dir():
-        raise TaskFormatError("must be a directory", path=root, fix="replace it with a directory")
     files: Files = {}
-    for path in sorted(root.rglob("*")):
+    pending = [(root, "")]  # a list, not recursion: directories may nest deeper than the stack
+    while pending:
+        directory, prefix = pending.pop()
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                path = directory / entry.name
+                if entry.is_symlink():
+                    _not_a_link(path)
+                elif entry.is_dir(follow_symlinks=False):
+                    pending.append((path, f"{prefix}{entry.name}/"))
+                else:
+                    status = entry.stat(follow_symlinks=False)
+                    files[f"{prefix}{entry.name}"] = _read_capped(
+                        path, MAX_FILE_BYTES, _TOO_BIG, status
+                    )
+    return dict(sorted(files.items()))
+
+
+_TOO_BIG = "keep large data out of the task, or fetch it in the container's build"
+
+
+def _read_capped(path: Path, limit: int, fix: str, status: os.stat_result | None = None) -> bytes:
+    """The bytes of ``path``, a regular file (not a link) of at most ``limit`` bytes, checked
+    before it is read; ``status`` is its ``lstat`` where the caller has it."""
+    if status is None:
+        status = path.lstat()
+    if stat.S_ISLNK(status.st_mode):
         _not_a_link(path)
-        if path.is_file():
-            if path.stat().st_size > MAX_FILE_BYTES:
-                raise TaskFormatError(
-                    f"is larger than {MAX_FILE_BYTES // 2**20} MiB: task files are read whole "
-                    "into memory",
-                    path=path,
-                    fix="keep large data out of the task, or fetch it in the container's build",
-                )
-            files[path.relative_to(root).as_posix()] = path.read_bytes()
-    return files
+    if not stat.S_ISREG(status.st_mode):
+        kind = "a directory" if stat.S_ISDIR(status.st_mode) else "a FIFO, socket or device"
+        raise TaskFormatError(
+            f"is {kind}, not a regular file",
+            path=path,
+            fix="remove it, or replace it with a regular file",
+        )
+    if status.st_size > limit:
+        raise TaskFormatError(
+            f"is larger than {_size(limit)}: task files are read whole into memory",
+            path=path,
+            fix=fix,
+        )
+    return path.read_bytes()
+
+
+def _size(limit: int) -> str:
+    for unit, size in (("MiB", 2**20), ("KiB", 2**10)):
+        if limit >= size and limit % size == 0:
+            return f"{limit // size} {unit}"
+    return f"{limit:,} bytes"
 
 
 def write_files(root: Path, files: Files) -> None:
@@ -217,14 +281,6 @@ def write_files(root: Path, files: Files) -> None:
         target.write_bytes(content)
 
 
-def spec_to_toml(spec: TaskSpec) -> str:
-    """The ``task.toml`` text for a spec, the family's settings in a table named after it."""
-    data: dict[str, Any] = spec.model_dump(mode="json", exclude={"config"}, exclude_none=True)
-    if spec.config:
-        data[spec.family] = spec.config
-    return tomli_w.dumps(data)
-
-
 def _not_a_link(path: Path) -> None:
     if path.is_symlink():
         raise TaskFormatError(
@@ -234,42 +290,22 @@ def _not_a_link(path: Path) -> None:
         )
 
 
-def _read_spec(path: Path) -> TaskSpec:
-    _not_a_link(path)
-    if not path.is_file():
-        raise TaskFormatError(
-            "file is missing", path=path, fix="every task directory needs a task.toml"
-        )
+def _is_directory(path: Path) -> bool:
+    """Whether ``path`` is a directory (``False`` if there is nothing there); anything else, a
+    link to a directory included, is refused naming ``path``."""
     try:
-        data = tomllib.loads(_read_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise TaskFormatError(f"not valid TOML: {exc}", path=path, fix="fix the syntax") from None
-    family = data.get("family")
-    if isinstance(family, str) and isinstance(data.get(family), dict):
-        data["config"] = data.pop(family)
-    try:
-        return TaskSpec.model_validate(data)
-    except ValidationError as exc:
-        raise _spec_error(path, exc) from None
-
-
-def _spec_error(path: Path, exc: ValidationError) -> TaskFormatError:
-    first = exc.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    if first["type"] == "extra_forbidden":
-        return TaskFormatError(
-            "unknown field",
-            path=path,
-            field=field,
-            fix="remove it, or put family settings in a table named after the family",
-        )
-    if first["type"] == "missing":
-        return TaskFormatError("required field is missing", path=path, field=field, fix="add it")
-    return TaskFormatError(first["msg"], path=path, field=field, fix="correct the value")
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        return False
+    if stat.S_ISLNK(mode):
+        _not_a_link(path)
+    if not stat.S_ISDIR(mode):
+        raise TaskFormatError("must be a directory", path=path, fix="replace it with a directory")
+    return True
 
 
 def _read_solutions(root: Path) -> dict[str, Files]:
-    if not root.exists():
+    if not _is_directory(root):
         return {}
     solutions: dict[str, Files] = {}
     for child in sorted(root.iterdir()):
@@ -283,8 +319,14 @@ def _read_solutions(root: Path) -> dict[str, Files]:
     return solutions
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, limit: int, *, missing: str, too_big: str) -> str:
+    """The UTF-8 text of ``path``, a regular file (not a link) of at most ``limit`` bytes;
+    ``missing`` and ``too_big`` say how to fix those two errors."""
     try:
-        return path.read_text(encoding="utf-8")
+        data = _read_capped(path, limit, too_big)
+    except FileNotFoundError:
+        raise TaskFormatError("file is missing", path=path, fix=missing) from None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise TaskFormatError("not UTF-8 text", path=path, fix="save it as UTF-8") from None

@@ -279,5 +279,53 @@ def test_a_file_too_large_to_read_is_refused_by_name(
     monkeypatch.setattr("assay.tasks.taskdir.MAX_FILE_BYTES", 1000)
     task = _harbor(tmp_path)
     (task / "environment" / "data.bin").write_bytes(b"x" * 5000)
-    with pytest.raises(InputError, match=r"environment/data\.bin: is larger than 0 MiB"):
+    with pytest.raises(InputError, match=r"environment/data\.bin: is larger than 1,000 bytes"):
         import_task_dirs(tmp_path)
+
+
+DEEP = "[" * 5000 + "]" * 5000
+
+
+@pytest.mark.parametrize(
+    ("task_yaml", "message"),
+    [
+        (f"instruction: x\nextra: {DEEP}\n", "task.yaml: nests too deeply to be read"),
+        ("instruction: x\ncreated: 2021-13-45\n", "task.yaml: holds a value that cannot be read"),
+        ("instruction: x\nn: !!int abc\n", "task.yaml: holds a value that cannot be read"),
+        ("instruction: x\nt: !!timestamp abc\n", "task.yaml: holds a value that cannot be read"),
+    ],
+)
+def test_a_task_yaml_the_parser_cannot_build_is_named(
+    tmp_path: Path, task_yaml: str, message: str
+) -> None:
+    _terminal_bench(tmp_path, task_yaml=task_yaml)
+    with pytest.raises(InputError) as raised:
+        import_task_dirs(tmp_path)
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (f"deep = {DEEP}\n", "task.toml: nests too deeply to be read"),
+        ("big = " + "9" * 5000 + "\n", "task.toml: holds a value that cannot be read"),
+    ],
+)
+def test_a_harbor_toml_the_parser_cannot_build_is_named(
+    tmp_path: Path, extra: str, message: str
+) -> None:
+    task = _harbor(tmp_path)
+    (task / "task.toml").write_text(extra + TASK_TOML)
+    with pytest.raises(InputError) as raised:
+        import_task_dirs(tmp_path)
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_task_directory_linked_from_outside_is_refused(tmp_path: Path) -> None:
+    outside = _harbor(tmp_path / "elsewhere")
+    _terminal_bench(tmp_path / "tasks")
+    (tmp_path / "tasks" / "fix-nginx").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(InputError, match=r"tasks/fix-nginx: is a symbolic link"):
+        import_task_dirs(tmp_path / "tasks")

@@ -31,7 +31,7 @@ from assay.errors import InputError
 from assay.families.terminal.family import SOLUTION, TerminalConfig
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Split, TaskSpec
-from assay.tasks.taskdir import read_files
+from assay.tasks.taskdir import read_files, unreadable
 
 MAX_METADATA_BYTES = 1_000_000
 _SLUG = re.compile(r"[^a-z0-9._-]+")
@@ -40,13 +40,28 @@ _TB_OWN = {"task.yaml", "run-tests.sh", "solution.sh", "solution.yaml"}
 
 def import_task_dirs(directory: Path) -> list[Task]:
     """The tasks of ``directory``: itself if it is a task directory, else each task directory in
-    it. Raises :class:`InputError` naming the file and field when one is malformed."""
+    it. Raises :class:`InputError` naming the file and field when one is malformed or cannot be
+    read."""
     directory = Path(directory)
+    try:
+        return _import(directory)
+    except OSError as exc:
+        raise unreadable(exc, directory) from None
+
+
+def _import(directory: Path) -> list[Task]:
     if not directory.is_dir():
         raise InputError("no such directory", path=directory, fix="pass a task directory")
     if _is_task(directory):
         return [_read(directory)]
     found = sorted(child for child in directory.iterdir() if child.is_dir() and _is_task(child))
+    for child in found:
+        if child.is_symlink():
+            raise InputError(
+                "is a symbolic link (it could point outside the directory)",
+                path=child,
+                fix="copy the task directory itself into the directory",
+            )
     if not found:
         raise InputError(
             "holds no Terminal-Bench or Harbor task",
@@ -77,12 +92,7 @@ def _read(directory: Path) -> Task:
 
 def _terminal_bench(directory: Path) -> Task:
     path = directory / "task.yaml"
-    try:
-        data = yaml.safe_load(_text(path))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise InputError(f"is not YAML{where}", path=path, fix="repair the YAML") from None
+    data = _yaml(path)
     if not isinstance(data, dict):
         raise InputError("is not a mapping", path=path, fix="give the task's fields as a mapping")
     instruction = data.get("instruction")
@@ -119,6 +129,25 @@ def _terminal_bench(directory: Path) -> Task:
     return _task(directory, config, instruction, tags, files=(workspace, hidden, solution))
 
 
+def _yaml(path: Path) -> object:
+    """The YAML document in ``path``; whatever the parser raises is one error naming the file."""
+    text = _text(path)
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise InputError(f"is not YAML{where}", path=path, fix="repair the YAML") from None
+    except RecursionError:
+        raise InputError("nests too deeply to be read", path=path, fix="flatten the YAML") from None
+    except Exception as exc:  # noqa: BLE001 - PyYAML's constructors raise ValueError, TypeError...
+        raise InputError(
+            f"holds a value that cannot be read: {type(exc).__name__}: {exc}",
+            path=path,
+            fix="correct the value (a date, number or tagged value)",
+        ) from None
+
+
 def _description(data: dict[str, Any]) -> object:
     """Older task.yaml files give ``descriptions: [{key: base, description: ...}]``."""
     descriptions = data.get("descriptions")
@@ -131,10 +160,17 @@ def _description(data: dict[str, Any]) -> object:
 
 def _harbor(directory: Path) -> Task:
     path = directory / "task.toml"
+    text = _text(path)
     try:
-        data = tomllib.loads(_text(path))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"is not TOML: {exc}", path=path, fix="repair the TOML") from None
+    except RecursionError:
+        raise InputError("nests too deeply to be read", path=path, fix="flatten the TOML") from None
+    except ValueError as exc:  # a value TOML allows and Python refuses (a 5,000-digit integer)
+        raise InputError(
+            f"holds a value that cannot be read: {exc}", path=path, fix="correct the value"
+        ) from None
     if "family" in data and "id" in data:
         raise InputError(
             "is already an assay task",
