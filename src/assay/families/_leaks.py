@@ -57,7 +57,7 @@ def _forms(path: str, data: bytes) -> set[object]:
     text = data.decode("utf-8", errors="replace")
     for parse, kind in ((json.loads, "json"), (tomllib.loads, "toml")):
         if path.endswith(f".{kind}") or kind == "json":
-            with contextlib.suppress(ValueError, TypeError):
+            with contextlib.suppress(ValueError, TypeError, RecursionError):
                 forms.add((kind, _canonical(parse(text))))
     words = " ".join(
         _SPACES.sub(" ", line).strip()

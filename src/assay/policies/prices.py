@@ -54,7 +54,7 @@ class PriceTable(BaseModel):
             data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
         except OSError as exc:
             raise InputError(f"cannot read it: {exc.strerror}", path=path) from None
-        except (ValueError, tomllib.TOMLDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # TOMLDecodeError is a ValueError
             raise InputError(f"not valid {path.suffix[1:] or 'TOML'}: {exc}", path=path) from None
         try:
             return cls(prices=data)

@@ -27,6 +27,10 @@ JUDGE = '[[criteria]]\nname = "j"\nkind = "judge"\nmodel = "m"\nquestion = "q"\n
     ("text", "message"),
     [
         ("criteria = [", "not TOML: Invalid value (at end of document) (correct the TOML)"),
+        (
+            "x = " + "[" * 5000 + "]" * 5000,
+            "nested too deeply to be read (keep tables a few levels deep)",
+        ),
         (b"\xff", "not UTF-8 text (save it as UTF-8)"),
         ("format = 2", "format: format 2 is newer than this assay reads (1) (upgrade assay)"),
         ("formatt = 1", "formatt: unknown field (remove it)"),

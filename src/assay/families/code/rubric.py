@@ -123,6 +123,10 @@ def _parse(raw: bytes, where: str) -> tuple[Rubric, str]:
         raise TaskFormatError("not UTF-8 text", path=where, fix="save it as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise TaskFormatError(f"not TOML: {exc}", path=where, fix="correct the TOML") from None
+    except RecursionError:
+        raise TaskFormatError(
+            "nested too deeply to be read", path=where, fix="keep tables a few levels deep"
+        ) from None
     if isinstance(data.get("format"), int) and data["format"] > FORMAT:
         raise TaskFormatError(
             f"format {data['format']} is newer than this assay reads ({FORMAT})",

@@ -240,7 +240,7 @@ def _read(task: Task, name: str) -> Expectations:
     path = f"{task.id}/hidden/{name}"
     try:
         found = Expectations.model_validate(tomllib.loads(task.hidden[name].decode()))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise TaskFormatError(f"not TOML: {exc}", path=path, fix="write it as UTF-8 TOML") from None
     except ValidationError as exc:
         first = exc.errors()[0]
