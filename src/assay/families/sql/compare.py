@@ -191,13 +191,7 @@ def _within(rows: Sequence[Row], pool: Sequence[Row], match: _Matcher) -> bool:
         return True
     if len(rows) * len(pool) > MAX_GREEDY_ROWS * MAX_GREEDY_ROWS:
         return False
-    unused = list(pool)  # rounding put near-equal numbers apart: pair them up one by one
-    for row in rows:
-        found = next((i for i, other in enumerate(unused) if match.same_row(row, other)), None)
-        if found is None:
-            return False
-        unused.pop(found)
-    return True
+    return _paired(rows, pool, match)
 
 
 def _rows_match(
@@ -248,8 +242,14 @@ def _same_multiset(expected: Sequence[Row], actual: Sequence[Row], match: _Match
         return True
     if len(expected) > MAX_GREEDY_ROWS:
         return False
-    unused = list(theirs)  # rounding put near-equal numbers apart: pair them up one by one
-    for row in ours:
+    return _paired(ours, theirs, match)
+
+
+def _paired(rows: Sequence[Row], pool: Sequence[Row], match: _Matcher) -> bool:
+    """Whether each of ``rows`` pairs with a row of ``pool`` of its own, taken one by one:
+    rounding can put near-equal numbers apart where rows are compared by their keys."""
+    unused = list(pool)
+    for row in rows:
         found = next((i for i, other in enumerate(unused) if match.same_row(row, other)), None)
         if found is None:
             return False
