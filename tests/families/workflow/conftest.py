@@ -1,4 +1,5 @@
-"""Fixtures of the workflow family's tests: real emulators and the channel sandbox."""
+"""Fixtures of the workflow family's tests: real emulators, the channel sandbox, the family and
+the hand-written router task."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import pytest
 
 from assay.families.workflow.channel import ChannelSandbox, channel_sandbox
 from assay.families.workflow.emulator import Emulator, EmulatorFactory, emulators
+from assay.families.workflow.family import WorkflowFamily
+from assay.tasks import Task
+from tests.families.workflow.tasks import router_task
 
 
 @pytest.fixture(scope="session")
@@ -24,3 +28,13 @@ def emulator(factory: EmulatorFactory) -> Iterator[Emulator]:
 @pytest.fixture(scope="session")
 def channel() -> ChannelSandbox:
     return channel_sandbox()
+
+
+@pytest.fixture(scope="module")
+def family() -> WorkflowFamily:
+    return WorkflowFamily()
+
+
+@pytest.fixture(scope="module")
+def task() -> Task:
+    return router_task()

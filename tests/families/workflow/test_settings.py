@@ -16,7 +16,6 @@ from assay.families.workflow.state import CloudState, TableState, parse_state
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task
 from assay.verdicts import Status, Verdict
-from tests.families.workflow.tasks import router_task
 
 pytestmark = pytest.mark.sandbox
 
@@ -113,16 +112,6 @@ _url = {eu}
 _q.set_queue_attributes(QueueUrl=_url, Attributes={{'VisibilityTimeout': '0'}})
 _q.set_queue_attributes(QueueUrl=_url, Attributes={{'VisibilityTimeout': '30'}})
 """
-
-
-@pytest.fixture(scope="module")
-def family() -> WorkflowFamily:
-    return WorkflowFamily()
-
-
-@pytest.fixture(scope="module")
-def task() -> Task:
-    return router_task()
 
 
 def verify(family: WorkflowFamily, task: Task, extra: str) -> Verdict:

@@ -13,14 +13,8 @@ from assay.policies.messages import Message, ToolCall
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task
 from assay.verdicts import Status
-from tests.families.workflow.tasks import router_task
 
 pytestmark = pytest.mark.sandbox
-
-
-@pytest.fixture(scope="module")
-def task() -> Task:
-    return router_task()
 
 
 def call(episode: Episode, name: str, **arguments: object) -> tuple[str, bool]:

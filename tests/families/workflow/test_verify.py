@@ -13,16 +13,6 @@ from tests.families.workflow.tasks import router_task
 pytestmark = pytest.mark.sandbox
 
 
-@pytest.fixture(scope="module")
-def family() -> WorkflowFamily:
-    return WorkflowFamily()
-
-
-@pytest.fixture(scope="module")
-def task() -> Task:
-    return router_task()
-
-
 def verify(family: WorkflowFamily, task: Task, script: bytes) -> Verdict:
     return family.verify(task, {"solution.py": script}, LocalSandbox())
 
