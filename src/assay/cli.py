@@ -76,18 +76,9 @@ class _StoreLocation(_PathType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
         """The store's file; :class:`InputError` for another backend's URL or a directory."""
-        if isinstance(value, Path):
-            return value
-        text = str(value)
-        if text.startswith("sqlite:///"):
-            text = text.removeprefix("sqlite:///")
-        elif "://" in text:
-            raise InputError(
-                f"no store backend for {text.split('://', 1)[0]!r} URLs yet",
-                field="db",
-                fix="give a SQLite file path or sqlite:///PATH",
-            )
-        path = Path(text)
+        from assay.store import store_path  # noqa: PLC0415
+
+        path = value if isinstance(value, Path) else store_path(value)
         if path.is_dir():
             raise InputError("is a directory", path=path, fix="point --db at a SQLite file")
         return path

@@ -24,6 +24,21 @@ from assay.store.records import (
 from assay.store.sqlite import SCHEMA_VERSION, Store, StoreBusyError
 
 
+def store_path(location: Path | str) -> Path:
+    """The SQLite file ``location`` names: a path, or ``sqlite:///PATH``. Raises
+    :class:`assay.errors.InputError` for a URL of a backend this assay lacks."""
+    text = str(location)
+    if text.startswith("sqlite:///"):
+        return Path(text.removeprefix("sqlite:///"))
+    if "://" in text:
+        raise InputError(
+            f"no store backend for {text.split('://', 1)[0]!r} URLs yet",
+            field="db",
+            fix="give a SQLite file path or sqlite:///PATH",
+        )
+    return Path(text)
+
+
 def open_store(location: Path | str, *, timeout_s: float = 30.0, read_only: bool = False) -> Store:
     """The store at ``location``: a SQLite file path or ``sqlite:///PATH`` (``read_only``: see
     :class:`Store`).
@@ -31,18 +46,7 @@ def open_store(location: Path | str, *, timeout_s: float = 30.0, read_only: bool
     Raises :class:`assay.errors.InputError` for a URL of a backend this assay lacks and
     :class:`assay.errors.StoreError` when the file cannot be opened.
     """
-    text = str(location)
-    if text.startswith("sqlite:///"):
-        return Store(
-            Path(text.removeprefix("sqlite:///")), timeout_s=timeout_s, read_only=read_only
-        )
-    if "://" in text:
-        raise InputError(
-            f"no store backend for {text.split('://', 1)[0]!r} URLs yet",
-            field="db",
-            fix="give a SQLite file path",
-        )
-    return Store(Path(text), timeout_s=timeout_s, read_only=read_only)
+    return Store(store_path(location), timeout_s=timeout_s, read_only=read_only)
 
 
 __all__ = [
@@ -60,4 +64,5 @@ __all__ = [
     "StoredRun",
     "StoredVerdict",
     "open_store",
+    "store_path",
 ]
