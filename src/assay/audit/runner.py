@@ -229,15 +229,12 @@ def run_audit_into(
     return report
 
 
-STORE_PATIENCE_S = 600.0
-"""How long a finished audit waits, with backoff, for a store another writer holds locked
-(each try waits the store's own timeout first): the audit is not thrown away for a lock."""
-
-
 def _keep(store: Store, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:
+    """Keep the finished audit; a store another writer holds is waited for (the store's
+    patience), so the audit is not thrown away for a lock."""
     from assay.store.patience import patiently  # noqa: PLC0415 - the store imports the audit
 
-    patiently(lambda: store.add_audit(report, verdicts), STORE_PATIENCE_S)
+    patiently(lambda: store.add_audit(report, verdicts))
 
 
 def _audit_task(
