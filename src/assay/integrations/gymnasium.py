@@ -287,10 +287,7 @@ def _of_split(tasks: tuple[Task, ...], split: str | None, family: str) -> tuple[
         raise InputError(
             f"unknown split {split!r}", field="split", fix="use one of " + ", ".join(splits)
         )
-    if split is None:
-        chosen = tuple(task for task in tasks if task.spec.split is not Split.FROZEN)
-    else:
-        chosen = tuple(task for task in tasks if task.spec.split.value == split)
+    chosen = tuple(task for task in tasks if task.spec.split.drawn_for(split))
     if not chosen:
         named = f"split {split}" if split else "a split but frozen"
         raise InputError(

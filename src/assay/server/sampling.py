@@ -15,7 +15,6 @@ from assay.families import family_of, version_label
 from assay.profiles import RunProfile
 from assay.server.models import SamplingSpec
 from assay.tasks.model import Task
-from assay.tasks.spec import Split
 
 
 def draw(
@@ -51,11 +50,7 @@ def draw(
 def _matches(task: Task, spec: SamplingSpec) -> bool:
     if spec.family is not None and task.family != spec.family:
         return False
-    split = task.spec.split
-    if spec.split is None:
-        if split is Split.FROZEN:
-            return False
-    elif split.value != spec.split:
+    if not task.spec.split.drawn_for(spec.split):
         return False
     return all(tag in task.spec.tags for tag in spec.tags)
 

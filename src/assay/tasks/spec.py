@@ -21,6 +21,11 @@ class Split(StrEnum):
     TEST = "test"
     FROZEN = "frozen"
 
+    def drawn_for(self, asked: str | None) -> bool:
+        """Whether a task of this split is drawn when ``asked`` names a split: only that one;
+        with none named, every split but ``frozen``, which is drawn only by name."""
+        return self is not Split.FROZEN if asked is None else self.value == asked
+
 
 class Limits(BaseModel):
     """Resource limits for one sandboxed run. Each is a number as TOML writes it: ``"10"`` or
