@@ -1372,7 +1372,7 @@ def export_trajectories(
                     field="format",
                     fix="use --format jsonl, or --kind sft|preference for tables",
                 )
-            require_writable_file(out, store=db)
+            require_writable_file(out)  # the store was refused above
             try:
                 write_jsonl(trajectories, out)
             except OSError as exc:
