@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -47,7 +49,9 @@ PROGRESS_EVERY_S = 30.0
 class ProgressLines:
     """Progress for a log (stderr not a terminal, where no bar is drawn): one plain line at most
     every :data:`PROGRESS_EVERY_S` seconds, so that a long audit or run in CI shows it is moving
-    and how far it is. Nothing is written for work that ends sooner."""
+    and how far it is. Nothing is written for work that ends sooner. Inside :meth:`ticking`, a
+    line is also written when nothing has advanced for that long (a phase that finishes nothing
+    for minutes still shows the work is alive)."""
 
     def __init__(
         self,
@@ -62,19 +66,41 @@ class ProgressLines:
         self.every = PROGRESS_EVERY_S if every is None else every
         self.stream, self.clock = stream, clock
         self.started = self.last = clock()
+        self.done, self.detail = 0, ""
+        self._lock = threading.Lock()
 
     def show(self, done: int, detail: str = "") -> None:
-        """Write ``done`` of the total when the last line is ``every`` seconds old."""
-        now = self.clock()
-        if now - self.last < self.every:
-            return
-        self.last = now
-        of = f" of {self.total}" if self.total else ""
-        tail = f", {detail}" if detail else ""
-        line = f"{self.label}: {done}{of} after {now - self.started:.0f} s{tail}"
-        stream = self.stream or sys.stderr
-        stream.write(plain(line).plain + "\n")
-        stream.flush()
+        """Note ``done`` of the total; write it when the last line is ``every`` seconds old."""
+        with self._lock:
+            self.done, self.detail = done, detail
+            now = self.clock()
+            if now - self.last < self.every:
+                return
+            self.last = now
+            of = f" of {self.total}" if self.total else ""
+            tail = f", {detail}" if detail else ""
+            line = f"{self.label}: {done}{of} after {now - self.started:.0f} s{tail}"
+            stream = self.stream or sys.stderr
+            stream.write(plain(line).plain + "\n")
+            stream.flush()
+
+    @contextmanager
+    def ticking(self) -> Iterator[ProgressLines]:
+        """While the block runs, the line is due every ``every`` seconds whether or not the
+        work advanced (from a daemon thread, which the block's end stops)."""
+        stop = threading.Event()
+
+        def tick() -> None:
+            while not stop.wait(max(self.every, 0.01)):
+                self.show(self.done, self.detail)
+
+        ticker = threading.Thread(target=tick, name="progress-lines", daemon=True)
+        ticker.start()
+        try:
+            yield self
+        finally:
+            stop.set()
+            ticker.join()
 
 
 def plain(text: object, style: str = "") -> Text:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 from rich.progress import (
@@ -78,18 +78,21 @@ def run_progress(counts: JobCounts) -> Iterator[RunProgress]:
     """Progress of a run on stderr: a bar on a terminal, a line now and then elsewhere."""
     stderr = console(stderr=True)
     lines = None if stderr.is_terminal else ProgressLines("episodes", counts.total)
-    with Progress(
-        TextColumn("running"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[tally]}"),
-        TimeElapsedColumn(),
-        TextColumn("left"),
-        TimeRemainingColumn(),
-        console=stderr,
-        transient=True,
-        disable=not stderr.is_terminal,
-    ) as progress:
+    with (
+        nullcontext() if lines is None else lines.ticking(),
+        Progress(
+            TextColumn("running"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[tally]}"),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            console=stderr,
+            transient=True,
+            disable=not stderr.is_terminal,
+        ) as progress,
+    ):
         yield RunProgress(progress, counts, lines)
 
 

@@ -1932,7 +1932,8 @@ def _progress(label: str, total: int) -> Iterator[Callable[[], None]]:
             done += 1
             lines.show(done)
 
-        yield advance
+        with lines.ticking():
+            yield advance
         return
     with Progress(
         TextColumn(label),

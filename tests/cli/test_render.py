@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -172,6 +173,23 @@ def test_progress_for_a_log_is_a_line_now_and_then() -> None:
     now[0] = 140.0
     lines.show(5)
     assert stream.getvalue() == "auditing: 4 of 10 after 31 s, pass 4\n"
+
+
+def test_progress_for_a_log_is_written_while_nothing_advances() -> None:
+    stream = io.StringIO()
+    lines = ProgressLines("auditing", 10, stream=stream, every=0.02)
+    lines.show(3, "pass 3")
+    with lines.ticking():
+        deadline = time.monotonic() + 10
+        while stream.getvalue().count("\n") < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    written = stream.getvalue().splitlines()
+    assert len(written) >= 2, written
+    assert all(line.startswith("auditing: 3 of 10 after ") for line in written), written
+    assert all(line.endswith(", pass 3") for line in written), written
+    after = stream.getvalue()
+    time.sleep(0.1)
+    assert stream.getvalue() == after  # the block's end stopped the ticking
 
 
 def test_an_audit_whose_stderr_is_a_log_says_how_far_it_is(
