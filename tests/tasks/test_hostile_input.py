@@ -17,7 +17,7 @@ from click.testing import Result
 
 from assay.errors import InputError, TaskFormatError, UnknownFamilyError
 from assay.tasks import TaskSet, load_task, save_task
-from assay.tasks.taskdir import MAX_PROMPT_BYTES, MAX_SPEC_BYTES
+from assay.tasks.taskdir import MAX_PROMPT_BYTES, MAX_SPEC_BYTES, _read_capped
 from tests.conftest import make_median_task
 
 
@@ -180,6 +180,22 @@ def test_a_fifo_is_refused_rather_than_waited_on(task_dir: Path, name: str) -> N
     (task_dir / name).unlink(missing_ok=True)
     os.mkfifo(task_dir / name)
     _refused(task_dir, rf"{name}: is a FIFO, socket or device, not a regular file")
+
+
+def test_a_file_that_grows_after_its_size_was_checked_is_not_read_whole(tmp_path: Path) -> None:
+    small, grown = tmp_path / "small", tmp_path / "grown"
+    small.write_bytes(b"x")
+    grown.write_bytes(b"x" * 100)
+    with pytest.raises(TaskFormatError, match=r"grown: is larger than 10 bytes"):
+        _read_capped(grown, 10, "fix", small.lstat())  # its size as it was when checked
+
+
+def test_a_file_swapped_for_a_fifo_after_the_check_is_refused_unwaited(tmp_path: Path) -> None:
+    small, swapped = tmp_path / "small", tmp_path / "swapped"
+    small.write_bytes(b"x")
+    os.mkfifo(swapped)
+    with pytest.raises(TaskFormatError, match=r"swapped: changed into something other than"):
+        _read_capped(swapped, 10, "fix", small.lstat())
 
 
 def test_a_prompt_that_is_a_directory_is_named(task_dir: Path) -> None:

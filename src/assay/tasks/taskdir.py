@@ -253,12 +253,28 @@ def _read_capped(path: Path, limit: int, fix: str, status: os.stat_result | None
             fix="remove it, or replace it with a regular file",
         )
     if status.st_size > limit:
-        raise TaskFormatError(
-            f"is larger than {_size(limit)}: task files are read whole into memory",
-            path=path,
-            fix=fix,
-        )
-    return path.read_bytes()
+        raise _too_big(path, limit, fix)
+    # Opened without following a link and without waiting on a FIFO, checked again once open,
+    # and read to one byte past the limit: a file swapped or grown since the check above is
+    # refused as it is now, never read whole.
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as opened:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise TaskFormatError(
+                "changed into something other than a regular file while it was read",
+                path=path,
+                fix="leave the task alone while it is loaded",
+            )
+        data = opened.read(limit + 1)
+    if len(data) > limit:
+        raise _too_big(path, limit, fix)
+    return data
+
+
+def _too_big(path: Path, limit: int, fix: str) -> TaskFormatError:
+    return TaskFormatError(
+        f"is larger than {_size(limit)}: task files are read whole into memory", path=path, fix=fix
+    )
 
 
 def _size(limit: int) -> str:
