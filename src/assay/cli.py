@@ -436,8 +436,9 @@ def import_humaneval(**options: Any) -> None:
 @benchmark_options
 def import_mbpp(**options: Any) -> None:
     """Import MBPP-style JSON lines (task_id, text, code, test_list, and test_setup_code,
-    challenge_test_list if present), as humaneval does: asserts become hidden cases or a legacy
-    verifier. Problems that cannot be imported are listed; then the exit code is 1.
+    challenge_test_list if present; or sanitized MBPP's prompt and test_imports, also as one JSON
+    array), as humaneval does: asserts become hidden cases or a legacy verifier. Problems that
+    cannot be imported are listed; then the exit code is 1.
 
     \b
     Example:

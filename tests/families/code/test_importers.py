@@ -482,6 +482,36 @@ def test_sanitized_mbpp_gives_prompt_and_test_imports(tmp_path: Path, pool: Pool
     assert imported.reports[0].outcome is Outcome.CASES, imported.reports[0].detail
 
 
+def test_sanitized_mbpp_as_published_one_json_array_is_read(tmp_path: Path) -> None:
+    rows = [
+        {
+            "source_file": "Benchmark Questions Verification V2.ipynb",
+            "task_id": 2,
+            "prompt": "Write a function to find the shared elements from the given two lists.",
+            "code": "def similar_elements(a, b):\n    return tuple(set(a) & set(b))\n",
+            "test_imports": [],
+            "test_list": ["assert set(similar_elements((3, 4), (4, 5))) == set((4,))"],
+        },
+        {
+            "source_file": "Benchmark Questions Verification V2.ipynb",
+            "task_id": 3,
+            "prompt": "Write a python function to identify non-prime numbers.",
+            "code": "def is_not_prime(n):\n    return n < 2 or any(n % d == 0 for d in range(2,n))",
+            "test_imports": [],
+            "test_list": ["assert is_not_prime(2) == False", "assert is_not_prime(10) == True"],
+        },
+    ]
+    path = tmp_path / "sanitized-mbpp.json"
+    path.write_text(json.dumps(rows, indent=4))  # one array over many lines, as released
+    problems = read_mbpp(path)
+    assert [p.task_id for p in problems] == ["2", "3"]
+    assert problems[1].prompt.startswith("Write a python function to identify non-prime")
+    rows[1]["test_list"] = "assert is_not_prime(2) == False"
+    path.write_text(json.dumps(rows, indent=4))
+    with pytest.raises(InputError, match=r"sanitized-mbpp.json\[1\]: test_list: is not a"):
+        read_mbpp(path)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -491,10 +521,14 @@ def test_sanitized_mbpp_gives_prompt_and_test_imports(tmp_path: Path, pool: Pool
             "line 1: canonical_solution: is missing (task_id, prompt, canonical_solution, "
             "test, entry_point are needed)",
         ),
-        (b"[1, 2]\n", "line 1: (line): is not a JSON object"),
+        (b'"x"\n', "line 1: (line): is not a JSON object"),
+        (b"[1, 2]\n", "he.jsonl[0]: (item): is not a JSON object"),
+        (b'[{"task_id": "a",\n', "the file is not JSON: Expecting property name"),
+        (b"[]", "holds no problems"),
         (b"\n\n", "holds no problems"),
         (b"\xff\xfe", "is not UTF-8 text"),
-        (b"[" * 100_000 + b"]" * 100_000 + b"\n", "line 1 is nested too deeply to read"),
+        (b"[" * 100_000 + b"]" * 100_000 + b"\n", "the file is nested too deeply to read"),
+        (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000 + b"\n", "line 1 is nested too deeply"),
         (
             b'{"task_id": true, "prompt": "p", "canonical_solution": "c", "test": "t", '
             b'"entry_point": "f"}\n',

@@ -5,8 +5,9 @@ line with ``task_id``, ``prompt``, ``canonical_solution``, ``test`` (source defi
 ``check(candidate)``) and ``entry_point``. An MBPP-style file has ``task_id``, ``text``, ``code``,
 ``test_list`` (``assert`` lines calling the function by name) and optionally ``test_setup_code``
 and ``challenge_test_list`` (sanitized MBPP: ``prompt`` for ``text``, and ``test_imports``); its
-asserts become a ``check(candidate)``. The file is input: a malformed line or a missing field is
-one :class:`InputError` naming the file, the line and the field.
+asserts become a ``check(candidate)``. Either file may also be one JSON array of such objects
+(sanitized MBPP is published so). The file is input: a malformed line or a missing field is one
+:class:`InputError` naming the file, the line (or item) and the field.
 """
 
 from __future__ import annotations
@@ -98,28 +99,10 @@ def read_mbpp(path: Path) -> list[Problem]:
 
 def _rows(path: Path, fields: tuple[str, ...]) -> list[tuple[str, dict[str, Any]]]:
     rows = []
-    for number, line in enumerate(_text(Path(path)).split("\n"), start=1):  # U+2028 is text
-        if not line.strip():
-            continue
-        where = f"{path.name}:{number}"
-        try:
-            row = json.loads(line)
-        except RecursionError:
-            raise InputError(
-                f"line {number} is nested too deeply to read",
-                path=path,
-                field=f"line {number}",
-                fix="give one flat JSON object a line",
-            ) from None
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"line {number} is not JSON: {exc.msg}",
-                path=path,
-                field=f"line {number}",
-                fix="give one JSON object a line",
-            ) from None
+    for where, row in _records(path, _text(Path(path))):
         if not isinstance(row, dict):
-            raise _bad(path, where, "(line)", "is not a JSON object")
+            kind = "(item)" if where.endswith("]") else "(line)"
+            raise _bad(path, where, kind, "is not a JSON object")
         for field in fields:
             if field == "text" and "text" not in row and "prompt" in row:
                 continue  # sanitized MBPP
@@ -128,6 +111,38 @@ def _rows(path: Path, fields: tuple[str, ...]) -> list[tuple[str, dict[str, Any]
     if not rows:
         raise InputError("holds no problems", path=path, fix="pass a file of JSON lines")
     return rows
+
+
+def _records(path: Path, text: str) -> list[tuple[str, object]]:
+    """Each record of ``text`` with where it is: one JSON value a line, or, for a file that is
+    one JSON array (as sanitized MBPP is published), its items."""
+    if text.lstrip().startswith("["):
+        items = _json(text, path, "the file", "give one JSON array of objects, or JSON lines")
+        if not isinstance(items, list):
+            raise InputError("is not a JSON array", path=path, fix="give JSON lines instead")
+        return [(f"{path.name}[{index}]", item) for index, item in enumerate(items)]
+    records: list[tuple[str, object]] = []
+    for number, line in enumerate(text.split("\n"), start=1):  # U+2028 is text
+        if line.strip():
+            fix = "give one JSON object a line"
+            records.append((f"{path.name}:{number}", _json(line, path, f"line {number}", fix)))
+    return records
+
+
+def _json(text: str, path: Path, where: str, fix: str) -> object:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(
+            f"{where} is nested too deeply to read", path=path, field=where, fix=fix
+        ) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{where} is not JSON: {exc.msg} (line {exc.lineno})",
+            path=path,
+            field=where,
+            fix=fix,
+        ) from None
 
 
 def _text(path: Path) -> str:
