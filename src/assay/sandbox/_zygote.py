@@ -577,6 +577,21 @@ def _private_proc() -> int:
     return last_pid
 
 
+MAX_TERMINALS = 16
+"""Pseudo-terminals a worker's jobs may hold at once."""
+
+
+def _few_terminals() -> None:
+    """Mount a devpts of the worker's own over the one bubblewrap made, holding at most
+    :data:`MAX_TERMINALS` terminals: the kernel counts the terminals of every devpts but the
+    host's first against one host-wide limit (``kernel.pty.max`` less its reserve, some 3,000),
+    which one job could otherwise take whole, and every other sandbox and container then has
+    none. ``/dev/ptmx`` is bubblewrap's link to this mount's ``ptmx``."""
+    data = f"newinstance,ptmxmode=0666,mode=0620,max={MAX_TERMINALS}".encode()
+    flags = _MS_NOSUID | _MS_NOEXEC
+    _check(_LIBC.mount(b"devpts", b"/dev/pts", b"devpts", flags, data), "mount /dev/pts")
+
+
 def _receive_program(sock: socket.socket) -> "_SockFprog | None":
     (size,) = _HEADER.unpack(_recv_exact(sock, _HEADER.size))
     code = _recv_exact(sock, size)
@@ -624,6 +639,7 @@ def _main() -> None:
     _preload(settings["preload"], settings["preload_path"])
     _JOB_CGROUP.update(settings["job_cgroup"])
     last_pid = _private_proc()
+    _few_terminals()
     _check(_LIBC.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "subreaper")
     # Held by the worker, so inherited by every job rather than set by each: no extra groups,
     # no core dumps, few descriptors, and no new privileges (the worker never executes anything).

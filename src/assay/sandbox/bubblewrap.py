@@ -269,6 +269,10 @@ class BubblewrapSandbox:
             *self._system_args,
             *package_args,
             "--dev", "/dev",
+            # No pseudo-terminals: bubblewrap's devpts has no limit of its own, and every
+            # terminal counts against one host-wide limit that one job could take whole (the
+            # pool's workers mount one of at most 16 instead).
+            "--perms", "0555", "--tmpfs", "/dev/pts",
             "--proc", "/proc",
             "--perms", "1777", "--size", scratch, "--tmpfs", "/tmp",  # noqa: S108 - see above
             "--perms", "0777", "--size", scratch, "--tmpfs", WORKDIR,

@@ -571,6 +571,37 @@ def test_socket_buffers_count_against_the_memory_limit(backend: Sandbox, host_af
     assert result.peak_memory_mb >= 0.8 * total_mb, (result.peak_memory_mb, queued)
 
 
+PTY_HOARD = """
+import os, time
+held = 0
+for _ in range(12):
+    if os.fork() == 0:
+        n = 0
+        try:
+            while True:
+                os.open("/dev/ptmx", os.O_RDWR | os.O_NOCTTY)
+                n += 1
+        except OSError as exc:
+            os.write(1, b"HELD %d %d\\n" % (n, exc.errno))
+        time.sleep(3)
+        os._exit(0)
+time.sleep(3.5)
+"""
+
+
+def test_one_job_cannot_take_the_hosts_pseudo_terminals(backend: Sandbox, host_after: None) -> None:
+    """Each devpts but the host's first counts its terminals against one host-wide limit
+    (``kernel.pty.max`` less the reserve, 3,072 by default): a job of twelve processes once held
+    all of them, and every other sandbox and container on the host got ENOSPC. A job holds at
+    most the 16 of its worker's devpts (pool) or none (bubblewrap)."""
+    limits = Limits(timeout_s=15, cpu_s=15, memory_mb=256, max_processes=32)
+    result = py(backend, PTY_HOARD, limits)
+    held = [line.split() for line in result.stdout.splitlines() if line.startswith("HELD")]
+    assert len(held) == 12, result
+    assert sum(int(line[1]) for line in held) <= 16, held
+    assert_healthy(backend)
+
+
 @pytest.mark.parametrize("directory", ["/workspace", "/tmp"])  # noqa: S108 - the job's own
 def test_files_without_end_cannot_outlast_the_job(
     backend: Sandbox, directory: str, host_after: None
