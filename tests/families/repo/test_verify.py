@@ -4,6 +4,9 @@ submission too, and its readings are judged each by its own reference."""
 from __future__ import annotations
 
 import json
+import py_compile
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -137,6 +140,42 @@ def test_each_reading_passes_by_its_own_reference(
     assert "(reading by-amount)" in other.summary
     main = FAMILY.verify(sorted_leftovers, sorted_leftovers.solutions["reference"], pool)
     assert "reading" not in main.summary
+
+
+@pytest.mark.parametrize("how", ["unchecked-pyc", "timestamp-pyc", "sourceless-pyc"])
+def test_a_fix_hidden_in_bytecode_is_not_judged(
+    pool: PoolSandbox, decimal_comma: Task, how: str
+) -> None:
+    """An unchecked-hash ``.pyc`` in ``__pycache__`` once ran instead of its unchanged source:
+    the fix passed (1.0) while every ``.py`` file, all the diff and style criteria read, was the
+    workspace's. A project is judged by its source; its compiled files are left out."""
+    reference = decimal_comma.solutions["reference"]
+    changed = [p for p, data in reference.items() if decimal_comma.workspace.get(p) != data]
+    assert changed
+    assert all(path.endswith(".py") for path in changed)
+    mode = {
+        "unchecked-pyc": py_compile.PycInvalidationMode.UNCHECKED_HASH,
+        "timestamp-pyc": py_compile.PycInvalidationMode.TIMESTAMP,
+        "sourceless-pyc": py_compile.PycInvalidationMode.UNCHECKED_HASH,
+    }[how]
+    hacked = dict(decimal_comma.workspace)
+    for path in changed:
+        directory, _, module = path.rpartition("/")
+        stem = module.removesuffix(".py")
+        with tempfile.TemporaryDirectory() as scratch:
+            source, compiled = Path(scratch, module), Path(scratch, "compiled.pyc")
+            source.write_bytes(reference[path])
+            py_compile.compile(str(source), str(compiled), invalidation_mode=mode, doraise=True)
+            bytecode = compiled.read_bytes()
+        folder = f"{directory}/" if directory else ""
+        if how == "sourceless-pyc":
+            hacked.pop(path, None)  # the module as bytecode alone, beside no source
+            hacked[f"{folder}{stem}.pyc"] = bytecode
+        else:
+            hacked[f"{folder}__pycache__/{stem}.{sys.implementation.cache_tag}.pyc"] = bytecode
+    verdict = FAMILY.verify(decimal_comma, hacked, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert verdict.score == 0
 
 
 def test_a_patch_is_judged_like_the_project_it_makes(

@@ -28,6 +28,7 @@ from assay.families.repo.cases import (
     repo_config,
 )
 from assay.families.repo.exploits import repo_exploits
+from assay.families.repo.fingerprints import repo_fingerprints
 from assay.families.repo.lint import lint_repo_task
 from assay.families.repo.mutants import repo_mutants
 from assay.families.repo.patches import PatchError, apply_patch, is_patch_submission, parse_patch
@@ -112,6 +113,11 @@ class RepoFamily:
         (:mod:`.mutants`)."""
         return repo_mutants(task)
 
+    def verifier_fingerprints(self, task: Task) -> set[str]:
+        """What judges the task, renaming and rewording aside, for the duplicates and
+        contamination checks (:mod:`.fingerprints`)."""
+        return repo_fingerprints(task)
+
     def tools(self, task: Task) -> RepoTools:
         """A fresh copy of the project and the agent's tools on it."""
         return RepoTools(task)
@@ -195,13 +201,26 @@ def _start(task: Task, case_file: CaseFile, paths: Sequence[str], sandbox: Sandb
     return found
 
 
+COMPILED = (".pyc", ".pyo", ".so", ".pyd")
+"""Endings of compiled modules, which Python imports in place of (or before) the source."""
+
+
 def submitted_project(task: Task, solution: Files) -> Files:
-    """The project a submission stands for: the files themselves, or the workspace with a
-    submitted patch applied. Raises :class:`PatchError` when the patch does not apply."""
-    if not is_patch_submission(solution):
-        return dict(solution)
-    [(name, data)] = solution.items()
-    return apply_patch(task.workspace, data.decode("utf-8", errors="replace"), name)
+    """The project a submission stands for: its source files, or the workspace with a submitted
+    patch applied. Raises :class:`PatchError` when the patch does not apply.
+
+    Compiled files (in ``__pycache__``, ``.pyc``, ``.so`` and the like) are left out: Python
+    runs an unchecked ``.pyc`` instead of its unchanged source, and an extension module before
+    the source of the same name, so a change made there would be judged while the source that
+    the diff and style criteria read shows none. A project is judged by its source."""
+    if is_patch_submission(solution):
+        [(name, data)] = solution.items()
+        solution = apply_patch(task.workspace, data.decode("utf-8", errors="replace"), name)
+    return {
+        path: data
+        for path, data in solution.items()
+        if not path.endswith(COMPILED) and "__pycache__" not in path.split("/")
+    }
 
 
 def run_project(
