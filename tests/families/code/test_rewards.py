@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import py_compile
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -115,9 +118,10 @@ MESSY = b"import os, sys\ndef median( values ):\n  l=sorted(values) ; return l[l
 
 
 def test_style_is_ruffs_findings_on_the_submitted_text() -> None:
-    clean = style_criterion(STYLE, b'def median(values):\n    """The median."""\n    return 1\n')
+    tidy = b'def median(values):\n    """The median."""\n    return 1\n'
+    clean = style_criterion(STYLE, {"solution.py": tidy})
     assert (clean.score, clean.passed) == (1.0, True)
-    messy = style_criterion(STYLE, MESSY)
+    messy = style_criterion(STYLE, {"solution.py": MESSY})
     assert messy.score == 0.0
     assert "F401" in messy.evidence
     assert "E401" in messy.evidence
@@ -125,9 +129,9 @@ def test_style_is_ruffs_findings_on_the_submitted_text() -> None:
 
 def test_noqa_comments_hide_nothing_from_the_style_criterion() -> None:
     for waiver in (b"# ruff: noqa\n", b"# flake8: noqa\n"):
-        assert style_criterion(STYLE, waiver + MESSY).score == 0.0
+        assert style_criterion(STYLE, {"solution.py": waiver + MESSY}).score == 0.0
     noqa_lines = MESSY.replace(b"\n", b"  # noqa\n")
-    assert style_criterion(STYLE, noqa_lines).score == 0.0
+    assert style_criterion(STYLE, {"solution.py": noqa_lines}).score == 0.0
 
 
 def test_a_submitted_ruff_configuration_is_not_read(sandbox: Sandbox) -> None:
@@ -140,11 +144,35 @@ def test_a_submitted_ruff_configuration_is_not_read(sandbox: Sandbox) -> None:
     assert _rubric_criterion(verdict, "tidy").score < 1
 
 
+def test_style_reads_every_submitted_module(sandbox: Sandbox) -> None:
+    """A tidy ``solution.py`` importing its messy work from a second module once scored 1.0
+    on style (ruff read the entrypoint alone); a compiled module, which no criterion reads,
+    scores 0."""
+    task = with_rubric('[[criteria]]\nname = "tidy"\nkind = "style"\n')
+    tidy = b'"""The median."""\n\nfrom impl import median\n\n__all__ = ["median"]\n'
+    messy = REFERENCE + b"import os, sys\n"
+    verdict = family.verify(task, {"solution.py": tidy, "impl.py": messy}, sandbox)
+    assert verdict.status is Status.PASS, verdict.summary
+    tidy_score = _rubric_criterion(verdict, "tidy")
+    assert tidy_score.score is not None
+    assert tidy_score.score < 1
+    assert "impl.py:" in tidy_score.evidence
+    with tempfile.TemporaryDirectory() as scratch:
+        source, compiled = Path(scratch, "impl.py"), Path(scratch, "impl.pyc")
+        source.write_bytes(messy)
+        py_compile.compile(str(source), str(compiled), doraise=True)
+        bytecode = compiled.read_bytes()
+    hidden = family.verify(task, {"solution.py": tidy, "impl.pyc": bytecode}, sandbox)
+    assert hidden.status is Status.PASS, hidden.summary
+    assert _rubric_criterion(hidden, "tidy").score == 0.0
+    assert "impl.pyc is a compiled module" in _rubric_criterion(hidden, "tidy").evidence
+
+
 def test_text_ruff_cannot_report_on_scores_zero() -> None:
-    long = style_criterion(STYLE, b"x = 1\n" * 50_000)
+    long = style_criterion(STYLE, {"solution.py": b"x = 1\n" * 50_000})
     assert (long.score, long.error) == (0.0, None)
     assert "longer than" in long.evidence
-    broken = style_criterion(STYLE, b"def median(:\n")
+    broken = style_criterion(STYLE, {"solution.py": b"def median(:\n"})
     assert broken.score is not None
     assert broken.score < 1
 

@@ -3,8 +3,13 @@
 - ``correctness``: the weighted share of hidden cases passed (case weights from the case file);
 - ``runtime``: the submission's CPU time on the hidden cases against the reference's, see
   :func:`runtime_criterion`;
-- ``style``: ruff's findings on the submitted entrypoint, see :func:`style_criterion`;
-- ``judge``: a model's answer to a question about the submission (:mod:`assay.judges`).
+- ``style``: ruff's findings on every submitted ``.py`` file, see :func:`style_criterion`;
+- ``judge``: a model's answer to a question about the submission, every ``.py`` file of it
+  (:mod:`assay.judges`).
+
+Both read the whole submission: a tidy entrypoint that imports its messy work from a second
+module once scored 1.0 on style. A submission holding compiled modules (``.pyc``, ``.so``, which
+Python imports and no criterion can read) scores 0 on style.
 
 The criteria besides correctness count only for a submission that passes the hidden cases: a
 function that does nothing is the fastest and tidiest of all, and must not be paid for it.
@@ -95,7 +100,7 @@ def score_rubric(
             criteria.append(criterion)
             runs += timed
         elif isinstance(spec, StyleCriterion):
-            criteria.append(style_criterion(spec, submission.files[submission.entrypoint]))
+            criteria.append(style_criterion(spec, _sources(submission)))
         else:
             judge = ModelJudge(spec)
             criterion = _judged(spec, judge, submission)
@@ -110,7 +115,7 @@ def _judged(spec: JudgeCriterion, judge: ModelJudge, submission: Submission) -> 
     return judge_criterion(
         judge,
         submission.task,
-        _text(submission.files[submission.entrypoint]),
+        _joined(_sources(submission)),
         None if reference is None else _text(reference),
         name=spec.name,
         weight=spec.weight,
@@ -201,8 +206,32 @@ class StyleReport:
     """Why ruff gave no report on the source (it is too long, ruff timed out or failed)."""
 
 
-def style_criterion(spec: StyleCriterion, source: bytes) -> Criterion:
-    """ruff on the submitted source: 1 with no finding, 0 with ``max_findings`` or more.
+COMPILED = (".pyc", ".pyo", ".so", ".pyd")
+"""Endings of compiled modules, which Python imports and no criterion can read."""
+
+
+def _sources(submission: Submission) -> dict[str, bytes]:
+    """The files the criteria read: the entrypoint first, then every other ``.py`` file and
+    every compiled module, by name."""
+    files = submission.files
+    others = sorted(
+        name
+        for name in files
+        if name != submission.entrypoint and name.endswith((".py", *COMPILED))
+    )
+    return {name: files[name] for name in [submission.entrypoint, *others] if name in files}
+
+
+def _joined(sources: dict[str, bytes]) -> str:
+    """One text of ``sources``, each file after a line naming it where there are several."""
+    if len(sources) == 1:
+        return _text(next(iter(sources.values())))
+    return "\n".join(f"# file: {name}\n{_text(data)}" for name, data in sources.items())
+
+
+def style_criterion(spec: StyleCriterion, sources: dict[str, bytes]) -> Criterion:
+    """ruff on each submitted source file, findings added up: 1 with no finding, 0 with
+    ``max_findings`` or more; 0 as well when a compiled module is among them.
 
     ruff runs in this process's environment, outside the sandbox: it parses the text and never
     runs it. It gets the text on stdin, in an empty directory, with ``--isolated`` (no
@@ -211,16 +240,24 @@ def style_criterion(spec: StyleCriterion, source: bytes) -> Criterion:
     report on (too long, or one that makes it time out or fail) scores 0: the text is the
     candidate's.
     """
-    try:
-        report = ruff_report(_text(source), spec.select, spec.line_length)
-    except FileNotFoundError as exc:
-        return _rubric(spec.name, spec.weight, "style", False, None, str(exc), str(exc))
-    if report.problem is not None:
-        evidence = f"no style report: {report.problem}"
+    compiled = [name for name in sources if name.endswith(COMPILED)]
+    if compiled:
+        evidence = f"{compiled[0]} is a compiled module: style is judged on source only"
         return _rubric(spec.name, spec.weight, "style", False, 0.0, evidence)
-    count = len(report.findings)
+    findings: list[str] = []
+    for name, source in sources.items():
+        try:
+            report = ruff_report(_text(source), spec.select, spec.line_length)
+        except FileNotFoundError as exc:
+            return _rubric(spec.name, spec.weight, "style", False, None, str(exc), str(exc))
+        if report.problem is not None:
+            evidence = f"no style report on {name}: {report.problem}"
+            return _rubric(spec.name, spec.weight, "style", False, 0.0, evidence)
+        where = f"{name}:" if len(sources) > 1 else ""
+        findings += [where + finding for finding in report.findings]
+    count = len(findings)
     score = max(0.0, 1.0 - count / spec.max_findings)
-    evidence = f"{count} ruff finding(s)" + (": " + "; ".join(report.findings[:5]) if count else "")
+    evidence = f"{count} ruff finding(s)" + (": " + "; ".join(findings[:5]) if count else "")
     return _rubric(spec.name, spec.weight, "style", score >= spec.pass_at, score, evidence)
 
 
