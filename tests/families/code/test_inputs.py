@@ -118,6 +118,82 @@ def test_hidden_changes_of_the_arguments_fail(name: str, sandbox: Sandbox) -> No
     assert any("changed argument 1" in c.evidence for c in verdict.criteria)
 
 
+SORTS = "def sorted_copy(values):\n    values.sort()\n    return list(values)\n"
+HARNESS_ATTACKS = {
+    # rebinds the harness's check through its caller's frame (passed 1.0 before the checks
+    # were closures): the frame is refused now; through a traceback's, a generator's too
+    "caller-frame-globals": """
+import sys
+sys._getframe(1).f_globals["_forms"] = lambda args: [""] * len(args)
+""",
+    "traceback-frame": """
+try:
+    raise ValueError
+except ValueError as exc:
+    frame = exc.__traceback__.tb_frame.f_back
+frame.f_globals["_forms"] = lambda args: [""] * len(args)
+""",
+    "generator-frame": """
+def walk():
+    yield
+steps = walk()
+steps.gi_frame.f_back
+""",
+    # finds the checks among every object of the process
+    "collector-walk": """
+import gc
+for thing in gc.get_objects():
+    if callable(thing) and getattr(thing, "__name__", "") == "forms":
+        thing.__code__ = (lambda args: [""] * len(args)).__code__
+""",
+    # memory and native code
+    "own-memory": """
+open("/proc/self/mem", "rb")
+""",
+    "memory-by-directory": """
+import os
+os.open("mem", os.O_RDONLY, dir_fd=os.open("/proc/self", os.O_RDONLY))
+""",
+    "ctypes": """
+import ctypes
+ctypes.string_at(id(ctypes), 16)
+""",
+    "tracing": """
+import sys
+sys.settrace(lambda *a: None)
+""",
+    # patches what the checks would look up at call time: they look up nothing
+    "rebound-helpers": """
+import builtins, os
+builtins.enumerate = lambda *a: iter(())
+builtins.memoryview = lambda data: memoryview(data.replace(b'"changed"', b'"ignored"'))
+real_write = os.write
+os.write = lambda fd, data: real_write(fd, bytes(data).replace(b',"changed":[0]', b""))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HARNESS_ATTACKS))
+def test_attacks_on_the_harness_that_checks_the_inputs_fail(name: str, sandbox: Sandbox) -> None:
+    """A candidate that modifies its input and then goes for the checks, which run in its own
+    process: each way to reach them or to change what they see is refused, or finds nothing
+    to change."""
+    verdict = _verify(_task("unchanged"), HARNESS_ATTACKS[name] + SORTS, sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+    if name == "rebound-helpers":  # loads, and what it rebinds is not what the checks use
+        failed = {c.name: c.evidence for c in verdict.criteria if not c.passed}
+        assert "changed argument 1" in failed["c0"], verdict.summary
+    else:  # the reach itself is refused, as the candidate loads
+        assert "failed to load" in verdict.summary, verdict.summary
+        assert "refused" in verdict.summary, verdict.summary
+
+
+def test_a_candidate_that_logs_still_loads_under_the_inputs_check(sandbox: Sandbox) -> None:
+    """logging reads its caller's frame, and takes a refusal as no frame to read."""
+    logs = "import logging\nlogging.warning('sorting')\n" + SORTED_COPY
+    assert _verify(_task("unchanged"), logs, sandbox).status is Status.PASS
+
+
 def test_a_call_that_raises_after_modifying_its_input_fails(sandbox: Sandbox) -> None:
     cases = [
         Case(id="c0", args=[[2, 1]], expected=[1, 2]),

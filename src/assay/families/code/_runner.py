@@ -21,6 +21,17 @@ or itself) has changed. With ``"inputs": "unshared"``, a value record also holds
 ``"shared": true`` when the result holds a list, dict, set or bytearray that is part of an
 argument (compared by identity). Without the setting neither check costs anything.
 
+These two checks are made here, in the candidate's process, so they are built to be out of its
+reach (:func:`_argument_checks`): the functions that take the arguments' forms, add the fields
+and write the lines hold every function and type they use in their closures, made before the
+candidate loads, so that nothing it can rebind (a global of this harness, an attribute of
+``json`` or ``os``, a builtin) changes what they report; and an audit hook refuses, from the
+candidate's import on, what would reach those closures or this process's memory: frames
+(``sys._getframe``, a traceback's, a generator's), the collector's object lists, ``ctypes``,
+tracing, and ``/proc/*/mem``. (A candidate that once rebound ``_forms`` through its caller's
+frame passed "must not modify its input" while appending to it.) CPython gives no boundary
+inside one process, so this is a bar, not a wall; values are still judged outside.
+
 Once its lines alone are longer than the output limit, it calls no more cases: the sandbox keeps
 only the first bytes of stdout up to that limit and marks the rest cut off, so no line after
 that point would be read (the verdict is the same, and a flood of long answers costs one).
@@ -121,7 +132,7 @@ def _encoded(value: "Any") -> object:
     return data
 
 
-def _main() -> None:
+def _main() -> None:  # noqa: PLR0912, PLR0915 - one loop over the cases
     job = json.loads(_read_all(0))
     out = os.dup(1)
     nonce = job["nonce"]
@@ -129,11 +140,15 @@ def _main() -> None:
     limit = job.get("output") or 0
     written = [0]  # bytes of records written to stdout, which holds at least as many
 
+    inputs = job.get("inputs", "any")
+    checks = _argument_checks(out, nonce) if inputs != "any" else None
+    write, view, length = os.write, memoryview, len  # out of reach of the candidate's patches
+
     def send(text: str) -> None:
-        line = memoryview(("\n" + nonce + text + "\n").encode())
-        written[0] += len(line)
+        line = view(("\n" + nonce + text + "\n").encode())
+        written[0] += length(line)
         while line:  # a view: a long record is not copied again after each partial write
-            line = line[os.write(out, line) :]
+            line = line[write(out, line) :]
 
     def emit(record: dict[str, object]) -> None:
         send(dump(record))
@@ -144,7 +159,8 @@ def _main() -> None:
     sys.path.append(cwd)
     encoded = job.get("encoded", False)
     result = _encoded if encoded else _plain
-    inputs = job.get("inputs", "any")
+    if checks is not None:
+        checks.guard()
     try:
         function = _load(cwd + "/" + job["entrypoint"], job["function"])
     except BaseException as exc:  # the candidate may raise anything, SystemExit included
@@ -158,16 +174,19 @@ def _main() -> None:
         try:
             # Each case's arguments are fresh objects from the job's JSON: nothing to copy.
             args = decode(case["args"]) if encoded else case["args"]
-            if inputs != "any":
-                before = _forms(args)
+            if checks is not None:
+                before = checks.forms(args)
             returned = function(*args)
         except BaseException as exc:
             raised = {"id": case["id"], "raised": _kind(exc), "error": _describe(exc)}
-            emit(_checked(raised, args, before, inputs))
+            if checks is None:
+                emit(raised)
+            else:
+                checks.send(dump(raised), args, before)
             continue
         try:
             record = {"id": case["id"], "value": result(returned)}
-            text = dump(_checked(record, args, before, inputs, returned))
+            text = dump(record)
         except _TooLongError:
             text = ""
         except BaseException as exc:  # unplain, or an int too long for a str
@@ -176,71 +195,176 @@ def _main() -> None:
         if not text or len(text) > MAX_RECORD_CHARS:
             emit({"id": case["id"], "refused": f"longer than {MAX_RECORD_CHARS} characters"})
             continue
-        send(text)
+        if checks is None:
+            send(text)
+        else:
+            written[0] += checks.send(text, args, before, returned, inputs == "unshared")
 
 
-_FORM = json.JSONEncoder(sort_keys=True, allow_nan=False).encode
-_MUTABLE = {list, dict, set, bytearray}
+class _Checks:
+    """What :func:`_argument_checks` makes: plain attributes holding closures."""
+
+    def __init__(self, forms: "Any", send: "Any", guard: "Any") -> None:
+        self.forms, self.send, self.guard = forms, send, guard
 
 
-def _forms(args: "list[Any]") -> "list[str | None]":
-    """Each argument's encoding as text, keys sorted (dicts compare as ``==`` has them); None
-    where it cannot be encoded."""
-    forms: list[str | None] = []
-    for arg in args:
+def _argument_checks(out: int, nonce: str) -> _Checks:  # noqa: PLR0915 - one closure set
+    """The argument checks, made before the candidate loads; every name they use is bound here.
+
+    - ``forms(args)``: each argument's form, a text that two states of it share only when
+      ``==`` would hold between them with the same types throughout (dict and set order aside),
+      or None where it holds anything but None, bools, ints, floats, text, bytes, bytearrays,
+      lists, tuples, dicts, sets and frozensets (exactly those types), or holds itself;
+    - ``send(text, args, before, returned=None, unshared=False)``: writes the record ``text``
+      (a JSON object) with ``"changed"`` and ``"shared"`` added after its last field (the
+      trusted side refuses a record that names a field twice), and returns the bytes written;
+    - ``guard()``: installs the audit hook, once the harness needs nothing it refuses.
+    """
+    kind_of, ident, length, sort = type, id, len, sorted
+    none_type, boolean, integer, real, text_type = type(None), bool, int, float, str
+    raw, mutable_raw, sequence, fixed, mapping = bytes, bytearray, list, tuple, dict
+    collection, frozen = set, frozenset
+    integer_text, real_text, text_text = integer.__format__, real.hex, text_type.__repr__
+    raw_text, mutable_raw_text = raw.hex, mutable_raw.hex
+    join, ends_with, encode_text = text_type.join, text_type.endswith, text_type.encode
+    items_of, numbered = mapping.items, enumerate
+    write, view = os.write, memoryview
+    containers = {sequence, mapping, collection, mutable_raw}
+    max_depth = 2 * MAX_DEPTH
+
+    scalars: dict[Any, Any] = {
+        none_type: lambda value: "N",
+        boolean: lambda value: "T" if value else "F",
+        integer: lambda value: "i" + integer_text(value, "x"),
+        real: lambda value: "f" + real_text(value),
+        text_type: lambda value: "s" + text_text(value),
+        raw: lambda value: "b" + raw_text(value),
+        mutable_raw: lambda value: "B" + mutable_raw_text(value),
+    }
+    opening: dict[Any, str] = {
+        sequence: "[",
+        fixed: "(",
+        collection: "{",
+        frozen: "F{",
+        mapping: "d{",
+    }
+    in_order: set[Any] = {sequence, fixed}
+
+    def form(value: "Any", depth: int, holding: "set[int]") -> str:
+        """``value``'s form: each part's form is self-delimiting, so that two values share a
+        form only when they are equal, type for type."""
+        kind = kind_of(value)
+        scalar = scalars.get(kind)
+        if scalar is not None:
+            written: str = scalar(value)
+            return written
+        if kind not in opening or depth > max_depth or ident(value) in holding:
+            raise ValueError("not plain data, too deep, or holds itself")
+        holding.add(ident(value))
         try:
-            forms.append(_FORM(encode(arg)))
-        except BaseException:  # an object of the candidate's, or a value that holds itself
-            forms.append(None)
-    return forms
+            if kind is mapping:
+                found = [
+                    form(key, depth + 1, holding) + ":" + form(item, depth + 1, holding)
+                    for key, item in items_of(value)
+                ]
+            else:
+                found = [form(item, depth + 1, holding) for item in value]
+        finally:
+            holding.discard(ident(value))
+        return opening[kind] + join(",", found if kind in in_order else sort(found)) + ";"
 
+    def forms(args: "Any") -> "list[str | None]":
+        found: list[str | None] = []
+        for arg in args:
+            try:
+                found.append(form(arg, 0, collection()))
+            except BaseException:  # an object of the candidate's, or a value that holds itself
+                found.append(None)
+        return found
 
-def _checked(
-    record: "dict[str, object]",
-    args: "list[Any]",
-    before: "list[str | None] | None",
-    inputs: str,
-    returned: object = None,
-) -> "dict[str, object]":
-    """``record``, with what the call did to its arguments where the job asks (``before``
-    holds their forms from before the call): the positions of those it changed, and whether
-    the value it returned holds a part of them."""
-    if before is None:
-        return record
-    after = _forms(args)
-    changed = [i for i, form in enumerate(before) if form is None or after[i] != form]
-    if changed:
-        record["changed"] = changed
-    if inputs == "unshared" and "value" in record and _shares(returned, args):
-        record["shared"] = True
-    return record
+    def parts(value: object) -> "set[int]":
+        """The ids of the lists, dicts, sets and bytearrays in ``value``, itself included."""
+        seen: set[int] = collection()
+        found: set[int] = collection()
+        pending: list[Any] = [value]
+        while pending:
+            item = pending.pop()
+            kind = kind_of(item)
+            if (kind not in containers and kind is not fixed) or ident(item) in seen:
+                continue
+            seen.add(ident(item))
+            if kind is not fixed:
+                found.add(ident(item))
+            if kind is mapping:
+                pending.extend([pair[1] for pair in items_of(item)])
+            elif kind is sequence or kind is fixed:
+                pending.extend(item)
+        return found
 
+    def send(
+        text: str,
+        args: "Any",
+        before: "list[str | None] | None",
+        returned: object = None,
+        unshared: bool = False,
+    ) -> int:
+        added = ""
+        if before is not None:
+            after = forms(args)
+            changed = [
+                integer_text(i, "d")
+                for i, was in numbered(before)
+                if was is None or after[i] != was
+            ]
+            if changed:
+                added += ',"changed":[' + join(",", changed) + "]"
+        if unshared:
+            try:
+                shared = not parts(returned).isdisjoint(parts(fixed(args)))
+            except BaseException:  # a result that cannot be walked holds the candidate's
+                shared = True
+            if shared:
+                added += ',"shared":true'
+        if added:
+            text = text[:-1] + added + "}" if ends_with(text, "}") else ""
+        line = view(encode_text("\n" + nonce + text + "\n"))
+        size = length(line)
+        while line:
+            line = line[write(out, line) :]
+        return size
 
-def _containers(value: object) -> "set[int]":
-    """The ids of the lists, dicts, sets and bytearrays in ``value``, itself included."""
-    found: set[int] = set()
-    seen: set[int] = set()
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        kind = _type(item)
-        if kind not in _MUTABLE and kind is not tuple:
-            continue
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if kind is not tuple:
-            found.add(id(item))
-        if kind is dict:
-            pending.extend(item.values())  # type: ignore[attr-defined]
-        elif kind is list or kind is tuple:
-            pending.extend(item)  # type: ignore[arg-type]
-    return found
+    def guard() -> None:
+        frames = {"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"}
+        refused = {
+            "sys._getframe",
+            "sys._current_frames",
+            "sys._current_exceptions",
+            "sys.settrace",
+            "sys.setprofile",
+            "gc.get_objects",
+            "gc.get_referrers",
+            "gc.get_referents",
+            "os.symlink",
+        }
+        starts_with, base_name = text_type.startswith, os.path.basename
 
+        def hook(event: str, arguments: "tuple[Any, ...]") -> None:
+            if event in refused or starts_with(event, "ctypes."):
+                raise ValueError(f"{event} is refused while the inputs are checked")
+            if event == "object.__getattr__" and arguments[1] in frames:
+                raise ValueError(f"{arguments[1]} is refused while the inputs are checked")
+            if event == "import" and arguments[0] in ("ctypes", "_ctypes"):
+                raise ImportError("ctypes is refused while the inputs are checked")
+            if event == "open" and kind_of(arguments[0]) is not integer:
+                path = arguments[0]
+                if kind_of(path) not in (text_type, raw):  # read once here, again by open
+                    raise PermissionError("open a path given as str or bytes")
+                if base_name(path) in ("mem", b"mem", "pagemap", b"pagemap"):
+                    raise PermissionError("a process's memory is refused to the candidate")
 
-def _shares(returned: object, args: "list[Any]") -> bool:
-    """Whether the result holds a list, dict, set or bytearray that is part of an argument."""
-    return not _containers(returned).isdisjoint(_containers(tuple(args)))
+        sys.addaudithook(hook)
+
+    return _Checks(forms, send, guard)
 
 
 def _read_all(fd: int) -> bytes:
@@ -281,6 +405,10 @@ def _describe(exc: BaseException) -> str:
     try:
         lines = traceback.format_exception_only(_type(exc), exc)
         return "".join(lines).strip()[-500:]
+    except BaseException:  # noqa: S110 - its chain's tracebacks may be refused (the audit hook)
+        pass
+    try:
+        return f"{_type(exc).__name__}: {BaseException.__str__(exc)}"[-500:]
     except BaseException:
         return "an exception that cannot be described"
 
