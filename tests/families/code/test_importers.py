@@ -482,6 +482,21 @@ def test_sanitized_mbpp_gives_prompt_and_test_imports(tmp_path: Path, pool: Pool
     assert imported.reports[0].outcome is Outcome.CASES, imported.reports[0].detail
 
 
+def test_an_mbpp_test_entry_of_several_lines_is_indented_whole(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    row = {
+        "task_id": 1,
+        "text": "Double x.",
+        "code": "def f(x):\n    return x * 2\n",
+        "test_list": ["assert f(1) == 2\nassert f(2) == 4", "assert f(3) == 6"],
+    }
+    [problem] = read_mbpp(_write(tmp_path / "mbpp.jsonl", [row]))
+    imported = import_problems([problem], pool)
+    assert imported.reports[0].outcome is Outcome.CASES, imported.reports[0].detail
+    assert [args for args, _ in _cases(imported.tasks[0])] == [[1], [2], [3]]
+
+
 def test_sanitized_mbpp_as_published_one_json_array_is_read(tmp_path: Path) -> None:
     rows = [
         {

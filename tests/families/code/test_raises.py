@@ -104,6 +104,33 @@ def test_promised_exceptions_are_read_from_the_text() -> None:
     assert promised_exceptions("Return -1 on errors.") == set()
 
 
+@pytest.mark.parametrize(
+    ("text", "promised"),
+    [
+        ("Signal it by raising ValueError (or throw a TypeError).", {"ValueError", "TypeError"}),
+        (
+            "It throws KeyError when missing; an IndexError is thrown past the end.",
+            {"KeyError", "IndexError"},
+        ),
+        ("A `ZeroDivisionError` is raised for zero.", {"ZeroDivisionError"}),
+        ("The call fails with OverflowError.", {"OverflowError"}),
+        ("It must not raise KeyError; never throws TypeError; no ValueError is raised.", set()),
+        ("Return None without raising an IndexError.", set()),
+    ],
+)
+def test_promised_exceptions_are_read_in_other_wordings(text: str, promised: set[str]) -> None:
+    assert promised_exceptions(text) == promised
+
+
+def test_lint_flags_an_exception_promised_by_raising_or_throw() -> None:
+    task = _port_task(
+        "Write parse_port(text). Signal bad text by raising ValueError (or throw a TypeError "
+        "for non-text).\n"
+    )
+    messages = [f.message for f in family.lint(task)]
+    assert messages == ["prompt.md promises TypeError but no hidden case expects it"]
+
+
 def test_lint_flags_a_promised_exception_that_no_case_expects() -> None:
     task = _port_task(
         "Write parse_port(text). Raise ValueError or raise TypeError for bad input.\n"

@@ -29,9 +29,9 @@ from assay.families.code._codec import EncodingError, decode, normalize
 from assay.families.code.casefile import ENCODED, Case, cases_json
 from assay.families.code.config import CodeConfig, code_config
 from assay.families.code.family import CODEC, CodeFamily
-from assay.families.code.lint import call_text
 from assay.families.code.problems import Problem, read_humaneval, read_mbpp
 from assay.families.code.records import NotPlainError, parse_plain
+from assay.families.code.shown import shows
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.spec import Limits, Split, TaskSpec
@@ -277,7 +277,10 @@ def _case(index: int, call: object, problem: Problem) -> Case:
     if not isinstance(call, dict) or not isinstance(call.get("args"), list):
         raise TypeError(f"call {index} is malformed")
     args = decode(call["args"])  # the record is the sandbox's output: read as hostile
-    shown = call_text(problem.entry_point, args) in problem.prompt  # type: ignore[arg-type]
+    if not isinstance(args, list):
+        raise TypeError(f"call {index} has malformed arguments")
+    # an example however the prompt writes the call: spacing, quotes, keywords, 2e0 for 2.0
+    shown = shows(problem.prompt, problem.entry_point, args, problem.reference)
     fields: dict[str, object] = {
         "id": f"case-{index}",
         "args": normalize(call["args"]),

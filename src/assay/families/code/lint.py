@@ -6,7 +6,13 @@ A prompt may show some hidden cases on purpose, as examples: a case that says ``
 shows every hidden case (a candidate that hard-codes them passes) or shows, for a case's
 arguments, a result other than the case expects. The reference's lines may repeat what the
 prompt itself gives (its import lines, its docstrings, a helper function it shows whole): only
-the rest of the reference showing is a leak."""
+the rest of the reference showing is a leak. A case is shown however the call is written
+(:mod:`assay.families.code.shown`).
+
+The prompt's promises need something that checks them: an exception it promises needs a case that
+expects it, unmodified inputs need ``code.inputs``, an order needs ``compare = "exact"``. A
+reference that reads the wall clock is quarantined for a person: no run of the audit changes the
+date."""
 
 from __future__ import annotations
 
@@ -19,11 +25,20 @@ from pathlib import PurePosixPath
 from assay.errors import TaskFormatError
 from assay.families.code._codec import EncodingError, decode, encode
 from assay.families.code.checking import checker_problem
-from assay.families.code.config import Case, CodeConfig, code_config, hidden_case_file
+from assay.families.code.clock import clock_reads
+from assay.families.code.config import (
+    Case,
+    CaseFile,
+    CodeConfig,
+    code_config,
+    hidden_case_file,
+)
 from assay.families.code.exploits import prompt_examples
 from assay.families.code.legacy import legacy_finding
+from assay.families.code.ordering import promised_order
 from assay.families.code.raising import alternatives, promised_exceptions
 from assay.families.code.rubric import task_rubric
+from assay.families.code.shown import argument_key, parameters, shown_arguments
 from assay.findings import Finding, Severity
 from assay.sandbox import package_modules
 from assay.tasks.model import Task
@@ -56,14 +71,16 @@ def lint_code_task(task: Task) -> list[Finding]:
     visible = {"prompt.md": task.prompt} | {
         f"workspace/{path}": data.decode(errors="replace") for path, data in task.workspace.items()
     }
-    findings += _shown_cases(config, cases, visible)
+    findings += _shown_cases(task, config, case_file, visible)
     encoded = case_file is not None and case_file.encoded
     findings += _contradicted_examples(task.prompt, config, cases, encoded=encoded)
     findings += _shown_reference(task, config, visible)
     findings += _copied_hidden(task)
     findings += _unexpected_promises(task, cases)
     findings += _unchecked_inputs(task, config)
+    findings += _unchecked_order(task, config)
     findings += _undeclared_imports(task, config)
+    findings += _clock_readers(task)
     return findings
 
 
@@ -82,19 +99,34 @@ def _args(case: Case) -> list[object]:
 
 
 def _shown_cases(
-    config: CodeConfig, cases: tuple[Case, ...], visible: dict[str, str]
+    task: Task, config: CodeConfig, case_file: CaseFile | None, visible: dict[str, str]
 ) -> list[Finding]:
+    """A hidden case whose arguments a visible text passes to the function, however the call is
+    written (see :mod:`assay.families.code.shown`)."""
+    if case_file is None or not case_file.cases:
+        return []
+    names = _reference_parameters(task, config)
+    calls = {
+        where: shown_arguments(text, config.function, names, encoded=case_file.encoded)
+        for where, text in visible.items()
+    }
     findings = []
     shown = 0
-    for case in cases:
-        call = call_text(config.function, _args(case))
-        places = [where for where, text in visible.items() if call in text]
+    for case in case_file.cases:
+        key = argument_key(case.args, encoded=case_file.encoded, case_file=True)
+        places = {
+            where: by_key[key]
+            for where, by_key in calls.items()
+            if key is not None and key in by_key
+        }
         shown += bool(places)
         if not case.example:
             findings += [
-                _error(f"hidden case {case.id} is shown in {where}", call) for where in places
+                _error(f"hidden case {case.id} is shown in {where}", written)
+                for where, written in places.items()
             ]
-    if cases and shown == len(cases):
+    cases = case_file.cases
+    if shown == len(cases):
         findings.append(
             _error(
                 f"every hidden case ({len(cases)}) is shown to the agent: a candidate that "
@@ -102,6 +134,17 @@ def _shown_cases(
             )
         )
     return findings
+
+
+def _reference_parameters(task: Task, config: CodeConfig) -> tuple[str, ...] | None:
+    """The parameters of the function as the first reference that defines it has them: they
+    bind the keywords of a call the prompt shows."""
+    for files in task.references().values():
+        source = files.get(config.entrypoint, b"").decode(errors="replace")
+        names = parameters(source, config.function)
+        if names is not None:
+            return names
+    return None
 
 
 def _contradicted_examples(
@@ -241,6 +284,46 @@ def _unchecked_inputs(task: Task, config: CodeConfig) -> list[Finding]:
             f"...{task.prompt[start : promise.end() + 20]}...",
         )
     ]
+
+
+def _unchecked_order(task: Task, config: CodeConfig) -> list[Finding]:
+    """A prompt that promises the order of the result needs ``compare = "exact"``: compared
+    unordered or as a set, a result in the wrong order passes every case."""
+    promise = promised_order(task.prompt)
+    if config.compare == "exact" or promise is None:
+        return []
+    start = max(0, promise.start() - 60)
+    return [
+        _error(
+            f"prompt.md promises an order ({promise.group(0)!r}), but compare = "
+            f'"{config.compare}" in task.toml ignores it: a result in any order passes; '
+            'set compare = "exact" in the [code] table (or say the order does not matter)',
+            f"...{task.prompt[start : promise.end() + 20]}...",
+        )
+    ]
+
+
+def _clock_readers(task: Task) -> list[Finding]:
+    """A reference that reads the wall clock: the flaky check never changes the date, so its
+    answers may pass today and turn, with every verdict, later. A person decides."""
+    findings = []
+    for name, files in task.references().items():
+        for path, data in sorted(files.items()):
+            if not path.endswith(".py"):
+                continue
+            for read in clock_reads(data.decode(errors="replace")):
+                findings.append(
+                    Finding(
+                        check=CHECK,
+                        severity=Severity.WARNING,
+                        review=True,
+                        message=f"solutions/{name}/{path} reads the clock (line {read.line}: "
+                        f"{read.call}): its answers, and the verdicts, may change with the "
+                        "date; review it, and compute the answer from the arguments alone",
+                        evidence=read.call[:300],
+                    )
+                )
+    return findings
 
 
 def _undeclared_imports(task: Task, config: CodeConfig) -> list[Finding]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import gzip
 import json
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -229,5 +230,8 @@ def _mbpp_prompt(text: str, function: str, example: str) -> str:
 
 
 def _mbpp_check(setup: str, function: str, tests: list[str]) -> str:
-    body = "\n".join(f"    {test.strip()}" for test in tests)
+    """Source defining ``check(candidate)`` that runs the asserts in its body. An entry of
+    ``test_list`` may hold several lines (``"assert f(1) == 2\\nassert f(2) == 4"``): every line
+    is indented, not only the first, or the check does not load."""
+    body = "\n".join(textwrap.indent(textwrap.dedent(test).strip(), "    ") for test in tests)
     return f"{setup}\n\ndef check(candidate):\n    {function} = candidate\n{body}\n"

@@ -21,7 +21,16 @@ _BUILTIN_EXCEPTIONS: dict[str, type[BaseException]] = {
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException)
 }
-_PROMISE = re.compile(r"\b[Rr]aises?\s+(?:an?\s+)?`?([A-Z][A-Za-z]*(?:Error|Exception))\b")
+_NAME = r"`?([A-Z][A-Za-z]*(?:Error|Exception))\b`?"
+_PROMISE = re.compile(
+    rf"\b(?i:raises?|raising|throw[sn]?|throwing|fail(?:s|ing)?\s+with)\s+(?i:an?\s+)?{_NAME}"
+    rf"|{_NAME}\s+(?i:is|are|be|gets?)\s+(?i:raised|thrown)\b"
+)
+"""Words that promise an exception: "raise(s) ValueError", "raising a KeyError", "throw(s) /
+thrown TypeError", "fails with ValueError", "ValueError is raised (thrown)"; the name may be
+in backticks."""
+_DENIED = re.compile(r"\b(?:not|never|n't|without|no)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+"""Words just before a promise that deny it: "must not raise KeyError", "without raising"."""
 
 
 def alternatives(name: str) -> list[str]:
@@ -49,5 +58,17 @@ def counts_as(expected: str, reported: tuple[str, ...]) -> bool:
 
 
 def promised_exceptions(text: str) -> set[str]:
-    """The exception types ``text`` promises to raise (``Raise ValueError for ...``)."""
-    return {name for name in _PROMISE.findall(text) if expectable(name)}
+    """The exception types ``text`` promises to raise (``Raise ValueError for ...``, ``signal
+    it by raising ValueError``, ``a KeyError is thrown``), but not those it denies (``never
+    raises KeyError``)."""
+    names = set()
+    for match in _PROMISE.finditer(text):
+        name = match.group(1) or match.group(2)
+        if expectable(name) and not _denied(text, match.start()):
+            names.add(name)
+    return names
+
+
+def _denied(text: str, start: int) -> bool:
+    """Whether the words just before ``start`` deny what follows (``must not``, ``never``)."""
+    return _DENIED.search(text[max(0, start - 40) : start]) is not None

@@ -1,0 +1,162 @@
+"""Calls of the task's function that a text shows, read with :mod:`ast`, and the arguments they
+give as values.
+
+A hidden case is shown when a text calls the function with the case's arguments, however the
+call is written: ``median([9,7,8,6])`` shows the case ``median([9, 7, 8, 6])``, ``scale_up(2e0)``
+shows ``scale_up(2)`` and ``scale_up(grams=7)`` shows ``scale_up(7)`` (a keyword is bound to its
+place by the reference's signature). Arguments are compared as the case file encodes them
+(format 4 tells a tuple from a list; older formats do not), with numbers by value: a candidate
+that hard-codes ``2`` answers ``2.0`` too.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import re
+from dataclasses import dataclass
+
+from assay.families.code._codec import EncodingError, encode, normalize
+
+MAX_CALL_CHARS = 10_000
+"""The longest call read from a text; a longer one is not a call a person reads as an example."""
+MAX_PARSE_TRIES = 5
+"""Closing parentheses tried as a call's end (a string argument may hold parentheses)."""
+
+
+@dataclass(frozen=True)
+class ShownCall:
+    """One call of the function in a text, its arguments in the order of the parameters."""
+
+    text: str
+    """The call as the text writes it: ``median([9,7,8,6])``."""
+    args: list[object]
+
+
+def parameters(source: str, function: str) -> tuple[str, ...] | None:
+    """The names of the parameters ``function`` takes by position, as ``source`` defines it at
+    its top level; ``None`` when it does not."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == function:
+            return tuple(arg.arg for arg in [*node.args.posonlyargs, *node.args.args])
+    return None
+
+
+def shown_calls(text: str, function: str, names: tuple[str, ...] | None) -> list[ShownCall]:
+    """The calls of ``function`` that ``text`` shows with literal arguments. Keywords are bound
+    to their places by ``names`` (the reference's parameters); a call whose keywords cannot be
+    bound so, or that leaves a place empty, is left out, as is one with ``*args``."""
+    calls = []
+    for match in re.finditer(rf"(?<!\w){re.escape(function)}\s*\(", text):
+        node, written = _call_at(text, match.start(), match.end() - 1)
+        if node is None or not isinstance(node.func, ast.Name) or node.func.id != function:
+            continue
+        args = _bound(node, names)
+        if args is not None:
+            calls.append(ShownCall(text=written, args=args))
+    return calls
+
+
+def _call_at(text: str, start: int, opening: int) -> tuple[ast.Call | None, str]:
+    """The call written from ``start``, whose parenthesis opens at ``opening``."""
+    depth = 0
+    tries = 0
+    for end in range(opening, min(len(text), start + MAX_CALL_CHARS)):
+        char = text[end]
+        depth += char in "([{"
+        depth -= char in ")]}"
+        if char != ")" or depth > 0:
+            continue
+        written = text[start : end + 1]
+        try:
+            node = ast.parse(written, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tries += 1
+            if tries == MAX_PARSE_TRIES:
+                break
+            continue
+        return (node, written) if isinstance(node, ast.Call) else (None, written)
+    return None, ""
+
+
+def _bound(call: ast.Call, names: tuple[str, ...] | None) -> list[object] | None:
+    """The call's arguments as values in the order of ``names``; ``None`` when they are not all
+    literals or do not fill the first places."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args):
+        return None
+    slots: list[ast.expr | None] = list(call.args)
+    for keyword in call.keywords:
+        if names is None or keyword.arg not in names:
+            return None
+        place = names.index(keyword.arg)
+        slots += [None] * (place + 1 - len(slots))
+        if slots[place] is not None:
+            return None
+        slots[place] = keyword.value
+    values = []
+    for slot in slots:
+        if slot is None:
+            return None  # a default fills it: the case's arguments cannot be told
+        try:
+            values.append(ast.literal_eval(slot))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return None
+    return values
+
+
+def shown_arguments(
+    text: str, function: str, names: tuple[str, ...] | None, *, encoded: bool
+) -> dict[str, str]:
+    """The arguments ``text`` passes to ``function``, each as its :func:`argument_key` with the
+    first call that passes them as written."""
+    shown: dict[str, str] = {}
+    for call in shown_calls(text, function, names):
+        key = argument_key(call.args, encoded=encoded, case_file=False)
+        if key is not None:
+            shown.setdefault(key, call.text)
+    return shown
+
+
+def shows(text: str, function: str, args: list[object], reference: str) -> bool:
+    """Whether ``text`` calls ``function`` with ``args`` (values, as a case file of format 4
+    holds them once decoded), keywords bound by the signature in ``reference``: what an
+    importer marks as an example."""
+    key = argument_key(args, encoded=True, case_file=False)
+    names = parameters(reference, function)
+    return key is not None and key in shown_arguments(text, function, names, encoded=True)
+
+
+def argument_key(args: object, *, encoded: bool, case_file: bool) -> str | None:
+    """Text that is equal for arguments equal by value, as a case file of that kind holds them;
+    ``None`` when they cannot be held so. ``case_file``: ``args`` is read from the case file
+    (encoded data, when ``encoded``), not values read from a text."""
+    try:
+        if encoded:
+            data = normalize(args) if case_file else encode(args)
+        else:
+            data = args if case_file else json.loads(json.dumps(args))  # a tuple is a list
+        return json.dumps(_by_value(data), sort_keys=True)
+    except (EncodingError, TypeError, ValueError, RecursionError):
+        return None
+
+
+def _by_value(data: object) -> object:
+    """Encoded data with each whole float written as an int (``2.0`` as ``2``), the members of
+    sets and the pairs of dicts in one order; booleans stay booleans."""
+    if isinstance(data, float) and math.isfinite(data) and data.is_integer():
+        return int(data)
+    if isinstance(data, list):
+        return [_by_value(item) for item in data]
+    if not isinstance(data, dict):
+        return data
+    items = {key: _by_value(value) for key, value in data.items()}
+    for tag in ("$set", "$frozenset", "$dict"):
+        members = items.get(tag)
+        if len(items) == 1 and isinstance(members, list):
+            items[tag] = sorted(members, key=lambda item: json.dumps(item, sort_keys=True))
+    return items
