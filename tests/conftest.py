@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import signal
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -58,8 +59,12 @@ CASES = [
 
 
 def make_median_task(task_id: str = "median-1", **spec: object) -> Task:
-    """A small, sound code task written by hand (not by the generator)."""
-    cases = [Case(id=f"case-{i}", args=args, expected=want) for i, (args, want) in enumerate(CASES)]
+    """A small, sound code task written by hand (not by the generator). Its last case is drawn
+    from the task's id (``median-1`` keeps :data:`CASES`), so that two such tasks of a set are
+    not judged by the very same cases, which the duplicates check reports as copies."""
+    low = 6 if task_id == "median-1" else 10 + zlib.crc32(task_id.encode()) % 100_000
+    drawn = [*CASES[:-1], ([[low + 3, low + 1, low + 2, low]], low + 1.5)]
+    cases = [Case(id=f"case-{i}", args=args, expected=want) for i, (args, want) in enumerate(drawn)]
     return Task(
         spec=TaskSpec(
             id=task_id,

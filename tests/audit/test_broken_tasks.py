@@ -11,7 +11,13 @@ should catch it, and the sound tasks beside them left alone:
 - ``duplicate-first`` / ``duplicate-second``: one prompt twice (duplicates: the second);
 - ``frozen-held-out`` / ``frozen-copy-in-train``: a frozen task reworded into train
   (contamination: the copy);
+- ``renamed-first`` / ``renamed-second``: one task again with its function and variables
+  renamed, its prompt reworded and its case ids changed; the hidden cases are the same
+  (duplicates, by the verifier data: the second);
 - ``sound``: nothing wrong.
+
+The tasks that must stay apart have hidden cases of their own: two tasks judged by the same
+cases are duplicates whatever their prompts say.
 """
 
 from __future__ import annotations
@@ -36,8 +42,10 @@ EXPECTED: dict[str, tuple[Decision, str | None]] = {
     "flaky-clock": (Decision.QUARANTINED, "flaky"),
     "duplicate-second": (Decision.QUARANTINED, "duplicates"),
     "frozen-copy-in-train": (Decision.REJECTED, "contamination"),
+    "renamed-second": (Decision.QUARANTINED, "duplicates"),
     "duplicate-first": (Decision.ACCEPTED, None),
     "frozen-held-out": (Decision.ACCEPTED, None),
+    "renamed-first": (Decision.ACCEPTED, None),
     "sound": (Decision.ACCEPTED, None),
 }
 
@@ -55,6 +63,11 @@ def test_each_planted_defect_is_caught_by_its_check(pool: PoolSandbox) -> None:
             assert serious == set(), task_id
         else:
             assert check in serious, (task_id, audited.findings)
+    # the renamed copy is found by what judges it: its prompt shares too few words to be
+    copied = [f.message for f in audits["renamed-second"].findings if f.check == "duplicates"]
+    assert copied == [
+        "near duplicate of renamed-first (judged by the same cases): keep one of the two"
+    ]
     # the checks that catch one defect do not cry wolf on the others
     for task_id, (_, check) in EXPECTED.items():
         for finding in audits[task_id].findings:

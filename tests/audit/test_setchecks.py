@@ -1,6 +1,8 @@
 """The set checks: near-duplicate tasks are found by MinHash with LSH and the second of a pair is
 quarantined; a frozen task copied into another split rejects the copy; a task found in an
-external corpus is quarantined; a bad corpus is one line."""
+external corpus is quarantined; a bad corpus is one line. Tasks judged by the same verifier data
+(hidden cases, or a reference the same up to renaming) are copies however they are worded; two
+tasks of one generator template are not."""
 
 from __future__ import annotations
 
@@ -13,7 +15,14 @@ import pytest
 from click.testing import Result
 
 from assay.audit import run_audit, select_checks
+from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck
+from assay.audit.verifier_copies import shared_verifiers, verifier_fingerprints
 from assay.errors import InputError
+from assay.families.code.casefile import Case, cases_json
+from assay.families.code.config import hidden_cases
+from assay.families.code.fingerprints import reference_fingerprint
+from assay.families.code.generator import _make_task
+from assay.families.code.templates import TEMPLATES
 from assay.findings import Decision, Severity
 from assay.sandbox import PoolSandbox
 from assay.tasks import Split, Task, TaskSet, save_task
@@ -26,7 +35,7 @@ from assay.tasks.similarity import (
     near_duplicates,
     ngrams,
 )
-from tests.conftest import make_median_task
+from tests.conftest import CASES, REFERENCE, make_median_task
 
 Run = Callable[..., Result]
 
@@ -41,9 +50,50 @@ OTHER = (
 )
 
 
-def task(task_id: str, prompt: str = PROMPT, split: Split = Split.TRAIN) -> Task:
+def task(task_id: str, prompt: str = PROMPT, split: Split = Split.TRAIN, shift: int = 0) -> Task:
+    """A median task with ``prompt``; with ``shift``, its own hidden cases (every value moved by
+    it), so that it is judged apart from the others."""
     made = make_median_task(task_id, split=split)
+    if shift:
+        made = with_cases(made, [_shifted(args, want, shift) for args, want in CASES])
     return made.model_copy(update={"prompt": prompt})
+
+
+def _shifted(args: list[object], want: object, shift: int) -> tuple[list[object], object]:
+    values = [value + shift for value in args[0]]  # type: ignore[attr-defined]
+    return [values], None if want is None else want + shift  # type: ignore[operator]
+
+
+def with_cases(made: Task, cases: list[tuple[list[object], object]], prefix: str = "case-") -> Task:
+    written = [
+        Case(id=f"{prefix}{i}", args=args, expected=want) for i, (args, want) in enumerate(cases)
+    ]
+    return made.model_copy(update={"hidden": {"cases.json": cases_json(written)}})
+
+
+RENAMED_REFERENCE = REFERENCE.replace(b"median", b"middle_wait").replace(b"values", b"minutes")
+RENAMED_PROMPT = (
+    "The clinic's board shows a typical wait: implement `middle_wait(minutes)` (solution.py), "
+    "which orders the minutes and gives back the central one, or for an even count the average "
+    "of the central pair; an empty list gives None.\n"
+)
+
+
+def renamed_copy(original: Task, task_id: str, split: Split = Split.TRAIN) -> Task:
+    """``original`` with its function and variables renamed, its prompt reworded, its cases
+    renamed and reordered: the same task to anyone who runs it."""
+    spec = original.spec.model_copy(
+        update={"id": task_id, "split": split, "config": {"function": "middle_wait"}}
+    )
+    cases = [(case.args, case.expected) for case in reversed(hidden_cases(original))]
+    copied = with_cases(original, cases, prefix="wait-")
+    return copied.model_copy(
+        update={
+            "spec": spec,
+            "prompt": RENAMED_PROMPT,
+            "solutions": {"reference": {"solution.py": RENAMED_REFERENCE}},
+        }
+    )
 
 
 def audit(
@@ -100,7 +150,10 @@ def test_minhash_finds_every_pair_above_the_threshold_among_many_texts() -> None
 
 def test_a_duplicate_pair_quarantines_the_second(tmp_path: Path, pool: PoolSandbox) -> None:
     tasks, report = audit(
-        tmp_path, [task("median-a"), task("median-b"), task("slug", OTHER)], "duplicates", pool
+        tmp_path,
+        [task("median-a"), task("median-b"), task("slug", OTHER, shift=10)],
+        "duplicates",
+        pool,
     )
     assert report.checks == ("duplicates",)
     assert tasks["median-a"].decision is Decision.ACCEPTED
@@ -117,7 +170,7 @@ def test_a_frozen_task_copied_into_train_rejects_the_copy(
     copied = PROMPT.replace("Write", "Please write")
     tasks, _ = audit(
         tmp_path,
-        [task("held", split=Split.FROZEN), task("leak", copied), task("slug", OTHER)],
+        [task("held", split=Split.FROZEN), task("leak", copied), task("slug", OTHER, shift=10)],
         "contamination",
         pool,
     )
@@ -188,3 +241,86 @@ def test_a_long_texts_signature_is_taken_in_parts_and_is_the_same() -> None:
     rows = [_SIXTY_FOURS.unpack(_hashes(shingle)) for shingle in shingled]
     assert _signature(shingled) == tuple(map(min, zip(*rows, strict=True)))
     assert _signature(set()) == (0,) * len(rows[0])
+
+
+def test_a_renamed_and_reworded_copy_is_a_duplicate_by_its_hidden_cases() -> None:
+    original = task("wait-a")
+    copy = renamed_copy(original, "wait-b")
+    assert near_duplicates({"a": original.prompt, "b": copy.prompt}) == []  # the words differ
+    found = DuplicatesCheck().run_set([original, copy, task("slug", OTHER, shift=10)])
+    assert set(found) == {"wait-a", "wait-b"}
+    [finding] = found["wait-b"]
+    assert finding.severity is Severity.WARNING
+    assert finding.review
+    assert (
+        finding.message
+        == "near duplicate of wait-a (judged by the same cases): keep one of the two"
+    )
+    assert finding.evidence is not None
+    assert finding.evidence.startswith("wait-a and wait-b: both have cases:")
+    assert [f.severity for f in found["wait-a"]] == [Severity.INFO]
+
+
+def test_a_paraphrased_frozen_task_copied_into_train_rejects_the_copy(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    held = task("held", split=Split.FROZEN)
+    tasks, _ = audit(
+        tmp_path,
+        [held, renamed_copy(held, "leak"), task("slug", OTHER, shift=10)],
+        "contamination",
+        pool,
+    )
+    assert tasks["held"].decision is Decision.ACCEPTED
+    assert tasks["leak"].decision is Decision.REJECTED
+    [finding] = tasks["leak"].findings
+    assert finding.severity is Severity.ERROR
+    assert finding.message.startswith("copies frozen task held (judged by the same cases)")
+    assert tasks["slug"].decision is Decision.ACCEPTED
+
+
+def test_two_cases_and_a_tiny_reference_are_too_little_to_call_a_copy() -> None:
+    tiny = {"reference": {"solution.py": b"def median(values):\n    return sorted(values)[0]\n"}}
+    few = [
+        with_cases(task(f"few-{n}", prompt), CASES[:2]).model_copy(update={"solutions": tiny})
+        for n, prompt in enumerate((PROMPT, OTHER))
+    ]
+    assert verifier_fingerprints(few[0]) == set()
+    assert DuplicatesCheck().run_set(few) == {}
+    held = few[0].model_copy(
+        update={"spec": few[0].spec.model_copy(update={"split": Split.FROZEN})}
+    )
+    assert ContaminationCheck().run_set([held, few[1]]) == {}
+
+
+def test_a_reference_is_fingerprinted_up_to_renaming_and_not_when_tiny() -> None:
+    documented = REFERENCE.replace(b"):\n", b'):\n    """The middle value."""\n', 1)
+    assert reference_fingerprint(RENAMED_REFERENCE) == reference_fingerprint(REFERENCE)
+    assert reference_fingerprint(documented) == reference_fingerprint(REFERENCE)
+    reordered = REFERENCE.replace(
+        b"middle - 1] + ordered[middle]", b"middle] + ordered[middle - 1]"
+    )
+    assert reference_fingerprint(reordered) != reference_fingerprint(REFERENCE)
+    assert reference_fingerprint(b"def f(x):\n    return sorted(x)[0]\n") is None
+    assert reference_fingerprint(b"def f(:\n") is None
+    # a task judged by too few cases to fingerprint is known by its reference
+    original, copy = (
+        with_cases(made, CASES[:2]) for made in (task("a"), renamed_copy(task("a"), "b"))
+    )
+    assert verifier_fingerprints(original) == verifier_fingerprints(copy)
+    assert {mark.partition(":")[0] for mark in verifier_fingerprints(original)} == {"reference"}
+
+
+def test_two_tasks_of_one_template_are_not_copies(pool: PoolSandbox) -> None:
+    """The generator writes every task of a template variant with one reference (its names
+    aside) and draws part of the cases at random: such tasks are not copies of each other."""
+    template = next(t for t in TEMPLATES if t.id == "round-divide")
+    pair = [_make_task(template, 7, index, pool) for index in (0, 1)]
+    first, second = pair
+    assert first.id != second.id
+    assert verifier_fingerprints(first)
+    assert verifier_fingerprints(first).isdisjoint(verifier_fingerprints(second))
+    assert shared_verifiers([first, second]) == []
+    same = [reference_fingerprint(made.solutions["reference"]["solution.py"]) for made in pair]
+    assert same[0] is not None
+    assert same[0] == same[1]  # one template's reference: the reason it does not count alone

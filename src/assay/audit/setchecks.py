@@ -5,24 +5,29 @@ per-task checks ran. An error finding rejects the task; a warning quarantines an
 until a person reviews it, as a 0% pass rate does.
 
 - ``duplicates``: near-duplicate tasks inside the set (MinHash with LSH over word 3-grams of the
-  prompts, then the exact Jaccard similarity): the second of each pair by id (of a pair across
-  the frozen split, the one outside it) is quarantined; training twice on one task weighs it
-  double, and a duplicate across splits leaks.
+  prompts, then the exact Jaccard similarity), or tasks judged by the same verifier data
+  (:mod:`assay.audit.verifier_copies`: the same hidden cases, or for a task with too few, the
+  same reference up to renaming; however the prompt is worded): the second of each pair by id
+  (of a pair across the frozen split, the one outside it) is quarantined; training twice on one
+  task weighs it double, and a duplicate across splits leaks.
 - ``contamination``: a task of the ``frozen`` split whose word 8-grams are mostly found in a task
-  of another split has been copied out of the held-out set: the copy is an error (it trains on
-  the test). With a corpus (``assay audit --corpus PATH``: a file or a directory of text files,
-  such as a benchmark's dump or a crawl sample), any task whose 8-grams are mostly in the corpus
-  is quarantined: a model may have seen it.
+  of another split, or whose verifier data a task of another split shares, has been copied out
+  of the held-out set: the copy is an error (it trains on the test). With a corpus (``assay
+  audit --corpus PATH``: a file or a directory of text files, such as a benchmark's dump or a
+  crawl sample), any task whose 8-grams are mostly in the corpus is quarantined: a model may
+  have seen it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from assay.audit.report import AuditReport, TaskAudit
+from assay.audit.verifier_copies import SharedVerifier, shared_verifiers
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 from assay.tasks.model import Task
@@ -54,8 +59,21 @@ def task_text(task: Task) -> str:
     return task.prompt
 
 
+@dataclass
+class _Copy:
+    """Why one task of a pair counts as a copy of the other, as the findings say it."""
+
+    reasons: list[str] = field(default_factory=list)
+    shared: str = ""
+    """The verifier fingerprints both tasks have, as the evidence shows them; empty if none."""
+
+    def add_verifier(self, shared: SharedVerifier) -> None:
+        self.reasons.append(shared.reason)
+        self.shared = f": {shared.evidence}"
+
+
 class DuplicatesCheck:
-    """No two tasks of the set are near duplicates."""
+    """No two tasks of the set are near duplicates, in their prompts or in their verifiers."""
 
     name = "duplicates"
 
@@ -63,19 +81,26 @@ class DuplicatesCheck:
         """Quarantine the second task of each near-duplicate pair; note the first."""
         texts = {task.id: task_text(task) for task in tasks}
         frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
-        found: defaultdict[str, list[Finding]] = defaultdict(list)
+        pairs: defaultdict[tuple[str, str], _Copy] = defaultdict(_Copy)
         for pair in near_duplicates(texts, DUPLICATE_SIMILARITY):
-            kept, copy = pair.first, pair.second
+            pairs[pair.first, pair.second].reasons.append(
+                f"Jaccard similarity {pair.similarity:.2f} of word 3-grams"
+            )
+        for shared in shared_verifiers(tasks):
+            pairs[shared.first, shared.second].add_verifier(shared)
+        found: defaultdict[str, list[Finding]] = defaultdict(list)
+        for (first, second), why in sorted(pairs.items()):
+            kept, copy = first, second
             if copy in frozen and kept not in frozen:  # the held-out task is the original
                 kept, copy = copy, kept
-            similar = f"Jaccard similarity {pair.similarity:.2f} of word 3-grams"
+            similar = "; ".join(why.reasons)
             found[copy].append(
                 Finding(
                     check=self.name,
                     severity=Severity.WARNING,
                     review=True,
                     message=f"near duplicate of {kept} ({similar}): keep one of the two",
-                    evidence=f"{kept} and {copy}",
+                    evidence=f"{kept} and {copy}{why.shared}",
                 )
             )
             found[kept].append(
@@ -89,7 +114,8 @@ class DuplicatesCheck:
 
 
 class ContaminationCheck:
-    """No frozen task is copied into another split, nor any task found in the corpus."""
+    """No frozen task is copied into another split (its words or its verifier), nor any task
+    found in the corpus."""
 
     name = "contamination"
 
@@ -101,24 +127,16 @@ class ContaminationCheck:
         """An error on each copy of a frozen task; a warning on each task found in the corpus."""
         grams = {task.id: ngrams(task_text(task), CONTAMINATION_WORDS) for task in tasks}
         found: defaultdict[str, list[Finding]] = defaultdict(list)
-        frozen = [task for task in tasks if task.spec.split is Split.FROZEN]
-        others = [task for task in tasks if task.spec.split is not Split.FROZEN]
-        owners: defaultdict[str, set[str]] = defaultdict(set)
-        for task in others:
-            for gram in grams[task.id]:
-                owners[gram].add(task.id)
-        for task in frozen:
-            for copy_id, share in _shares(grams[task.id], owners).items():
-                found[copy_id].append(
-                    Finding(
-                        check=self.name,
-                        severity=Severity.ERROR,
-                        message=f"copies frozen task {task.id} ({share:.0%} of its "
-                        f"{CONTAMINATION_WORDS}-word n-grams): remove it, or it trains on the "
-                        "held-out set",
-                        evidence=f"{task.id} (frozen) and {copy_id}",
-                    )
+        for (held, copy_id), why in sorted(_frozen_copies(tasks, grams).items()):
+            found[copy_id].append(
+                Finding(
+                    check=self.name,
+                    severity=Severity.ERROR,
+                    message=f"copies frozen task {held} ({'; '.join(why.reasons)}): remove it, "
+                    "or it trains on the held-out set",
+                    evidence=f"{held} (frozen) and {copy_id}{why.shared}",
                 )
+            )
         if self._corpus_grams is not None:
             for task in tasks:
                 mine = grams[task.id]
@@ -135,6 +153,31 @@ class ContaminationCheck:
                         )
                     )
         return dict(found)
+
+
+def _frozen_copies(
+    tasks: Sequence[Task], grams: dict[str, set[str]]
+) -> dict[tuple[str, str], _Copy]:
+    """By (frozen task, task of another split), why the second copies the first: it holds
+    most of the frozen task's n-grams, or it is judged by the same verifier data."""
+    frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
+    owners: defaultdict[str, set[str]] = defaultdict(set)
+    for task in tasks:
+        if task.id not in frozen:
+            for gram in grams[task.id]:
+                owners[gram].add(task.id)
+    copies: defaultdict[tuple[str, str], _Copy] = defaultdict(_Copy)
+    for held in sorted(frozen):
+        for copy_id, share in _shares(grams[held], owners).items():
+            copies[held, copy_id].reasons.append(
+                f"{share:.0%} of its {CONTAMINATION_WORDS}-word n-grams"
+            )
+    for shared in shared_verifiers(tasks):
+        if shared.first in frozen and shared.second not in frozen:
+            copies[shared.first, shared.second].add_verifier(shared)
+        elif shared.second in frozen and shared.first not in frozen:
+            copies[shared.second, shared.first].add_verifier(shared)
+    return dict(copies)
 
 
 def _shares(mine: set[str], owners: dict[str, set[str]]) -> dict[str, float]:

@@ -17,6 +17,7 @@ from assay.families.code.casefile import harness_cases_json
 from assay.families.code.checking import CHECKER_RUNNER, CheckItem, run_checker
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_case_file
 from assay.families.code.exploits import code_exploits
+from assay.families.code.fingerprints import code_fingerprints
 from assay.families.code.judging import judge
 from assay.families.code.legacy import LEGACY_RUNNER, run_legacy
 from assay.families.code.lint import lint_code_task
@@ -99,6 +100,11 @@ class CodeFamily:
     def reordered(self, task: Task, order: int) -> Task:
         """The task with its hidden cases in another order, for the flaky check."""
         return reordered(task, order)
+
+    def verifier_fingerprints(self, task: Task) -> set[str]:
+        """What judges the task, renaming and rewording aside, for the duplicates and
+        contamination checks (:mod:`.fingerprints`)."""
+        return code_fingerprints(task)
 
     def tools(self, task: Task) -> CodeTools:
         """A fresh workspace over ``task``'s files and the agent's tools on it."""
