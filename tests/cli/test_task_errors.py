@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -160,14 +162,15 @@ def test_a_task_file_that_cannot_be_read_rejects_that_task_only(
 ) -> None:
     for task_id in ("unreadable", "fine"):
         save_task(make_median_task(task_id), tmp_path / "tasks")
-    read_bytes = Path.read_bytes
+    real_open = os.open
 
-    def failing(path: Path) -> bytes:
-        if path.name == "cases.json" and path.parent.parent.name == "unreadable":
+    def failing(path: str | Path, flags: int, *args: Any, **kwargs: Any) -> int:
+        where = Path(path) if isinstance(path, str | Path) else Path()
+        if where.name == "cases.json" and where.parent.parent.name == "unreadable":
             raise OSError(errno.EIO, "Input/output error", str(path))
-        return read_bytes(path)
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", failing)
+    monkeypatch.setattr(os, "open", failing)
     result = invoke("audit", "tasks", "--json", "report.json")
     assert result.exit_code == 1, result.output
     assert "2 tasks: 1 accepted, 1 rejected" in result.stdout
