@@ -53,6 +53,22 @@ def test_known_bad_that_passes_rejects_the_task(tmp_path: Path, sandbox: Sandbox
     assert "bad-sorted passes" in messages(audit)
 
 
+def test_a_known_bad_that_fails_alike_everywhere_is_said_to_prove_nothing(
+    tmp_path: Path, sandbox: Sandbox
+) -> None:
+    """A known-bad with a syntax error is "caught" on every case by the same load failure:
+    it shows nothing the verifier tells apart."""
+    task = make_median_task()
+    broken = {"solution.py": b"def median(values)\n    return 0\n"}
+    task = task.model_copy(update={"solutions": {**task.solutions, "bad-syntax": broken}})
+    audit = audit_one(task, tmp_path, sandbox)
+    [finding] = [f for f in audit.findings if f.check == "known-bad"]
+    assert finding.severity is Severity.WARNING
+    assert finding.message.startswith("bad-syntax fails every criterion the same way")
+    assert "SyntaxError" in finding.evidence
+    assert "bad-unsorted" not in messages(audit)  # a known-bad that answers wrongly is fine
+
+
 def test_failing_reference_rejects_the_task(tmp_path: Path, sandbox: Sandbox) -> None:
     task = make_median_task()
     task = task.model_copy(

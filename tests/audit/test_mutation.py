@@ -135,6 +135,7 @@ def test_a_weak_verifier_is_a_warning_that_shows_the_survivors(pool: PoolSandbox
     assert len(findings) == 1
     finding = findings[0]
     assert finding.severity is Severity.WARNING
+    assert finding.review  # a person decides: the task is quarantined, not accepted
     assert finding.message.startswith("weak verifier: only ")
     assert f"under {WEAK_SCORE}" in finding.message
     assert "+++ mutant" not in finding.evidence  # headers dropped, the change kept

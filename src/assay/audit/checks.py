@@ -74,7 +74,29 @@ class KnownBadCheck:
                 outcome.findings.append(
                     _finding(self.name, f"{label} passes: the verifier does not catch this mistake")
                 )
+            elif _fails_alike(verdict):
+                outcome.findings.append(
+                    Finding(
+                        check=self.name,
+                        severity=Severity.WARNING,
+                        message=f"{label} fails every criterion the same way, so it shows "
+                        "nothing of what the verifier tells apart (a known-bad that does not "
+                        "load, say): add one that runs and answers wrongly",
+                        evidence=verdict.criteria[0].evidence[:500],
+                    )
+                )
         return outcome
+
+
+def _fails_alike(verdict: Verdict) -> bool:
+    """Whether ``verdict`` failed every one of its several criteria with one and the same
+    evidence: nothing it was asked was judged on its own answer."""
+    criteria = verdict.criteria
+    return (
+        len(criteria) > 1
+        and not any(c.passed for c in criteria)
+        and len({c.evidence for c in criteria}) == 1
+    )
 
 
 class EmptySubmissionCheck:

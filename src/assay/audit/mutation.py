@@ -42,7 +42,8 @@ enforced, and over twice the costliest mutant that ended among 684 of 30 generat
 other family got the same verdict; the mutants that loop cost half as much."""
 
 WEAK_SCORE = 0.6
-"""Below this share of mutants killed, the verifier is called weak (a warning)."""
+"""Below this share of mutants killed, the verifier is called weak: a warning that needs a
+person (the task is quarantined)."""
 SHOWN_SURVIVORS = 5
 """Survivors whose diffs a finding shows."""
 
@@ -117,7 +118,8 @@ def _finding(check: str, result: MutationScore, made: int) -> Finding | None:
     decided = result.killed + len(result.survivors)
     errored = f"; {result.errors} ended in error and are not counted" if result.errors else ""
     counts = f"{result.killed} of {decided} mutants of the reference fail{errored}"
-    if score < WEAK_SCORE:
+    weak = score < WEAK_SCORE
+    if weak:
         severity = Severity.WARNING
         message = (
             f"weak verifier: only {counts} (score {score:.2f}, under {WEAK_SCORE}): add hidden "
@@ -131,4 +133,5 @@ def _finding(check: str, result: MutationScore, made: int) -> Finding | None:
     evidence = "\n\n".join(f"{mutant.name}\n{mutant.diff}" for mutant in shown)
     if more:
         evidence += f"\n\n[{more} more survivors of {made} mutants]"
-    return Finding(check=check, severity=severity, message=message, evidence=evidence)
+    # A weak verifier needs a person: most near misses of the answer are paid as right.
+    return Finding(check=check, severity=severity, message=message, evidence=evidence, review=weak)
