@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from assay.families.base import SensitivityFamily
 from assay.families.workflow import WorkflowFamily, cloud
+from assay.families.workflow.cloud import StateTooLargeError, read_state
+from assay.families.workflow.emulator import Emulator
 from assay.sandbox import LocalSandbox
 from assay.verdicts import Status
 from tests.families.workflow.tasks import router_task
@@ -41,3 +46,75 @@ for n in range(60):
     assert verdict.status is Status.FAIL
     failed = {c.name: c.evidence for c in verdict.criteria if not c.passed}
     assert "too large to be an answer: more than 40 objects" in failed["state"]
+
+
+def test_too_many_buckets_fail_before_any_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thousands of empty buckets once kept the host reading their settings for minutes: past
+    the bound, the verdict fails from the listing alone, with one criterion, not one a bucket."""
+    monkeypatch.setattr(cloud, "MAX_RESOURCES", 5)
+    script = b"""
+import boto3
+s3 = boto3.client("s3")
+for n in range(8):
+    s3.create_bucket(Bucket=f"spam-{n}")
+"""
+    verdict = family.verify(router_task(), {"solution.py": script}, LocalSandbox())
+    assert verdict.status is Status.FAIL
+    failed = {c.name: c.evidence for c in verdict.criteria if not c.passed}
+    assert "too large to be an answer: more than 5 buckets" in failed["state"]
+    assert not any(c.name.startswith("bucket:") for c in verdict.criteria)
+
+
+def _queues(emulator: Emulator, n: int) -> None:
+    emulator.client("sqs").create_queue(QueueName=f"q{n}")
+
+
+def _tables(emulator: Emulator, n: int) -> None:
+    emulator.client("dynamodb").create_table(
+        TableName=f"t{n}",
+        KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+
+
+def _log_groups(emulator: Emulator, n: int) -> None:
+    emulator.client("logs").create_log_group(logGroupName=f"/g{n}")
+
+
+def _log_streams(emulator: Emulator, n: int) -> None:
+    """Two groups, so that the bound counts the streams of all of them."""
+    logs = emulator.client("logs")
+    group = f"/g{n % 2}"
+    if n < 2:
+        logs.create_log_group(logGroupName=group)
+    logs.create_log_stream(logGroupName=group, logStreamName=f"s{n}")
+
+
+MAKERS: dict[str, Callable[[Emulator, int], Any]] = {
+    "queues": _queues,
+    "tables": _tables,
+    "log groups": _log_groups,
+    "log streams": _log_streams,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MAKERS))
+def test_each_kind_of_resource_is_bounded(
+    emulator: Emulator, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    monkeypatch.setattr(cloud, "MAX_RESOURCES", 3)
+    for n in range(4):
+        MAKERS[kind](emulator, n)
+    with pytest.raises(StateTooLargeError, match=f"more than 3 {kind}"):
+        read_state(emulator)
+
+
+def test_reading_a_state_stops_at_its_deadline(
+    emulator: Emulator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    emulator.client("s3").create_bucket(Bucket="inbox")
+    read_state(emulator)
+    monkeypatch.setattr(cloud, "READ_DEADLINE_S", 0.0)
+    with pytest.raises(StateTooLargeError, match="took more than 0 s"):
+        read_state(emulator)

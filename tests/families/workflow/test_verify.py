@@ -82,10 +82,60 @@ def test_duplicates_on_a_second_run_fail_idempotence(family: WorkflowFamily, tas
     assert "1 unexpected event(s)" in failed(verdict)["idempotent"]
 
 
+def test_padding_with_requests_does_not_skip_the_second_run(family: WorkflowFamily) -> None:
+    """The api-calls criterion only scales the score: failing it must not spare a script that
+    is wrong on its second run the idempotence check."""
+    task = router_task()
+    config = {**task.spec.config, "reference_calls": 12, "calls_weight": 0.25}
+    scored = task.model_copy(update={"spec": task.spec.model_copy(update={"config": config})})
+    always_logs = task.solutions["reference"]["solution.py"].replace(b"if keys:", b"if True:")
+    padded = always_logs + b"\nfor _ in range(70):\n    s3.list_buckets()\n"
+    verdict = verify(family, scored, padded)
+    assert verdict.status is Status.FAIL
+    assert set(failed(verdict)) == {"api-calls", "idempotent"}
+    assert "1 unexpected event(s)" in failed(verdict)["idempotent"]
+
+
 def test_no_second_run_when_the_first_is_wrong(family: WorkflowFamily, task: Task) -> None:
     verdict = verify(family, task, task.solutions["bad-no-move"]["solution.py"])
     assert "idempotent" not in {c.name for c in verdict.criteria}
     assert verdict.logs.count("exit 0") == 1
+
+
+RECREATE = {
+    "queue:audit": b"""
+url = sqs.get_queue_url(QueueName="audit")["QueueUrl"]
+bodies = [m["Body"] for m in sqs.receive_message(QueueUrl=url).get("Messages", [])]
+sqs.delete_queue(QueueUrl=url)
+url = sqs.create_queue(QueueName="audit")["QueueUrl"]
+for body in bodies:
+    sqs.send_message(QueueUrl=url, MessageBody=body)
+""",
+    "logs:/ops/router": b"""
+events = logs.get_log_events(logGroupName="/ops/router", logStreamName="summary")["events"]
+logs.delete_log_group(logGroupName="/ops/router")
+logs.create_log_group(logGroupName="/ops/router")
+logs.create_log_stream(logGroupName="/ops/router", logStreamName="summary")
+logs.put_log_events(
+    logGroupName="/ops/router",
+    logStreamName="summary",
+    logEvents=[{"timestamp": e["timestamp"], "message": e["message"]} for e in events],
+)
+""",
+}
+
+
+@pytest.mark.parametrize("resource", sorted(RECREATE))
+def test_a_resource_deleted_and_created_again_was_not_kept(
+    family: WorkflowFamily, task: Task, resource: str
+) -> None:
+    """What the script put back holds the same, but is not the resource the task kept (kept
+    as it was, the audit queue, or changed in place, the log group)."""
+    script = task.solutions["reference"]["solution.py"] + RECREATE[resource]
+    verdict = verify(family, task, script)
+    assert verdict.status is Status.FAIL
+    assert set(failed(verdict)) == {resource}
+    assert "deleted and created again" in failed(verdict)[resource]
 
 
 def test_doing_nothing_fails(family: WorkflowFamily, task: Task) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -28,6 +30,14 @@ MAX_ITEMS = 5_000
 MAX_EVENTS = 5_000
 MAX_BODY_BYTES = 2**20
 """Past these, reading stops: the state is too large to be any task's answer."""
+MAX_RESOURCES = 100
+"""Buckets, queues, tables, log groups or log streams (each kind counted apart) past which
+reading stops. No task holds near so many, and each costs reads of its own (some twenty settings
+for a bucket): thousands of empty buckets kept the host reading for minutes. They are counted
+from the listing, before any of them is read."""
+READ_DEADLINE_S = 120.0
+"""Wall-clock seconds reading one state may take, whatever it holds: past them, reading stops as
+it does past the limits above. A state within the limits is read in seconds."""
 READ_VISIBILITY_S = 600
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -35,6 +45,29 @@ _deserializer = TypeDeserializer()
 
 class StateTooLargeError(Exception):
     """The emulator holds more than a task's state could: reading it stopped."""
+
+
+@dataclass(frozen=True)
+class _Deadline:
+    """When reading one state must stop (a :func:`time.monotonic` instant)."""
+
+    at: float
+
+    def check(self) -> None:
+        """Raises :class:`StateTooLargeError` once the instant has passed."""
+        if time.monotonic() > self.at:
+            raise StateTooLargeError(f"reading it took more than {READ_DEADLINE_S:g} s")
+
+
+def _listed(pages: Iterable[dict[str, Any]], key: str, kind: str, before: int = 0) -> list[Any]:
+    """The entries at ``key`` of a listing's pages. Raises :class:`StateTooLargeError` as soon
+    as they and the ``before`` listed already are more than :data:`MAX_RESOURCES`."""
+    found: list[Any] = []
+    for page in pages:
+        found += page.get(key, [])
+        if before + len(found) > MAX_RESOURCES:
+            raise StateTooLargeError(f"more than {MAX_RESOURCES} {kind}")
+    return found
 
 
 def seed(emulator: Emulator, state: CloudState) -> None:
@@ -129,27 +162,55 @@ def text_of(body: bytes) -> str:
 
 def read_state(emulator: Emulator) -> CloudState:
     """Everything the emulator holds, and the settings of what holds it (see
-    :mod:`.resource_settings`). Raises :class:`StateTooLargeError` past the limits."""
+    :mod:`.resource_settings`). Raises :class:`StateTooLargeError` past the limits, or when
+    reading takes longer than :data:`READ_DEADLINE_S`."""
+    deadline = _Deadline(time.monotonic() + READ_DEADLINE_S)
     reads: dict[str, Reads] = {}
     objects: dict[str, dict[str, Reads]] = {}
     state = CloudState(
-        buckets=_buckets(emulator, reads, objects),
-        queues=_queues(emulator, reads),
-        tables=_tables(emulator, reads),
-        logs=_logs(emulator, reads),
+        buckets=_buckets(emulator, reads, objects, deadline),
+        queues=_queues(emulator, reads, deadline),
+        tables=_tables(emulator, reads, deadline),
+        logs=_logs(emulator, reads, deadline),
     )
     reads |= account_reads(emulator.client)
-    return state.model_copy(update={"settings": gather(reads, objects)})
+    return state.model_copy(update={"settings": gather(reads, objects, deadline.check)})
+
+
+def births(emulator: Emulator) -> dict[str, str]:
+    """When each bucket, queue, table and log group was created, by its criterion's name
+    (``bucket:NAME``...): one deleted and created again under its name has a later time (a
+    bucket's is to the second, so one recreated within the second it was made is missed).
+    Raises :class:`StateTooLargeError` past :data:`MAX_RESOURCES` of a kind."""
+    s3, sqs = emulator.client("s3"), emulator.client("sqs")
+    dynamodb, logs = emulator.client("dynamodb"), emulator.client("logs")
+    found = {f"bucket:{b['Name']}": str(b["CreationDate"]) for b in s3.list_buckets()["Buckets"]}
+    for url in _listed(sqs.get_paginator("list_queues").paginate(), "QueueUrls", "queues"):
+        name = url.rstrip("/").rsplit("/", 1)[-1]
+        answer = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["CreatedTimestamp"])
+        found[f"queue:{name}"] = answer["Attributes"]["CreatedTimestamp"]
+    for name in _listed(dynamodb.get_paginator("list_tables").paginate(), "TableNames", "tables"):
+        created = dynamodb.describe_table(TableName=name)["Table"]["CreationDateTime"]
+        found[f"table:{name}"] = str(created)
+    groups = logs.get_paginator("describe_log_groups").paginate()
+    for group in _listed(groups, "logGroups", "log groups"):
+        found[f"logs:{group['logGroupName']}"] = str(group["creationTime"])
+    return found
 
 
 def _buckets(
-    emulator: Emulator, reads: dict[str, Reads], objects_of: dict[str, dict[str, Reads]]
+    emulator: Emulator,
+    reads: dict[str, Reads],
+    objects_of: dict[str, dict[str, Reads]],
+    deadline: _Deadline,
 ) -> dict[str, dict[str, str]]:
     s3 = emulator.client("s3")
     found: dict[str, dict[str, str]] = {}
     count = 0
     listed: dict[str, list[tuple[str, int]]] = {}
-    for bucket in sorted(b["Name"] for b in s3.list_buckets().get("Buckets", [])):
+    buckets = _listed([s3.list_buckets()], "Buckets", "buckets")
+    for bucket in sorted(b["Name"] for b in buckets):
+        deadline.check()
         listed[bucket] = []
         for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket):
             listed[bucket] += [(e["Key"], e["Size"]) for e in page.get("Contents", [])]
@@ -160,6 +221,7 @@ def _buckets(
         objects: dict[str, str] = {}
         label = f"bucket:{bucket}"
         for key, size in entries:
+            deadline.check()
             if size > MAX_BODY_BYTES:
                 objects[key] = f"<{size} bytes, larger than any answer>"
                 head = s3.head_object(Bucket=bucket, Key=key)
@@ -172,13 +234,14 @@ def _buckets(
     return found
 
 
-def _queues(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, tuple[str, ...]]:
+def _queues(
+    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
+) -> dict[str, tuple[str, ...]]:
     sqs = emulator.client("sqs")
     found: dict[str, tuple[str, ...]] = {}
-    urls = [
-        u for page in sqs.get_paginator("list_queues").paginate() for u in page.get("QueueUrls", [])
-    ]
+    urls = _listed(sqs.get_paginator("list_queues").paginate(), "QueueUrls", "queues")
     for url in sorted(urls):
+        deadline.check()
         name = url.rstrip("/").rsplit("/", 1)[-1]
         hidden = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
         reads[f"queue:{name}"] = queue_reads(sqs, url, hidden)
@@ -193,6 +256,7 @@ def _queues(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, tuple[str,
         ]
         handles: list[str] = []
         while True:
+            deadline.check()
             batch = sqs.receive_message(
                 QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=READ_VISIBILITY_S
             ).get("Messages", [])
@@ -217,18 +281,20 @@ def _release(sqs: Any, url: str, handles: list[str]) -> None:
         sqs.change_message_visibility_batch(QueueUrl=url, Entries=entries)
 
 
-def _tables(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, TableState]:
+def _tables(
+    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
+) -> dict[str, TableState]:
     dynamodb = emulator.client("dynamodb")
     found: dict[str, TableState] = {}
-    names = [
-        n for page in dynamodb.get_paginator("list_tables").paginate() for n in page["TableNames"]
-    ]
+    names = _listed(dynamodb.get_paginator("list_tables").paginate(), "TableNames", "tables")
     for name in sorted(names):
+        deadline.check()
         description = dynamodb.describe_table(TableName=name)["Table"]
         keys = {entry["KeyType"]: entry["AttributeName"] for entry in description["KeySchema"]}
         reads[f"table:{name}"] = table_reads(dynamodb, name, description)
         items: list[dict[str, Any]] = []
         for page in dynamodb.get_paginator("scan").paginate(TableName=name):
+            deadline.check()
             for item in page.get("Items", []):
                 items.append({k: _plain(_deserializer.deserialize(v)) for k, v in item.items()})
                 if len(items) > MAX_ITEMS:
@@ -239,37 +305,46 @@ def _tables(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, TableState
     return found
 
 
-def _logs(emulator: Emulator, reads: dict[str, Reads]) -> dict[str, dict[str, tuple[str, ...]]]:
+def _logs(
+    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
+) -> dict[str, dict[str, tuple[str, ...]]]:
     logs = emulator.client("logs")
     found: dict[str, dict[str, tuple[str, ...]]] = {}
     count = 0
-    described = {
-        g["logGroupName"]: g
-        for page in logs.get_paginator("describe_log_groups").paginate()
-        for g in page.get("logGroups", [])
-    }
+    groups = _listed(
+        logs.get_paginator("describe_log_groups").paginate(), "logGroups", "log groups"
+    )
+    described = {g["logGroupName"]: g for g in groups}
+    every_stream = 0
     for group in sorted(described):
+        deadline.check()
         reads[f"logs:{group}"] = log_group_reads(logs, described[group])
         streams: dict[str, tuple[str, ...]] = {}
+        pages = logs.get_paginator("describe_log_streams").paginate(logGroupName=group)
         names = [
-            s["logStreamName"]
-            for page in logs.get_paginator("describe_log_streams").paginate(logGroupName=group)
-            for s in page.get("logStreams", [])
+            s["logStreamName"] for s in _listed(pages, "logStreams", "log streams", every_stream)
         ]
+        every_stream += len(names)
         for stream in sorted(names):
-            messages: list[str] = []
-            token: str | None = None
-            while True:
-                kwargs: dict[str, Any] = {"nextToken": token} if token else {"startFromHead": True}
-                page = logs.get_log_events(logGroupName=group, logStreamName=stream, **kwargs)
-                events = page.get("events", [])
-                messages += [event["message"] for event in events]
-                count += len(events)
-                if count > MAX_EVENTS:
-                    raise StateTooLargeError(f"more than {MAX_EVENTS} log events")
-                if not events or page.get("nextForwardToken") in (None, token):
-                    break
-                token = page["nextForwardToken"]
-            streams[stream] = tuple(messages)
+            streams[stream] = tuple(_events(logs, group, stream, deadline, count))
+            count += len(streams[stream])
         found[group] = streams
     return found
+
+
+def _events(logs: Any, group: str, stream: str, deadline: _Deadline, before: int) -> list[str]:
+    """The messages of a log stream, oldest first. Raises :class:`StateTooLargeError` as soon
+    as they and the ``before`` read already are more than :data:`MAX_EVENTS`."""
+    messages: list[str] = []
+    token: str | None = None
+    while True:
+        deadline.check()
+        kwargs: dict[str, Any] = {"nextToken": token} if token else {"startFromHead": True}
+        page = logs.get_log_events(logGroupName=group, logStreamName=stream, **kwargs)
+        events = page.get("events", [])
+        messages += [event["message"] for event in events]
+        if before + len(messages) > MAX_EVENTS:
+            raise StateTooLargeError(f"more than {MAX_EVENTS} log events")
+        if not events or page.get("nextForwardToken") in (None, token):
+            return messages
+        token = page["nextForwardToken"]

@@ -13,7 +13,7 @@ from assay.errors import SandboxError, SolutionFormatError, TaskFormatError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
 from assay.families.workflow.channel import PACKAGES, run_with
-from assay.families.workflow.cloud import StateTooLargeError, read_state, seed
+from assay.families.workflow.cloud import StateTooLargeError, births, read_state, seed
 from assay.families.workflow.config import (
     SCRIPT,
     WorkflowConfig,
@@ -35,7 +35,7 @@ from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_
 if TYPE_CHECKING:
     from assay.families.workflow.tools import WorkflowTools
 
-VERSION = "4"
+VERSION = "5"
 EPISODE_FILE = ".episode"
 """A submission file naming a live episode's emulator by its secret token (see ``tools``)."""
 EMPTY_SCRIPT = b"# does nothing\n"
@@ -215,20 +215,23 @@ def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
     with emulator:
         try:
             seed(emulator, case.initial)
+            born = births(emulator)
         except Exception as exc:  # noqa: BLE001 - nothing of the candidate's has run yet
             return record(Status.ERROR, f"seeding the emulator failed: {str(exc)[:300]}")
         try:
             files = {**case.task.workspace, **solution}
-            criteria = _run_and_judge(case, emulator, files, record)
+            criteria = _run_and_judge(case, emulator, files, record, born)
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
     return _decide(tuple(criteria), record)
 
 
 def _run_and_judge(
-    case: _Case, emulator: Emulator, files: Files, record: _Recorder
+    case: _Case, emulator: Emulator, files: Files, record: _Recorder, born: dict[str, str]
 ) -> list[Criterion]:
-    """Run the script (twice unless reruns are off) and judge the state after the first run."""
+    """Run the script and judge the state after it; then, unless reruns are off, run it again
+    when every deciding criterion passed (the scored-only ones, such as the api-calls count,
+    must not spare a script the idempotence check)."""
     limits = case.task.spec.limits
     before = emulator.requests_served()
     first = run_with(emulator, SCRIPT, files, limits, case.env)
@@ -238,8 +241,8 @@ def _run_and_judge(
     if isinstance(actual, str):
         return [_ran(first), _unread(actual), calls]
     record.reading, judged = judge_readings(case.initial, case.expected, actual)
-    criteria = [_ran(first), *judged, calls]
-    if case.config.rerun == "off" or not all(c.passed for c in criteria):
+    criteria = [_ran(first), *_recreated(judged, born, emulator), calls]
+    if case.config.rerun == "off" or not all(c.passed for c in criteria if c.kind in DECIDING):
         return criteria  # a second run only tells more when the first one was right
     record.runs.append(run_with(emulator, SCRIPT, files, limits, case.env))
     again = _read(emulator)
@@ -249,6 +252,30 @@ def _run_and_judge(
     else:
         rerun = idempotence(actual, again, required=case.config.rerun == "required")
     return [*criteria, rerun.model_copy(update={"weight": case.config.rerun_weight})]
+
+
+def _recreated(
+    criteria: list[Criterion], born: dict[str, str], emulator: Emulator
+) -> list[Criterion]:
+    """``criteria``, those of resources the task keeps (as they are, or changed in place)
+    failed where the script deleted the resource and created it again: what it put back is
+    another resource, whatever it holds (see :func:`assay.families.workflow.cloud.births`)."""
+    try:
+        now = births(emulator)
+    except Exception:  # noqa: BLE001 - the state was read; this failing is no evidence of more
+        return criteria
+    again = {label for label, created in born.items() if now.get(label, created) != created}
+    note = "it was deleted and created again, not kept"
+    return [
+        c.model_copy(update={"passed": False, "evidence": _joined(c.evidence, note)})
+        if c.kind in {"state", "unchanged"} and c.name in again
+        else c
+        for c in criteria
+    ]
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(note for note in notes if note)
 
 
 def _calls(emulator: Emulator, before: int, config: WorkflowConfig) -> Criterion:

@@ -240,10 +240,17 @@ def _unless(value: Any, default: Any) -> Any:
     return None if value in (None, {}, [], "", default) else value
 
 
-def gather(reads: dict[str, Reads], objects: dict[str, dict[str, Reads]]) -> dict[str, Settings]:
+def gather(
+    reads: dict[str, Reads],
+    objects: dict[str, dict[str, Reads]],
+    check: Callable[[], None] = lambda: None,
+) -> dict[str, Settings]:
     """Run ``reads`` (by resource, then setting) and ``objects`` (by bucket, object, setting),
     :data:`READERS` at a time; the settings found by resource, an object's under ``objects``
-    of its bucket. Resources whose settings are all at their defaults are left out."""
+    of its bucket. Resources whose settings are all at their defaults are left out.
+
+    ``check`` is called before each read; what it raises (a deadline passed) stops the reading
+    and is raised here, the reads not yet begun then ending as soon as they start."""
     flat = [
         *(((label, name), read) for label, named in reads.items() for name, read in named.items()),
         *(
@@ -254,7 +261,7 @@ def gather(reads: dict[str, Reads], objects: dict[str, dict[str, Reads]]) -> dic
         ),
     ]
     with ThreadPoolExecutor(READERS) as pool:
-        values = list(pool.map(_call, [read for _, read in flat]))
+        values = list(pool.map(partial(_call, check), [read for _, read in flat]))
     found: dict[str, Settings] = {}
     for path, value in zip((path for path, _ in flat), values, strict=True):
         if value is None:
@@ -266,7 +273,8 @@ def gather(reads: dict[str, Reads], objects: dict[str, dict[str, Reads]]) -> dic
     return found
 
 
-def _call(read: Read) -> Any:
+def _call(check: Callable[[], None], read: Read) -> Any:
+    check()
     return read()
 
 
