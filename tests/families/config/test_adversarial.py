@@ -70,6 +70,15 @@ ATTACKS: dict[str, tuple[bytes, str]] = {
         b"[{from: [{ipBlock: {cidr: 10.0.0.0/8, except: [11.0.0.0/8]}}]}]}\n",
         "must be a strict subset of 10.0.0.0/8",
     ),
+    "a name the API server refuses": (
+        POLICY + b"metadata: {name: Postgres_Ingress!, namespace: data}\nspec: {podSelector: {}}\n",
+        "NetworkPolicy data/Postgres_Ingress!: metadata.name: 'Postgres_Ingress!' is not a "
+        "DNS-1123 subdomain",
+    ),
+    "a namespace the API server refuses": (
+        POLICY + b"metadata: {name: x, namespace: Data}\nspec: {podSelector: {}}\n",
+        "NetworkPolicy Data/x: metadata.namespace: 'Data' is not a DNS-1123 label",
+    ),
     "declared twice": (
         (POLICY + b"metadata: {name: x, namespace: data}\nspec: {podSelector: {}}\n---\n") * 2,
         "NetworkPolicy data/x is declared twice",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from assay.families.config.builtin import RBAC
 from assay.families.config.rbac import Permissions, Subject, describe
 from assay.families.config.selectors import ObjectError
 from tests.families.config.kube import Obj, binding, cluster_role, role, rule
@@ -274,6 +275,13 @@ def test_grants_list_every_rule_with_its_binding() -> None:
     ]
 
 
+def _with_subject(obj: Obj, kind: str, name: str, group: str | None) -> Obj:
+    subject = {"kind": kind, "name": name, "namespace": "shop"}
+    if group is not None:
+        subject["apiGroup"] = group
+    return {**obj, "subjects": [subject]}
+
+
 @pytest.mark.parametrize(
     ("obj", "message"),
     [
@@ -281,11 +289,39 @@ def test_grants_list_every_rule_with_its_binding() -> None:
         ({**binding("shop/b", "Role:cm"), "roleRef": {"kind": "Role", "name": "x"}}, "apiGroup"),
         (binding("crb", "ClusterRole:cm", "ServiceAccount:reader"), "needs a namespace"),
         (role("shop/r", {"apiGroups": [""], "resources": ["pods"], "verbs": []}), "verb"),
+        (
+            _with_subject(binding("shop/b", "Role:cm"), "ServiceAccount", "reader", RBAC),
+            "RoleBinding shop/b: subjects\\[0\\]: apiGroup 'rbac.authorization.k8s.io' of a "
+            "ServiceAccount must be empty",
+        ),
+        (
+            _with_subject(binding("b", "ClusterRole:cm"), "User", "alice", "example.com"),
+            "apiGroup 'example.com' of a User must be rbac.authorization.k8s.io",
+        ),
+        (_with_subject(binding("b", "ClusterRole:cm"), "Group", "devs", "v1"), "of a Group"),
+        (
+            _with_subject(binding("shop/b", "Role:cm"), "ServiceAccount", "Reader_1", ""),
+            "subjects\\[0\\]: name: 'Reader_1' is not a DNS-1123 subdomain",
+        ),
+        (binding("shop/b", "Role:read/db"), "roleRef.name: 'read/db' is not a path segment"),
+        (binding("b", "ClusterRole:a%2Fb"), "roleRef.name: 'a%2Fb' is not a path segment"),
     ],
 )
 def test_objects_the_api_server_refuses_are_refused(obj: Obj, message: str) -> None:
     with pytest.raises(ObjectError, match=message):
         Permissions([obj])
+
+
+def test_a_users_or_groups_empty_api_group_is_defaulted_as_the_api_server_does() -> None:
+    p = perms(
+        role("shop/cm", CM_READER),
+        _with_subject(binding("shop/u", "Role:cm"), "User", "alice", None),
+        _with_subject(binding("shop/g", "Role:cm"), "Group", "devs", ""),
+        _with_subject(binding("shop/sa", "Role:cm"), "ServiceAccount", "reader", ""),
+    )
+    assert p.can(ALICE, "get", "", "configmaps", "shop")
+    assert p.can(Subject("Group", "devs"), "get", "", "configmaps", "shop")
+    assert p.can(Subject.parse("ServiceAccount:shop/reader"), "get", "", "configmaps", "shop")
 
 
 @pytest.mark.parametrize("text", ["Robot:x", "User:", "ServiceAccount:reader", "ServiceAccount:/x"])

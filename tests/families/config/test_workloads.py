@@ -90,6 +90,56 @@ def test_limits_requests_and_their_bounds_are_checked_per_container() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("containers", "message"),
+    [
+        ([{"name": "API", "image": "a:1"}], "container API: name: 'API' is not a DNS-1123 label"),
+        ([{"name": "api.v2", "image": "a:1"}], "'api.v2' is not a DNS-1123 label"),
+        ([{"image": "a:1"}], "name: is required"),
+        ([{"name": "api", "image": "a:1"}] * 2, "container api: name: 'api' is taken"),
+        (
+            [{"name": "api", "image": "a:1", "ports": [{"containerPort": 80, "name": "Web"}]}],
+            "container api: ports.name: 'Web' is not a valid port name",
+        ),
+    ],
+)
+def test_container_and_port_names_the_api_server_refuses_are_refused(
+    containers: list[dict[str, Any]], message: str
+) -> None:
+    with pytest.raises(ObjectError, match=message):
+        workloads_from_objects([_deployment(containers)])
+
+
+def _service(*ports: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"app": "web"}, "ports": list(ports)},
+    }
+
+
+@pytest.mark.parametrize(
+    ("ports", "message"),
+    [
+        (
+            [{"port": 80}, {"port": 443}],
+            r"spec.ports\[0\].name: is required when a Service has several ports",
+        ),
+        ([{"port": 80, "name": "Web"}], r"ports\[0\].name: 'Web' is not a DNS-1123 label"),
+        ([{"port": 80, "name": "a"}, {"port": 81, "name": "a"}], "'a' is taken by another"),
+        ([{"port": 80, "targetPort": "web_http"}], "targetPort: 'web_http' is not a valid port"),
+    ],
+)
+def test_service_port_names_the_api_server_refuses_are_refused(
+    ports: list[dict[str, Any]], message: str
+) -> None:
+    with pytest.raises(ObjectError, match=message):
+        services_from_objects([_service(*ports)])
+    named = [{"port": 80, "name": "http", "targetPort": "http"}, {"port": 443, "name": "https"}]
+    assert len(services_from_objects([_service(*named)])["shop/web"].ports) == 2
+
+
 def test_a_containers_security_context_overrides_the_pods() -> None:
     hardened = {
         "allowPrivilegeEscalation": False,

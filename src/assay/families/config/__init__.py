@@ -9,14 +9,14 @@ permissions, and "nothing else" envelopes (:mod:`.expectations`); ``solutions/*/
 
 Verification: the YAML is read in a sandbox (:mod:`.documents`, :mod:`._parser`); every object is
 validated against the pinned Kubernetes schema (:mod:`.schema`), applied to the cluster as
-``kubectl apply`` would, and its meaning computed in the trusted process (:mod:`.network`,
-:mod:`.rbac`) and compared with the expectations, one criterion each (:mod:`.admission`,
-:mod:`.expectations`). Guards follow, judged against the reference applied to the same
-cluster (read in the same sandbox run): a connection from or to outside the cluster's pods (the
-internet over IPv4 and IPv6, a pod of a namespace made later), or between pods where no
-requirement decides, is allowed exactly where the reference allows it; no subject the
-requirements do not entitle (anonymous, any signed-in user, a service account of each
-namespace, anyone a binding names) holds a right the reference does not give it; and no
+``kubectl apply`` would, its names checked as the API server checks them (:mod:`.names`), and its
+meaning computed in the trusted process (:mod:`.network`, :mod:`.rbac`) and compared with the
+expectations, one criterion each (:mod:`.admission`, :mod:`.expectations`). Guards follow, judged
+against the reference applied to the same cluster (read in the same sandbox run): a connection from
+or to outside the cluster's pods (the internet over IPv4 and IPv6, a pod of a namespace made
+later), or between pods where no requirement decides, is allowed exactly where the reference allows
+it; no subject the requirements do not entitle (anonymous, any signed-in user, a service account of
+each namespace, anyone a binding names) holds a right the reference does not give it; and no
 workload loses replicas or gains a power on its node (:mod:`.guards`). The cluster roles every
 cluster has (``cluster-admin``, ``admin``, ``edit``, ``view``, ``system:`` roles) exist without
 being declared (:mod:`.builtin`).

@@ -13,6 +13,7 @@ import ipaddress
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from assay.families.config.names import port_name_problem
 from assay.families.config.selectors import ObjectError
 
 NAME_LABEL = "kubernetes.io/metadata.name"
@@ -139,7 +140,8 @@ def pod_from_object(obj: Mapping[str, object]) -> Pod:
 
 
 def container_port(port: object, where: str) -> ContainerPort:
-    """A container port as the API server accepts it; raises :class:`ObjectError`."""
+    """A container port as the API server accepts it (a name, when set, an IANA_SVC_NAME);
+    raises :class:`ObjectError`."""
     if not isinstance(port, dict):
         raise ObjectError(f"{where}: a container port must be an object")
     number, name = port.get("containerPort"), port.get("name")
@@ -150,4 +152,7 @@ def container_port(port: object, where: str) -> ContainerPort:
         raise ObjectError(f"{where}: protocol {protocol!r} is not one of {', '.join(PROTOCOLS)}")
     if name is not None and not isinstance(name, str):
         raise ObjectError(f"{where}: a port name must be a string")
+    problem = port_name_problem(name) if name else None
+    if problem is not None:
+        raise ObjectError(f"{where}: ports.name: {problem}")
     return ContainerPort(number, str(protocol), name or None)

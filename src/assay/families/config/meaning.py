@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.families.config.cluster import DEFAULT_NAMESPACE, cluster_from_objects
+from assay.families.config.names import check_metadata
 from assay.families.config.network import Reachability, policies_from_objects
 from assay.families.config.rbac import Permissions
 from assay.families.config.selectors import ObjectError
@@ -73,6 +74,8 @@ def meaning(objects: Sequence[Mapping[str, object]]) -> Meaning:
     for obj in objects:
         if not isinstance(obj, Mapping):
             raise ObjectError("a document is not a YAML mapping (an object)")
+        key = identity(obj)
+        check_metadata(obj, label(key), namespaced=key[1] is not None)
     cluster = cluster_from_objects(objects)
     return Meaning(
         Reachability(cluster, policies_from_objects(objects)),

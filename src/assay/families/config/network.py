@@ -33,11 +33,11 @@ an ipBlock beside a selector, ``endPort`` with a named port, an ``except`` outsi
 from __future__ import annotations
 
 import ipaddress
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from assay.families.config.cluster import PROTOCOLS, Cluster, IPAddress, Pod, metadata
+from assay.families.config.names import port_name_problem
 from assay.families.config.selectors import ObjectError, Selector, parse_selector
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -51,7 +51,6 @@ OUTSIDE = (
 """Who is not among the cluster's pods but may knock: the internet, over IPv4 and IPv6 (the
 documentation ranges, inside ``0.0.0.0/0`` and ``::/0`` and outside every private range), and a
 pod made later in a namespace made later."""
-_PORT_NAME = re.compile(r"^[a-z0-9]([a-z0-9-]{0,13}[a-z0-9])?$")
 
 
 @dataclass(frozen=True)
@@ -342,8 +341,9 @@ def _port(value: object, where: str) -> PolicyPort:
         raise ObjectError(f"{where}.protocol: {protocol!r} is not one of {', '.join(PROTOCOLS)}")
     if isinstance(port, bool):
         raise ObjectError(f"{where}.port: must be a number or a name")
-    if isinstance(port, str) and not _valid_port_name(port):
-        raise ObjectError(f"{where}.port: {port!r} is not a valid port name")
+    problem = port_name_problem(port) if isinstance(port, str) else None
+    if problem is not None:
+        raise ObjectError(f"{where}.port: {problem}")
     if isinstance(port, int) and not 0 < port < 65536:
         raise ObjectError(f"{where}.port: {port} is not in 1-65535")
     if port is not None and not isinstance(port, int | str):
@@ -354,12 +354,6 @@ def _port(value: object, where: str) -> PolicyPort:
         if not isinstance(end, int) or not port <= end < 65536:
             raise ObjectError(f"{where}.endPort: must be at least port and at most 65535")
     return PolicyPort(str(protocol), port, end)
-
-
-def _valid_port_name(name: str) -> bool:
-    """IANA_SVC_NAME: 1-15 lowercase letters, digits and inner single hyphens, a letter
-    among them."""
-    return bool(_PORT_NAME.match(name)) and "--" not in name and any(c.isalpha() for c in name)
 
 
 def policies_from_objects(objects: Sequence[Mapping[str, object]]) -> list[NetworkPolicy]:

@@ -14,6 +14,9 @@
   binding's service account without a namespace is in the binding's namespace). A service
   account is also the user ``system:serviceaccount:NS:NAME`` and a member of the groups
   ``system:serviceaccounts``, ``system:serviceaccounts:NS`` and ``system:authenticated``.
+  As the API server does, a subject's ``apiGroup`` must be empty for a service account (whose
+  name is a DNS-1123 subdomain) and ``rbac.authorization.k8s.io`` (the default when empty) for
+  a user or a group, and a ``roleRef.name`` must be a path segment (:mod:`.names`).
 - A rule allows a request when its verbs, API groups and resources contain the request's (``*``
   matching any), and, when it lists ``resourceNames``, the request names one of them (a request
   without a name, like list or create, never matches such a rule). A subresource is asked as
@@ -29,8 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from assay.families.config.builtin import CLUSTER_ROLES, SYSTEM
+from assay.families.config.builtin import CLUSTER_ROLES, RBAC, SYSTEM
 from assay.families.config.cluster import metadata
+from assay.families.config.names import dns_subdomain_problem, path_segment_problem
 from assay.families.config.selectors import ObjectError, Selector, parse_selector
 
 ALL = "*"
@@ -341,12 +345,15 @@ def _binding(obj: Mapping[str, object]) -> _Binding:
     cluster = obj["kind"] == "ClusterRoleBinding"
     where = f"{obj['kind']} {name if cluster else f'{namespace}/{name}'}"
     ref = obj.get("roleRef")
-    if not isinstance(ref, dict) or ref.get("apiGroup") != "rbac.authorization.k8s.io":
-        raise ObjectError(f"{where}: roleRef.apiGroup must be rbac.authorization.k8s.io")
+    if not isinstance(ref, dict) or ref.get("apiGroup") != RBAC:
+        raise ObjectError(f"{where}: roleRef.apiGroup must be {RBAC}")
     kind, role = ref.get("kind"), ref.get("name")
     allowed = ("ClusterRole",) if cluster else ("Role", "ClusterRole")
     if kind not in allowed or not isinstance(role, str) or not role:
         raise ObjectError(f"{where}: roleRef must name a {' or '.join(allowed)}")
+    problem = path_segment_problem(role)
+    if problem is not None:
+        raise ObjectError(f"{where}: roleRef.name: {problem}")
     listed = obj.get("subjects") or []
     if not isinstance(listed, list):
         raise ObjectError(f"{where}: subjects must be a list")
@@ -362,6 +369,15 @@ def _subject(value: object, where: str, cluster: bool) -> tuple[str, str, str | 
     kind, name, namespace = value.get("kind"), value.get("name"), value.get("namespace")
     if kind not in SUBJECT_KINDS or not isinstance(name, str) or not name:
         raise ObjectError(f"{where}: needs a kind (User, Group, ServiceAccount) and a name")
+    wanted = "" if kind == "ServiceAccount" else RBAC
+    group = value.get("apiGroup") or wanted  # the API server's default when it is empty
+    if group != wanted:
+        text = wanted or 'empty ("")'
+        raise ObjectError(f"{where}: apiGroup {str(group)[:80]!r} of a {kind} must be {text}")
+    if kind == "ServiceAccount":
+        problem = dns_subdomain_problem(name)
+        if problem is not None:
+            raise ObjectError(f"{where}: name: {problem}")
     if kind == "ServiceAccount" and cluster and not namespace:
         raise ObjectError(f"{where}: a service account needs a namespace here")
     return str(kind), name, namespace if isinstance(namespace, str) and namespace else None

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from assay.families.config.cluster import Cluster, Pod, container_port, metadata
+from assay.families.config.names import dns_label_problem, port_name_problem
 from assay.families.config.selectors import ObjectError, parse_selector
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "Job")
@@ -137,7 +138,17 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
             tuple(key for key in HOST_NAMESPACES if spec.get(key) is True),
             _host_paths(spec),
         )
+        _unique_names(found[ref])
     return found
+
+
+def _unique_names(workload: Workload) -> None:
+    """No two containers of a pod, of whatever kind, share a name."""
+    seen: set[str] = set()
+    for where, container in workload.every_container():
+        if container.name in seen:
+            raise ObjectError(f"{workload.ref}: {where}: name: {container.name!r} is taken")
+        seen.add(container.name)
 
 
 def _host_paths(spec: Mapping[str, object]) -> tuple[str, ...]:
@@ -170,6 +181,10 @@ def _containers(spec: Mapping[str, object], key: str, ref: str) -> tuple[Contain
             continue
         resources = _mapping(item.get("resources"))
         where = f"{ref}: {_KINDS_OF_CONTAINER[key]} {item.get('name', '')}"
+        name = item.get("name")
+        problem = dns_label_problem(name) if isinstance(name, str) and name else "is required"
+        if problem is not None:
+            raise ObjectError(f"{where}: name: {problem}")
         ports = item.get("ports") if isinstance(item.get("ports"), list) else []
         for port in ports or []:
             container_port(port, where)
@@ -328,12 +343,19 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
         selector = spec.get("selector")
         ports = []
         listed = spec.get("ports")
-        for item in listed if isinstance(listed, list) else []:
+        listed = listed if isinstance(listed, list) else []
+        names: set[str] = set()
+        for index, item in enumerate(listed):
             port = _mapping(item)
             number = port.get("port")
             if type(number) is not int:
                 raise ObjectError(f"Service {namespace}/{name}: a port needs a number")
+            where = f"Service {namespace}/{name}: spec.ports[{index}]"
+            names.add(_port_name(port.get("name"), names, len(listed) > 1, where))
             target = port.get("targetPort", number)
+            problem = port_name_problem(target) if isinstance(target, str) else None
+            if problem is not None:
+                raise ObjectError(f"{where}.targetPort: {problem}")
             ports.append(
                 ServicePort(
                     number,
@@ -348,6 +370,20 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
             tuple(ports),
         )
     return found
+
+
+def _port_name(name: object, taken: set[str], required: bool, where: str) -> str:
+    """A Service port's name: a DNS-1123 label, unique, required when there are several."""
+    if not isinstance(name, str) or not name:
+        if required:
+            raise ObjectError(f"{where}.name: is required when a Service has several ports")
+        return ""
+    problem = dns_label_problem(name)
+    if problem is not None:
+        raise ObjectError(f"{where}.name: {problem}")
+    if name in taken:
+        raise ObjectError(f"{where}.name: {name!r} is taken by another port")
+    return name
 
 
 def service_problems(
