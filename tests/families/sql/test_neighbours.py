@@ -271,3 +271,40 @@ def test_the_other_values_are_put_where_the_query_looks(tmp_path: Path, pool: Po
             verdict = family.verify(task, query, pool)
             assert verdict.status is Status.FAIL, (engine, complement, verdict.summary)
             assert verdict.criteria[0].passed  # the visible database cannot tell them apart
+
+
+CLAIMS = """
+CREATE TABLE claims (
+  id INTEGER PRIMARY KEY,
+  status TEXT NOT NULL CHECK (status IN ('waiting', 'assigned')),
+  filed_at TEXT NOT NULL
+);
+INSERT INTO claims VALUES
+  (1, 'assigned', '2024-09-30 10:00:00'),
+  (2, 'waiting', '2024-09-12 09:30:00'),
+  (3, 'assigned', '2024-10-03 16:00:00'),
+  (4, 'assigned', '2024-09-02 08:00:00'),
+  (5, 'assigned', '2024-09-20 14:45:00'),
+  (6, 'assigned', '2024-08-28 11:15:00'),
+  (7, 'assigned', '2024-10-09 17:20:00'),
+  (8, 'assigned', '2024-09-17 12:00:00'),
+  (9, 'assigned', '2024-09-25 13:40:00'),
+  (10, 'assigned', '2024-10-14 10:05:00');
+"""
+WAITING = "SELECT COUNT(*) FROM claims WHERE status = 'waiting' AND filed_at {bound}"
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_rows_on_a_windows_edge_meet_the_rest_of_the_query(engine: str) -> None:
+    """The visible claim filed late on the window's last day is assigned, so the reference's
+    ``filed_at < '2024-10-01'`` and the classic slip ``filed_at <= '2024-09-30'`` (which drops
+    every claim of that day after midnight) agree there; rows on a boundary copied from any row
+    were assigned as often, and every neighbour agreed too. Rows on a window's edges are now
+    copied from rows that meet the query's other conditions, and every suite tells them apart."""
+    reference = WAITING.format(bound="< '2024-10-01'")
+    slip = WAITING.format(bound="<= '2024-09-30'")
+    assert rows(CLAIMS, reference) == rows(CLAIMS, slip)
+    for seed in range(8):
+        texts = neighbours(CLAIMS, [reference], engine=engine, seed=seed)
+        told = [engine_rows(engine, t, reference) != engine_rows(engine, t, slip) for t in texts]
+        assert any(told), seed

@@ -29,6 +29,9 @@ class Targets:
     joins: list[tuple[str, str, str, str]] = field(default_factory=list)
     ties: list[tuple[str, str]] = field(default_factory=list)
     choices: list[Choice] = field(default_factory=list)
+    windows: list[tuple[Choice, tuple[object, ...]]] = field(default_factory=list)
+    """Each column compared with literals (a date window, a threshold), with the other
+    conditions of its SELECT on the same row, and the literals."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,11 @@ def targets(queries: Sequence[str], tables: dict[str, Table], engine: str) -> Ta
         for node in tree.find_all(*_COMPARISONS, exp.Between, exp.In, exp.Like):
             _comparison(node, aliases, scope, tables, targets)
             if isinstance(node, exp.EQ | exp.NEQ | exp.In):
-                _choice(node, tables, targets)
+                for choice in _conditioned(node, tables):
+                    if choice not in targets.choices:
+                        targets.choices.append(choice)
+            if isinstance(node, exp.LT | exp.LTE | exp.GT | exp.GTE | exp.Between):
+                _window(node, tables, targets)
         for clause in tree.find_all(exp.Ordered, exp.Group):
             for column in clause.find_all(exp.Column):
                 for table in _owners(column, aliases, scope, tables):
@@ -127,20 +134,27 @@ def _comparison(
         targets.boundaries.append((table, left.name, literals))
 
 
-def _choice(node: exp.Expr, tables: dict[str, Table], targets: Targets) -> None:
-    """Record ``node`` when it compares a column of a table of its SELECT with literals."""
+def _conditioned(node: exp.Expr, tables: dict[str, Table]) -> list[Choice]:
+    """``node``'s column with the other conditions of its SELECT on the same row, one for each
+    table of the SELECT it may belong to, when ``node`` compares a column with literals only
+    (none otherwise)."""
     select = node.find_ancestor(exp.Select)
     column, other = node.this, node.args.get("expression")
     if not isinstance(column, exp.Column):
         column, other = other, column
-    values = node.expressions if isinstance(node, exp.In) else [other]
+    if isinstance(node, exp.In):
+        values = node.expressions
+    elif isinstance(node, exp.Between):
+        values = [node.args.get("low"), node.args.get("high")]
+    else:
+        values = [other]
     if select is None or not isinstance(column, exp.Column):
-        return
+        return []
     if not values or any(literal(value) is None for value in values):
-        return
+        return []
     sources = _sources(select, tables)
+    found = []
     for alias in _aliases_of(column, sources, tables):
-        table = sources[alias]
         conditions = tuple(
             condition.sql(dialect="sqlite")
             for condition in _conditions(select)
@@ -149,9 +163,23 @@ def _choice(node: exp.Expr, tables: dict[str, Table], targets: Targets) -> None:
                 c.name.lower() == column.name.lower() for c in condition.find_all(exp.Column)
             )
         )
-        choice = Choice(table, column.name, alias, conditions)
-        if choice not in targets.choices:
-            targets.choices.append(choice)
+        found.append(Choice(sources[alias], column.name, alias, conditions))
+    return found
+
+
+def _window(node: exp.Expr, tables: dict[str, Table], targets: Targets) -> None:
+    """Record an ordering comparison of a column with literals (``<``, ``>=``, ``BETWEEN``)
+    together with the other conditions on its row, for rows on its edges that the rest of
+    the query keeps."""
+    values: tuple[object, ...]
+    if isinstance(node, exp.Between):
+        values = (literal(node.args.get("low")), literal(node.args.get("high")))
+    else:
+        side = node.args.get("expression")
+        values = (literal(side if isinstance(node.this, exp.Column) else node.this),)
+    for choice in _conditioned(node, tables):
+        if choice.conditions and (choice, values) not in targets.windows:
+            targets.windows.append((choice, values))
 
 
 def _sources(select: exp.Select, tables: dict[str, Table]) -> dict[str, str]:

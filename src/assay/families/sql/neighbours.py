@@ -78,10 +78,14 @@ def neighbours(
         (choice, [tables[choice.table].rows[i] for i in _kept(tables, creates, choice)])
         for choice in aims.choices
     ]
+    windows = [
+        (choice, values, [tables[choice.table].rows[i] for i in _kept(tables, creates, choice)])
+        for choice, values in aims.windows
+    ]
     made = []
     for number in range(count):
         rng = random.Random(f"{seed}:{number}")
-        rows = _neighbour(tables, aims, rng)
+        rows = _neighbour(tables, aims, windows, rng)
         made.append(dump(schema, admitted(tables, rows, creates, engine), engine))
     maker = _Neighbour(tables, random.Random(f"{seed}:choices"), drop=False)
     maker.choices(kept)
@@ -173,6 +177,10 @@ def _around(value: object, kind: str) -> list[object]:  # noqa: PLR0911 - one an
     return [value]
 
 
+_Window = tuple[Choice, tuple[object, ...], list[list[object]]]
+"""A window's column and conditions, its literals, and the visible rows that meet its conditions."""
+
+
 def _kept(tables: dict[str, Table], creates: Sequence[exp.Expr], choice: Choice) -> list[int]:
     """Positions of the visible rows that meet the other conditions of ``choice``'s query."""
     return satisfying(tables, creates, choice.table, choice.alias, choice.conditions)
@@ -190,11 +198,12 @@ def _choice_values(column: Column, rows: Sequence[Sequence[object]], index: int)
 
 
 def _neighbour(
-    tables: dict[str, Table], aims: Targets, rng: random.Random
+    tables: dict[str, Table], aims: Targets, windows: Sequence[_Window], rng: random.Random
 ) -> list[tuple[str, list[object]]]:
     """The rows of one neighbour, table by table: the visible ones kept, then the added ones."""
     maker = _Neighbour(tables, rng)
     maker.boundaries(aims)
+    maker.edges(windows)
     maker.joins(aims)
     maker.ties(aims)
     maker.nulls_and_duplicates()
@@ -306,6 +315,23 @@ class _Neighbour:
                     self.clone(name, alone, vary=True)
                 if self.rng.random() < 0.7:
                     self.clone(name, {column: value})
+
+    def edges(self, windows: Sequence[_Window]) -> None:
+        """Rows on the edges of each window, copied from rows that meet the query's other
+        conditions: a row on a boundary that the rest of the query drops anyway tells nothing
+        (a claim filed at 23:59 on the window's last day, but already assigned, left
+        ``filed_at <= '2024-09-30'`` for ``filed_at < '2024-10-01'`` unseen)."""
+        for choice, values, among in windows:
+            table = self.tables[choice.table]
+            index = table.index(choice.column)
+            if index is None or not among:
+                continue
+            kind = table.columns[index].kind
+            for value in (v for literal in values for v in _around(literal, kind)):
+                self.clone(choice.table, {choice.column: value}, among=among)
+                if self.rng.random() < 0.5:
+                    alone = {**_new_group(table, self.fresh, choice.table), choice.column: value}
+                    self.clone(choice.table, alone, vary=True, among=among)
 
     def joins(self, aims: Targets) -> None:
         """On both sides of each join: a row nothing joins, and an orphan where allowed."""
