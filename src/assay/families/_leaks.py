@@ -4,15 +4,21 @@ its cases pays for copying them).
 
 The same data written another way: JSON and TOML files that parse to the same value (minified,
 reindented, keys reordered), and text that is the same once comment lines (``#``, ``--``,
-``//``) and blank lines are left out and runs of spaces made one.
+``//``) and blank lines are left out and runs of spaces made one; and any of these hidden in a
+workspace file encoded once: reversed, gzip- or zlib-compressed, or as a run of base64 or hex
+in it (a workspace note that was the base64 of the hidden cases passed the audit).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
+import itertools
 import json
 import re
 import tomllib
+import zlib
 from collections.abc import Iterator
 
 from assay.tasks.model import Task
@@ -27,7 +33,7 @@ def hidden_copies(task: Task, *, solutions: bool = False) -> Iterator[tuple[str,
     """Each ``(workspace path, secret)`` where the workspace file holds a hidden one (the secret
     named ``hidden/PATH``); with ``solutions``, a solution's file too (``solutions/NAME/PATH``),
     for a family whose solutions are not the workspace changed."""
-    forms = {path: _forms(path, data) for path, data in task.workspace.items()}
+    forms = {path: _held(path, data) for path, data in task.workspace.items()}
     secret = {f"hidden/{path}": data for path, data in task.hidden.items()}
     if solutions:
         for label, files in task.solutions.items():
@@ -67,6 +73,40 @@ def _forms(path: str, data: bytes) -> set[object]:
     if len(words) >= MIN_BYTES:
         forms.add(("words", words))
     return forms
+
+
+MAX_DECODED = 16 * 2**20
+"""Most bytes a compressed workspace file is read to."""
+MAX_RUNS = 64
+"""Most base64 or hex runs of one file decoded."""
+_BASE64 = re.compile(rb"[A-Za-z0-9+/_-]{40,}={0,2}")
+_HEX = re.compile(rb"(?:[0-9a-fA-F]{2}){20,}")
+
+
+def _held(path: str, data: bytes) -> set[object]:
+    """The forms of a workspace file and of what it holds encoded once."""
+    held = _forms(path, data)
+    for decoded in _decodings(data):
+        held |= _forms(path, decoded)
+    return held
+
+
+def _decodings(data: bytes) -> Iterator[bytes]:
+    """``data`` reversed, decompressed, and each long run of base64 or hex in it, decoded."""
+    yield data[::-1]
+    if data[:2] == b"\x1f\x8b" or data[:1] == b"\x78":  # gzip, or zlib's usual first byte
+        with contextlib.suppress(zlib.error):
+            unpacked = zlib.decompressobj(wbits=47)  # either header
+            yield unpacked.decompress(data, MAX_DECODED)
+    for run in itertools.islice(_BASE64.finditer(data), MAX_RUNS):
+        text = run.group()
+        with contextlib.suppress(binascii.Error, ValueError):
+            if b"-" in text or b"_" in text:
+                yield base64.urlsafe_b64decode(text + b"=" * (-len(text) % 4))
+            else:
+                yield base64.b64decode(text + b"=" * (-len(text) % 4), validate=True)
+    for run in itertools.islice(_HEX.finditer(data), MAX_RUNS):
+        yield bytes.fromhex(run.group().decode("ascii"))
 
 
 def _canonical(value: object) -> str:

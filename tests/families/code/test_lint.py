@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
+
 from assay.families.code.config import Case, cases_json
 from assay.families.code.lint import lint_code_task
 from assay.tasks import Task
@@ -225,3 +228,21 @@ def test_clock_calls_are_found_through_import_aliases() -> None:
         b"    return time.localtime(values[0]), date.fromisoformat('2020-01-01'), time.gmtime(0)\n"
     )
     assert _clock_findings(converts) == []
+
+
+def test_hidden_cases_encoded_in_the_workspace_are_a_copy() -> None:
+    """A workspace note that was the base64 of the hidden cases (or the cases reversed, or
+    compressed, or hex in a comment) passed the audit: only plain copies were looked for."""
+    task = make_median_task()
+    cases = task.hidden["cases.json"]
+    encodings = {
+        "notes.txt": base64.b64encode(cases),
+        "data.txt": cases[::-1],
+        "blob.bin": gzip.compress(cases),
+        "helpers.py": b"# fixtures: " + cases.hex().encode() + b"\ndef helper():\n    pass\n",
+    }
+    for name, data in encodings.items():
+        leaky = task.model_copy(update={"workspace": {name: data}})
+        assert _errors(leaky) == [f"workspace/{name} is a copy of hidden/cases.json"], name
+    unrelated = base64.b64encode(b"nothing of the task's, long enough to be compared at all")
+    assert _errors(task.model_copy(update={"workspace": {"notes.txt": unrelated}})) == []

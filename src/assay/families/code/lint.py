@@ -23,6 +23,7 @@ import sys
 from pathlib import PurePosixPath
 
 from assay.errors import TaskFormatError
+from assay.families._leaks import hidden_copies
 from assay.families.code._codec import EncodingError, decode, encode
 from assay.families.code.checking import checker_problem
 from assay.families.code.clock import clock_reads
@@ -378,12 +379,9 @@ def _module_name(path: str) -> str:
 
 
 def _copied_hidden(task: Task) -> list[Finding]:
-    hidden = {data: path for path, data in task.hidden.items() if data.strip()}
-    return [
-        _error(f"workspace/{path} is a copy of hidden/{hidden[data]}")
-        for path, data in task.workspace.items()
-        if data in hidden
-    ]
+    """A hidden file copied into the workspace: byte for byte, written another way, or encoded
+    (see :mod:`assay.families._leaks`)."""
+    return [_error(f"workspace/{path} is a copy of {name}") for path, name in hidden_copies(task)]
 
 
 def _error(message: str, evidence: str = "") -> Finding:
