@@ -226,8 +226,13 @@ def test_clock_calls_are_found_through_import_aliases() -> None:
         b"import time\nfrom datetime import date\n"
         b"def median(values):\n"
         b"    return time.localtime(values[0]), date.fromisoformat('2020-01-01'), time.gmtime(0)\n"
+        b"def label(t):\n"
+        b"    return time.strftime('%Y', t)\n"
     )
     assert _clock_findings(converts) == []
+    formatted = b"import time\ndef median(values):\n    return time.strftime('%z')\n"
+    [(_, _, message)] = _clock_findings(formatted)
+    assert "(line 3: time.strftime('%z'))" in message
 
 
 def test_hidden_cases_encoded_in_the_workspace_are_a_copy() -> None:

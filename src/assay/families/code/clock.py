@@ -25,6 +25,8 @@ CLOCK_CALLS = frozenset(
 """Calls that read the clock whatever their arguments."""
 CLOCK_WITHOUT_ARGUMENTS = frozenset({"time.localtime", "time.gmtime", "time.ctime", "time.asctime"})
 """Calls that read the clock when given no time to convert."""
+CLOCK_WITH_ONE_ARGUMENT = frozenset({"time.strftime"})
+"""Calls that read the clock when given only a format."""
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,11 @@ def clock_reads(source: str) -> list[ClockRead]:
         if not isinstance(node, ast.Call):
             continue
         called = _qualified(node.func, names)
-        if called in CLOCK_CALLS or (
-            called in CLOCK_WITHOUT_ARGUMENTS and not node.args and not node.keywords
+        given = len(node.args) + len(node.keywords)
+        if (
+            called in CLOCK_CALLS
+            or (called in CLOCK_WITHOUT_ARGUMENTS and not given)
+            or (called in CLOCK_WITH_ONE_ARGUMENT and given == 1)
         ):
             written = ast.get_source_segment(source, node) or f"{called}()"
             reads.append(ClockRead(line=node.lineno, call=written))
