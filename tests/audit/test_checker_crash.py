@@ -76,3 +76,33 @@ def check(args, output, expected):
     findings = _findings(checker, sandbox)
     assert len(findings) == 1
     assert "bad-unsorted case-1" in findings[0].evidence
+
+
+BETWEEN = b"""
+def check(args, output, expected):
+    values = args[0]
+    if not values:
+        return output is None
+    ok = isinstance(output, (int, float)) and not isinstance(output, bool)
+    return ok and min(values) <= output <= max(values)
+"""
+TOLERANT = b"""
+import math
+def check(args, output, expected):
+    if expected is None or output is None:
+        return output is expected
+    ok = isinstance(output, (int, float)) and not isinstance(output, bool)
+    return ok and math.isclose(output, expected, rel_tol=1e-6)
+"""
+
+
+def test_a_checker_that_judges_a_property_not_the_value_needs_review(sandbox: Sandbox) -> None:
+    """A median checker that took any number between the smallest and the largest value was
+    accepted (its mutation score 0.62, and checker tasks get no sensitivity probes): the first
+    element of the list passed it. Near misses of the expected outputs show it."""
+    [finding] = _findings(BETWEEN, sandbox)
+    assert finding.severity is Severity.WARNING
+    assert finding.review
+    assert finding.message.startswith("the checker accepts near misses of the expected output")
+    assert "expected 2, accepted 3" in finding.evidence
+    assert _findings(TOLERANT, sandbox) == []  # a tolerance refuses a miss of 1% and 0.5

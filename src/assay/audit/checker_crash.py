@@ -11,9 +11,18 @@ It also times the checker on the task's own expected outputs. A checker that giv
 them within the task's limits makes every verification of the task an ``error``: that is an
 error here. One that takes more than half its time limit on them is a warning: a slower host
 would make it so.
+
+And it feeds the checker a near miss of each expected output (an int moved by one, a float by
+1% and at least 0.5, a string or a list grown by an item: close to what the sensitivity check
+puts in place of an expected value, which checker tasks do not get). A checker that accepts
+the near misses of more than half the cases may judge a property of the output rather than its
+value ("a number between the smallest and the largest" for a median, which any element
+passes): a warning that needs a person, since some properties are what the task asks.
 """
 
 from __future__ import annotations
+
+import math
 
 from assay.audit.base import AuditContext, CheckOutcome
 from assay.errors import CheckerError, TaskFormatError
@@ -21,6 +30,7 @@ from assay.families.code.checking import CheckAnswer, CheckItem, checker_problem
 from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
 from assay.families.code.family import run_cases
 from assay.families.code.outputs import Returned
+from assay.families.code.sensitivity import near_miss
 from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 
@@ -57,9 +67,12 @@ class CheckerCrashCheck:
             attempts = _known_bad_items(task, config, cases, context) + _wrong_type_items(cases)
             for items in attempts:
                 answers |= run_checker(context.sandbox, task, config, items)[0]
+            near = _near_miss_items(cases)
+            near_answers = run_checker(context.sandbox, task, config, near)[0] if near else {}
         except TaskFormatError as exc:
             return CheckOutcome(findings=[_finding(Severity.ERROR, f"cannot run: {exc}")])
-        return CheckOutcome(findings=[f for f in (slow,) if f is not None] + _findings(answers))
+        findings = [f for f in (slow,) if f is not None] + _findings(answers)
+        return CheckOutcome(findings=findings + _lenient(near, near_answers))
 
 
 def _timed(
@@ -119,6 +132,50 @@ def _wrong_type_items(cases: list[Case]) -> list[list[CheckItem]]:
             if type(output) is not type(case.expected)
         ]
         for output in WRONG_TYPES
+    ]
+
+
+MIN_NEAR_MISSES = 2
+"""Fewest cases with a near miss for the checker's leniency to say anything."""
+
+
+def _near_miss_items(cases: list[Case]) -> list[CheckItem]:
+    """A near miss of each expected output: no right answer to the case can be it."""
+    return [
+        CheckItem(f"near miss {case.id}", case.args, _close(case.expected), case.expected)
+        for case in cases
+    ]
+
+
+def _close(value: object) -> object:
+    """A wrong answer close to ``value``: a finite float moved by 1% of itself and at least
+    0.5 (far outside any tolerance a checker should allow, close enough for a property to
+    hold), anything else as the sensitivity check changes it."""
+    if isinstance(value, float) and math.isfinite(value):
+        return value + max(0.5, abs(value) / 100)
+    return near_miss(value)
+
+
+def _lenient(items: list[CheckItem], answers: dict[str, CheckAnswer]) -> list[Finding]:
+    """A finding when the checker accepted the near misses of more than half the cases."""
+    accepted = [item for item in items if (answer := answers.get(item.case_id)) and answer.passed]
+    if len(items) < MIN_NEAR_MISSES or 2 * len(accepted) <= len(items):
+        return []
+    shown = "; ".join(
+        f"{item.case_id.removeprefix('near miss ')}: expected {item.expected!r}, "
+        f"accepted {item.output!r}"
+        for item in accepted[:SHOWN]
+    )
+    return [
+        Finding(
+            check=CheckerCrashCheck.name,
+            severity=Severity.WARNING,
+            message=f"the checker accepts near misses of the expected output on {len(accepted)} "
+            f"of {len(items)} cases: it may judge a property of the output, not its value "
+            "(review it, or add cases whose near misses it must refuse)",
+            evidence=shown[:500],
+            review=True,
+        )
     ]
 
 

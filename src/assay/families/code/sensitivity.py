@@ -76,11 +76,14 @@ def _changed(case: Case) -> tuple[Case, str]:
         fields = case.model_dump(exclude={"raises"}) | {"expected": new}
         return Case.model_validate(fields), what
     old = case.expected
-    new = _other(old)
+    new = near_miss(old)
     return case.model_copy(update={"expected": new}), f"expected {_short(old)} -> {_short(new)}"
 
 
-def _other(value: object) -> object:
+def near_miss(value: object) -> object:
+    """``value`` changed so that no comparison could take one for the other: an int moved by
+    one, a finite float by more than one, a string or a list or a dict grown, a bool flipped,
+    anything else made a string."""
     changed: object
     match value:
         case bool():
