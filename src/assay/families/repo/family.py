@@ -18,6 +18,7 @@ from assay.families.code.config import CodeConfig
 from assay.families.code.family import CODEC, VerdictRecorder, assay_version
 from assay.families.code.judging import judge
 from assay.families.code.outputs import CaseOutputs, decode_outputs
+from assay.families.code.rewards import COMPILED
 from assay.families.repo.cases import (
     CASES_FILE,
     FAIL_TO_PASS,
@@ -199,10 +200,6 @@ def _start(task: Task, case_file: CaseFile, paths: Sequence[str], sandbox: Sandb
     )
     _STARTS.put(key, found)
     return found
-
-
-COMPILED = (".pyc", ".pyo", ".so", ".pyd")
-"""Endings of compiled modules, which Python imports in place of (or before) the source."""
 
 
 def submitted_project(task: Task, solution: Files) -> Files:
