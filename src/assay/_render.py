@@ -34,7 +34,9 @@ DECISION_STYLE = {
     Decision.REJECTED: "red",
     Decision.ERROR: "yellow",
 }
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Control characters, and the bidirectional ones that make text show in another order than
+it reads (a right-to-left override in a message or a path)."""
 
 
 def console(*, stderr: bool = False) -> Console:

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from html import escape
 
-from assay._render_svg import Bar, Marker, bar_chart, share_bars
+from assay._render_svg import Bar, Marker, bar_chart, escape, share_bars
 from assay.audit.drift import COPY, FAR, Drift
 from assay.audit.mutation import WEAK_SCORE
 from assay.audit.report import AuditReport, Diversity, SolutionResult, TaskAudit, summary_line
@@ -453,9 +452,8 @@ def _severity(finding: Finding) -> str:
 
 
 def _e(value: object) -> str:
-    """``value`` as HTML text; characters UTF-8 cannot hold (lone surrogates) become ``?``."""
-    text = str(value).encode("utf-8", "replace").decode("utf-8")
-    return escape(text, quote=True)
+    """``value`` as HTML text (see :func:`assay._render_svg.escape`)."""
+    return escape(value)
 
 
 _STYLE = """

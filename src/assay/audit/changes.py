@@ -88,6 +88,11 @@ def change_lines(changes: AuditChanges) -> list[str]:
         f"since audit {changes.since}: {len(changes.changes)} tasks changed, "
         f"{changes.unchanged} unchanged"
     ]
+    if _disjoint(changes):
+        lines.append(
+            f"  no task was in both audits: audit {changes.since} was of other tasks "
+            "(another directory?), so every task shows as gone or new"
+        )
     for change in changes.changes:
         before = "new" if change.before is None else change.before.value
         after = "gone" if change.after is None else change.after.value
@@ -96,3 +101,15 @@ def change_lines(changes: AuditChanges) -> list[str]:
         lines += [f"    + [{f.check}] {f.message}" for f in change.appeared]
         lines += [f"    - [{f.check}] {f.message}" for f in change.went_away]
     return lines
+
+
+def _disjoint(changes: AuditChanges) -> bool:
+    """Whether the two audits had tasks and none in common: a comparison that says nothing
+    about the tasks, only that another set was named."""
+    found = changes.changes
+    return (
+        not changes.unchanged
+        and any(c.before is None for c in found)
+        and any(c.after is None for c in found)
+        and all(c.before is None or c.after is None for c in found)
+    )

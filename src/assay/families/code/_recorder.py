@@ -19,7 +19,9 @@ source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), 
    takes (``except (ValueError, TypeError)``: ``"ValueError|TypeError"``). A result must be
    told apart from a near miss of the same type (an int off by one, a string with one more
    character, a container with one item fewer; else the check inspects properties, not the
-   value). Floats are moved by growing steps to find the tolerance the check allows; lists are
+   value). Finite floats are moved by growing steps to find the tolerance the check allows
+   (``nan`` and ``inf`` match only themselves), and a zero's sign is turned (a check that tells
+   -0.0 from 0.0 stays legacy: cases compare floats with ``==``); lists are
    reversed, and rotated, to learn whether their order matters (a check that takes the reverse
    but not a rotation wants one of two orders, which cases cannot say); and the call's list,
    dict and set arguments are changed in place after it, to learn whether the check looks at
@@ -188,7 +190,7 @@ def _record(check: "Any", function: "Any", max_calls: int) -> "list[_Call]":
     def recording(*args: "Any", **kwargs: "Any") -> "Any":
         args = _positional(function, args, kwargs)
         try:
-            call = _Call(encode(list(args)))
+            call = _Call(_encoded(list(args)))
         except EncodingError as exc:
             problems.append(f"an argument cannot be encoded ({exc})")
             call = _Call(None)
@@ -202,7 +204,7 @@ def _record(check: "Any", function: "Any", max_calls: int) -> "list[_Call]":
             call.raises = name
             raise
         try:
-            call.value = encode(result)
+            call.value = _encoded(result)
         except EncodingError as exc:
             problems.append(f"a result cannot be encoded ({exc})")
         return result
@@ -216,6 +218,22 @@ def _record(check: "Any", function: "Any", max_calls: int) -> "list[_Call]":
     if len(calls) > max_calls:
         raise _Legacy(f"the check makes {len(calls)} calls, more than {max_calls}")
     return calls
+
+
+def _encoded(value: "Any") -> object:
+    """``value`` encoded, as the record's JSON line can hold it; raises EncodingError for a
+    value that holds itself or nests past the stack, and for an integer of more than 4300
+    digits (which JSON text cannot be made of here, nor read back)."""
+    try:
+        data = encode(value)
+        json.dumps(data)
+    except RecursionError:
+        raise EncodingError("$: it holds itself, or nests too deeply") from None
+    except EncodingError:
+        raise
+    except ValueError:
+        raise EncodingError("$: an integer has more than 4300 digits") from None
+    return data
 
 
 class _Probes:
@@ -359,6 +377,14 @@ class _Probes:
                 f"the check accepts {_short(near)} where the reference returned "
                 f"{_short(value)}: it inspects properties of the result, not its value"
             )
+        signed = _signed_zeros(value)
+        if json.dumps(encode(signed)) != json.dumps(call.value) and not self.passes(
+            index, lambda: decode(encode(signed))
+        ):
+            raise _Legacy(
+                f"the check tells -0.0 from 0.0 in call {index + 1}'s result, which cases "
+                "cannot say (they compare floats with ==)"
+            )
         retyped = _retyped(value)
         if json.dumps(encode(retyped)) != json.dumps(call.value):  # 3.0 == 3: compare texts
             self.by_value.append(self.passes(index, lambda: decode(encode(retyped))))
@@ -476,10 +502,25 @@ def _change(value: "Any") -> None:
         value.add("(changed)")
 
 
-def _has_float(value: "Any") -> bool:
+def _signed_zeros(value: "Any") -> "Any":
+    """``value`` with the sign of each zero float turned (``==`` does not tell -0.0 from 0.0,
+    and neither do cases)."""
     kind = type(value)
     if kind is float:
-        return True
+        return -value if value == 0 else value
+    if kind in (list, tuple):
+        return kind(_signed_zeros(item) for item in value)
+    if kind is dict:
+        return {key: _signed_zeros(item) for key, item in value.items()}
+    return value
+
+
+def _has_float(value: "Any") -> bool:
+    """Whether ``value`` holds a finite float, whose tolerance the check may set (``nan`` and
+    ``inf`` are matched exactly)."""
+    kind = type(value)
+    if kind is float:
+        return math.isfinite(value)
     if kind in (list, tuple, set, frozenset):
         return any(_has_float(item) for item in value)
     if kind is dict:

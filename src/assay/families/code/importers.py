@@ -31,10 +31,11 @@ from assay.families.code.config import CodeConfig, code_config
 from assay.families.code.family import CODEC, CodeFamily
 from assay.families.code.problems import Problem, read_humaneval, read_mbpp
 from assay.families.code.records import NotPlainError, parse_plain
-from assay.families.code.shown import shows
+from assay.families.code.shown import argument_key, parameters, shown_arguments
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.spec import Limits, Split, TaskSpec
+from assay.tasks.taskdir import MAX_PROMPT_BYTES
 from assay.verdicts import Status
 
 __all__ = [
@@ -56,6 +57,10 @@ MAX_CALLS = 2000
 EXTRACT_LIMITS = Limits(timeout_s=60, cpu_s=60, memory_mb=1024, max_output_kb=16384)
 """Limits of the one sandbox job that records and probes a problem's check."""
 LEGACY_CHECK = "check.py"
+TOLERANCES = (1e-6, 1e-4, 1e-2)
+"""The float tolerances the recorder states (its tightest, the judge's default, it leaves out):
+a record giving another was not written by it."""
+STATUSES = ("cases", "legacy", "failed")
 
 
 class Outcome(StrEnum):
@@ -148,23 +153,26 @@ def _import_one(
     def report(outcome: Outcome, detail: str, **more: object) -> ProblemReport:
         return ProblemReport(problem.where, problem.task_id, outcome, detail, **more)  # type: ignore[arg-type]
 
-    record = _extract(problem, sandbox)
+    record = _unfit(problem) or _extract(problem, sandbox)
     if isinstance(record, str):
         return None, report(Outcome.FAILED, record)
     fooled = record.get("always_equal") if isinstance(record.get("always_equal"), bool) else None
-    status = record.get("status")
-    if status == "failed":
-        return None, report(Outcome.FAILED, str(record.get("reason", ""))[:500])
+    status = record["status"]
     try:
         task = _task(problem, slug, record)
-    except (EncodingError, ValueError, TypeError) as exc:
+        code_config(task)
+    except (EncodingError, ValueError, TypeError, InputError) as exc:
         return None, report(Outcome.FAILED, f"the recorded calls are malformed: {exc}"[:500])
     verdict = family.verify(task, task.solutions["reference"], sandbox)
+    legacy = str(record.get("reason", ""))[:300] if status == "legacy" else None
     if verdict.status is not Status.PASS:
         why = f"the task does not pass its own reference ({verdict.status.value}): "
-        return None, report(Outcome.FAILED, why + verdict.summary[:300], fooled=fooled)
-    if status == "legacy":
-        why = f"kept as a legacy in-sandbox verifier: {str(record.get('reason', ''))[:300]}"
+        why += verdict.summary[:300]
+        if legacy is not None:  # a result that cannot be encoded cannot be rebuilt for the check
+            why += f", kept as a legacy in-sandbox verifier since {legacy}"
+        return None, report(Outcome.FAILED, why, fooled=fooled)
+    if legacy is not None:
+        why = f"kept as a legacy in-sandbox verifier: {legacy}"
         return task, report(Outcome.LEGACY, why, task_id=task.id, fooled=fooled)
     count = len(record["calls"])  # type: ignore[arg-type]
     how = f"converted to {count} cases"
@@ -177,6 +185,27 @@ def _import_one(
     if rules:
         how += f"; compared as the check does: {', '.join(rules)}"
     return task, report(Outcome.CASES, how, task_id=task.id, cases=count, fooled=fooled)
+
+
+def _unfit(problem: Problem) -> str | None:
+    """Why the task ``problem`` would make could not be saved and loaded again, if it could not:
+    text UTF-8 cannot hold (a lone surrogate, which JSON can escape), or a prompt larger than a
+    task's ``prompt.md`` may be."""
+    prompt = _prompt(problem)
+    texts = {"prompt": prompt, "reference": problem.reference, "test": problem.test}
+    for field, text in texts.items():
+        try:
+            text.encode()
+        except UnicodeEncodeError as exc:
+            bad = ascii(exc.object[exc.start])[1:-1]
+            return f"its {field} holds {bad}, which UTF-8 cannot hold"
+    size = len(prompt.encode())
+    if size > MAX_PROMPT_BYTES:
+        return (
+            f"its prompt is {size:,} bytes, more than the {MAX_PROMPT_BYTES:,} a task's "
+            "prompt.md may hold"
+        )
+    return None
 
 
 def _rules(config: CodeConfig) -> list[str]:
@@ -196,7 +225,8 @@ def _rules(config: CodeConfig) -> list[str]:
 
 
 def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
-    """The recorder's record for ``problem``, or why there is none."""
+    """The recorder's record for ``problem``, of status ``cases`` or ``legacy``, or why there
+    is none."""
     nonce = f"@assay-record:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
@@ -221,8 +251,10 @@ def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
         record = parse_plain(lines[0], max_chars=64_000_000, max_depth=250)
     except NotPlainError as exc:
         return f"recording the check gave a malformed result: {exc}"
-    if not isinstance(record, dict):
+    if not isinstance(record, dict) or record.get("status") not in STATUSES:
         return "recording the check gave a malformed result"
+    if record["status"] == "failed":
+        return str(record.get("reason", ""))[:500]
     return record
 
 
@@ -233,13 +265,19 @@ def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
         config["legacy_check"] = LEGACY_CHECK
         hidden = {LEGACY_CHECK: _legacy_source(problem).encode()}
     else:
-        calls = record["calls"]
+        calls = record.get("calls")
         if not isinstance(calls, list):
             raise TypeError("calls is not a list")
-        cases = [_case(index, call, problem) for index, call in enumerate(calls)]
+        if len(calls) > MAX_CALLS:
+            raise ValueError(f"{len(calls)} calls, more than the recorder keeps ({MAX_CALLS})")
+        shown = _shown(problem)
+        cases = [_case(index, call, shown) for index, call in enumerate(calls)]
         hidden = {"cases.json": cases_json(cases, min_format=ENCODED)}
-        if isinstance(record.get("tolerance"), float):
-            config["float_tolerance"] = record["tolerance"]
+        tolerance = record.get("tolerance")
+        if tolerance is not None and tolerance not in TOLERANCES:
+            raise ValueError(f"tolerance {tolerance!r} is not one the recorder states")
+        if tolerance is not None:
+            config["float_tolerance"] = tolerance
         if record.get("unordered") is True:
             config["compare"] = "unordered"
         if record.get("containers") == "any":
@@ -273,18 +311,25 @@ def _legacy_source(problem: Problem) -> str:
     return f"{problem.prompt}\n\n{problem.test}"
 
 
-def _case(index: int, call: object, problem: Problem) -> Case:
+def _shown(problem: Problem) -> dict[str, str]:
+    """The arguments the prompt passes to the function, read once for all of a problem's calls
+    (reading them scans the whole prompt; a check makes up to :data:`MAX_CALLS` calls)."""
+    names = parameters(problem.reference, problem.entry_point)
+    return shown_arguments(problem.prompt, problem.entry_point, names, encoded=True)
+
+
+def _case(index: int, call: object, shown: dict[str, str]) -> Case:
     if not isinstance(call, dict) or not isinstance(call.get("args"), list):
         raise TypeError(f"call {index} is malformed")
     args = decode(call["args"])  # the record is the sandbox's output: read as hostile
     if not isinstance(args, list):
         raise TypeError(f"call {index} has malformed arguments")
     # an example however the prompt writes the call: spacing, quotes, keywords, 2e0 for 2.0
-    shown = shows(problem.prompt, problem.entry_point, args, problem.reference)
+    key = argument_key(args, encoded=True, case_file=False)
     fields: dict[str, object] = {
         "id": f"case-{index}",
         "args": normalize(call["args"]),
-        "example": shown,
+        "example": key is not None and key in shown,
     }
     if "raises" in call:
         fields["raises"] = call["raises"]
@@ -308,7 +353,9 @@ def report_lines(imported: Imported) -> list[str]:
     for r in imported.reports:
         weak = " (the original check passes an object equal to everything)" if r.fooled else ""
         target = f" -> {r.task_id}" if r.task_id else ""
-        lines.append(f"{r.outcome.value}: {r.where} {r.source_id}{target}: {r.detail}{weak}")
+        lines.append(
+            _one_line(f"{r.outcome.value}: {r.where} {r.source_id}{target}: {r.detail}{weak}")
+        )
     count = dict.fromkeys(Outcome, 0)
     for r in imported.reports:
         count[r.outcome] += 1
@@ -320,3 +367,11 @@ def report_lines(imported: Imported) -> list[str]:
         f"{fooled} original checks pass an object equal to everything"
     )
     return lines
+
+
+def _one_line(text: str) -> str:
+    """``text`` as one printable line: a benchmark's ids and a check's messages (a traceback)
+    may hold line breaks and terminal escapes, which must neither split the report's line nor
+    reach the terminal as commands."""
+    joined = " | ".join(part.strip() for part in text.splitlines() if part.strip())
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in joined)

@@ -36,6 +36,7 @@ from assay.tasks.taskdir import read_files, unreadable
 MAX_METADATA_BYTES = 1_000_000
 _SLUG = re.compile(r"[^a-z0-9._-]+")
 _TB_OWN = {"task.yaml", "run-tests.sh", "solution.sh", "solution.yaml"}
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def import_task_dirs(directory: Path) -> list[Task]:
@@ -222,6 +223,7 @@ def _task(
     files: tuple[Files, Files, Files | None],
 ) -> Task:
     workspace, hidden, solution = files
+    _plain_labels(directory, config, tags)
     slug = _SLUG.sub("-", directory.name.lower()).strip("-._")[:120] or "task"
     difficulty = config.difficulty if config.difficulty in ("easy", "medium", "hard") else None
     labels = [config.source, *([config.category] if config.category else []), *tags]
@@ -239,6 +241,32 @@ def _task(
         hidden=hidden,
         solutions={"reference": solution} if solution else {},
     )
+
+
+def _plain_labels(directory: Path, config: TerminalConfig, tags: tuple[str, ...]) -> None:
+    """Refuse a label that holds a control character: labels are printed as they are (the
+    import lists each task's tags), and an escape sequence in one would drive the terminal of
+    whoever imports the tasks."""
+    harbor = config.source == "harbor"
+    path = directory / ("task.toml" if harbor else "task.yaml")
+    meta = "metadata." if harbor else ""
+    labels = {
+        f"{meta}category": config.category,
+        f"{meta}difficulty": config.difficulty,
+        f"{meta}author_name": config.author,
+        "parser_name": config.parser_name,
+        "environment.docker_image": config.image,
+        **{f"{meta}tags[{index}]": tag for index, tag in enumerate(tags)},
+    }
+    for field, value in labels.items():
+        found = _CONTROL.search(value or "")
+        if found:
+            raise InputError(
+                f"holds the control character {ascii(found.group())[1:-1]}",
+                path=path,
+                field=field,
+                fix="write it as plain text",
+            )
 
 
 def _text(path: Path) -> str:
@@ -272,16 +300,24 @@ def _table(data: dict[str, Any], name: str, path: Path) -> dict[str, Any]:
 def _seconds(value: object, path: Path, field: str) -> float | None:
     if value is None:
         return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
+    seconds = _float(value)
+    if seconds is None or not math.isfinite(seconds) or seconds <= 0:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         raise InputError(
-            f"is {value!r}, not a number of seconds", path=path, field=field, fix="give seconds"
+            f"is {shown}, not a number of seconds", path=path, field=field, fix="give seconds"
         )
-    return float(value)
+    return seconds
+
+
+def _float(value: object) -> float | None:
+    """``value`` as a float if it is a number (not a bool) a float can hold: YAML and TOML
+    read integers of any size, which a float cannot."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return None
 
 
 def _optional_text(value: object) -> str | None:

@@ -1,0 +1,94 @@
+"""The reports show what a task or a candidate wrote as it is: characters that reorder the text
+around them (Trojan Source) are shown as escapes, on the page and on the terminal."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+
+from assay._render import plain
+from assay._render_html import audit_html
+from assay.audit.report import (
+    AuditReport,
+    Diversity,
+    ExploitResult,
+    MutationResult,
+    RedTeamResult,
+    SurvivingMutant,
+    TaskAudit,
+)
+from assay.findings import Decision, Finding, Severity
+from assay.verdicts import Status
+
+OVERRIDE = "\u202e"
+ISOLATE = "\u2066"
+CODE = f"if access_level != 'user{OVERRIDE} {ISOLATE}// Check if admin{ISOLATE} {OVERRIDE}':"
+
+
+def _report() -> AuditReport:
+    now = datetime.now(UTC)
+    task = TaskAudit(
+        task_id="t",
+        task_version="v",
+        path="tasks/t",
+        decision=Decision.QUARANTINED,
+        findings=(
+            Finding(
+                check="lint",
+                severity=Severity.WARNING,
+                message=f"message {CODE}",
+                evidence=f"evidence {CODE}",
+                review=True,
+            ),
+        ),
+        mutation=MutationResult(
+            killed=1,
+            errors=0,
+            score=0.5,
+            survivors=(SurvivingMutant(name="drop", diff=f"-{CODE}\n+{CODE}"),),
+        ),
+        red_team=RedTeamResult(
+            tried=1,
+            won=(
+                ExploitResult(
+                    name="x", what="w", status=Status.PASS, summary="s", code=f"--- a.py\n{CODE}"
+                ),
+            ),
+        ),
+    )
+    return AuditReport(
+        run_id="r",
+        root="tasks",
+        started_at=now,
+        finished_at=now,
+        checks=("lint",),
+        tasks=(task,),
+        diversity=Diversity(tasks=1, families={"code": 1}, tags={f"tag{OVERRIDE}": 1}),
+    )
+
+
+class _Text(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_the_html_report_shows_bidirectional_controls_as_escapes() -> None:
+    page = audit_html(_report())
+    assert OVERRIDE not in page
+    assert ISOLATE not in page
+    parser = _Text()
+    parser.feed(page)
+    text = "".join(parser.text)
+    assert text.count("\\u202e") >= 6
+    assert "\\u2066" in text
+
+
+def test_the_terminal_shows_bidirectional_controls_as_escapes() -> None:
+    shown = plain(CODE).plain
+    assert OVERRIDE not in shown
+    assert ISOLATE not in shown
+    assert "\\u202e" in shown
