@@ -3,6 +3,10 @@ arguments are the same case."""
 
 from __future__ import annotations
 
+import sys
+from types import FrameType
+
+from assay.families.code import shown
 from assay.families.code.shown import argument_key, shown_arguments, shows
 
 REFERENCE = "def split_words(text, sep=' '):\n    return text.split(sep)\n"
@@ -34,3 +38,37 @@ def test_a_keyword_is_bound_only_by_a_known_signature() -> None:
     assert not shows("f(x=1)", "f", [1], "no definition of f here")
     assert not shows("f(y=1)", "f", [1], "def f(x, y=0): ...")  # x left to no one
     assert not shows("f(*[1])", "f", [1], "def f(x): ...")
+
+
+def test_a_string_argument_may_hold_a_closing_parenthesis() -> None:
+    assert shows("f(')') and f('x)y', 2)", "f", [")"], "def f(x, y=0): ...")
+    assert shows("f(')') and f('x)y', 2)", "f", ["x)y", 2], "def f(x, y=0): ...")
+    assert not shows("f('(')", "f", ["("], "def f(x): ...")  # read as never closed
+
+
+def _lines_run(text: str) -> int:
+    """The lines of :mod:`assay.families.code.shown` that reading ``text`` runs: the work the
+    read does, counted instead of timed."""
+    counted = [0]
+
+    def trace(frame: FrameType, event: str, arg: object) -> object:
+        if frame.f_code.co_filename == shown.__file__:
+            counted[0] += event == "line"
+            return trace
+        return None
+
+    sys.settrace(trace)
+    try:
+        shown_arguments(text, "f", ("x",), encoded=True)
+    finally:
+        sys.settrace(None)
+    return counted[0]
+
+
+def test_reading_grows_with_the_text_not_with_its_square() -> None:
+    # Calls that never close, nested without end: each was read to the end of a window of
+    # 10,000 characters, one character at a time, so 20 KB of them took seconds and the
+    # largest prompt a task may have took hours.
+    for unit in ("f(", "f(f(1)"):
+        small, large = _lines_run(unit * 500), _lines_run(unit * 4000)
+        assert large < 10 * small, (unit, small, large)

@@ -12,6 +12,7 @@ that hard-codes ``2`` answers ``2.0`` too.
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import math
 import re
@@ -23,6 +24,9 @@ MAX_CALL_CHARS = 10_000
 """The longest call read from a text; a longer one is not a call a person reads as an example."""
 MAX_PARSE_TRIES = 5
 """Closing parentheses tried as a call's end (a string argument may hold parentheses)."""
+MAX_CALLS_READ = 10_000
+"""The most places a text writes the function that are read as calls: a text that writes it
+more often is not one whose examples a person reads, and each read costs a parse."""
 
 
 @dataclass(frozen=True)
@@ -52,8 +56,10 @@ def shown_calls(text: str, function: str, names: tuple[str, ...] | None) -> list
     to their places by ``names`` (the reference's parameters); a call whose keywords cannot be
     bound so, or that leaves a place empty, is left out, as is one with ``*args``."""
     calls = []
-    for match in re.finditer(rf"(?<!\w){re.escape(function)}\s*\(", text):
-        node, written = _call_at(text, match.start(), match.end() - 1)
+    ends = _Ends(text)
+    pattern = re.compile(rf"(?<!\w){re.escape(function)}\s*\(")
+    for _, match in zip(range(MAX_CALLS_READ), pattern.finditer(text), strict=False):
+        node, written = _call_at(text, match.start(), ends.after(match.end() - 1))
         if node is None or not isinstance(node.func, ast.Name) or node.func.id != function:
             continue
         args = _bound(node, names)
@@ -62,23 +68,45 @@ def shown_calls(text: str, function: str, names: tuple[str, ...] | None) -> list
     return calls
 
 
-def _call_at(text: str, start: int, opening: int) -> tuple[ast.Call | None, str]:
-    """The call written from ``start``, whose parenthesis opens at ``opening``."""
-    depth = 0
-    tries = 0
-    for end in range(opening, min(len(text), start + MAX_CALL_CHARS)):
-        char = text[end]
-        depth += char in "([{"
-        depth -= char in ")]}"
-        if char != ")" or depth > 0:
-            continue
+class _Ends:
+    """Where the calls of a text may end, found in one pass over it: for each opening
+    bracket, the bracket that closes it (any kind closes any kind, as a string argument may
+    hold one), and every closing parenthesis in order."""
+
+    def __init__(self, text: str) -> None:
+        self._closing: dict[int, int] = {}
+        self._parentheses: list[int] = []
+        open_at: list[int] = []
+        for match in re.finditer(r"[()\[\]{}]", text):
+            at = match.start()
+            if match.group() in "([{":
+                open_at.append(at)
+                continue
+            if open_at:
+                self._closing[open_at.pop()] = at
+            if match.group() == ")":
+                self._parentheses.append(at)
+
+    def after(self, opening: int) -> list[int]:
+        """The ends to try for a call whose parenthesis opens at ``opening``: the closing
+        parenthesis that matches it, then the next ones (the first may close a parenthesis a
+        string argument holds); none when nothing closes it."""
+        closing = self._closing.get(opening)
+        if closing is None:
+            return []
+        first = bisect.bisect_left(self._parentheses, closing)
+        return self._parentheses[first : first + MAX_PARSE_TRIES]
+
+
+def _call_at(text: str, start: int, ends: list[int]) -> tuple[ast.Call | None, str]:
+    """The call written from ``start`` that ends at the first of ``ends`` where it parses."""
+    for end in ends:
+        if end >= start + MAX_CALL_CHARS:
+            break
         written = text[start : end + 1]
         try:
             node = ast.parse(written, mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            tries += 1
-            if tries == MAX_PARSE_TRIES:
-                break
             continue
         return (node, written) if isinstance(node, ast.Call) else (None, written)
     return None, ""
@@ -125,7 +153,7 @@ def shown_arguments(
 def shows(text: str, function: str, args: list[object], reference: str) -> bool:
     """Whether ``text`` calls ``function`` with ``args`` (values, as a case file of format 4
     holds them once decoded), keywords bound by the signature in ``reference``: what an
-    importer marks as an example."""
+    importer marks as an example (which reads the text once for all of a problem's calls)."""
     key = argument_key(args, encoded=True, case_file=False)
     names = parameters(reference, function)
     return key is not None and key in shown_arguments(text, function, names, encoded=True)
