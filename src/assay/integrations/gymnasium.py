@@ -17,9 +17,11 @@ Which ends are which:
 - ``truncated`` with reward 0.0: the episode's budget (turns, tool calls, time) ran out first; the
   verdict is a fail, and ``info["status"]`` says ``fail``.
 - ``truncated`` with reward NaN: the verifier could not judge (the sandbox or the emulator failed;
-  ``info["status"] == "error"``). An infrastructure error is not an outcome of the agent's
-  actions, so it is never a number a learner could mistake for one: drop such episodes (the NaN
-  makes a learner that does not look fail loudly instead of learning from a false 0).
+  ``info["status"] == "error"``), or could not make the score (a rubric's judge unreachable: the
+  status stands, ``info["verdict"]["score_error"]`` says why). An infrastructure error is not an
+  outcome of the agent's actions, so it is never a number a learner could mistake for one: drop
+  such episodes (the NaN makes a learner that does not look fail loudly instead of learning from
+  a false 0).
 
 Tasks come from ``tasks=`` (a directory or a sequence of tasks), else from the directory in
 ``ASSAY_TASKS``, else a small set the family's generator makes (seed 0), so that
@@ -189,7 +191,7 @@ class AssayEnv(gymnasium.Env[str, str]):
         except SandboxError as exc:
             return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
         episode.submitted = True
-        return self._ended(judged, truncated=judged.verdict.status is Status.ERROR)
+        return self._ended(judged, truncated=not judged.verdict.scored)
 
     def _unjudged(
         self, episode: Episode, end: EndReason, status: Status, summary: str
@@ -202,9 +204,9 @@ class AssayEnv(gymnasium.Env[str, str]):
     ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         verdict = judged.verdict
         status = verdict.status
-        reward = math.nan if status is Status.ERROR else float(verdict.score)
+        reward = float(verdict.score) if verdict.scored else math.nan
         text = f"the episode has ended ({judged.end.value}): {status.value}"
-        if status is not Status.ERROR:
+        if verdict.scored:
             text += f", score {verdict.score:.2f}"
         self._last = text
         info = {

@@ -1,9 +1,10 @@
 """Completions to rewards, for trainers: each completion judged as a single-turn answer to its
 task, in the sandbox pool, many at once.
 
-An ``error`` verdict (the sandbox or the verifier failed, not the completion) is retried; one
-that persists is no reward. A trainer cannot be handed "no reward" for one completion of a batch,
-so :func:`neutral_scores` gives it the mean of the scores judged in its group (the completions of
+An ``error`` verdict (the sandbox or the verifier failed, not the completion), or one whose
+score could not be made (a criterion could not be judged), is retried; one that persists is no
+reward. A trainer cannot be handed "no reward" for one completion of a batch, so
+:func:`neutral_scores` gives it the mean of the scores judged in its group (the completions of
 the same task in the batch): under GRPO's group-relative advantage that completion's advantage is
 zero, so it pushes the policy neither way, where a 0 would punish the model for the machine's
 failure. A group with no judged completion gets 0 for all: equal rewards, zero advantages. Each
@@ -26,10 +27,10 @@ from assay.integrations._pool import shared_sandbox
 from assay.policies.messages import Message
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
-from assay.verdicts import Status, Verdict
+from assay.verdicts import Verdict
 
 RETRIES = 2
-"""Further attempts at a completion whose verdict was an error."""
+"""Further attempts at a completion whose verdict was an error or had no score."""
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,9 @@ class Judgement:
 
     @property
     def score(self) -> float | None:
-        """The verdict's score; None when it could not be judged."""
-        if self.verdict is None or self.verdict.status is Status.ERROR:
+        """The verdict's score; None when it could not be judged, or its score could not be
+        made (a rubric's judge unreachable: the status stands, the score is a placeholder 0)."""
+        if self.verdict is None or not self.verdict.scored:
             return None
         return float(self.verdict.score)
 
@@ -95,7 +97,7 @@ class Judge:
             except SandboxError as exc:
                 error = str(exc)
                 continue
-            if verdict.status is not Status.ERROR:
+            if verdict.scored:
                 return Judgement(task_id, verdict, attempt)
             error = verdict.summary
         return Judgement(task_id, None, self.retries + 1, error or "the verifier failed")

@@ -17,6 +17,7 @@ again in the trainer as a ``RayTaskError`` that is also a ``RewardError``).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -48,31 +49,42 @@ def compute_score_batch(
     extra_infos: Sequence[Mapping[str, Any] | None],
     **_: Any,
 ) -> list[dict[str, Any]]:
-    """The scores of a batch, judged concurrently; see the module's docstring."""
+    """The scores of a batch, judged concurrently, each row against the task set its own
+    ``extra_info`` names; see the module's docstring."""
     task_ids = [str(truth) for truth in ground_truths]
+    solutions = [str(s) for s in solution_strs]
     infos = list(extra_infos) if extra_infos is not None else [None] * len(task_ids)
-    judge = _judge(infos[0] if infos else None)
-    judgements = judge.judge(task_ids, [str(s) for s in solution_strs])
-    scores = neutral_scores(judgements, task_ids)
+    wheres = [_tasks_dir(info) for info in infos]
+    judgements: dict[int, Judgement] = {}
+    for where in dict.fromkeys(wheres):
+        rows = [row for row, its in enumerate(wheres) if its == where]
+        judged = judge_for(where).judge([task_ids[r] for r in rows], [solutions[r] for r in rows])
+        judgements.update(zip(rows, judged, strict=True))
+    ordered = [judgements[row] for row in range(len(task_ids))]
+    scores = neutral_scores(ordered, list(zip(wheres, task_ids, strict=True)))
     return [
         _details(j, score, source)
-        for j, score, source in zip(judgements, scores, data_sources, strict=True)
+        for j, score, source in zip(ordered, scores, data_sources, strict=True)
     ]
 
 
 def _judge(extra_info: Mapping[str, Any] | None) -> Judge:
+    return judge_for(_tasks_dir(extra_info))
+
+
+def _tasks_dir(extra_info: Mapping[str, Any] | None) -> str:
+    """The task set a row is judged against: its own ``tasks_dir``, else ``ASSAY_TASKS`` (a
+    batch may mix rows of several sets, each judged against its own)."""
     where = (extra_info or {}).get("tasks_dir")
     if where:
-        return judge_for(str(where))
-    import os  # noqa: PLC0415
-
+        return str(where)
     if not os.environ.get("ASSAY_TASKS"):
         raise InputError(
             "no task set: extra_info has no tasks_dir and ASSAY_TASKS is not set",
             field="tasks",
             fix="set ASSAY_TASKS to the directory the dataset was exported from",
         )
-    return judge_for(os.environ["ASSAY_TASKS"])
+    return os.environ["ASSAY_TASKS"]
 
 
 def _details(judgement: Judgement, score: float, data_source: str) -> dict[str, Any]:

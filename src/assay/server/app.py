@@ -29,7 +29,6 @@ from assay.server.models import (
     CreateSession,
     Health,
     Problem,
-    StepResult,
     TaskList,
     ToolCallRequest,
 )
@@ -128,27 +127,30 @@ class _Api:
 
     async def reset(self, request: Request) -> Response:
         session = self._session(request)
-        body = await _body(request, self.manager.limits.max_body_bytes)
-        if body.strip():
-            task = self.manager.choose(_parse(body, CreateSession))
-        elif session.episode is not None:
-            task = session.episode.task
-        else:
-            raise RefusedError(422, "invalid", "give task_id or sample to start the first episode")
-        return _json(await self._call(session, lambda: session.reset(task)))
+        async with self._turn(session):
+            body = await _body(request, self.manager.limits.max_body_bytes)
+            if body.strip():
+                task = self.manager.choose(_parse(body, CreateSession))
+            elif session.episode is not None:
+                task = session.episode.task
+            else:
+                raise RefusedError(
+                    422, "invalid", "give task_id or sample to start the first episode"
+                )
+            return _json(await run_in_threadpool(session.reset, task))
 
     async def step(self, request: Request) -> Response:
         session = self._session(request)
-        call = await self._model(request, ToolCallRequest)
-        result: StepResult = await self._call(
-            session, lambda: session.step(call.tool, call.arguments)
-        )
-        return _json(result)
+        async with self._turn(session):
+            call = await self._model(request, ToolCallRequest)
+            result = await run_in_threadpool(session.step, call.tool, call.arguments)
+            return _json(result)
 
     async def submit(self, request: Request) -> Response:
         session = self._session(request)
-        await _body(request, self.manager.limits.max_body_bytes)
-        return _json(await self._call(session, session.submit))
+        async with self._turn(session):
+            await _body(request, self.manager.limits.max_body_bytes)
+            return _json(await run_in_threadpool(session.submit))
 
     async def websocket(self, websocket: WebSocket) -> None:
         await openenv_session(websocket, self.manager, self._call)
@@ -160,10 +162,20 @@ class _Api:
         return _parse(await _body(request, self.manager.limits.max_body_bytes), model)
 
     async def _call(self, session: Session, work: Callable[[], T]) -> T:
-        """Run ``work`` on a worker thread, the session marked busy (not reclaimed) meanwhile."""
+        """Run ``work`` on a worker thread in the session's turn (see :meth:`_turn`)."""
+        async with self._turn(session):
+            return await run_in_threadpool(work)
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, session: Session) -> AsyncIterator[None]:
+        """The session's turn, the session marked busy (not reclaimed) meanwhile. Calls piled
+        on one session wait here, on the event loop: they take no worker thread, which every
+        session shares, and a request's body is read only once its turn has come, so that a
+        pile of them stays in their sockets instead of in the server's memory."""
         self.manager.touch(session, +1)
         try:
-            return await run_in_threadpool(work)
+            async with session.turn:
+                yield
         finally:
             self.manager.touch(session, -1)
 

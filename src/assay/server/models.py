@@ -3,17 +3,21 @@
 Every record is a frozen pydantic model; the OpenAPI description is built from their JSON
 schemas, so the description and the validation cannot drift apart. What a client is told about a
 verdict is :class:`AgentVerdict`: status, reward and which criteria were met, never the
-evidence, which for every built-in family can name expected values (``expected 2.5, got 2``).
+evidence, which for every built-in family can name expected values (``expected 2.5, got 2``),
+nor the verifier's names for the criteria, which can say what a hidden check probes.
 """
 
 from __future__ import annotations
 
 import math
+import re
+from collections import Counter
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from assay.verdicts import Status, Verdict
+from assay.verdicts import Criterion, Status, Verdict
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 Number = Annotated[float, Strict()]
@@ -128,7 +132,11 @@ class AgentCriterion(BaseModel):
 
     model_config = _FROZEN
 
-    name: str = Field(description="Stable name of the check, e.g. the test case id.")
+    name: str = Field(
+        description="Stable name of the check within the task: its kind and its place among "
+        "the checks of that kind (case-01, reachability-03). The verifier's own names stay on "
+        "the server: they can say what a hidden check probes."
+    )
     kind: str = Field(description="What judged it: case, correctness, runtime, database, ...")
     part: Literal["check", "rubric"] = Field(
         description="check: decides the status; rubric: score."
@@ -156,26 +164,51 @@ class AgentVerdict(BaseModel):
 
     @classmethod
     def of(cls, verdict: Verdict) -> AgentVerdict:
-        """The agent's view of ``verdict``: evidence, logs and the judges' records left out."""
+        """The agent's view of ``verdict``: evidence, logs and the judges' records left out,
+        and the criteria named by kind and place (in the summary too)."""
+        names = _places(verdict.criteria)
         return cls(
             task_id=verdict.task_id,
             status=verdict.status,
             reward=verdict.score if verdict.scored else None,
-            summary=verdict.summary[:500],
+            summary=_renamed(verdict.summary[:2000], verdict.criteria, names)[:500],
             criteria=tuple(
                 AgentCriterion(
-                    name=criterion.name,
+                    name=name,
                     kind=criterion.kind,
                     part=criterion.part,
                     passed=criterion.passed,
                     weight=criterion.weight,
                     error=criterion.error is not None,
                 )
-                for criterion in verdict.criteria
+                for name, criterion in zip(names, verdict.criteria, strict=True)
             ),
             family=verdict.versions.family,
             task_version=verdict.versions.task,
         )
+
+
+def _places(criteria: Sequence[Criterion]) -> list[str]:
+    """Each criterion's name for the agent: its kind and its place among those of its kind.
+    The verifier's names are hidden data ("the web pods reach 8025" names a port probed)."""
+    seen: Counter[str] = Counter()
+    names = []
+    for criterion in criteria:
+        seen[criterion.kind] += 1
+        names.append(f"{criterion.kind}-{seen[criterion.kind]:02d}")
+    return names
+
+
+def _renamed(summary: str, criteria: Sequence[Criterion], names: Sequence[str]) -> str:
+    """``summary`` with each criterion's own name, where it stands as a word of its own,
+    replaced by the agent's (a family's summary may list the checks that failed by name); the
+    longest first, so that none is left in part."""
+    pairs = sorted(zip(criteria, names, strict=True), key=lambda pair: -len(pair[0].name))
+    for criterion, name in pairs:
+        if criterion.name:
+            alone = re.compile(rf"(?<![\w-]){re.escape(criterion.name)}(?![\w-])")
+            summary = alone.sub(name, summary)
+    return summary
 
 
 class StepResult(BaseModel):

@@ -74,7 +74,11 @@ async def _serve(
         except (ValueError, RecursionError) as exc:
             await _send_error(websocket, f"Invalid JSON: {str(exc)[:200]}", "INVALID_JSON")
             continue
-        kind = message.get("type") if isinstance(message, dict) else None
+        if not isinstance(message, dict):
+            what = 'a message is a JSON object: {"type": ..., "data": {...}}'
+            await _send_error(websocket, what, "VALIDATION_ERROR")
+            continue
+        kind = message.get("type")
         if kind == "close":
             return
         try:

@@ -10,6 +10,7 @@ verifier in a fresh sandbox job, and only its agent view (:class:`AgentVerdict`)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
@@ -21,6 +22,8 @@ from typing import Any
 
 from assay.episodes import EndReason, Episode, Judged
 from assay.errors import AssayError, InputError
+from assay.families import family_of
+from assay.families.base import gives_tools
 from assay.policies.messages import ToolCall
 from assay.sandbox.protocol import Sandbox
 from assay.server.models import (
@@ -79,6 +82,10 @@ class Session:
     closed: bool = False
     busy: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    turn: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Held by the request whose turn it is (reading its body, then its call on a worker
+    thread): the session's other requests wait on the event loop, not on worker threads that
+    every session shares, and with their bodies still unread."""
 
     def reset(self, task: Task) -> Observation:
         """Start a fresh episode of ``task``; the previous one, if any, is released."""
@@ -220,7 +227,10 @@ class SessionManager:
         pass_rates: Mapping[str, float] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.tasks = {task.id: task for task in tasks}
+        self.tasks = {task.id: task for task in tasks if gives_tools(family_of(task))}
+        self.unoffered = {task.id: task.family for task in tasks if task.id not in self.tasks}
+        """Tasks of the set that no session can attempt (their family gives agents no tools),
+        by id: their family, to say why when one is asked for."""
         self.sandbox = sandbox
         self.limits = limits or ServerLimits()
         self.pass_rates = dict(pass_rates or {})
@@ -305,13 +315,19 @@ class SessionManager:
         if request.task_id is not None:
             task = self.tasks.get(request.task_id)
             if task is None:
-                raise RefusedError(404, "unknown_task", f"no task {request.task_id[:200]!r} here")
+                raise RefusedError(404, "unknown_task", self._not_offered(request.task_id))
             return task
         sample = request.sample or SamplingSpec()
         try:
             return draw(list(self.tasks.values()), sample, self.pass_rates)
         except AssayError as exc:
             raise RefusedError(404, "no_task", str(exc)) from None
+
+    def _not_offered(self, task_id: str) -> str:
+        family = self.unoffered.get(task_id)
+        if family is None:
+            return f"no task {task_id[:200]!r} here"
+        return f"task {task_id!r} is not offered: its family {family!r} gives agents no tools"
 
     def task_infos(self) -> list[TaskInfo]:
         """Every task offered, without prompt or hidden files."""
