@@ -43,6 +43,15 @@ class Raw:
     """A 200 answer with this body, verbatim (for malformed answers)."""
 
     body: bytes
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class Trickle:
+    """A well-formed answer sent one byte every ``pause_s``, so that no single read waits long."""
+
+    reply: Reply
+    pause_s: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -50,7 +59,7 @@ class Drop:
     """The connection closed without an answer."""
 
 
-Action = Reply | Status | Raw | Drop
+Action = Reply | Status | Raw | Trickle | Drop
 
 
 def call(name: str, **arguments: object) -> tuple[str, str]:
@@ -64,6 +73,8 @@ class ModelServer:
 
     base_url: str
     models: list[str] = field(default_factory=lambda: ["served-model-v1"])
+    models_answer: Raw | None = None
+    """When set, what ``/v1/models`` answers instead of the list of ``models``."""
     script: list[Action] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -122,6 +133,10 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             if self.path.rstrip("/") != "/v1/models":
                 self._send(404, {"error": {"message": "not found"}})
                 return
+            if server.models_answer is not None:
+                answer = server.models_answer
+                self._send_bytes(200, answer.body, content_type=answer.content_type)
+                return
             data = [{"id": m, "object": "model", "owned_by": "test"} for m in server.models]
             self._send(200, {"object": "list", "data": data})
 
@@ -136,7 +151,9 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 error = {"error": {"message": action.message, "type": "test", "code": None}}
                 self._send(action.code, error, action.headers)
             elif isinstance(action, Raw):
-                self._send_bytes(200, action.body)
+                self._send_bytes(200, action.body, content_type=action.content_type)
+            elif isinstance(action, Trickle):
+                self._trickle(json.dumps(_completion(action.reply)).encode(), action.pause_s)
             elif isinstance(action, Drop):
                 self.close_connection = True
             else:
@@ -146,12 +163,29 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
         def _send(self, code: int, data: object, headers: tuple[tuple[str, str], ...] = ()) -> None:
             self._send_bytes(code, json.dumps(data).encode(), headers)
 
+        def _trickle(self, payload: bytes, pause_s: float) -> None:
+            try:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                for byte in payload:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(pause_s)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up
+
         def _send_bytes(
-            self, code: int, payload: bytes, headers: tuple[tuple[str, str], ...] = ()
+            self,
+            code: int,
+            payload: bytes,
+            headers: tuple[tuple[str, str], ...] = (),
+            content_type: str = "application/json",
         ) -> None:
             try:
                 self.send_response(code)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(payload)))
                 for name, value in headers:
                     self.send_header(name, value)

@@ -171,9 +171,6 @@ def test_a_misconfigured_endpoint_is_not_retried_and_not_a_fail(
         (Reply(content="  \n"), "the model gave an empty answer"),
         (Reply(content=None, refusal="I can't help"), "the model refused: I can't help"),
         (Raw(b'{"id": "x", "object": "chat.completion", "choices": [], "model": "m"}'), None),
-        (Raw(b"[1, 2]"), None),
-        (Raw(b'"a chat completion"'), None),
-        (Raw(b'{"choices": {"0": {"message": {"content": "hi"}}}}'), None),
         (Raw(b'{"choices": [{"message": "hi"}]}'), "the model gave an empty answer"),
         (
             Raw(b'{"choices": [{"message": {"content": 7, "tool_calls": {"a": 1}}}]}'),

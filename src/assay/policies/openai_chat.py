@@ -1,11 +1,12 @@
 """``openai:MODEL``: a model behind any OpenAI-compatible chat-completions endpoint.
 
 vLLM, SGLang, llama.cpp's server, Ollama and hosted APIs all speak it. Outcomes are split the way
-scoring needs them: transport failures, 5xx, 408/409/429 and timeouts are retried with backoff and,
-once the retries are spent, raised as :class:`PolicyError` (infrastructure: the episode is an
-``error``, never scored). What the model itself does (a refusal, a context too long for it, an
-empty answer) comes back as a turn with ``failure`` set, and the episode ends as ``fail``: a policy
-must not be able to turn its failures into errors and so raise its pass rate.
+scoring needs them: transport failures, 5xx, 408/409/429, timeouts and 200s that are no chat
+completion (a gateway's page or error object) are retried with backoff and, once the retries are
+spent, raised as :class:`PolicyError` (infrastructure: the episode is an ``error``, never scored).
+What the model itself does (a refusal, a context too long for it, an empty answer) comes back as a
+turn with ``failure`` set, and the episode ends as ``fail``: a policy must not be able to turn its
+failures into errors and so raise its pass rate.
 
 Sample ``i`` of a task is asked with the seed ``seed + i`` (:meth:`OpenAIPolicy.for_sample`), so
 the k samples of one task differ even under a server that is deterministic for a given seed; the
@@ -20,9 +21,10 @@ import copy
 import json
 import os
 import random
+import re
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import openai
@@ -37,6 +39,13 @@ REFUSED_STATUS = frozenset({400, 413, 422})
 """Statuses that mean the conversation itself was refused (too long, malformed): the policy's."""
 MAX_TEXT_CHARS = 200_000
 MAX_TOOL_CALLS = 64
+MAX_TOKEN_COUNT = 10**12
+"""Token counts above this are not counts (a database column of 64 bits could not sum them)."""
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class NotACompletionError(ValueError):
+    """A 200 answer that is not a chat completion: a proxy's page, an error object, garbage."""
 
 
 class OpenAIPolicy:
@@ -115,13 +124,7 @@ class OpenAIPolicy:
         retries = 0
         while True:
             try:
-                async with self._clients.slot() as client:
-                    response = await client.post(
-                        "/chat/completions",
-                        cast_to=object,
-                        body=body,
-                        options={"timeout": self.timeout_s},
-                    )
+                response = await self._post(body)
                 break
             except openai.APIStatusError as exc:
                 if exc.status_code in REFUSED_STATUS:
@@ -129,9 +132,9 @@ class OpenAIPolicy:
                 if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
                     raise PolicyError(_status_line(exc, self.base_url)) from None
                 failure: Exception = exc
-            except openai.APIConnectionError as exc:
+            except (openai.APIConnectionError, TimeoutError) as exc:
                 failure = exc
-            except ValueError as exc:  # a body that is not JSON
+            except (ValueError, RecursionError) as exc:  # a body that is not a chat completion
                 failure = exc
             if retries >= self.retries:
                 raise _exhausted(failure, self.base_url, retries) from None
@@ -139,16 +142,49 @@ class OpenAIPolicy:
             retries += 1
         return self._turn(response, started, retries)
 
+    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One request, cut off ``timeout_s`` after it was sent whatever the server does (the
+        client's own timeout bounds each read, which a server sending a byte at a time never
+        passes). Raises :class:`NotACompletionError` for a 200 that is not a chat completion:
+        a body that is not JSON (whatever its content type, which the client reads it by), or
+        JSON without a list of choices (a gateway's error object); it is retried as the
+        server's failure, never taken for the model's."""
+        async with self._clients.slot() as client:
+            async with asyncio.timeout(self.timeout_s):
+                response = await client.post(
+                    "/chat/completions",
+                    cast_to=object,
+                    body=body,
+                    options={"timeout": self.timeout_s},
+                )
+        if not isinstance(_field(response, "choices"), list):
+            error = _field(_field(response, "error"), "message")
+            said = f": {_brief(error)}" if isinstance(error, str) else ""
+            raise NotACompletionError(f"an answer without choices{said}")
+        return cast(dict[str, Any], response)
+
     async def check(self) -> list[str]:
         """The models the endpoint serves. Raises :class:`ModelUnreachableError` when nothing
         answers there, :class:`PolicySpecError` when it does not serve this policy's model."""
+        wait = min(self.timeout_s, 30.0)
         try:
-            page = await self._clients.client().models.list(timeout=min(self.timeout_s, 30.0))
-        except openai.APIConnectionError as exc:
+            async with asyncio.timeout(wait):
+                page = await self._clients.client().get(
+                    "/models", cast_to=object, options={"timeout": wait}
+                )
+        except (openai.APIConnectionError, TimeoutError) as exc:
             raise _exhausted(exc, self.base_url, 0) from None
         except openai.APIStatusError as exc:
             raise PolicyError(_status_line(exc, self.base_url)) from None
-        served = [model.id for model in page.data]
+        except (ValueError, RecursionError):
+            page = None
+        served = _model_ids(page)
+        if served is None:
+            raise PolicyError(
+                f"the model endpoint at {self.base_url} answered the list of models with "
+                "something that is not one (is --base-url the API's root, such as "
+                "http://localhost:8000/v1?)"
+            )
         if served and self.model not in served:
             raise PolicySpecError(
                 f"{self.base_url} does not serve {self.model!r}",
@@ -254,6 +290,15 @@ def _field(value: object, name: str) -> Any:
     return value.get(name) if isinstance(value, dict) else None
 
 
+def _model_ids(page: object) -> list[str] | None:
+    """The ids of a list of models, read as untrusted data; None when ``page`` is not one (a web
+    page, an error object: the base URL is not an OpenAI-compatible API's)."""
+    data = _field(page, "data")
+    if not isinstance(data, list):
+        return None
+    return [_clean(model_id) for item in data if isinstance(model_id := _field(item, "id"), str)]
+
+
 def _message(response: object) -> tuple[Message, str | None]:
     choices = _field(response, "choices")
     if not isinstance(choices, list) or not choices:
@@ -291,13 +336,13 @@ def _arguments_text(arguments: object) -> str:
     """Arguments as JSON text: servers that send an object get it encoded; anything else is
     kept as text the tool will refuse."""
     if isinstance(arguments, str):
-        return arguments[:MAX_TEXT_CHARS]
+        return _clean(arguments[:MAX_TEXT_CHARS])
     if isinstance(arguments, dict):
         try:
             return json.dumps(arguments)[:MAX_TEXT_CHARS]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             pass
-    return repr(arguments)[:2000]
+    return _clean(repr(arguments)[:2000])
 
 
 def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
@@ -314,12 +359,14 @@ def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
         return PolicyError(
             f"the model endpoint at {base_url} closed the connection without an answer {tries}"
         )
-    if isinstance(failure, openai.APITimeoutError):
+    if isinstance(failure, (openai.APITimeoutError, TimeoutError)):
         return PolicyError(f"the model endpoint at {base_url} timed out {tries}")
     if isinstance(failure, openai.APIStatusError):
         return PolicyError(f"{_status_line(failure, base_url)} {tries}")
+    said = f" ({failure})" if isinstance(failure, NotACompletionError) else ""
     return PolicyError(
-        f"the model endpoint at {base_url} sent an answer that is not a chat completion {tries}"
+        f"the model endpoint at {base_url} sent an answer that is not a chat completion "
+        f"{tries}{said}"
     )
 
 
@@ -351,13 +398,23 @@ def _error_text(exc: openai.APIError) -> str:
 
 
 def _brief(text: str) -> str:
-    line = " ".join(str(text).split())
+    line = " ".join(_clean(str(text)).split())
     return line if len(line) <= 300 else f"{line[:300]}..."
 
 
 def _text(value: object, limit: int) -> str | None:
-    return value[:limit] if isinstance(value, str) else None
+    return _clean(value[:limit]) if isinstance(value, str) else None
+
+
+def _clean(text: str) -> str:
+    """``text`` with each lone surrogate (a ``\\ud800`` escape in the JSON, not a character)
+    replaced by U+FFFD: no trajectory, database or file can hold one as it is."""
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+    """A token count as sent; 0 for anything that is not one (a string, a bool, a number no
+    database column holds)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value <= MAX_TOKEN_COUNT:
+        return value
+    return 0

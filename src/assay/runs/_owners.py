@@ -1,9 +1,11 @@
-"""Who holds a lease: ``host:pid:nonce``, and whether that holder is known to be gone.
+"""Who holds a lease: ``host:pid:nonce:pidns``, and whether that holder is known to be gone.
 
-A lease ends when it expires, wherever its holder ran. A holder on this host whose process no
-longer exists is known to be gone at once, so a run resumed after a SIGKILL need not wait for
-the leases of the killed runner to expire. A holder on another host, or a process id that was
-reused, is never taken for dead: its leases simply run out.
+A lease ends when it expires, wherever its holder ran. A holder on this host and in this PID
+namespace whose process no longer exists is known to be gone at once, so a run resumed after a
+SIGKILL need not wait for the leases of the killed runner to expire. A holder on another host,
+in another PID namespace (a container that shares the host's name, as host networking does, sees
+other process ids), or a process id that was reused, is never taken for dead: its leases simply
+run out. An owner written without its namespace (``host:pid:nonce``) is judged by host and pid.
 """
 
 from __future__ import annotations
@@ -16,14 +18,17 @@ from pathlib import Path
 
 def new_owner() -> str:
     """A fresh owner id for this process."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:{_pid_namespace()}"
 
 
 def known_dead(owner: str) -> bool:
-    """Whether ``owner`` ran on this host in a process that no longer exists."""
-    host, _, rest = owner.partition(":")
-    pid_text, _, _ = rest.partition(":")
+    """Whether ``owner`` ran on this host, in this PID namespace, in a process that no longer
+    exists."""
+    parts = owner.split(":")
+    host, pid_text = parts[0], parts[1] if len(parts) > 1 else ""
     if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    if len(parts) > 3 and parts[3] != _pid_namespace():
         return False
     pid = int(pid_text)
     if pid == os.getpid():
@@ -44,3 +49,13 @@ def _is_zombie(pid: int) -> bool:
         return stat.rsplit(")", 1)[-1].split()[0] == "Z"
     except (OSError, IndexError):
         return False
+
+
+def _pid_namespace() -> str:
+    """The id of this process's PID namespace (``/proc/self/ns/pid``), or "" where it cannot
+    be read; two processes see the same process ids only when these are equal."""
+    try:
+        link = str(Path("/proc/self/ns/pid").readlink())
+    except OSError:
+        return ""
+    return link.removeprefix("pid:[").removesuffix("]")

@@ -17,11 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay.episodes.records import Mode
 from assay.errors import InputError, StoreError
 from assay.families import family_of, version_label
+from assay.families.base import gives_tools
 from assay.policies.base import Sampling
 from assay.store import NewJob, Store
 from assay.tasks.model import Task
 
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+"""A run's name, matched whole (``$`` would let a trailing newline through)."""
 
 
 class RunSpec(BaseModel):
@@ -55,7 +57,10 @@ class RunSpec(BaseModel):
         max_turns: int | None = None,
     ) -> RunSpec:
         """The spec of running ``tasks`` with ``policy``, ``k`` times each, in ``mode``, at
-        most ``max_turns`` turns an episode."""
+        most ``max_turns`` turns an episode. Raises :class:`InputError` for a task no episode
+        can be formed on (its family gives agents no tools), before any run is made of it."""
+        for task in tasks:
+            _require_episodes(task)
         versions = {task.id: task.content_version(version_label(family_of(task))) for task in tasks}
         return cls(
             tasks=versions,
@@ -83,6 +88,20 @@ class RunSpec(BaseModel):
         ]
 
 
+def _require_episodes(task: Task) -> None:
+    """Refuse ``task`` when its family gives agents no tools: every episode of it would stop
+    the run, which could then neither finish nor be resumed with these tasks."""
+    family = family_of(task)
+    if not gives_tools(family):
+        raise InputError(
+            f"task {task.id}: family {family.name!r} gives agents no tools, so no episode can "
+            "be run on it",
+            field="family",
+            fix="leave its tasks out of the run's task set (episodes run on families with "
+            "tools, such as code)",
+        )
+
+
 @dataclass(frozen=True)
 class Started:
     """The run as it starts: new, or resumed with what it already holds."""
@@ -101,7 +120,7 @@ def start_run(store: Store, name: str, spec: RunSpec) -> Started:
     Raises :class:`InputError` for a bad name, a name an audit run has, or a spec that differs
     from the run's (the message says what differs).
     """
-    if not NAME.match(name):
+    if not NAME.fullmatch(name):
         raise InputError(
             f"{name!r} is not a run name",
             field="run",

@@ -217,20 +217,21 @@ def reopen_errors(db: Database, run: str) -> int:
 
 
 def counts(db: Database, run: str, *, now: float) -> JobCounts:
-    """Where the jobs of ``run`` are."""
+    """Where the jobs of ``run`` are. A job whose lease expired is held by no one (its runner
+    was killed, or lost the store): it is counted as waiting to be claimed, not as leased."""
     rows = db.execute(
-        "SELECT state, status, not_before > ?, COUNT(*) FROM jobs WHERE run_name = ? "
-        "GROUP BY state, status, not_before > ?",
-        (now, run, now),
+        "SELECT state, status, not_before > ?, lease_expires >= ?, COUNT(*) FROM jobs "
+        "WHERE run_name = ? GROUP BY state, status, not_before > ?, lease_expires >= ?",
+        (now, now, run, now, now),
     ).fetchall()
     tally = dict.fromkeys(("total", "done", "pass", "fail", "error", "running", "waiting"), 0)
-    for state, status, waiting, number in rows:
+    for state, status, waiting, held, number in rows:
         tally["total"] += number
         if state == "done":
             tally["done"] += number
             tally[str(status)] += number
         elif state == "running":
-            tally["running"] += number
+            tally["running"] += number if held else 0
         elif waiting:
             tally["waiting"] += number
     return JobCounts(

@@ -17,6 +17,7 @@ Schema history:
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
 SCHEMA_VERSION = 4
@@ -166,8 +167,17 @@ def migrate(db: sqlite3.Connection, path: str) -> None:
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        rollback(db)
         raise
+
+
+def rollback(db: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already: on a full disk, an I/O error
+    or an interrupt it rolls the transaction back itself, and a second ``ROLLBACK`` would fail
+    and hide the error that caused it."""
+    if db.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
 
 
 def refuse_foreign(db: sqlite3.Connection, path: str) -> None:

@@ -15,14 +15,22 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
 
 from assay.audit.clearance import Clearance
 from assay.audit.report import AuditReport, TaskAudit
 from assay.episodes.records import Trajectory
 from assay.errors import StoreError
 from assay.store import _jobs
-from assay.store._schema import SCHEMA_VERSION, migrate, refuse_foreign, schema_version
+from assay.store._schema import (
+    SCHEMA_VERSION,
+    migrate,
+    refuse_foreign,
+    rollback,
+    schema_version,
+)
 from assay.store.records import (
     EpisodeTotals,
     Finished,
@@ -38,6 +46,8 @@ from assay.store.records import (
 from assay.verdicts import Verdict
 
 __all__ = ["SCHEMA_VERSION", "Store", "StoreBusyError"]
+
+R = TypeVar("R", bound=BaseModel)
 
 
 class StoreBusyError(StoreError):
@@ -319,7 +329,7 @@ class Store:
                 run_id=row[1],
                 solution=row[2],
                 sample=row[3],
-                verdict=Verdict.model_validate_json(row[4]),
+                verdict=_decoded(self.path, f"verdict {row[0]}", Verdict, row[4]),
             )
             for row in rows
         ]
@@ -331,14 +341,14 @@ class Store:
         rows, _ = self._select(
             "SELECT name, kind, created_at, finished_at, spec FROM runs ORDER BY created_at DESC"
         )
-        return [_run_record(row) for row in rows]
+        return [_run_record(self.path, row) for row in rows]
 
     def run(self, name: str) -> RunRecord | None:
         """The run called ``name``, of either kind, or None."""
         rows, _ = self._select(
             "SELECT name, kind, created_at, finished_at, spec FROM runs WHERE name = ?", (name,)
         )
-        return _run_record(rows[0]) if rows else None
+        return _run_record(self.path, rows[0]) if rows else None
 
     def create_rollout(self, name: str, spec: dict[str, Any], jobs: Sequence[NewJob]) -> None:
         """Start rollout run ``name`` with its jobs queued, atomically. Raises
@@ -415,7 +425,7 @@ class Store:
         self, run: str, *, task_id: str | None = None, sample: int | None = None
     ) -> list[StoredEpisode]:
         """The finished episodes of ``run`` in task and sample order, optionally one task's."""
-        query = "SELECT sample, record FROM trajectories WHERE run_name = ?"
+        query = "SELECT sample, record, task_id FROM trajectories WHERE run_name = ?"
         params: list[object] = [run]
         if task_id is not None:
             query += " AND task_id = ?"
@@ -426,7 +436,11 @@ class Store:
         rows, _ = self._select(query + " ORDER BY task_id, sample", params)
         return [
             StoredEpisode(
-                run_name=run, sample=row[0], trajectory=Trajectory.model_validate_json(row[1])
+                run_name=run,
+                sample=row[0],
+                trajectory=_decoded(
+                    self.path, f"the trajectory of {row[2]} sample {row[0]}", Trajectory, row[1]
+                ),
             )
             for row in rows
         ]
@@ -477,7 +491,7 @@ class Store:
                 yield self._db
                 self._db.execute("COMMIT")
             except BaseException as exc:
-                self._db.execute("ROLLBACK")
+                rollback(self._db)
                 if isinstance(exc, sqlite3.Error):
                     raise _busy_or_failed(self.path, exc) from None
                 raise
@@ -573,9 +587,35 @@ def _busy_or_failed(path: Path, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"{path}: write failed: {text}")
 
 
-def _run_record(row: Sequence[Any]) -> RunRecord:
-    return RunRecord(
-        name=row[0], kind=row[1], created_at=row[2], finished_at=row[3], spec=json.loads(row[4])
+def _run_record(path: Path, row: Sequence[Any]) -> RunRecord:
+    try:
+        return RunRecord(
+            name=row[0], kind=row[1], created_at=row[2], finished_at=row[3], spec=json.loads(row[4])
+        )
+    except ValueError as exc:
+        raise _unreadable(path, f"run {row[0]!r}", exc) from None
+
+
+def _decoded(path: Path, what: str, model: type[R], record: str) -> R:
+    """``record`` read as ``model``; a record that is not one (changed by hand, or by an assay
+    that wrote another format) is a :class:`StoreError` naming it, not a crash."""
+    try:
+        return model.model_validate_json(record)
+    except ValueError as exc:
+        raise _unreadable(path, what, exc) from None
+
+
+def _unreadable(path: Path, what: str, exc: ValueError) -> StoreError:
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "record"
+        cause = f"{where}: {first['msg']}"
+    else:
+        cause = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return StoreError(
+        f"{path}: the record of {what} cannot be read ({cause[:200]}); it was changed by "
+        "something other than this assay (restore the store from a copy, or read it with the "
+        "assay that wrote it)"
     )
 
 
