@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -141,11 +142,12 @@ def test_groups_left_by_a_dead_assay_process_are_removed(monkeypatch: pytest.Mon
     if found is None or found.version != 1:
         pytest.skip("needs writable cgroup v1 hierarchies")
     memory, pids = (found.bases[c] / "assay" for c in ("memory", "pids"))
+    here = _cgroups.pid_namespace()
     stale = [
-        memory / f"worker-{dead_pid}-0123456789ab" / "job",
-        pids / f"job-{dead_pid}-0123456789ab",
+        memory / f"worker-{dead_pid}-{here}-0123456789ab" / "job",
+        pids / f"job-{dead_pid}-0123456789ab",  # as older versions named them
     ]
-    alive = memory / f"job-{os.getpid()}-fedcba987654"
+    alive = memory / f"job-{os.getpid()}-{here}-fedcba987654"
     for path in (*stale, alive):
         path.mkdir(parents=True)
     monkeypatch.setattr(_cgroups, "_swept", False)
@@ -159,6 +161,45 @@ def test_groups_left_by_a_dead_assay_process_are_removed(monkeypatch: pytest.Mon
         for path in (*stale, stale[0].parent, alive):
             with contextlib.suppress(OSError):
                 path.rmdir()
+
+
+def test_groups_of_another_pid_namespace_are_not_judged_by_their_process_ids(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No process here has the id a group of another PID namespace names: judged by it, the
+    groups of every assay process in another container would be torn down under their jobs."""
+    found = _cgroups.layout()
+    if found is None or found.version != 1:
+        pytest.skip("needs writable cgroup v1 hierarchies")
+    foreign = found.bases["pids"] / "assay" / f"job-999999999-{_cgroups.pid_namespace() + 1}-ab"
+    foreign.mkdir(parents=True)
+    monkeypatch.setattr(_cgroups, "_swept", False)
+    try:
+        assert _cgroups.remove_stale_groups() == []
+        assert foreign.exists()
+    finally:
+        foreign.rmdir()
+
+
+def test_a_sweep_from_a_new_pid_namespace_leaves_a_live_workers_groups() -> None:
+    """The attack as it happened: an assay process started under ``unshare --pid`` swept the
+    groups, and a pool's worker in the middle of its jobs lost its own."""
+    unshare = shutil.which("unshare")
+    if unshare is None or _cgroups.layout() is None:
+        pytest.skip("needs unshare and writable cgroups")
+    group = open_job_group(64, 8, kind="worker")
+    assert group is not None
+    try:
+        code = "from assay.sandbox import _cgroups; print(len(_cgroups.remove_stale_groups()))"
+        command = [unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c", code]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+        if done.returncode != 0 and "unshare failed" in done.stderr:
+            pytest.skip(f"cannot make a PID namespace here: {done.stderr.strip()}")
+        assert done.returncode == 0, done.stderr
+        assert (group.pids / "pids.max").exists()
+        assert (group.memory / "memory.limit_in_bytes").exists()
+    finally:
+        group.close()
 
 
 def test_a_worker_job_group_sits_inside_the_worker_group() -> None:

@@ -7,9 +7,11 @@ that only per-process limits hold.
 Root makes its groups at the top of each hierarchy; another user inside the group it runs in,
 where that group is handed to it (see :class:`Layout`).
 
-Every group is named ``<kind>-<pid of the assay process>-<random>`` under ``assay/``: when an
-assay process dies without removing its groups, the next one to open a group removes them
-(:func:`remove_stale_groups`), and a test can tell its own groups from another process's.
+Every group is named ``<kind>-<pid of the assay process>-<its PID namespace>-<random>`` under
+``assay/``: when an assay process dies without removing its groups, the next one to open a group
+in the same PID namespace removes them (:func:`remove_stale_groups`), and a test can tell its
+own groups from another process's. A process in another PID namespace (a container sharing the
+host's cgroup hierarchy) cannot tell whether their owner lives, so it leaves them alone.
 On cgroup v1, TCP socket buffers are charged to the group only once its
 ``memory.kmem.tcp.limit_in_bytes`` is set, and then apart from its memory limit:
 :meth:`JobGroup.set_limits` sets them a limit of a quarter of the memory limit, so that a job
@@ -33,8 +35,9 @@ from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "assay"
-OWNED = re.compile(r"^(?:job|worker|host)-(\d+)-[0-9a-f]+$")
-"""Names of the groups assay makes; the number is the process id of the assay process."""
+OWNED = re.compile(r"^(?:job|worker|host)-(\d+)-(?:(\d+)-)?[0-9a-f]+$")
+"""Names of the groups assay makes: the process id of the assay process, the inode of its PID
+namespace (absent from the names of older versions) and a random part."""
 TCP_SHARE = 4
 """On cgroup v1, TCP buffers may take this fraction (1/4) of the memory limit on top of it."""
 _V1_TCP = ("memory.kmem.tcp.limit_in_bytes", "memory.kmem.tcp.max_usage_in_bytes")
@@ -213,7 +216,7 @@ def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> Job
     set, or ``None`` where that is not possible.
     """
     remove_stale_groups()
-    name = f"{kind}-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+    name = group_name(kind)
     found = layout()
     if found is None:
         return None
@@ -222,6 +225,19 @@ def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> Job
             return _open_v1(found, name, memory_mb, max_processes)
         return _open_v2(found, name, memory_mb, max_processes)
     return None
+
+
+def group_name(kind: str) -> str:
+    """A new group's name: see :data:`OWNED`."""
+    return f"{kind}-{os.getpid()}-{pid_namespace()}-{uuid.uuid4().hex[:12]}"
+
+
+def pid_namespace() -> int:
+    """The inode of this process's PID namespace (0 where it cannot be read)."""
+    try:
+        return Path("/proc/self/ns/pid").stat().st_ino
+    except OSError:
+        return 0
 
 
 @dataclass(frozen=True)
@@ -281,20 +297,25 @@ def _own_group(controller: str | None) -> str:
 
 
 def remove_stale_groups() -> list[Path]:
-    """Remove the groups that dead assay processes left (their owner's process id is gone),
-    killing anything still in them; once per process. Returns what was removed."""
+    """Remove the groups that dead assay processes of this PID namespace left (their owner's
+    process id is gone), killing anything still in them; once per process. Returns what was
+    removed. The process ids of another namespace mean nothing here: judged by them, every
+    living process's groups would look stale and be torn down under its running jobs."""
     global _swept  # noqa: PLW0603 - one sweep per process
     with _sweep_lock:
         if _swept:
             return []
         _swept = True
     found = layout()
+    here = str(pid_namespace())
     removed = []
     for parent in found.parents() if found else []:
         with contextlib.suppress(OSError):
             for group in parent.iterdir():
                 match = OWNED.match(group.name)
-                if match and group.is_dir() and not _alive(int(match.group(1))):
+                if not match or match.group(2) not in (None, here):
+                    continue
+                if group.is_dir() and not _alive(int(match.group(1))):
                     if not _remove_tree(group):
                         _leftovers.add(group)
                     removed.append(group)
@@ -437,7 +458,7 @@ def _unified_base() -> Path | None:
             return None
         parent = _mkdir(base / PARENT)
         if base != top:
-            leaf = _mkdir(parent / f"host-{os.getpid()}-{uuid.uuid4().hex[:12]}")
+            leaf = _mkdir(parent / group_name("host"))
             (leaf / "cgroup.procs").write_text(str(os.getpid()))
             (base / "cgroup.subtree_control").write_text("+memory +pids")
         (parent / "cgroup.subtree_control").write_text("+memory +pids")
