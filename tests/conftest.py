@@ -58,6 +58,20 @@ CASES = [
 ]
 
 
+def make_terminal_task() -> Task:
+    """A task of the one family that gives agents no tools (an imported Terminal-Bench task)."""
+    return Task(
+        spec=TaskSpec(
+            id="term-1",
+            family="terminal",
+            config={"source": "terminal-bench", "test_command": "run-tests.sh"},
+        ),
+        prompt="Create hello.txt in the working directory.\n",
+        hidden={"run-tests.sh": b"#!/bin/sh\ntest -f hello.txt\n"},
+        solutions={"reference": {"solve.sh": b"#!/bin/sh\necho hi > hello.txt\n"}},
+    )
+
+
 def make_median_task(task_id: str = "median-1", **spec: object) -> Task:
     """A small, sound code task written by hand (not by the generator). Its last case is drawn
     from the task's id (``median-1`` keeps :data:`CASES`), so that two such tasks of a set are

@@ -8,7 +8,9 @@ The library is imported inside the commands that use it, so that ``assay --help`
 from __future__ import annotations
 
 import json
+import math
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -75,27 +77,84 @@ class _StoreLocation(_PathType):
     name = "path"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
-        """The store's file; :class:`InputError` for another backend's URL or a directory."""
+        """The store's file; :class:`InputError` for another backend's URL, a directory, or a
+        file that is there and is not a SQLite database: found now, before a command works for
+        minutes only to fail to keep what it did."""
         from assay.store import store_path  # noqa: PLC0415
 
         path = value if isinstance(value, Path) else store_path(value)
         if path.is_dir():
             raise InputError("is a directory", path=path, fix="point --db at a SQLite file")
+        if not _holds_sqlite_or_nothing(path):
+            raise InputError(
+                "is not a SQLite database",
+                path=path,
+                fix="point --db at a SQLite file, or at a new path to start one",
+            )
         return path
+
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def _holds_sqlite_or_nothing(path: Path) -> bool:
+    """Whether ``path`` is missing, empty (SQLite starts a database there) or a SQLite file; a
+    FIFO or device is neither, and is not opened."""
+    try:
+        status = path.stat()
+    except OSError:
+        return True  # missing or unreachable: opening the store says why, if it matters
+    if not stat.S_ISREG(status.st_mode):
+        return False
+    if status.st_size == 0:
+        return True
+    try:
+        with path.open("rb") as opened:
+            return opened.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return True  # unreadable: a read-only command or the store names it
 
 
 _STORE = _StoreLocation()
 
 
+class _NumberRange(click.FloatRange):
+    """A float range that refuses NaN, which compares false with both bounds and so would pass
+    any range, only to fail deep in the command."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The number, or a usage error for NaN."""
+        number = super().convert(value, param, ctx)
+        if math.isnan(number):
+            self.fail(f"{value!r} is not a number.", param, ctx)
+        return number
+
+
 class _Commands(click.Group):
     """The command group; it turns whatever a command raises into one line and an exit code."""
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        """The context of ``assay``'s own options; a usage error in them is one line."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            _usage_error(exc)
+
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; click's own exceptions (usage, exit, abort) and a closed pipe
-        (``assay runs --json | head``) pass through to click, which handles them.
+        """Run the command; a usage error is one line, as any other error is; click's other
+        exceptions (exit, abort) and a closed pipe (``assay runs --json | head``) pass through
+        to click, which handles them.
         """
         try:
             return super().invoke(ctx)
+        except click.UsageError as exc:
+            _usage_error(exc)
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except BrokenPipeError:  # click quietens the pipe and exits 1
@@ -112,6 +171,15 @@ class _Commands(click.Group):
                 "please report it with the command that caused it)",
                 EXIT_INFRA,
             )
+
+
+def _usage_error(exc: click.UsageError) -> NoReturn:
+    """A wrong option, argument or command as one line naming it and where the help is; the
+    bare ``assay`` or ``assay generate`` still shows its help."""
+    if type(exc).__name__ == "NoArgsIsHelpError":  # click 8.2 on; a UsageError only by kind
+        raise exc
+    where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+    _exit(f"{exc.format_message()}{where}", exc.exit_code)
 
 
 def _exit(message: str, code: int) -> NoReturn:
@@ -805,7 +873,7 @@ def sandbox() -> None:
 @sandbox.command("run")
 @click.option(
     "--timeout",
-    type=click.FloatRange(0.01, 3600),
+    type=_NumberRange(0.01, 3600),
     default=10.0,
     show_default=True,
     help="Wall-time limit in seconds.",
@@ -1001,8 +1069,8 @@ def rollout_options(command: F) -> F:
             show_envvar=True,
             help="OpenAI-compatible endpoint of a model policy (vLLM, Ollama, ...).",
         ),
-        click.option("--temperature", type=click.FloatRange(0, 2), help="Sampling temperature."),
-        click.option("--top-p", type=click.FloatRange(0, 1, min_open=True), help="Nucleus mass."),
+        click.option("--temperature", type=_NumberRange(0, 2), help="Sampling temperature."),
+        click.option("--top-p", type=_NumberRange(0, 1, min_open=True), help="Nucleus mass."),
         click.option("--max-tokens", type=click.IntRange(1), help="Most tokens per answer."),
         click.option(
             "--seed", type=int, help="Sampling seed; sample i of each task is sent seed + i."
@@ -1437,7 +1505,7 @@ def _excluded_summary(reasons: list[str]) -> str:
 @setting_option(PORT, type=click.IntRange(0, 65535))
 @setting_option(TOKEN)
 @setting_option(MAX_SESSIONS, type=click.IntRange(1, 100000))
-@setting_option(IDLE_TIMEOUT, type=click.FloatRange(0.1, 86400))
+@setting_option(IDLE_TIMEOUT, type=_NumberRange(0.1, 86400))
 @click.option(
     "--profile",
     "profile_run",
@@ -1471,6 +1539,8 @@ def serve(
       ASSAY_TOKEN=s3cret assay serve --env-only --tasks tasks/ --host 0.0.0.0
       assay serve --env-only --tasks tasks/ --profile qwen-k8   # curricula read its pass rates
     """
+    from assay.families import get_family  # noqa: PLC0415
+    from assay.families.base import gives_tools  # noqa: PLC0415
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.server import (  # noqa: PLC0415
         ServerLimits,
@@ -1506,8 +1576,11 @@ def serve(
             pass_rates=rates,
         )
         shown = f"[{host}]" if ":" in host else host
+        offered = sum(gives_tools(get_family(task.family)) for task in taskset.tasks)
+        unoffered = len(taskset.tasks) - offered
+        left_out = f" ({unoffered} left out: no tools in their family)" if unoffered else ""
         click.echo(
-            f"serving {len(taskset.tasks)} tasks on http://{shown}:{sock.getsockname()[1]} "
+            f"serving {offered} tasks{left_out} on http://{shown}:{sock.getsockname()[1]} "
             "(OpenAPI at /openapi.json, OpenEnv at /ws); Ctrl-C stops",
             err=True,
         )

@@ -13,34 +13,22 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 
 import assay.audit.runner
 import assay.demo
 import assay.families.code.generator
-from assay.cli import BACKENDS, cli
+from assay.cli import BACKENDS
 from assay.families import get_family
 from assay.sandbox import BACKENDS as SANDBOX_BACKENDS
 from assay.sandbox import Sandbox
 from assay.store import Store
 from assay.tasks import Files, Limits, Task, load_task, save_task
 from assay.verdicts import Verdict
+from tests.cli.conftest import Invoke
 from tests.conftest import REFERENCE, make_median_task
 
-Invoke = Callable[..., Result]
 ASSAY = [sys.executable, "-m", "assay"]
-
-
-@pytest.fixture
-def invoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
-    """Run the CLI in-process in ``tmp_path``, with the store there; stderr kept apart."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ASSAY_DB", str(tmp_path / "store.db"))
-
-    def run(*args: str) -> Result:
-        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-    return run
 
 
 def one_line(result: Result) -> str:

@@ -5,37 +5,21 @@ from __future__ import annotations
 import errno
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 import assay.families.code.family
 import assay.families.code.judging
-from assay.cli import cli
 from assay.errors import SandboxError
 from assay.families.code import CodeFamily
 from assay.families.code.outputs import CaseOutputs
 from assay.sandbox.batch import Run
 from assay.tasks import save_task
+from tests.cli.conftest import Invoke
 from tests.conftest import REFERENCE, make_median_task
-
-Invoke = Callable[..., Result]
-
-
-@pytest.fixture
-def invoke(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
-    """Run the CLI in-process in ``tmp_path``, with the store there; stderr kept apart."""
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ASSAY_DB", str(tmp_path / "store.db"))
-
-    def run(*args: str) -> Result:
-        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-    return run
-
 
 MALFORMED = [
     ('{"cases": [{"id": "a", "args": [[1]]}]}', "cases[0]", "neither expected nor raises"),

@@ -11,33 +11,21 @@ import pytest
 from assay.errors import InputError
 from assay.runs import RunSpec
 from assay.store import Store
-from assay.tasks import Task, TaskSpec, save_task
+from assay.tasks import save_task
+from tests.conftest import make_terminal_task
 from tests.runs.conftest import assay, finish, median_tasks
-
-
-def _terminal_task() -> Task:
-    return Task(
-        spec=TaskSpec(
-            id="term-1",
-            family="terminal",
-            config={"source": "terminal-bench", "test_command": "run-tests.sh"},
-        ),
-        prompt="Create hello.txt in the working directory.\n",
-        hidden={"run-tests.sh": b"#!/bin/sh\ntest -f hello.txt\n"},
-        solutions={"reference": {"solve.sh": b"#!/bin/sh\necho hi > hello.txt\n"}},
-    )
 
 
 @pytest.mark.parametrize("mode", ["tools", "single"])
 def test_a_spec_with_a_task_no_episode_can_be_formed_on_is_refused(mode: str) -> None:
-    tasks = [*median_tasks(2), _terminal_task()]
+    tasks = [*median_tasks(2), make_terminal_task()]
     with pytest.raises(InputError, match=r"term-1: family 'terminal' gives agents no tools"):
         RunSpec.of(tasks, root="t", policy="reference", k=1, mode=mode)  # type: ignore[arg-type]
 
 
 def test_assay_run_refuses_it_with_exit_2_and_makes_no_run(tmp_path: Path) -> None:
     root = tmp_path / "tasks"
-    for task in [*median_tasks(2), _terminal_task()]:
+    for task in [*median_tasks(2), make_terminal_task()]:
         save_task(task, root)
     db = tmp_path / "s.db"
     code, _, err = finish(assay("run", str(root), "--policy", "reference", "--run", "r", db=db))

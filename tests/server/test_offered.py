@@ -7,28 +7,14 @@ import httpx
 import pytest
 
 from assay.sandbox import PoolSandbox
-from assay.tasks import Task, TaskSpec
-from tests.conftest import make_median_task
+from tests.conftest import make_median_task, make_terminal_task
 from tests.server.conftest import running
 
 pytestmark = pytest.mark.sandbox
 
 
-def _terminal_task() -> Task:
-    return Task(
-        spec=TaskSpec(
-            id="term-1",
-            family="terminal",
-            config={"source": "terminal-bench", "test_command": "run-tests.sh"},
-        ),
-        prompt="Create hello.txt in the working directory.\n",
-        hidden={"run-tests.sh": b"#!/bin/sh\ntest -f hello.txt\n"},
-        solutions={"reference": {"solve.sh": b"#!/bin/sh\necho hi > hello.txt\n"}},
-    )
-
-
 def test_a_task_without_tools_is_not_offered(pool: PoolSandbox) -> None:
-    tasks = [make_median_task(), _terminal_task()]
+    tasks = [make_median_task(), make_terminal_task()]
     with running(tasks, pool) as live, httpx.Client(base_url=live.url) as http:
         listed = [task["task_id"] for task in http.get("/tasks").json()["tasks"]]
         assert listed == ["median-1"]

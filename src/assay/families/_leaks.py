@@ -17,10 +17,10 @@ import contextlib
 import itertools
 import json
 import re
-import tomllib
 import zlib
 from collections.abc import Iterator
 
+from assay import _toml
 from assay.tasks.model import Task
 
 MIN_BYTES = 40
@@ -61,7 +61,7 @@ def _forms(path: str, data: bytes) -> set[object]:
         return set()
     forms: set[object] = {("bytes", data)}
     text = data.decode("utf-8", errors="replace")
-    for parse, kind in ((json.loads, "json"), (tomllib.loads, "toml")):
+    for parse, kind in ((json.loads, "json"), (_toml.loads, "toml")):
         if path.endswith(f".{kind}") or kind == "json":
             with contextlib.suppress(ValueError, TypeError, RecursionError):
                 forms.add((kind, _canonical(parse(text))))

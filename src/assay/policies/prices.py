@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay import _toml
 from assay.errors import InputError
 from assay.policies.messages import Usage
 
@@ -51,7 +51,7 @@ class PriceTable(BaseModel):
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+            data = json.loads(text) if path.suffix == ".json" else _toml.loads(text)
         except OSError as exc:
             raise InputError(f"cannot read it: {exc.strerror}", path=path) from None
         except (ValueError, RecursionError) as exc:  # TOMLDecodeError is a ValueError

@@ -10,6 +10,7 @@ from typing import Any
 import tomli_w
 from pydantic import ValidationError
 
+from assay._toml import has_long_key
 from assay.errors import InputError, TaskFormatError, UnknownFamilyError
 from assay.tasks.spec import TaskSpec
 
@@ -23,6 +24,14 @@ _SPEC_FIELDS = frozenset(TaskSpec.model_fields)
 def parse_spec(text: str, path: Path) -> TaskSpec:
     """The spec written in ``text``, the contents of ``path``; raises :class:`TaskFormatError`
     (or :class:`UnknownFamilyError`) naming ``path`` and the field, whatever the text holds."""
+    if text.startswith("\ufeff"):
+        raise TaskFormatError(
+            "starts with a byte order mark, which TOML does not allow",
+            path=path,
+            fix="save it as UTF-8 without a BOM",
+        )
+    if has_long_key(text, MAX_SPEC_NESTING + 1):  # refused unparsed: see assay._toml
+        raise _too_deep(path)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -34,11 +43,7 @@ def parse_spec(text: str, path: Path) -> TaskSpec:
             f"holds a value that cannot be read: {exc}", path=path, fix="correct the value"
         ) from None
     if data is None or not _nests_at_most(data, MAX_SPEC_NESTING):
-        raise TaskFormatError(
-            f"tables and arrays nest more than {MAX_SPEC_NESTING} levels deep",
-            path=path,
-            fix="flatten the settings, or move data into hidden/",
-        )
+        raise _too_deep(path)
     try:
         return TaskSpec.model_validate(_with_settings(data, path))
     except ValidationError as exc:
@@ -51,6 +56,14 @@ def spec_to_toml(spec: TaskSpec) -> str:
     if spec.config:
         data[spec.family] = spec.config
     return tomli_w.dumps(data)
+
+
+def _too_deep(path: Path) -> TaskFormatError:
+    return TaskFormatError(
+        f"tables and arrays nest more than {MAX_SPEC_NESTING} levels deep",
+        path=path,
+        fix="flatten the settings, or move data into hidden/",
+    )
 
 
 def _nests_at_most(data: dict[str, Any], limit: int) -> bool:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict
 
 Seconds = Annotated[float, Strict()]
 """A number of seconds: an integer or a float, never text or a boolean."""
 Count = Annotated[int, Strict()]
 """A whole number: never text, a float or a boolean (which pydantic would otherwise take as 1)."""
+Number = Annotated[float, Strict(), AllowInfNan(False)]
+"""A finite number, an integer or a float: never text, a boolean, NaN or an infinity."""
 
 
 class Split(StrEnum):

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.errors import InputError, TaskFormatError
+from assay.errors import InputError, SolutionFormatError, TaskFormatError
 from assay.tasks._spec_toml import parse_spec, spec_to_toml
 from assay.tasks.model import SOLUTION_LABEL, Files, Task
 
@@ -40,9 +40,10 @@ def unreadable(exc: OSError, path: Path) -> TaskFormatError:
 
 def _load_task(directory: Path) -> Task:
     if not directory.is_dir():
-        raise TaskFormatError(
-            "no such task directory", path=directory, fix="pass a directory holding task.toml"
-        )
+        problem = "no such task directory"
+        if directory.is_symlink():
+            problem = "is a symbolic link that leads to no directory (dangling, or a loop)"
+        raise TaskFormatError(problem, path=directory, fix="pass a directory holding task.toml")
     spec_path = directory / TASK_TOML
     spec = parse_spec(
         _read_text(
@@ -282,6 +283,31 @@ def _size(limit: int) -> str:
         if limit >= size and limit % size == 0:
             return f"{limit // size} {unit}"
     return f"{limit:,} bytes"
+
+
+def read_solution_file(path: Path, *, missing: str) -> bytes:
+    """The bytes of a solution submitted as one file, read as a task's files are: a regular file
+    of at most :data:`MAX_FILE_BYTES`, never waited on. A link to one is followed (the path is
+    the submitter's own). Anything else raises :class:`SolutionFormatError` naming ``path``;
+    ``missing`` says what to pass when there is nothing there."""
+    path = Path(path)
+    real = Path(os.path.realpath(path))
+    if real.is_symlink():
+        raise SolutionFormatError(
+            "is a symbolic link that leads back to itself", path=path, fix="pass the file itself"
+        )
+    try:
+        return _read_capped(real, MAX_FILE_BYTES, "submit a smaller file")
+    except FileNotFoundError:
+        raise SolutionFormatError("no such file or directory", path=path, fix=missing) from None
+    except TaskFormatError as exc:
+        raise SolutionFormatError(exc.problem, path=path, fix=exc.fix) from None
+    except OSError as exc:
+        raise SolutionFormatError(
+            f"cannot be read: {exc.strerror or exc}",
+            path=path,
+            fix="check the file and its permissions",
+        ) from None
 
 
 def write_files(root: Path, files: Files) -> None:

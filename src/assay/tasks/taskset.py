@@ -103,11 +103,13 @@ def _is_one_task(root: Path) -> bool:
 
 def _task_dirs(root: Path) -> list[Path]:
     """The task directories of a set: every subdirectory but hidden ones (``.git``), links to
-    directories included (to be refused by name)."""
+    directories included (to be refused by name), and so are links that lead nowhere (dangling,
+    or a loop): what was a task must not drop out of the set unsaid."""
     return [
         child
         for child in sorted(root.iterdir())
-        if child.is_dir() and not child.name.startswith(".")
+        if (child.is_dir() or (child.is_symlink() and not child.exists()))
+        and not child.name.startswith(".")
     ]
 
 

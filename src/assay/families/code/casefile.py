@@ -28,7 +28,15 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import ErrorDetails
 
 from assay.errors import TaskFormatError
@@ -36,6 +44,7 @@ from assay.families.code._codec import EncodingError, normalize
 from assay.families.code.raising import expectable
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.tasks.model import Task
+from assay.tasks.spec import Count, Number
 
 CASES_FILE = "cases.json"
 FORMAT = 4
@@ -63,7 +72,7 @@ class Case(BaseModel):
         "counts), in place of expected; several joined by | when any of them will do.",
     )
 
-    weight: float = Field(
+    weight: Number = Field(
         default=1.0,
         gt=0,
         le=1000,
@@ -86,7 +95,7 @@ class Case(BaseModel):
             raise ValueError("the case has both expected and raises")
         return self
 
-    example: bool = Field(
+    example: StrictBool = Field(
         default=False,
         description="Format 4: the prompt shows this case on purpose, as an example.",
     )
@@ -120,7 +129,9 @@ class CaseFile(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    format: int = Field(default=1, ge=1, le=FORMAT, description="Format of the file; 1 if absent.")
+    format: Count = Field(
+        default=1, ge=1, le=FORMAT, description="Format of the file; 1 if absent."
+    )
     cases: tuple[Case, ...] = Field(min_length=1, description="The hidden test cases.")
 
     @model_validator(mode="after")

@@ -21,6 +21,7 @@ from assay.families.code.casefile import (
 )
 from assay.sandbox import package_modules
 from assay.tasks.model import Task
+from assay.tasks.spec import Number
 
 __all__ = [
     "CASES_FILE",
@@ -73,7 +74,7 @@ class CodeConfig(BaseModel):
         "bytearray in the result may be part of an argument (a caller changing the result "
         "would change the input), for prompts that ask for a new, independent result.",
     )
-    float_tolerance: float | None = Field(
+    float_tolerance: Number | None = Field(
         default=None, ge=0, description="Relative and absolute float tolerance (default 1e-9)."
     )
     checker: str | None = Field(

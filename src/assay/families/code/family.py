@@ -10,7 +10,7 @@ from importlib.resources import files as package_files
 from pathlib import Path
 from typing import NamedTuple
 
-from assay.errors import SandboxError, SolutionFormatError, VerifierError
+from assay.errors import SandboxError, VerifierError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
 from assay.families.code.casefile import harness_cases_json
@@ -33,7 +33,7 @@ from assay.sandbox.batch import BATCH, Run, run_many
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
-from assay.tasks.taskdir import read_files
+from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import (
     Criterion,
     Status,
@@ -66,13 +66,11 @@ class CodeFamily:
     def load_solution(self, path: Path) -> Files:
         """A solution directory, or a single ``.py`` file taken as ``solution.py``."""
         path = Path(path)
-        if path.is_file():
-            return {"solution.py": path.read_bytes()}
         if path.is_dir():
             return read_files(path)
-        raise SolutionFormatError(
-            "no such file or directory", path=path, fix="pass solution.py or its directory"
-        )
+        return {
+            "solution.py": read_solution_file(path, missing="pass solution.py or its directory")
+        }
 
     def empty_solution(self, task: Task) -> Files:
         """The function, defined to do nothing: it accepts any arguments and returns None."""

@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from assay import _toml
 from assay.errors import TaskFormatError
 from assay.judges.model import JudgeSpec
 from assay.tasks.model import Task
@@ -118,7 +119,7 @@ class Rubric(BaseModel):
 @functools.lru_cache(maxsize=1024)
 def _parse(raw: bytes, where: str) -> tuple[Rubric, str]:
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = _toml.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise TaskFormatError("not UTF-8 text", path=where, fix="save it as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:

@@ -14,11 +14,11 @@ cannot pass through one of them.
 from __future__ import annotations
 
 import copy
-import tomllib
 from typing import Any
 
 import tomli_w
 
+from assay import _toml
 from assay.errors import TaskFormatError
 from assay.families.base import Probe
 from assay.families.config.expectations import expectations
@@ -33,7 +33,7 @@ def config_probes(task: Task) -> list[Probe]:
         expectations(task)
     except TaskFormatError:
         return []
-    data = tomllib.loads(task.hidden[EXPECTED_FILE].decode())
+    data = _toml.loads(task.hidden[EXPECTED_FILE].decode())
     probes = []
     for kind in ("reachability", "permissions", "only", "containers", "services"):
         for index, requirement in enumerate(data.get(kind, [])):

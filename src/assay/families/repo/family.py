@@ -40,7 +40,7 @@ from assay.sandbox import python_environment
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
-from assay.tasks.taskdir import read_files
+from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Criterion, Status, Verdict, Versions, met_at_start
 
 HARNESS = CODEC + package_files("assay.families.repo").joinpath("_harness.py").read_text("utf-8")
@@ -66,19 +66,14 @@ class RepoFamily:
         path = Path(path)
         if path.is_dir():
             return read_files(path)
-        if not path.is_file():
-            raise SolutionFormatError(
-                "no such file or directory",
-                path=path,
-                fix="pass the changed project's directory or a .patch file",
-            )
-        if not path.name.endswith((".patch", ".diff")):
+        missing = "pass the changed project's directory or a .patch file"
+        if path.exists() and not path.name.endswith((".patch", ".diff")):
             raise SolutionFormatError(
                 "is neither a directory nor a .patch or .diff file",
                 path=path,
                 fix="pass the changed project's directory or a unified diff named *.patch",
             )
-        data = path.read_bytes()
+        data = read_solution_file(path, missing=missing)
         try:
             parse_patch(data.decode("utf-8"), str(path))
         except UnicodeDecodeError:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.errors import TaskFormatError
 from assay.tasks.model import Task
+from assay.tasks.spec import Count, Number
 
 QUERY_FILE = "query.sql"
 """The file of a solution directory that holds its one query."""
@@ -29,16 +30,16 @@ class SqlConfig(BaseModel):
         pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.sql$",
         description="The visible database in workspace/, as SQL text (schema and rows).",
     )
-    max_rows: int = Field(
+    max_rows: Count = Field(
         default=10_000,
         ge=1,
         le=100_000,
         description="Most rows a query may return on one database; more is a failed query.",
     )
-    time_limit_s: float = Field(
+    time_limit_s: Number = Field(
         default=2.0, gt=0, le=600, description="Wall time one query may take on one database."
     )
-    float_tolerance: float = Field(
+    float_tolerance: Number = Field(
         default=DEFAULT_TOLERANCE,
         ge=0,
         le=1,
@@ -49,7 +50,7 @@ class SqlConfig(BaseModel):
         description="auto: row order matters where the reference has ORDER BY (up to ties in "
         "its keys); unordered: results always compare as multisets of rows.",
     )
-    seed: int = Field(
+    seed: Count = Field(
         default=0, description="Seed the neighbour databases were generated with (provenance)."
     )
 

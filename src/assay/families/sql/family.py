@@ -10,7 +10,7 @@ from importlib.resources import files as package_files
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.errors import SandboxError, SolutionFormatError, TaskFormatError, VerifierError
+from assay.errors import SandboxError, TaskFormatError, VerifierError
 from assay.families import version_label
 from assay.families._recent import Recent
 from assay.families.base import Exploit, Mutant
@@ -29,7 +29,7 @@ from assay.sandbox import PACKAGES_DIR, python_environment
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
-from assay.tasks.taskdir import read_files
+from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Status, Verdict, Versions
 
 if TYPE_CHECKING:
@@ -56,13 +56,9 @@ class SqlFamily:
     def load_solution(self, path: Path) -> Files:
         """A solution directory holding ``query.sql``, or a single ``.sql`` file taken as it."""
         path = Path(path)
-        if path.is_file():
-            return {QUERY_FILE: path.read_bytes()}
         if path.is_dir():
             return read_files(path)
-        raise SolutionFormatError(
-            "no such file or directory", path=path, fix="pass query.sql or its directory"
-        )
+        return {QUERY_FILE: read_solution_file(path, missing="pass query.sql or its directory")}
 
     def empty_solution(self, task: Task) -> Files:
         """A query that returns nothing at all."""

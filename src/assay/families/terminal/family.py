@@ -7,11 +7,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.errors import ContainerRequiredError, SolutionFormatError, TaskFormatError
+from assay.errors import ContainerRequiredError, TaskFormatError
 from assay.findings import Finding
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
-from assay.tasks.taskdir import read_files
+from assay.tasks.spec import Number
+from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Verdict
 
 VERSION = "1"
@@ -28,8 +29,8 @@ class TerminalConfig(BaseModel):
     test_command: str = Field(
         min_length=1, description="The test script, a path in hidden/ (run-tests.sh, test.sh)."
     )
-    agent_timeout_s: float | None = Field(default=None, gt=0, description="The agent's time.")
-    verifier_timeout_s: float | None = Field(default=None, gt=0, description="The tests' time.")
+    agent_timeout_s: Number | None = Field(default=None, gt=0, description="The agent's time.")
+    verifier_timeout_s: Number | None = Field(default=None, gt=0, description="The tests' time.")
     category: str | None = Field(default=None, description="The task's category.")
     difficulty: str | None = Field(default=None, description="Difficulty as the source says it.")
     author: str | None = Field(default=None, description="Author name or email.")
@@ -64,13 +65,9 @@ class TerminalFamily:
     def load_solution(self, path: Path) -> Files:
         """A solution directory, or a single script taken as ``solve.sh``."""
         path = Path(path)
-        if path.is_file():
-            return {SOLUTION: path.read_bytes()}
         if path.is_dir():
             return read_files(path)
-        raise SolutionFormatError(
-            "no such file or directory", path=path, fix="pass solve.sh or its directory"
-        )
+        return {SOLUTION: read_solution_file(path, missing="pass solve.sh or its directory")}
 
     def empty_solution(self, task: Task) -> Files:
         """A script that does nothing."""

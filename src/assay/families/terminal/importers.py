@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 
+from assay import _toml
 from assay.errors import InputError
 from assay.families.terminal.family import SOLUTION, TerminalConfig
 from assay.tasks.model import Files, Task
@@ -163,7 +164,7 @@ def _harbor(directory: Path) -> Task:
     path = directory / "task.toml"
     text = _text(path)
     try:
-        data = tomllib.loads(text)
+        data = _toml.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"is not TOML: {exc}", path=path, fix="repair the TOML") from None
     except RecursionError:

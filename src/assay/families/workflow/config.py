@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay.errors import TaskFormatError
 from assay.families.workflow.state import CloudState, parse_state
 from assay.tasks.model import Task
+from assay.tasks.spec import Count, Number
 
 SCRIPT = "solution.py"
 """The file of a solution directory that holds its script."""
@@ -38,15 +39,15 @@ class WorkflowConfig(BaseModel):
         "time on that state: required (a change is a fail), scored (a change lowers the score "
         "only), off.",
     )
-    rerun_weight: float = Field(
+    rerun_weight: Number = Field(
         default=1.0, ge=0, le=10, description="Weight of the idempotence criterion."
     )
-    reference_calls: int | None = Field(
+    reference_calls: Count | None = Field(
         default=None,
         ge=1,
         description="API requests the reference's first run made (recorded by the generator).",
     )
-    calls_weight: float = Field(
+    calls_weight: Number = Field(
         default=0.0,
         ge=0,
         le=10,
@@ -54,7 +55,7 @@ class WorkflowConfig(BaseModel):
         "submission's, at most 1; it counts in the score only. 0 (or no reference_calls): "
         "the count is shown, not scored.",
     )
-    seed: int = Field(default=0, description="Seed the task was generated with (provenance).")
+    seed: Count = Field(default=0, description="Seed the task was generated with (provenance).")
 
 
 def workflow_config(task: Task) -> WorkflowConfig:

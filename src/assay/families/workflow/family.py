@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.errors import SandboxError, SolutionFormatError, TaskFormatError
+from assay.errors import SandboxError, TaskFormatError
 from assay.families import version_label
 from assay.families.base import Exploit, Mutant, Probe
 from assay.families.workflow.channel import PACKAGES, run_with
@@ -29,7 +29,7 @@ from assay.sandbox import python_environment
 from assay.sandbox.conditions import environment_of
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
-from assay.tasks.taskdir import read_files
+from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_of
 
 if TYPE_CHECKING:
@@ -60,13 +60,9 @@ class WorkflowFamily:
     def load_solution(self, path: Path) -> Files:
         """A solution directory holding ``solution.py``, or a single ``.py`` file taken as it."""
         path = Path(path)
-        if path.is_file():
-            return {SCRIPT: path.read_bytes()}
         if path.is_dir():
             return read_files(path)
-        raise SolutionFormatError(
-            "no such file or directory", path=path, fix="pass solution.py or its directory"
-        )
+        return {SCRIPT: read_solution_file(path, missing="pass solution.py or its directory")}
 
     def empty_solution(self, task: Task) -> Files:
         """A script that does nothing."""
