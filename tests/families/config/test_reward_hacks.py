@@ -302,3 +302,31 @@ def test_the_red_team_tries_built_in_roles_a_cut_off_cluster_and_the_node(
     verdict = family.verify(task, exploit.files, pool)
     assert verdict.status is Status.FAIL, verdict.criteria
     assert verdict.score < 1.0
+
+
+def _declared_ports_only(task: Task) -> list[Obj]:
+    """The reference with its port range replaced by the ports the pods declare in it: what a
+    policy that read the criteria (or the cluster file) rather than the prompt would open."""
+    reference = copy.deepcopy(_reference(task))
+    for found in reference:
+        for rule_ in found["spec"].get("ingress", []):
+            for port in list(rule_.get("ports", [])):
+                if "endPort" in port:
+                    low, high = port["port"], port["endPort"]
+                    rule_["ports"] = [
+                        {"protocol": "TCP", "port": n} for n in (low, (low + high) // 2, high)
+                    ]
+    assert reference != _reference(task)
+    return reference
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_range_opened_only_on_its_declared_ports_fails(seed: int, pool: PoolSandbox) -> None:
+    # "every TCP port from 8000 to 8050": the pods declare 8000, 8025 and 8050, and a policy
+    # opening those three passed every criterion with a score of 1.0.
+    task = _task("netpol-port-range", seed)
+    verdict = family.verify(task, {"attack.yaml": _dump(_declared_ports_only(task))}, pool)
+    assert verdict.status is Status.FAIL, verdict.criteria
+    assert verdict.score < 1.0
+    reference = family.verify(task, task.solutions["reference"], pool)
+    assert reference.status is Status.PASS, reference.criteria

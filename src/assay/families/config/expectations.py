@@ -41,8 +41,9 @@ import tomllib
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from assay import _toml
 from assay.errors import TaskFormatError
 from assay.families.config.cluster import Cluster
 from assay.families.config.meaning import Meaning
@@ -60,6 +61,9 @@ from assay.tasks.model import Task
 from assay.verdicts import Criterion
 
 MAX_EVIDENCE = 5
+MAX_RANGE_PORTS = 1024
+"""The most ports one reachability requirement's range covers (each is judged for every pair of
+pods it names)."""
 """Differences named in a criterion's evidence; the rest are counted."""
 ConnectionKey = tuple[str, str, int, str]
 """A connection a requirement decides: source and destination pods, port and protocol."""
@@ -78,15 +82,42 @@ class ReachabilityCheck(BaseModel):
     name: str | None = Field(default=None, description="Criterion name; derived when omitted.")
     sources: str | list[str] = Field(alias="from", description="Source pods.")
     destinations: str | list[str] = Field(alias="to", description="Destination pods.")
-    port: int | None = Field(default=None, ge=1, le=65535, description="None: every port.")
+    port: int | None = Field(
+        default=None, ge=1, le=65535, description="None: every port the destination declares."
+    )
+    end_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="With port: every port from port to end_port, declared or not (a pod may "
+        "listen on a port it does not declare, and a policy decides it all the same).",
+    )
     protocol: Literal["TCP", "UDP", "SCTP"] = Field(default="TCP", description="With port.")
     allowed: bool = Field(description="The expected answer for every pair covered.")
+
+    @model_validator(mode="after")
+    def _range(self) -> ReachabilityCheck:
+        if self.end_port is None:
+            return self
+        if self.port is None or self.end_port < self.port:
+            raise ValueError("end_port needs a port no greater than it")
+        if self.end_port - self.port >= MAX_RANGE_PORTS:
+            raise ValueError(f"a range may cover at most {MAX_RANGE_PORTS} ports; split it")
+        return self
+
+    def ports(self) -> range | None:
+        """The port numbers the check covers; None: those the destination declares."""
+        if self.port is None:
+            return None
+        return range(self.port, (self.end_port or self.port) + 1)
 
     def label(self) -> str:
         """The criterion's name."""
         if self.name:
             return self.name
-        port = f":{self.port}/{self.protocol}" if self.port else ""
+        port = f":{self.port}" if self.port else ""
+        port += f"-{self.end_port}" if self.end_port else ""
+        port += f"/{self.protocol}" if self.port else ""
         return f"{_patterns(self.sources)} -> {_patterns(self.destinations)}{port}"
 
 
@@ -239,7 +270,7 @@ def readings(task: Task) -> dict[str, Expectations]:
 def _read(task: Task, name: str) -> Expectations:
     path = f"{task.id}/hidden/{name}"
     try:
-        found = Expectations.model_validate(tomllib.loads(task.hidden[name].decode()))
+        found = Expectations.model_validate(_toml.loads(task.hidden[name].decode()))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
         raise TaskFormatError(f"not TOML: {exc}", path=path, fix="write it as UTF-8 TOML") from None
     except ValidationError as exc:
@@ -430,8 +461,9 @@ def _pairs(
     for destination in destinations:
         pod = cluster.pod(destination)
         ports: list[tuple[int, str]]
-        if check.port is not None:
-            ports = [(check.port, check.protocol)]
+        numbers = check.ports()
+        if numbers is not None:
+            ports = [(number, check.protocol) for number in numbers]
         else:
             ports = sorted({(p.number, p.protocol) for p in pod.ports})
         for source in sources:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from assay.errors import SandboxError, SolutionFormatError, VerifierError
+from assay.errors import SandboxError, VerifierError
 from assay.families import version_label
 from assay.families._recent import Recent
 from assay.families.base import Exploit, Mutant, Probe
@@ -25,7 +25,7 @@ from assay.findings import Finding
 from assay.sandbox import python_environment
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
-from assay.tasks.taskdir import read_files
+from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import (
     Criterion,
     Status,
@@ -36,7 +36,7 @@ from assay.verdicts import (
     verdict_score,
 )
 
-VERSION = f"5+schemas-{library_version()}"
+VERSION = f"6+schemas-{library_version()}"
 """The verifier's version, with that of the schemas it validates against (they can change a
 verdict too)."""
 EMPTY_FILE = "empty.yaml"
@@ -52,13 +52,9 @@ class ConfigFamily:
     def load_solution(self, path: Path) -> Files:
         """A solution directory of YAML files, or a single YAML file taken as it is named."""
         path = Path(path)
-        if path.is_file():
-            return {path.name: path.read_bytes()}
         if path.is_dir():
             return read_files(path)
-        raise SolutionFormatError(
-            "no such file or directory", path=path, fix="pass a YAML file or its directory"
-        )
+        return {path.name: read_solution_file(path, missing="pass a YAML file or its directory")}
 
     def empty_solution(self, task: Task) -> Files:
         """A YAML file with no objects: the cluster as it is."""
