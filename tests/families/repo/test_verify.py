@@ -16,6 +16,7 @@ from click.testing import Result
 
 from assay.audit import FlakyCheck
 from assay.audit.base import AuditContext
+from assay.errors import TaskFormatError
 from assay.families._recent import Recent
 from assay.families.code.outputs import Returned
 from assay.families.repo import RepoFamily
@@ -240,3 +241,18 @@ def test_the_cases_run_in_other_orders_for_the_flaky_check(
         assert verdict.status is Status.PASS, verdict.summary
     context = AuditContext(family=FAMILY, sandbox=pool)
     assert FlakyCheck().run(decimal_comma, context).findings == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("paths", ["/etc"]), ("paths", [".", ".."]), ("tests", "../../../etc"), ("tests", "a\\..\\b")],
+)
+def test_project_paths_outside_the_project_are_refused_by_name(
+    decimal_comma: Task, field: str, value: object
+) -> None:
+    config = {**decimal_comma.spec.config, field: value}
+    task = decimal_comma.model_copy(
+        update={"spec": decimal_comma.spec.model_copy(update={"config": config})}
+    )
+    with pytest.raises(TaskFormatError, match=rf"repo\.{field}.*not a directory of the project"):
+        repo_config(task)

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import functools
 import json
+import posixpath
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from assay.errors import TaskFormatError
 from assay.families.code.config import Case
@@ -146,6 +147,27 @@ class RepoConfig(BaseModel):
         description="Weighted criteria the score is made of (the status is the cases'): see "
         "assay.families.repo.rubric. None: the score is the share of cases passed.",
     )
+
+    @field_validator("paths")
+    @classmethod
+    def _project_paths(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for path in value:
+            _inside_project(path)
+        return value
+
+    @field_validator("tests")
+    @classmethod
+    def _tests_path(cls, value: str) -> str:
+        return _inside_project(value)
+
+
+def _inside_project(path: str) -> str:
+    """``path`` if it names a directory of the project (relative, not leaving it); the
+    project is all a verification sees, so ``/etc`` or ``..`` can only be a mistake."""
+    normal = posixpath.normpath(path) if path else ""
+    if not normal or normal.startswith(("/", "../")) or normal == ".." or "\\" in path:
+        raise ValueError(f"{path!r} is not a directory of the project: give a relative path in it")
+    return path
 
 
 def repo_config(task: Task) -> RepoConfig:
