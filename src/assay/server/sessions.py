@@ -92,12 +92,18 @@ class Session:
         with self.lock:
             self._check_open()
             self._release()
+            # released: a session whose next episode fails to start holds none, not the old one
+            self.episode, self.judged, self.steps = None, None, 0
             try:
                 episode = Episode(task, self.sandbox)
             except InputError as exc:  # the server's task, not the client's request
                 raise RefusedError(500, "task_unusable", str(exc)[:500]) from None
-            start = episode.reset()
-            self.episode, self.judged, self.steps = episode, None, 0
+            try:
+                start = episode.reset()
+            except BaseException:
+                _close(episode)
+                raise
+            self.episode = episode
             messages = tuple(Message(role=m.role, content=m.content or "") for m in start.messages)
             return Observation(
                 session_id=self.id,
@@ -155,10 +161,10 @@ class Session:
 
     def state(self) -> SessionState:
         """Where the session stands."""
-        judged = self.judged
+        judged, episode = self.judged, self.episode  # read once: a close may run meanwhile
         return SessionState(
             session_id=self.id,
-            task_id=self.episode.task.id if self.episode else None,
+            task_id=episode.task.id if episode else None,
             steps=self.steps,
             done=judged is not None,
             verdict=AgentVerdict.of(judged.verdict) if judged else None,
@@ -182,11 +188,15 @@ class Session:
             raise RefusedError(404, "not_found", "no such session (closed, or reclaimed when idle)")
 
     def _release(self) -> None:
-        if self.episode is None:
-            return
-        close: Callable[[], object] | None = getattr(self.episode.toolset, "close", None)
-        if callable(close):
-            close()
+        if self.episode is not None:
+            _close(self.episode)
+
+
+def _close(episode: Episode) -> None:
+    """Release what ``episode``'s tools hold (a workflow episode's emulator)."""
+    close: Callable[[], object] | None = getattr(episode.toolset, "close", None)
+    if callable(close):
+        close()
 
 
 def _judge(episode: Episode) -> Judged:
