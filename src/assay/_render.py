@@ -8,7 +8,6 @@ Only the styles written in this module are styles.
 
 from __future__ import annotations
 
-import re
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from assay._text import escaped
 from assay.audit.drift import COPY, FAR, Drift
 from assay.audit.report import AuditReport, Diversity
 from assay.findings import Decision, Severity
@@ -34,9 +34,6 @@ DECISION_STYLE = {
     Decision.REJECTED: "red",
     Decision.ERROR: "yellow",
 }
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""Control characters, and the bidirectional ones that make text show in another order than
-it reads (a right-to-left override in a message or a path)."""
 
 
 def console(*, stderr: bool = False) -> Console:
@@ -107,8 +104,7 @@ class ProgressLines:
 
 def plain(text: object, style: str = "") -> Text:
     """``text`` as literal text: no markup, control characters written as escapes."""
-    value = _CONTROL.sub(lambda m: ascii(m.group())[1:-1], str(text))
-    return Text(value, style=style)
+    return Text(escaped(str(text)), style=style)
 
 
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}

@@ -3,21 +3,18 @@ script, font or file from anywhere else. Labels are escaped like everything else
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape as _escape
 
-BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""Characters that reorder the text around them: shown as escapes, so that code on the page
-reads as it runs (a right-to-left override can make ``a < b`` show as ``b > a``)."""
+from assay._text import BIDI_CONTROLS, escaped
 
 
 def escape(value: object) -> str:
     """``value`` as HTML text: markup escaped, bidirectional controls shown as escapes, and
     characters UTF-8 cannot hold (lone surrogates) as ``?``."""
     text = str(value).encode("utf-8", "replace").decode("utf-8")
-    return _escape(BIDI_CONTROLS.sub(lambda m: ascii(m.group())[1:-1], text), quote=True)
+    return _escape(escaped(text, BIDI_CONTROLS), quote=True)
 
 
 WIDTH = 640

@@ -1539,8 +1539,6 @@ def serve(
       ASSAY_TOKEN=s3cret assay serve --env-only --tasks tasks/ --host 0.0.0.0
       assay serve --env-only --tasks tasks/ --profile qwen-k8   # curricula read its pass rates
     """
-    from assay.families import get_family  # noqa: PLC0415
-    from assay.families.base import gives_tools  # noqa: PLC0415
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.server import (  # noqa: PLC0415
         ServerLimits,
@@ -1548,6 +1546,7 @@ def serve(
         check_binding,
         current_pass_rates,
         listen,
+        offered,
     )
     from assay.tasks import TaskSet  # noqa: PLC0415
 
@@ -1576,11 +1575,11 @@ def serve(
             pass_rates=rates,
         )
         shown = f"[{host}]" if ":" in host else host
-        offered = sum(gives_tools(get_family(task.family)) for task in taskset.tasks)
-        unoffered = len(taskset.tasks) - offered
+        served = len(offered(taskset.tasks))
+        unoffered = len(taskset.tasks) - served
         left_out = f" ({unoffered} left out: no tools in their family)" if unoffered else ""
         click.echo(
-            f"serving {offered} tasks{left_out} on http://{shown}:{sock.getsockname()[1]} "
+            f"serving {served} tasks{left_out} on http://{shown}:{sock.getsockname()[1]} "
             "(OpenAPI at /openapi.json, OpenEnv at /ws); Ctrl-C stops",
             err=True,
         )

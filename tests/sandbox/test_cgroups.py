@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from assay._namespaces import pid_namespace
 from assay.sandbox import _cgroups
 from assay.sandbox._cgroups import open_job_group
 
@@ -142,7 +143,7 @@ def test_groups_left_by_a_dead_assay_process_are_removed(monkeypatch: pytest.Mon
     if found is None or found.version != 1:
         pytest.skip("needs writable cgroup v1 hierarchies")
     memory, pids = (found.bases[c] / "assay" for c in ("memory", "pids"))
-    here = _cgroups.pid_namespace()
+    here = pid_namespace()
     stale = [
         memory / f"worker-{dead_pid}-{here}-0123456789ab" / "job",
         pids / f"job-{dead_pid}-0123456789ab",  # as older versions named them
@@ -171,7 +172,7 @@ def test_groups_of_another_pid_namespace_are_not_judged_by_their_process_ids(
     found = _cgroups.layout()
     if found is None or found.version != 1:
         pytest.skip("needs writable cgroup v1 hierarchies")
-    foreign = found.bases["pids"] / "assay" / f"job-999999999-{_cgroups.pid_namespace() + 1}-ab"
+    foreign = found.bases["pids"] / "assay" / f"job-999999999-{pid_namespace() + 1}-ab"
     foreign.mkdir(parents=True)
     monkeypatch.setattr(_cgroups, "_swept", False)
     try:

@@ -15,10 +15,12 @@ import socket
 import uuid
 from pathlib import Path
 
+from assay._namespaces import pid_namespace
+
 
 def new_owner() -> str:
     """A fresh owner id for this process."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:{_pid_namespace()}"
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}:{pid_namespace()}"
 
 
 def known_dead(owner: str) -> bool:
@@ -28,7 +30,7 @@ def known_dead(owner: str) -> bool:
     host, pid_text = parts[0], parts[1] if len(parts) > 1 else ""
     if host != socket.gethostname() or not pid_text.isdigit():
         return False
-    if len(parts) > 3 and parts[3] != _pid_namespace():
+    if len(parts) > 3 and parts[3] != str(pid_namespace()):
         return False
     pid = int(pid_text)
     if pid == os.getpid():
@@ -49,13 +51,3 @@ def _is_zombie(pid: int) -> bool:
         return stat.rsplit(")", 1)[-1].split()[0] == "Z"
     except (OSError, IndexError):
         return False
-
-
-def _pid_namespace() -> str:
-    """The id of this process's PID namespace (``/proc/self/ns/pid``), or "" where it cannot
-    be read; two processes see the same process ids only when these are equal."""
-    try:
-        link = str(Path("/proc/self/ns/pid").readlink())
-    except OSError:
-        return ""
-    return link.removeprefix("pid:[").removesuffix("]")

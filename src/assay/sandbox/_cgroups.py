@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from assay._namespaces import pid_namespace
+
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "assay"
 OWNED = re.compile(r"^(?:job|worker|host)-(\d+)-(?:(\d+)-)?[0-9a-f]+$")
@@ -230,14 +232,6 @@ def open_job_group(memory_mb: int, max_processes: int, kind: str = "job") -> Job
 def group_name(kind: str) -> str:
     """A new group's name: see :data:`OWNED`."""
     return f"{kind}-{os.getpid()}-{pid_namespace()}-{uuid.uuid4().hex[:12]}"
-
-
-def pid_namespace() -> int:
-    """The inode of this process's PID namespace (0 where it cannot be read)."""
-    try:
-        return Path("/proc/self/ns/pid").stat().st_ino
-    except OSError:
-        return 0
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from assay.server.app import TOKEN_PATH, create_app
 from assay.server.models import AgentVerdict, CreateSession, SamplingSpec, StepResult
 from assay.server.openapi import openapi
 from assay.server.sampling import current_pass_rates, draw
-from assay.server.sessions import RefusedError, ServerLimits, Session, SessionManager
+from assay.server.sessions import RefusedError, ServerLimits, Session, SessionManager, offered
 from assay.tasks.model import Task
 
 
@@ -121,6 +121,7 @@ __all__ = [
     "draw",
     "is_loopback",
     "listen",
+    "offered",
     "openapi",
     "serve",
 ]

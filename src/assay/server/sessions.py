@@ -225,6 +225,11 @@ def _outcome(judged: Judged) -> dict[str, Any]:
     return {"reward": verdict.reward, "verdict": verdict}
 
 
+def offered(tasks: Sequence[Task]) -> list[Task]:
+    """The tasks a session can attempt: those whose family gives agents tools."""
+    return [task for task in tasks if gives_tools(family_of(task))]
+
+
 class SessionManager:
     """The open sessions of one server, under a cap and an idle timeout."""
 
@@ -237,7 +242,7 @@ class SessionManager:
         pass_rates: Mapping[str, float] | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.tasks = {task.id: task for task in tasks if gives_tools(family_of(task))}
+        self.tasks = {task.id: task for task in offered(tasks)}
         self.unoffered = {task.id: task.family for task in tasks if task.id not in self.tasks}
         """Tasks of the set that no session can attempt (their family gives agents no tools),
         by id: their family, to say why when one is asked for."""

@@ -31,7 +31,7 @@ from assay.families.code.config import CodeConfig, code_config
 from assay.families.code.family import CODEC, CodeFamily
 from assay.families.code.problems import Problem, read_humaneval, read_mbpp
 from assay.families.code.records import NotPlainError, parse_plain
-from assay.families.code.shown import argument_key, parameters, shown_arguments
+from assay.families.code.shown import argument_key, examples
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.spec import Limits, Split, TaskSpec
@@ -270,7 +270,7 @@ def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
             raise TypeError("calls is not a list")
         if len(calls) > MAX_CALLS:
             raise ValueError(f"{len(calls)} calls, more than the recorder keeps ({MAX_CALLS})")
-        shown = _shown(problem)
+        shown = examples(problem.prompt, problem.entry_point, problem.reference)
         cases = [_case(index, call, shown) for index, call in enumerate(calls)]
         hidden = {"cases.json": cases_json(cases, min_format=ENCODED)}
         tolerance = record.get("tolerance")
@@ -309,13 +309,6 @@ def _legacy_source(problem: Problem) -> str:
     if problem.benchmark != "humaneval":
         return problem.test
     return f"{problem.prompt}\n\n{problem.test}"
-
-
-def _shown(problem: Problem) -> dict[str, str]:
-    """The arguments the prompt passes to the function, read once for all of a problem's calls
-    (reading them scans the whole prompt; a check makes up to :data:`MAX_CALLS` calls)."""
-    names = parameters(problem.reference, problem.entry_point)
-    return shown_arguments(problem.prompt, problem.entry_point, names, encoded=True)
 
 
 def _case(index: int, call: object, shown: dict[str, str]) -> Case:

@@ -150,13 +150,18 @@ def shown_arguments(
     return shown
 
 
+def examples(text: str, function: str, reference: str) -> dict[str, str]:
+    """The arguments ``text`` passes to ``function``, keywords bound by the signature in
+    ``reference``, keyed as :func:`argument_key` keys values (as a case file of format 4 holds
+    them once decoded): what an importer marks as examples, read once for all of a problem's
+    calls."""
+    return shown_arguments(text, function, parameters(reference, function), encoded=True)
+
+
 def shows(text: str, function: str, args: list[object], reference: str) -> bool:
-    """Whether ``text`` calls ``function`` with ``args`` (values, as a case file of format 4
-    holds them once decoded), keywords bound by the signature in ``reference``: what an
-    importer marks as an example (which reads the text once for all of a problem's calls)."""
+    """Whether ``text`` calls ``function`` with ``args``: see :func:`examples`."""
     key = argument_key(args, encoded=True, case_file=False)
-    names = parameters(reference, function)
-    return key is not None and key in shown_arguments(text, function, names, encoded=True)
+    return key is not None and key in examples(text, function, reference)
 
 
 def argument_key(args: object, *, encoded: bool, case_file: bool) -> str | None:

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from assay import _toml
+from assay._text import BIDI
 from assay.errors import InputError
 from assay.families.terminal.family import SOLUTION, TerminalConfig
 from assay.tasks.model import Files, Task
@@ -37,7 +38,8 @@ from assay.tasks.taskdir import read_files, unreadable
 MAX_METADATA_BYTES = 1_000_000
 _SLUG = re.compile(r"[^a-z0-9._-]+")
 _TB_OWN = {"task.yaml", "run-tests.sh", "solution.sh", "solution.yaml"}
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(rf"[\x00-\x1f\x7f-\x9f{BIDI}]")
+"""Control characters (tab and line feed too: a label is one line) and bidirectional ones."""
 
 
 def import_task_dirs(directory: Path) -> list[Task]:

@@ -1,0 +1,18 @@
+"""Text from outside (a benchmark, a task file, a sandbox's output) made safe to show: control
+characters, and the bidirectional ones that make text display in another order than it reads (a
+right-to-left override can make ``a < b`` show as ``b > a``), written as escapes."""
+
+from __future__ import annotations
+
+import re
+
+BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+"""The bidirectional controls, as the body of a regular expression's character class."""
+BIDI_CONTROLS = re.compile(f"[{BIDI}]")
+CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}]")
+"""Control characters but tab and line feed, and the bidirectional ones."""
+
+
+def escaped(text: str, pattern: re.Pattern[str] = CONTROLS) -> str:
+    """``text`` with each character ``pattern`` matches written as its escape (``\\u202e``)."""
+    return pattern.sub(lambda match: ascii(match.group())[1:-1], text)
