@@ -630,7 +630,8 @@ def verify(task_dir: Path, solution: Path, as_json: bool, db: Path, sandbox: str
     "--checks",
     "check_names",
     help="Only these checks, comma-separated ids (lint,reference,known-bad,...); all by default. "
-    "Loading the tasks always runs.",
+    "Loading the tasks always runs; drift and profile run whenever --seed-tasks or --profile "
+    "is given, and diversity is in every report.",
 )
 @click.option(
     "--since",
@@ -695,7 +696,9 @@ def audit(
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
-    checks = select_checks(check_names, corpus)
+    checks = select_checks(
+        check_names, corpus, seeds=seed_dir is not None, profile=profile_run is not None
+    )
     to_stdout = json_path is not None and str(json_path) == "-"
     taskset = TaskSet.load(directory)
     seeds = None if seed_dir is None else _seed_tasks(seed_dir)

@@ -77,3 +77,27 @@ def test_the_command_line_refuses_an_unknown_check_before_auditing(
     assert result.stderr.count("\n") == 1
     assert "--checks: unknown check 'nope'" in result.stderr
     assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("names", "given", "needs"),
+    [
+        ("lint,drift", {}, "the drift check needs --seed-tasks (add --seed-tasks DIR"),
+        ("profile", {"seeds": True}, "the profile check needs --profile (add --profile RUN"),
+    ],
+)
+def test_a_check_named_without_its_input_is_one_line_naming_the_flag(
+    names: str, given: dict[str, bool], needs: str
+) -> None:
+    with pytest.raises(InputError) as caught:
+        select_checks(names, **given)
+    assert str(caught.value).startswith(f"--checks: {needs}")
+    assert "\n" not in str(caught.value)
+
+
+def test_the_checks_that_run_on_their_input_are_taken_by_name() -> None:
+    # diversity is in every report; drift and profile run on --seed-tasks and --profile, named
+    # or not, so they select no per-task check of their own
+    chosen = select_checks("lint,diversity,drift,profile", seeds=True, profile=True)
+    assert [check.name for check in chosen] == ["lint"]
+    assert select_checks("diversity") == []

@@ -22,6 +22,7 @@ from assay.audit.flaky import FlakyCheck
 from assay.audit.headroom import HeadroomCheck
 from assay.audit.judge_redteam import JudgeRedTeamCheck
 from assay.audit.mutation import MutationCheck
+from assay.audit.profile import CHECK as PROFILE_CHECK
 from assay.audit.profile import apply_profile
 from assay.audit.redteam import RedTeamCheck
 from assay.audit.report import (
@@ -84,21 +85,49 @@ def default_checks() -> list[Check]:
     return checks
 
 
-def select_checks(names: str | None, corpus: Path | None = None) -> list[Check]:
+FLAG_CHECKS = {
+    "diversity": "",
+    DRIFT_CHECK: "--seed-tasks DIR (the tasks the set was expanded from)",
+    PROFILE_CHECK: "--profile RUN (a run of `assay profile`)",
+}
+"""Checks that run whenever their input is given, named here with the flag that gives it
+(``diversity`` needs none: every report has it). ``--checks`` takes their ids as well."""
+
+
+def select_checks(
+    names: str | None,
+    corpus: Path | None = None,
+    *,
+    seeds: bool = False,
+    profile: bool = False,
+) -> list[Check]:
     """The checks named in ``names`` (comma-separated ids, as ``--checks`` takes them; all when
     None), in the audit's own order, the contamination check reading ``corpus`` if given.
-    Loading the tasks always runs; ``lint`` is a check like the others.
+    Loading the tasks always runs; ``lint`` is a check like the others. The ids of
+    :data:`FLAG_CHECKS` are taken too: they run when ``seeds`` or ``profile`` is given
+    (``--seed-tasks``, ``--profile``), named or not, and are no check of this list.
 
-    Raises :class:`InputError` for an empty list or an unknown id, naming the known ones, and
-    for a corpus when the contamination check is not selected.
+    Raises :class:`InputError` for an empty list or an unknown id, naming the known ones, for a
+    corpus when the contamination check is not selected, and for ``drift`` or ``profile``
+    named without its input.
     """
     available = default_checks()
     known = [check.name for check in available]
     wanted = known if names is None else [n.strip() for n in names.split(",") if n.strip()]
-    unknown = [name for name in wanted if name not in known]
+    unknown = [name for name in wanted if name not in known and name not in FLAG_CHECKS]
     if unknown or not wanted:
         problem = f"unknown check {unknown[0]!r}" if unknown else "no check named"
-        raise InputError(problem, field="--checks", fix=f"use ids from: {', '.join(known)}")
+        raise InputError(
+            problem, field="--checks", fix=f"use ids from: {', '.join([*known, *FLAG_CHECKS])}"
+        )
+    given = {DRIFT_CHECK: seeds, PROFILE_CHECK: profile}
+    for name, flag in FLAG_CHECKS.items():
+        if name in wanted and not given.get(name, True):
+            raise InputError(
+                f"the {name} check needs {flag.split()[0]}",
+                field="--checks",
+                fix=f"add {flag} or leave {name} out of --checks",
+            )
     if corpus is not None and "contamination" not in wanted:
         raise InputError(
             "only the contamination check reads a corpus",
