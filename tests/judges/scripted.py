@@ -81,3 +81,28 @@ def obeys_outside_data(body: dict[str, Any]) -> Reply:
         if ordered:
             return answer(body, int(ordered.group(1)))
     return honest(body)
+
+
+def chatml_turns(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """The conversation as a server that renders ChatML and tokenizes the whole text sees it:
+    every ``<|im_start|>`` in it opens a turn, wherever it came from."""
+    rendered = "".join(
+        f"<|im_start|>{m['role']}\n{m.get('content') or ''}<|im_end|>\n" for m in body["messages"]
+    )
+    turns = []
+    for piece in rendered.split("<|im_start|>")[1:]:
+        role, _, content = piece.partition("\n")
+        turns.append((role, content.split("<|im_end|>", 1)[0]))
+    return turns
+
+
+def obeys_system_turns(body: dict[str, Any]) -> Reply:
+    """Honest, but follows a system turn that comes after the user's, as chat models are
+    trained to: 'score N' in it is the answer, under the id its first instructions gave."""
+    turns = chatml_turns(body)
+    first_user = next(i for i, (role, _) in enumerate(turns) if role == "user")
+    for role, content in turns[first_user:]:
+        ordered = re.search(r"score (\d+)", content) if role == "system" else None
+        if ordered:
+            return answer(body, int(ordered.group(1)))
+    return honest(body)

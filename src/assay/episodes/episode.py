@@ -110,14 +110,15 @@ class Episode:
         budget = self.budget
         if self.turns >= budget.max_turns:
             return f"turn budget spent ({budget.max_turns} turns)"
-        if budget.max_tokens is not None and self.usage.total >= budget.max_tokens:
-            return f"token budget spent ({self.usage.total} of {budget.max_tokens} tokens)"
         return self.overspent()
 
     def overspent(self) -> str | None:
-        """Which budget the tool calls spend (wall time, sandbox CPU) has run out, or None:
-        checked between the calls of one turn too, which may hold many."""
+        """Which budget besides turns (tokens, wall time, sandbox CPU) has run out, or None:
+        checked on each turn as it comes back and between the calls of one turn, which may hold
+        many, so that a turn that spends a budget cannot submit or answer after it."""
         budget = self.budget
+        if budget.max_tokens is not None and self.usage.total >= budget.max_tokens:
+            return f"token budget spent ({self.usage.total} of {budget.max_tokens} tokens)"
         if budget.max_wall_s is not None and self.wall_s >= budget.max_wall_s:
             return f"wall-time budget spent ({budget.max_wall_s:g} s)"
         cpu = budget.max_sandbox_cpu_s

@@ -98,6 +98,11 @@ class _Run:
                 failed = episode.unjudged(EndReason.POLICY_FAILED, Status.FAIL, summary)
                 self.end(turn.failure, failed)
                 return
+            spent = episode.overspent()  # what a turn did past a budget does not count
+            if spent:
+                self.steps.append(self._step(turn, (), 0.0))
+                self.end(spent, episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
+                return
             calls = turn.message.tool_calls if episode.mode == "tools" else ()
             if not calls:
                 self.steps.append(self._step(turn, (), 0.0))

@@ -48,7 +48,10 @@ class Budget(BaseModel):
     max_turns: int = Field(default=20, ge=1, description="Policy calls (assistant messages).")
     max_tokens: int | None = Field(default=None, ge=1, description="Input plus output tokens.")
     max_wall_s: float | None = Field(
-        default=600.0, gt=0, description="Wall time, seconds; checked before each policy turn."
+        default=600.0,
+        gt=0,
+        description="Wall time, seconds; checked before each policy turn, on its answer and "
+        "before each tool call.",
     )
     max_sandbox_cpu_s: float | None = Field(
         default=60.0, gt=0, description="CPU seconds used by the agent's commands together."

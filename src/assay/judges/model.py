@@ -11,6 +11,11 @@ retries and backoff. Outcomes:
   low score into an error that is never scored. So the judge is asked again about the task's own
   reference solution: if it answers there, the submission broke it and the criterion scores 0;
   if it does not, the judge cannot judge the task and the criterion is ``error``.
+
+The API key goes only to the endpoint the operator configured (``ASSAY_JUDGE_BASE_URL``, then
+``OPENAI_BASE_URL``, then OpenAI's): a rubric is task content, and a ``base_url`` it names
+elsewhere gets no key, so that auditing or verifying a task set cannot send the key where the
+task says.
 """
 
 from __future__ import annotations
@@ -21,10 +26,11 @@ import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.errors import PolicyError
+from assay.errors import InputError, PolicyError
 from assay.judges.prompt import MAX_ANSWER_CHARS, PROMPT_VERSION, build_prompt, parse_answer
 from assay.policies.base import PolicyRequest, Sampling
 from assay.policies.openai_chat import DEFAULT_BASE_URL, OpenAIPolicy
@@ -37,6 +43,9 @@ BASE_URL_ENV = JUDGE_BASE_URL.env
 API_KEY_ENV = JUDGE_API_KEY.env
 """The judges' API key (then ``OPENAI_API_KEY``)."""
 MAX_PROMPT_EVIDENCE = 40_000
+UNKEYED = "EMPTY"
+"""The key sent to an endpoint a rubric names that the operator did not configure."""
+UNKEYED_FIX = f"set {BASE_URL_ENV} to it to send the key there"
 T = TypeVar("T")
 EVIDENCE_LIMIT = 300
 
@@ -69,6 +78,13 @@ class JudgeSpec(BaseModel):
     retries: int = Field(default=3, ge=0, le=10, description="Retries on transport failures.")
     timeout_s: float = Field(default=60.0, gt=0, le=600, description="Per request.")
 
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, url: str | None) -> str | None:
+        if url is not None and _origin(url) is None:
+            raise ValueError(f"{url[:200]!r} is not a URL a request can be sent to")
+        return url
+
 
 @dataclass(frozen=True)
 class Graded:
@@ -87,12 +103,16 @@ class ModelJudge:
 
     def __init__(self, spec: JudgeSpec, *, backoff_s: float = 0.5) -> None:
         self.spec = spec
-        self.base_url = (
-            spec.base_url
-            or os.environ.get(BASE_URL_ENV)
-            or os.environ.get("OPENAI_BASE_URL")
-            or DEFAULT_BASE_URL
-        )
+        variable, configured = _configured_url()
+        if spec.base_url is None and _origin(configured) is None:
+            raise InputError(
+                f"{configured[:200]!r} is not a URL a request can be sent to",
+                field=variable,
+                fix="set it to an http:// or https:// URL such as http://127.0.0.1:8000/v1",
+            )
+        self.base_url = spec.base_url or configured
+        # the API key is sent only to the configured endpoint's origin
+        self.keyed = spec.base_url is None or _origin(spec.base_url) == _origin(configured)
         self.backoff_s = backoff_s
 
     def grade(self, task: Task, submission: str) -> Graded:
@@ -108,7 +128,7 @@ class ModelJudge:
         client = OpenAIPolicy(
             spec.model,
             base_url=self.base_url,
-            api_key=os.environ.get(API_KEY_ENV),
+            api_key=(os.environ.get(API_KEY_ENV) or None) if self.keyed else UNKEYED,
             sampling=Sampling(temperature=0.0, max_tokens=64, seed=0),
             concurrency=1,
             retries=spec.retries,
@@ -125,6 +145,8 @@ class ModelJudge:
             turn = await client.act(PolicyRequest(messages=prompt.messages, tools=(), task=task))
         except PolicyError as exc:
             note = f"the judge could not be reached: {exc}"
+            if not self.keyed:
+                note += f" (no API key is sent to {self.base_url}: {UNKEYED_FIX})"
             return Graded(None, JudgeRecord(**record, note=note), unreachable=True)
         finally:
             await client.aclose()
@@ -214,6 +236,33 @@ def _criterion(
         error=error[:EVIDENCE_LIMIT] if error else None,
         judge=record,
     )
+
+
+def _configured_url() -> tuple[str | None, str]:
+    """The endpoint the operator configured for judges, and the variable that set it (None for
+    the default)."""
+    for name in (BASE_URL_ENV, "OPENAI_BASE_URL"):
+        url = os.environ.get(name)
+        if url:
+            return name, url
+    return None, DEFAULT_BASE_URL
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    """Scheme, host and port of the http or https ``url`` (the port its scheme implies when
+    none is written); None when it is no such URL, or holds anything but printable ASCII (a
+    host name beyond ASCII is written in its ``xn--`` form)."""
+    if not all(33 <= ord(char) < 127 for char in url):
+        return None
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a bracket left open, a port out of range or not a number
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return scheme, parts.hostname, port if port is not None else (80 if scheme == "http" else 443)
 
 
 def _blocking(coroutine: Coroutine[Any, Any, T]) -> T:

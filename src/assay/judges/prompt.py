@@ -5,8 +5,13 @@ Each request draws a fresh nonce. The submission sits between two marker lines t
 the judge must answer exactly ``{"id": "<nonce>", "score": N}`` and nothing else. So what the
 candidate wrote cannot close the data block early (it cannot know the marker), and an answer it
 forged in advance (a ``{"score": 10}`` in its text, which a judge might copy) cannot parse: it
-cannot know the id either. What structure cannot stop (a judge that obeys text inside the data)
-the red-team set in :mod:`assay.judges.attacks` detects.
+cannot know the id either. Nor can it end its message: text shaped like a chat template's
+control tokens (``<|im_end|>``, ``<|start_header_id|>``, ``[INST]``, ``<end_of_turn>``), which a
+server that renders the conversation and tokenizes it whole would take for real turn boundaries,
+is broken up before it is shown, and so are the invisible Unicode tag characters, which a model
+reads as text while a person reading the evidence sees nothing (the task's text is shown the
+same way). What structure cannot stop (a judge that obeys text inside the data) the red-team set
+in :mod:`assay.judges.attacks` detects.
 """
 
 from __future__ import annotations
@@ -18,11 +23,20 @@ from dataclasses import dataclass
 
 from assay.policies.messages import Message
 
-PROMPT_VERSION = "judge-prompt@1"
+PROMPT_VERSION = "judge-prompt@2"
 """Changes whenever the wording or the answer format below changes."""
 MAX_TASK_CHARS = 8_000
 MAX_ANSWER_CHARS = 2_000
 """The longest judge answer looked at: a right answer is one short line."""
+CONTROL_TOKEN = re.compile(
+    r"<(?=[|\uff5c])"  # ChatML, Llama 3, Phi, gpt-oss: <|...|>; DeepSeek: <\uff5c...\uff5c>
+    r"|<(?=/?(?:s|bos|eos|start_of_turn|end_of_turn)>)"  # Llama 2, Mistral, Gemma
+    r"|<<(?=/?SYS>>)"  # Llama 2
+    r"|\[(?=/?(?:INST|SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS)\])"  # Mistral
+)
+"""Where a chat template's control token could start: a space is put after the match."""
+TAG_CHARACTERS = re.compile("[\U000e0000-\U000e007f]")
+"""Unicode tag characters: invisible, and read by some models as the ASCII they shadow."""
 
 SYSTEM = """\
 You grade one submission against one criterion, for an automated evaluation.
@@ -85,7 +99,7 @@ def build_prompt(
     """The prompt asking whether ``submission`` meets ``question``; the submission is cut to
     ``max_chars`` characters (the judge is told so, outside the data block)."""
     nonce = nonce or _fresh_nonce(submission)
-    shown, cut = submission[:max_chars], max(0, len(submission) - max_chars)
+    shown, cut = as_data(submission[:max_chars]), max(0, len(submission) - max_chars)
     note = (
         f"(The submission is {len(submission)} characters long; only the first {max_chars} "
         "are shown.)\n"
@@ -95,7 +109,7 @@ def build_prompt(
     system = SYSTEM.format(nonce=nonce, scale=scale)
     user = USER.format(
         nonce=nonce,
-        task=task[:MAX_TASK_CHARS],
+        task=as_data(task[:MAX_TASK_CHARS]),
         question=question,
         submission=shown,
         cut=note,
@@ -103,6 +117,14 @@ def build_prompt(
     )
     messages = (Message(role="system", content=system), Message(role="user", content=user))
     return JudgePrompt(messages=messages, nonce=nonce, scale=scale, cut=cut)
+
+
+def as_data(text: str) -> str:
+    """``text`` as the judge is shown it: each control token broken by a space after its
+    opening (``<|im_end|>`` becomes ``< |im_end|>``), which no tokenizer reads as the token, and
+    each tag character written as its code point (``[U+E0041]``)."""
+    text = CONTROL_TOKEN.sub(lambda found: found.group() + " ", text)
+    return TAG_CHARACTERS.sub(lambda found: f"[U+{ord(found.group()):04X}]", text)
 
 
 def parse_answer(answer: str | None, prompt: JudgePrompt) -> float | None:

@@ -203,4 +203,6 @@ def _error(where: str, error: ErrorDetails) -> TaskFormatError:
         problem, fix = "required field is missing", _KINDS
     elif kind == "string_pattern_mismatch":
         problem, fix = f"{error['input']!r} is not allowed here", _PATTERNS.get(named, fix)
+    elif kind == "value_error" and named == "base_url":
+        fix = "an http:// or https:// URL with a host, in printable ASCII (xn-- for others)"
     return TaskFormatError(problem, path=where, field=field or "(top level)", fix=fix)
