@@ -444,6 +444,8 @@ def test_a_runs_cpu_limit_stops_it_whoever_handles_the_timers_signal(pool: PoolS
         assert stopped.cpu_exceeded, stopped
         assert not stopped.timed_out
         assert stopped.exit_code is None
-        assert stopped.cpu_s >= 0.3
+        # not stopped early: the timer fires on the kernel's tick (4 ms here), the CPU time
+        # reported afterwards is read another way, and the two differ by up to a tick or two
+        assert stopped.cpu_s >= 0.3 - 0.012
     assert within.exit_code == 4
     assert not within.cpu_exceeded

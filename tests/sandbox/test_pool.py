@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import threading
 import time
 
 import pytest
 
 from assay.sandbox import PoolSandbox
+from assay.sandbox._exchange import HEADER, Exchange
 from assay.sandbox._userns import FIRST_JOB_ID
 from assay.tasks import Limits
 
@@ -221,3 +224,27 @@ def test_sixty_four_idle_sessions_fit_easily() -> None:
         finally:
             for session in sessions:
                 session.close()
+
+
+def test_the_host_takes_a_jobs_output_once_the_worker_reports_its_end() -> None:
+    """Every process of a job is gone when its worker replies, so its output is whole in the
+    pipes; a descriptor of the pipe left in flight on a Unix socket of the job's (which only
+    the kernel's collection of such sockets, at any host process's next closing of one,
+    releases) once kept the host waiting for an end of file past its deadline, and the job's
+    ``fail`` became the ``error`` of a worker that did not answer. Here the test holds that
+    descriptor."""
+    host, worker = socket.socketpair()
+    out_r, out_w = os.pipe()
+    try:
+        os.write(out_w, b"the job's last words\n")
+        reply = json.dumps({"status": 256}).encode()
+        worker.sendall(HEADER.pack(len(reply)) + reply)
+        exchange = Exchange(host, writes={}, reads=(out_r,), cap=1024)
+        started = time.monotonic()
+        assert exchange.run(5.0) == {"status": 256}
+        assert time.monotonic() - started < 1
+        assert exchange.outputs[0].data == b"the job's last words\n"
+    finally:
+        os.close(out_w)
+        host.close()
+        worker.close()

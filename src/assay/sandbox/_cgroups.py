@@ -22,6 +22,7 @@ charges them to the memory limit itself.)
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import re
@@ -85,8 +86,7 @@ class JobGroup:
 
     def usage_mb(self) -> float | None:
         """Memory the group uses now, MiB."""
-        name = "memory.usage_in_bytes" if self.version == 1 else "memory.current"
-        value = _read_int(self.memory / name)
+        value = _read_int(self.usage_file)
         return None if value is None else value / 2**20
 
     def peak_memory_mb(self) -> float | None:
@@ -115,17 +115,20 @@ class JobGroup:
         return 0
 
     def set_limits(self, memory_mb: int, max_processes: int) -> None:
-        """Change the group's memory and process limits (for the next job of a reused group)."""
+        """Change the group's memory and process limits (for the next job of a reused group).
+        Raises ``OSError`` when the kernel does not take the memory limit."""
         if self.version == 1:
             limit = str(memory_mb * 2**20)
             path = self.memory / "memory.limit_in_bytes"
             swap = self.memory / "memory.memsw.limit_in_bytes"
             # memsw must stay >= the memory limit, so order the writes by direction.
             growing = (_read_int(path) or 0) < memory_mb * 2**20
-            order = (swap, path) if growing else (path, swap)
-            for target in order:
-                with contextlib.suppress(OSError):
-                    target.write_text(limit)
+            if not growing:
+                _lower_v1(path, limit)
+            with contextlib.suppress(OSError):  # there only where swap is accounted
+                swap.write_text(limit)
+            if growing:
+                path.write_text(limit)
             with contextlib.suppress(OSError):  # charges TCP buffers to the group from now on
                 tcp = memory_mb * 2**20 // TCP_SHARE
                 (self.memory / _V1_TCP[0]).write_text(str(tcp))
@@ -133,13 +136,27 @@ class JobGroup:
             (self.memory / "memory.max").write_text(str(memory_mb * 2**20))
         (self.pids / "pids.max").write_text(str(max_processes))
 
-    def reset_peak(self) -> None:
-        """Start measuring peak memory afresh, where the kernel allows it."""
-        with contextlib.suppress(OSError):
-            self._peak.write(b"0")
-        if self.version == 1:
-            with contextlib.suppress(OSError):
-                self._tcp_peak.write(b"0")
+    @property
+    def usage_file(self) -> Path:
+        """The file of the memory the group uses now, bytes."""
+        return self.memory / ("memory.usage_in_bytes" if self.version == 1 else "memory.current")
+
+    @property
+    def reclaim_file(self) -> Path:
+        """The file that makes the kernel reclaim the group's memory: on v1 all it can (any
+        write), on v2 the number of bytes written."""
+        return self.memory / ("memory.force_empty" if self.version == 1 else "memory.reclaim")
+
+    def peak_descriptors(self) -> list[int]:
+        """New descriptors of the files :meth:`peak_memory_mb` reads (and, on v1, of the TCP
+        buffers' peak), for a worker to start each job's peak afresh by writing to them: each
+        is the same open file as this group's own, since cgroup v2 resets a peak for reads
+        through the file that was written to."""
+        found = []
+        for file in [self._peak, self._tcp_peak] if self.version == 1 else [self._peak]:
+            with contextlib.suppress(OSError):  # a file this kernel does not have
+                found.append(os.dup(file.descriptor()))
+        return found
 
     # Read or written around every job of a pool worker: kept open.
     @cached_property
@@ -198,6 +215,9 @@ class _KeptFile:
 
     def write(self, data: bytes) -> None:
         os.pwrite(self._open(), data, 0)
+
+    def descriptor(self) -> int:
+        return self._open()
 
     def close(self) -> None:
         if self._fd is not None:
@@ -467,6 +487,27 @@ def _writable(path: Path) -> bool:
 def _mkdir(path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+LOWER_WAIT_S = 5.0
+"""How long a cgroup v1 memory limit may wait for the group's memory to come under it."""
+
+
+def _lower_v1(path: Path, limit: str) -> None:
+    """Lower a cgroup v1 memory limit. The kernel refuses (``EBUSY``) a limit under what the
+    group holds and cannot reclaim, as a pool worker's group holds its last job's scratch
+    until the worker has unmounted it, a moment after the job's end: wait for that, rather
+    than leave the next job the larger limit. Raises ``OSError`` when it does not come."""
+    deadline = time.monotonic() + LOWER_WAIT_S
+    while True:
+        try:
+            path.write_text(limit)
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or time.monotonic() > deadline:
+                raise
+        else:
+            return
+        time.sleep(0.002)
 
 
 def _read_int(path: Path) -> int | None:

@@ -62,7 +62,14 @@ class Exchange:
         self._reply = b""
 
     def run(self, timeout: float) -> dict[str, Any]:
-        """Until the reply is in and the outputs are closed; raises :class:`WorkerFailedError`."""
+        """Until the reply is in, and then what the outputs hold; raises
+        :class:`WorkerFailedError`.
+
+        The worker replies once every process of the job is gone, so what the job wrote is in
+        the pipes by then; the end of file may still be far off, and is not waited for: a
+        descriptor the job sent over a Unix socket of its own, and left in flight, holds its
+        pipe open until the kernel next collects such sockets, which on a quiet host may be
+        never (a job once made its own ``fail`` an ``error`` that way)."""
         deadline = time.monotonic() + timeout
         poller = select.poll()  # a few descriptors, one job: no epoll instance to set up
         try:
@@ -91,7 +98,7 @@ class Exchange:
                 os.close(output.fd)
 
     def _pending(self) -> bool:
-        return self._decoded_or_none() is None or any(not o.closed for o in self.outputs)
+        return self._decoded_or_none() is None
 
     def _handle(self, poller: select.poll, fd: int, events: int) -> None:
         if fd == self._sock.fileno():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import select
 import signal
 import subprocess
 import threading
@@ -105,10 +106,9 @@ def run_limited(
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.monotonic() - started
     _kill_tree(proc.pid, group)
-    for reader in readers:
-        reader.join(timeout=5)
+    stopped = [reader.finish(timeout=5) for reader in readers]
     for stream in streams:
-        if stream is not None and not any(r.is_alive() for r in readers):
+        if stream is not None and all(stopped):
             stream.close()
     return Finished(
         status=status,
@@ -247,18 +247,46 @@ class CappedOutput:
 
 
 class CappedReader(threading.Thread):
-    """Drains one pipe descriptor into a :class:`CappedOutput`, in a thread of its own.
+    """Drains one pipe descriptor into a :class:`CappedOutput`, in a thread of its own, until
+    the end of the pipe or :meth:`finish`.
 
-    The caller owns the descriptor and closes it after :meth:`join`.
+    The caller owns the descriptor and closes it once :meth:`finish` says the thread stopped.
     """
 
     def __init__(self, fd: int, cap: int) -> None:
         super().__init__(daemon=True)
         self._fd = fd
+        self._stop_r, self._stop_w = os.pipe()
         self.output = CappedOutput(cap)
         self.start()
 
     def run(self) -> None:
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        poller.register(self._stop_r, select.POLLIN)
         with contextlib.suppress(OSError):
-            while chunk := os.read(self._fd, READ_CHUNK):
-                self.output.add(chunk)
+            while True:
+                if self._fd in [fd for fd, _events in poller.poll()]:
+                    chunk = os.read(self._fd, READ_CHUNK)
+                    if not chunk:
+                        return
+                    self.output.add(chunk)
+                    continue
+                os.set_blocking(self._fd, False)  # finished: what the pipe holds, no more
+                while chunk := os.read(self._fd, READ_CHUNK):
+                    self.output.add(chunk)
+                return
+
+    def finish(self, timeout: float) -> bool:
+        """Take what the pipe holds and stop, once no process of the command is left to write
+        more: the end of the pipe may be far off all the same, since a descriptor the command
+        sent over a Unix socket of its own, and left in flight, holds the pipe open until the
+        kernel next collects such sockets (on a quiet host, maybe never). Whether the thread
+        stopped within ``timeout``."""
+        os.write(self._stop_w, b"x")
+        self.join(timeout)
+        if self.is_alive():
+            return False
+        os.close(self._stop_r)
+        os.close(self._stop_w)
+        return True

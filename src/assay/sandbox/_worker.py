@@ -83,7 +83,6 @@ class Worker:
         self._group_limits: tuple[int, int] | None = None
         self._oom_kills = 0
         self.idle_since = time.monotonic()
-        self._session: str | None = None
         self.groups = WorkerGroups.open()
         host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         self._sock = host_end
@@ -175,9 +174,13 @@ class Worker:
         if self.groups is not None:
             wanted = (limits.memory_mb, limits.max_processes)
             if wanted != self._group_limits:  # cgroup writes are not free: only on change
-                self.groups.set_limits(*wanted, baseline_mb=self._baseline_mb)
+                self._group_limits = None  # until the kernel has taken them all
+                try:
+                    self.groups.set_limits(*wanted, baseline_mb=self._baseline_mb)
+                except OSError as exc:  # the job never started: a fresh worker takes it
+                    self.healthy = False
+                    raise WorkerGoneError(f"the worker's limits could not be set: {exc}") from None
                 self._group_limits = wanted
-            self.groups.job.reset_peak()
         pipes = [os.pipe() for _ in range(4)]
         (payload_r, payload_w), (stdin_r, stdin_w), (out_r, out_w), (err_r, err_w) = pipes
         header = {
@@ -218,6 +221,16 @@ class Worker:
         self.healthy = bool(reply.get("clean")) and self.alive()
         self.idle_since = time.monotonic()
         return _result(reply, exchange.outputs, oom, self.peak_memory_mb(), notes)
+
+    def end_session(self) -> None:
+        """Unmount the scratch of the session that ran last, at once: what it holds stays
+        charged to the job's group until then, and the next job's lower memory limit would
+        wait for it. Raises :class:`WorkerFailedError` when the worker does not answer."""
+        try:
+            send(self._sock, marshal.dumps({"end_session": True}))
+        except OSError as exc:
+            raise WorkerGoneError(f"worker unreachable: {exc}") from None
+        Exchange(self._sock, writes={}, reads=(), cap=0).run(REPLY_GRACE_S)
 
     def peak_memory_mb(self) -> float | None:
         """Peak memory of the last job, all its processes together."""
@@ -423,12 +436,26 @@ class WorkerGroups:
     def descriptors(self) -> tuple[list[int], dict[str, object]]:
         """Descriptors for the worker to inherit (the job group's ``cgroup.procs`` files, to
         move each job's first process in; its CPU usage, to stop a job that passes its CPU
-        limit), and the settings that tell the worker which is which."""
+        limit; its memory usage, the file that reclaims it and its peaks, to give each job a
+        group in which nothing an earlier job left is charged, and a peak of its own), and the
+        settings that tell the worker which is which."""
         procs = [os.open(path, os.O_WRONLY | os.O_CLOEXEC) for path in self.job.procs_files()]
         cpu_file = self.job.cpu_file
         cpu = None if cpu_file is None else os.open(cpu_file, os.O_RDONLY | os.O_CLOEXEC)
-        inherited = [*procs, *([] if cpu is None else [cpu])]
-        return inherited, {"procs": procs, "cpu": cpu, "version": self.job.version}
+        usage = os.open(self.job.usage_file, os.O_RDONLY | os.O_CLOEXEC)
+        reclaim = None
+        with contextlib.suppress(OSError):  # a kernel without it: no job's peak is lowered
+            reclaim = os.open(self.job.reclaim_file, os.O_WRONLY | os.O_CLOEXEC)
+        peaks = self.job.peak_descriptors()
+        inherited = [*procs, *([] if cpu is None else [cpu]), usage, *peaks]
+        inherited += [] if reclaim is None else [reclaim]
+        settings: dict[str, object] = {
+            "procs": procs,
+            "cpu": cpu,
+            "version": self.job.version,
+            "memory": {"usage": usage, "reclaim": reclaim, "peaks": peaks},
+        }
+        return inherited, settings
 
     def set_limits(self, memory_mb: int, max_processes: int, *, baseline_mb: int) -> None:
         """The job's limits for its group, and room for the worker's own use above them."""

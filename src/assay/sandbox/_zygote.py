@@ -8,14 +8,17 @@ Protocol on the control socket (a stream of length-prefixed frames):
   each job adds;
 - host -> zygote, once: settings (marshal): the slot's uid, the descriptor limit, the
   trusted harness code by digest (compiled once here), and the numbers of the inherited
-  descriptors of the job's cgroup (its ``cgroup.procs`` files, and its CPU-usage file);
+  descriptors of the job's cgroup (its ``cgroup.procs`` files, its CPU-usage file, and its
+  memory's usage, reclaim and peak files);
 - zygote -> host, once: ``{"ready": pid}``;
 - host -> zygote, per job: a header (marshal: it only ever comes from the trusted host), with
   four descriptors attached (job payload pipe, stdin, stdout, stderr). The zygote forks; the
   child reads its files and command from the payload pipe, so job data never passes through the
   zygote's memory;
 - zygote -> host, per job: a JSON result (wait status, CPU time, timed out, CPU limit passed,
-  leftovers).
+  leftovers);
+- host -> zygote, when a session ends: a header ``{"end_session": True}`` without
+  descriptors, which the zygote answers ``{}`` once the session's scratch is unmounted.
 
 Nothing of one job is visible to the next. Each job gets:
 
@@ -35,7 +38,9 @@ Nothing of one job is visible to the next. Each job gets:
   not readable either;
 - a cgroup of its own (inside the worker's), whose CPU time, memory and process count are the
   job's, all its processes together: the zygote stops the job when its CPU time passes the
-  limit, however many processes share it.
+  limit, however many processes share it. The jobs of a worker take turns in it: before each
+  job the zygote has the kernel reclaim what earlier ones left charged there (the page cache
+  of the files they read), once their scratch is unmounted, and starts the job's peak afresh.
 
 The worker holds what every job inherits: no new privileges, no core dumps, the descriptor
 limit, its part of the seccomp filter. The child joins the job's cgroup, sets the job's own
@@ -74,8 +79,13 @@ for _name in ("mount", "umount2", "prctl", "syscall", "capset"):
     getattr(_LIBC, _name)  # resolved once here, not in every job
 _TRUSTED: "dict[str, Any]" = {}
 """Harness code the host declared trusted, compiled once: job id -> code object."""
-_JOB_CGROUP: "dict[str, Any]" = {"procs": [], "cpu": None, "version": 1}
-"""Inherited descriptors of the job's cgroup: its cgroup.procs files, its CPU-usage file."""
+_JOB_CGROUP: "dict[str, Any]" = {"procs": [], "cpu": None, "version": 1, "memory": None}
+"""Inherited descriptors of the job's cgroup: its cgroup.procs files, its CPU-usage file, and
+its memory's usage, reclaim and peak files."""
+_LEFT_BYTES = 4 << 20
+"""Memory that jobs left charged to the job's cgroup (the page cache of files they read) above
+which the zygote has the kernel reclaim it before the next job: under this, doing so costs more
+than a small job (the kernel retries on what it cannot reclaim)."""
 _MS_NOSUID, _MS_NODEV = 0x2, 0x4
 _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 38, 22, 2
 _PR_SET_CHILD_SUBREAPER = 36
@@ -407,6 +417,25 @@ def _cpu_usage() -> "float | None":
     return None
 
 
+def _fresh_memory(reclaim: bool) -> None:
+    """Start the next job's peak memory afresh; first, with ``reclaim``, have the kernel
+    reclaim what earlier jobs left charged to the job's cgroup (pages of files they read, which
+    stay charged to the group that read them), so that none of it counts in the job's peak or
+    its limit. After the scratch of those jobs is unmounted: its pages are then freed."""
+    memory = _JOB_CGROUP["memory"]
+    if memory is None:
+        return
+    if reclaim and memory["reclaim"] is not None:
+        with contextlib.suppress(OSError, ValueError):
+            left = int(os.pread(memory["usage"], 64, 0))
+            if left > _LEFT_BYTES:
+                amount = b"0" if _JOB_CGROUP["version"] == 1 else str(left).encode()
+                os.pwrite(memory["reclaim"], amount, 0)
+    for peak in memory["peaks"]:
+        with contextlib.suppress(OSError):  # a kernel that cannot reset it
+            os.pwrite(peak, b"0", 0)
+
+
 def _wait(
     pid: int, limits: "dict[str, Any]", cpu_start: "float | None"
 ) -> "tuple[int, float, bool, bool]":
@@ -508,10 +537,16 @@ def _serve(
         if kept is not None and session != kept:  # a new session, or a one-shot job after one
             _drop_scratch()
             _mount_scratch(size, uid)
+        if header.get("end_session"):  # its files go now, before the host sets new limits
+            kept = None
+            _send(sock, b"{}")
+            continue
         wanted = (header["disk_mb"], header["max_files"])
         if wanted != size:
             size = wanted
             _mount_scratch(size, uid, resize=True)
+        # A session's later commands find what its earlier ones left, charged as their files.
+        _fresh_memory(reclaim=kept is None or session != kept)
         started = time.monotonic()
         cpu_start = _cpu_usage()
         os.pwrite(last_pid, _PID_BASE, 0)

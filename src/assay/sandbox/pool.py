@@ -450,10 +450,16 @@ class PoolSession:
         return 0.0 if self._worker is None else _pss_mb(self._worker.pids)
 
     def close(self) -> None:
-        """Give the worker back; its next job, of another session or none, starts from fresh
-        scratch: nothing of this session's files is left for it."""
+        """Give the worker back, with this session's files unmounted (their memory was charged
+        to the group of the worker's jobs): its next job, of another session or none, starts
+        from fresh scratch, and nothing of this session's files is left for it."""
         worker, self._worker = self._worker, None
         if worker is not None:
+            if worker.healthy:  # a failed one is retired, its files with it
+                try:
+                    worker.end_session()
+                except WorkerFailedError:
+                    worker.healthy = False
             self._pool._release(worker)
 
     def __enter__(self) -> PoolSession:

@@ -46,7 +46,8 @@ class Limits(BaseModel):
         default=16384,
         ge=64,
         le=1_000_000,
-        description="Files and directories a job may hold in its scratch directories at once.",
+        description="Files and directories a job may hold at once in each of its scratch "
+        "directories (/workspace and /tmp).",
     )
     max_output_kb: Count = Field(
         default=256, ge=1, le=65536, description="Captured stdout and stderr, each, KiB."

@@ -7,6 +7,7 @@ attack sends several different numbers; what the later job sees must not change 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -381,3 +382,85 @@ def test_without_a_filter_a_job_asked_to_go_without_sockets_still_gets_no_old_ne
             seen.append(looked.stdout)
     assert len(set(seen)) == 1, seen
     assert json.loads(seen[0])["tcp"] == 0
+
+
+MEMORY_PLANT = """
+import os
+# Memory charged to the job's group that outlives its processes: its scratch until unmounted,
+# and the page cache of the files it read (dropped first, so that this job reads them in).
+with open("/workspace/ballast", "wb") as out:
+    for _ in range({n}):
+        out.write(b"x" * (1 << 20))
+read = 0
+for root, _dirs, names in os.walk(os.path.dirname(os.__file__)):
+    for name in names:
+        if read >= {n} << 20:
+            break
+        try:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+        except OSError:
+            continue
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        while chunk := os.read(fd, 1 << 20):
+            read += len(chunk)
+        os.close(fd)
+print("planted", {n}, read >> 20)
+"""
+
+
+def test_memory_a_job_left_charged_is_not_a_later_jobs_peak(backend: Sandbox) -> None:
+    """A pool worker's jobs take turns in one cgroup. The page cache of the files a job read
+    stayed charged to it, and its scratch until the worker unmounted it, after the peak of the
+    next job had been reset: a job that did nothing was reported at 99 MiB after one that
+    wrote 48 MiB of files and read 48 MiB (the audit fits memory limits, and warns of tight
+    ones, from such peaks)."""
+    limits = Limits(timeout_s=30, cpu_s=20, memory_mb=384, max_file_mb=128)
+    for number in (0, 48, 96):
+        planted = py(backend, MEMORY_PLANT.format(n=number), limits)
+        assert planted.ok, planted
+        looked = py(backend, "pass", limits)
+        assert looked.ok, looked
+        if looked.peak_memory_mb is not None:
+            assert looked.peak_memory_mb < 16, (number, looked.peak_memory_mb)
+
+
+SCRATCH_PLANT = """
+with open("/workspace/ballast", "wb") as out:
+    for _ in range(300):
+        out.write(b"x" * (1 << 20))
+"""
+
+
+def test_a_job_with_a_smaller_memory_limit_after_a_big_one_gets_its_own(backend: Sandbox) -> None:
+    """The host set a worker's next memory limit while the worker was still unmounting the
+    last job's scratch; the kernel refuses a limit under what the group holds, and the refusal
+    went unseen: after a 512 MiB job that left 300 MiB of files, jobs limited to 128 MiB used
+    300 MiB, every one of them."""
+    large = Limits(timeout_s=30, cpu_s=20, memory_mb=512, max_file_mb=400)
+    small = Limits(timeout_s=30, cpu_s=20, memory_mb=128)
+    planted = py(backend, SCRATCH_PLANT, large)
+    assert planted.ok, planted
+    for _ in range(2):
+        result = py(backend, "b = bytearray(300 << 20); print(len(b))", small)
+        assert result.exit_code != 0, result
+        if backend.name == "pool" and result.peak_memory_mb is not None:
+            assert result.out_of_memory, result
+
+
+def test_after_a_session_a_job_with_a_smaller_memory_limit_gets_its_own_at_once() -> None:
+    """A closed session's files stayed mounted, charged to its worker's group, until the next
+    job came; a job with a smaller memory limit then got the session's (see above), and once
+    that was refused, waited for the files to go. They go when the session ends."""
+    large = Limits(timeout_s=30, cpu_s=20, memory_mb=512, max_file_mb=400)
+    small = Limits(timeout_s=30, cpu_s=20, memory_mb=128)
+    with PoolSandbox(max_workers=1, trusted_code=harness_code()) as pool:
+        with pool.session() as session:
+            planted = py(session, SCRATCH_PLANT, large)
+            assert planted.ok, planted
+        started = time.monotonic()
+        result = py(pool, "b = bytearray(300 << 20); print(len(b))", small)
+        elapsed = time.monotonic() - started
+        assert result.exit_code != 0, result
+        assert result.peak_memory_mb is None or result.out_of_memory, result
+        assert elapsed < 2, elapsed
+        assert pool.recycled == 0

@@ -149,3 +149,24 @@ def test_a_candidate_cannot_turn_its_fail_into_an_error(backend: Sandbox) -> Non
     task = make_median_task(limits=Limits(timeout_s=20, cpu_s=20, memory_mb=memory))
     verdict = CodeFamily().verify(task, {"solution.py": FILE_FLOOD}, backend)
     assert verdict.status is Status.FAIL, verdict.summary
+
+
+IN_FLIGHT = """
+import os, socket
+print("wrong answer", flush=True)
+# Its own output pipes sent over a pair of Unix sockets that are sent over each other: once
+# the job is gone only the kernel's collection of such sockets, when any process of the host
+# next closes one, lets the pipes close.
+left, right = socket.socketpair()
+socket.send_fds(left, [b"x"], [1, 2, left.fileno(), right.fileno()])
+os._exit(1)
+"""
+
+
+def test_output_pipes_left_in_flight_do_not_hold_the_result(backend: Sandbox) -> None:
+    """On a quiet host the pool waited for the end of such pipes past the job's deadline and
+    reported its worker as failed: the job's ``fail`` became an ``error``."""
+    result = py(backend, IN_FLIGHT, Limits(timeout_s=5, cpu_s=5, memory_mb=256))
+    assert result.exit_code == 1, result
+    assert result.stdout == "wrong answer\n"
+    assert not result.timed_out
