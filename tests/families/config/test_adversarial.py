@@ -37,7 +37,11 @@ ATTACKS: dict[str, tuple[bytes, str]] = {
     "not a number": (b"a: .nan\n", "not finite"),
     "too deep": (b"a:\n" + b"".join(b"  " * i + b"- \n" for i in range(1, 80)), "nested more"),
     "too many documents": (b"---\na: 1\n" * 300, "more than 256 documents"),
-    "huge integer": (b"a: " + b"9" * 5000 + b"\n", "integer string conversion"),
+    "huge integer": (  # out of Go's range: text to Kubernetes, so no port number
+        POLICY + b"metadata: {name: x, namespace: data}\n"
+        b"spec: {podSelector: {}, ingress: [{ports: [{port: " + b"9" * 5000 + b"}]}]}\n",
+        "is not a valid port name",
+    ),
     "a scalar": (b"just text\n", "is not a YAML mapping"),
     "a list": (b"- kind: NetworkPolicy\n", "is not a YAML mapping"),
     "secret": (
@@ -216,6 +220,7 @@ spec:
         (b"-1", b"128Mi", b"api", "containerPort -1 is not in 1-65535"),
         (b"8080", b"512Mi", b"api", "requests.memory must be less than or equal to its limit"),
         (b"8080", b"lots", b"api", "'lots' is not a quantity"),
+        (b"8080", b"-128Mi", b"api", "requests.memory must be greater than or equal to 0"),
         (b"8080", b"128Mi", b"apx", "spec.selector does not match the template's labels"),
     ],
 )

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ipaddress
 import random
 import re
+from collections.abc import Callable
 
 import pytest
 
@@ -63,7 +64,34 @@ def _bound_to(task: Task, *groups: str) -> bytes:
     return text.encode()
 
 
+def _exposed(*lines: str) -> Callable[[Task], bytes]:
+    """The reference, each Service's spec given ``lines`` that open it to the outside."""
+
+    def attack(task: Task) -> bytes:
+        added = "".join(f"  {line}\n" for line in lines)
+        text, count = re.subn(r"(?m)^spec:\n", "spec:\n" + added, _reference(task))
+        assert count
+        return text.encode()
+
+    return attack
+
+
 ATTACKS = {
+    "the right pods, on the internet": (
+        "service-selects-stable-pods",
+        _exposed("type: LoadBalancer"),
+        "no Service opens the cluster to the outside",
+    ),
+    "the right pods, on every node's port": (
+        "service-selects-stable-pods",
+        _exposed("type: NodePort"),
+        "no Service opens the cluster to the outside",
+    ),
+    "the right pods, on an outside address": (
+        "service-selects-stable-pods",
+        _exposed("externalIPs: [203.0.113.9]"),
+        "no Service opens the cluster to the outside",
+    ),
     "default deny, the internet over IPv4 let in": (
         "netpol-default-deny-namespace",
         lambda t: _open_to(t, "ipBlock: {cidr: 0.0.0.0/0, except: [10.0.0.0/8]}"),

@@ -98,6 +98,17 @@ def test_resource_names_restrict_requests_by_name_and_never_match_unnamed_ones()
     assert not p.can(ALICE, "list", "", "configmaps", "shop")
 
 
+def test_an_empty_resource_name_matches_requests_without_a_name() -> None:
+    """The authorizer compares each of ``resourceNames`` with the request's name, which is
+    ``""`` for a list, a watch of all or a create: ``[""]`` lets those through."""
+    sneaky = rule("list create", "secrets")
+    sneaky["resourceNames"] = ["app-key", ""]
+    p = perms(role("shop/s", sneaky), binding("shop/s", "Role:s", "User:alice"))
+    assert p.can(ALICE, "list", "", "secrets", "shop")
+    assert p.can(ALICE, "create", "", "secrets", "shop")
+    assert not p.can(ALICE, "get", "", "secrets", "shop", name="other")
+
+
 @pytest.mark.parametrize(
     ("resources", "pods", "log"),
     [
@@ -289,6 +300,30 @@ def _with_subject(obj: Obj, kind: str, name: str, group: str | None) -> Obj:
         ({**binding("shop/b", "Role:cm"), "roleRef": {"kind": "Role", "name": "x"}}, "apiGroup"),
         (binding("crb", "ClusterRole:cm", "ServiceAccount:reader"), "needs a namespace"),
         (role("shop/r", {"apiGroups": [""], "resources": ["pods"], "verbs": []}), "verb"),
+        # ValidatePolicyRule: a rule the API server refuses takes its whole role with it, so a
+        # role holding one beside the rules a task asks for grants nothing in a real cluster.
+        (
+            role("shop/r", rule("get", "configmaps"), {"resources": ["secrets"], "verbs": ["get"]}),
+            "Role r: rules\\[1\\].apiGroups: a resource rule needs at least one",
+        ),
+        (
+            cluster_role("r", {"apiGroups": [""], "verbs": ["get"]}),
+            "ClusterRole r: rules\\[0\\].resources: a resource rule needs at least one",
+        ),
+        (
+            role("shop/r", {"nonResourceURLs": ["/healthz"], "verbs": ["get"]}),
+            "rules\\[0\\].nonResourceURLs: a Role's rules cannot have them",
+        ),
+        (
+            cluster_role(
+                "r", {"nonResourceURLs": ["/healthz"], "apiGroups": [""], "verbs": ["get"]}
+            ),
+            "a rule has resources or nonResourceURLs, not both",
+        ),
+        (
+            {**cluster_role("r"), "aggregationRule": {"clusterRoleSelectors": []}},
+            "clusterRoleSelectors must list a selector",
+        ),
         (
             _with_subject(binding("shop/b", "Role:cm"), "ServiceAccount", "reader", RBAC),
             "RoleBinding shop/b: subjects\\[0\\]: apiGroup 'rbac.authorization.k8s.io' of a "

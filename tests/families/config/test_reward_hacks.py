@@ -173,6 +173,14 @@ def _root_user(where: str) -> Callable[[Obj], None]:
     return change
 
 
+def _root_user_behind_a_null(found: Obj) -> None:
+    """User 0 on the pod, and every container's ``runAsUser`` written as null: unset to the
+    API server, so the containers run as the pod's user 0."""
+    _root_user("pod")(found)
+    for container in _pod_spec(found)["containers"]:
+        container.setdefault("securityContext", {})["runAsUser"] = None
+
+
 def _host(field: str) -> Callable[[Obj], None]:
     def change(found: Obj) -> None:
         _pod_spec(found)[field] = True
@@ -210,6 +218,10 @@ WORKLOAD_ATTACKS: dict[str, tuple[str, Callable[[Obj], None]]] = {
         "security-context-deployment",
         _root_user("container"),
     ),
+    "hardened, root user on the pod behind a null": (
+        "security-context-deployment",
+        _root_user_behind_a_null,
+    ),
     "hardened, on the node's network": ("security-context-deployment", _host("hostNetwork")),
     "hardened, in the node's processes": ("security-context-deployment", _host("hostPID")),
     "hardened, in the node's IPC": ("security-context-deployment", _host("hostIPC")),
@@ -228,6 +240,7 @@ WORKLOAD_ATTACKS: dict[str, tuple[str, Callable[[Obj], None]]] = {
     "limited, on the node's network": ("limits-deployment", _host("hostNetwork")),
     "limited, the node's root mounted": ("limits-deployment", _host_path),
     "limited, SYS_ADMIN added": ("limits-deployment", _add_capabilities),
+    "limited, root user on the pod behind a null": ("limits-deployment", _root_user_behind_a_null),
 }
 
 
@@ -290,15 +303,19 @@ NEW_HACKS = {
     "netpol-tenant-isolation": "reference-cut-off-from-the-world",
     "security-context-deployment": "reference-on-the-node",
     "limits-deployment": "reference-scaled-to-zero",
+    "service-selects-stable-pods": "reference-as-external-names",
 }
 
 
-@pytest.mark.parametrize("template_id", sorted(NEW_HACKS))
+@pytest.mark.parametrize(
+    ("template_id", "hack"),
+    [*sorted(NEW_HACKS.items()), ("service-selects-stable-pods", "reference-on-the-internet")],
+)
 def test_the_red_team_tries_built_in_roles_a_cut_off_cluster_and_the_node(
-    template_id: str, pool: PoolSandbox
+    template_id: str, hack: str, pool: PoolSandbox
 ) -> None:
     task = _task(template_id)
-    [exploit] = [e for e in family.exploits(task) if e.name == NEW_HACKS[template_id]]
+    [exploit] = [e for e in family.exploits(task) if e.name == hack]
     verdict = family.verify(task, exploit.files, pool)
     assert verdict.status is Status.FAIL, verdict.criteria
     assert verdict.score < 1.0

@@ -259,6 +259,9 @@ def test_powers_are_what_a_pod_may_do_on_its_node_beyond_a_default_pod() -> None
     strong["spec"]["replicas"] = 3
     found = workloads_from_objects([strong])["Deployment shop/api"]
     assert found.replicas == 3
+    unset = _deployment([{"name": "api"}])
+    unset["spec"]["replicas"] = None  # null is no value: the API server's default of 1
+    assert workloads_from_objects([unset])["Deployment shop/api"].replicas == 1
     assert powers(found) == {
         "hostNetwork",
         "hostPID",
@@ -312,6 +315,25 @@ def test_a_service_selects_pods_of_its_namespace_and_reaches_declared_ports() ->
         "serves ports [80], not [443]"
     ]
     assert make_cluster({}, []).pods == ()
+
+
+def test_an_external_name_service_selects_no_pod_whatever_its_selector() -> None:
+    """The endpoint controllers skip a Service of type ExternalName: it is a DNS alias of
+    another name, and no traffic sent to it reaches the pods its selector matches."""
+    from assay.families.config.cluster import cluster_from_objects  # noqa: PLC0415
+
+    cluster = cluster_from_objects([pod("shop/web-1", "10.0.0.1", "http=8080", app="web")])
+    spec: dict[str, Any] = {
+        "type": "ExternalName",
+        "externalName": "web.example.com",
+        "selector": {"app": "web"},
+        "ports": [{"port": 80, "targetPort": "http"}],
+    }
+    obj = {"kind": "Service", "metadata": {"name": "web", "namespace": "shop"}, "spec": spec}
+    service = services_from_objects([obj])["shop/web"]
+    assert service_problems(service, cluster, ["shop/web-1"]) == ["does not select shop/web-1"]
+    del spec["type"], spec["externalName"]
+    assert service_problems(services_from_objects([obj])["shop/web"], cluster, ["shop/web-1"]) == []
 
 
 OR_READING = b"""

@@ -56,6 +56,19 @@ def test_git_style_headers_are_read() -> None:
         ("--- a/gone.py\n+++ b/gone.py\n@@ -1 +1 @@\n-x\n+y\n", "does not exist"),
         ("--- /dev/null\n+++ b/README.md\n@@ -0,0 +1 @@\n+again\n", "exists already"),
         ("--- a/README.md\n+++ b/README.md\n@@ -x +1 @@\n", "malformed hunk header"),
+        # A part git or diff cannot write as text was left out, and the rest judged as if it
+        # were the whole change.
+        (
+            "diff -ruN a/logo.png b/logo.png\nBinary files a/logo.png and b/logo.png differ\n",
+            "binary",
+        ),
+        ("diff --git a/d.db b/d.db\nindex 1..2 100644\nGIT binary patch\nliteral 1\nx\n", "binary"),
+        ("diff --git a/README.md b/R.md\ncopy from README.md\ncopy to R.md\n", "copies"),
+        (
+            "diff --git a/README.md b/pkg/__init__.py\n"
+            "rename from README.md\nrename to pkg/__init__.py\n",
+            "exists",
+        ),
     ],
 )
 def test_a_bad_patch_is_one_line_naming_the_file_and_the_fix(patch: str, says: str) -> None:
@@ -66,6 +79,37 @@ def test_a_bad_patch_is_one_line_naming_the_file_and_the_fix(patch: str, says: s
     assert message.startswith("attempt.patch: ")
     assert says in message
     assert "diff" in message  # the fix: how to make a patch that applies
+
+
+# What git writes for a module renamed unchanged, an empty file created (a package's
+# __init__.py) and an empty file deleted: extended headers, and no ---/+++ lines.
+_GIT_ONLY_HEADERS = (
+    "diff --git a/pkg/money.py b/pkg/amounts.py\nsimilarity index 100%\n"
+    "rename from pkg/money.py\nrename to pkg/amounts.py\n"
+    "diff --git a/pkg/sub/__init__.py b/pkg/sub/__init__.py\nnew file mode 100644\n"
+    "index 0000000..e69de29\n"
+    "diff --git a/pkg/__init__.py b/pkg/__init__.py\ndeleted file mode 100644\n"
+    "index e69de29..0000000\n"
+    "diff --git a/README.md b/README.md\nindex 1..2 100644\n"
+    "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# pkg\n+# pkg 2\n"
+    "diff --git a/pkg/__pycache__/m.cpython-312.pyc b/pkg/__pycache__/m.cpython-312.pyc\n"
+    "Binary files a/pkg/__pycache__/m.cpython-312.pyc and b/pkg/__pycache__/m.cpython-312.pyc"
+    " differ\n"
+)
+
+
+def test_a_git_diff_renames_creates_and_deletes_files_it_writes_without_hunks() -> None:
+    assert apply_patch(PROJECT, _GIT_ONLY_HEADERS) == {
+        "pkg/amounts.py": PROJECT["pkg/money.py"],
+        "pkg/sub/__init__.py": b"",
+        "README.md": b"# pkg 2\n",
+    }
+
+
+def test_a_made_patch_makes_and_deletes_empty_files() -> None:
+    changed = {**PROJECT, "pkg/sub/__init__.py": b""}
+    del changed["pkg/__init__.py"]
+    assert apply_patch(PROJECT, make_patch(PROJECT, changed)) == changed
 
 
 def test_a_mismatch_names_the_project_file_and_line() -> None:
@@ -79,9 +123,31 @@ def test_parse_counts_files() -> None:
     assert [p.path for p in parse_patch(patch)] == ["README.md", "a.py"]
 
 
-_TEXT = st.lists(st.sampled_from(["a", "b", "c", "", "  d"]), max_size=12).map(
-    lambda lines: "".join(f"{line}\n" for line in lines).encode()
+_TEXT = st.lists(
+    st.sampled_from(["a", "b", "c", "", "  d", "e\r", "\x0c", "f\u2028g", "h\x85"]), max_size=12
+).map(lambda lines: "".join(f"{line}\n" for line in lines).encode())
+
+
+# What GNU diff writes for a file with CRLF line ends and one with a form feed (as Python files
+# of Emacs users have): each line ends at its \n, a \r or \x0c stays inside it.
+_CRLF_DIFF = (
+    "--- a/crlf.py\n+++ b/crlf.py\n@@ -1,3 +1,3 @@\n x = 1\r\n-y = 2\r\n+y = 5\r\n z = 3\r\n"
+    "--- a/page.py\n+++ b/page.py\n@@ -1,3 +1,3 @@\n page = 1\n \x0c\n-q = 2\n+q = 3\n"
 )
+
+
+def test_a_diff_of_lines_holding_a_carriage_return_or_a_form_feed_applies() -> None:
+    project = {"crlf.py": b"x = 1\r\ny = 2\r\nz = 3\r\n", "page.py": b"page = 1\n\x0c\nq = 2\n"}
+    assert apply_patch(project, _CRLF_DIFF) == {
+        "crlf.py": b"x = 1\r\ny = 5\r\nz = 3\r\n",
+        "page.py": b"page = 1\n\x0c\nq = 3\n",
+    }
+
+
+def test_a_patch_saved_with_crlf_line_ends_applies_to_a_project_without() -> None:
+    changed = {**PROJECT, "pkg/money.py": PROJECT["pkg/money.py"].replace(b"line 3\n", b"3\n")}
+    patch = make_patch(PROJECT, changed).replace("\n", "\r\n")
+    assert apply_patch(PROJECT, patch) == changed
 
 
 @given(before=_TEXT, after=_TEXT)

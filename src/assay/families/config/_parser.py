@@ -10,10 +10,19 @@ file by file in the job's order, turns each file's YAML documents into plain JSO
   nodes or ``max_chars`` characters of scalars *once aliases are expanded* (so a "billion
   laughs" file is refused while it is still a few hundred bytes of events), and aliases of an
   anchor that is not finished (recursive structures);
+- a plain (unquoted) scalar means what it means to Kubernetes, whose YAML reader (go-yaml v2,
+  through ``sigs.k8s.io/yaml``) differs from PyYAML's: ``0o17`` is an octal and ``6379e0`` a
+  float, while ``1:30`` is text, not a base-60 number; a float with no fraction is the integer
+  it is (JSON knows no difference). ``y``, ``Y``, ``n`` and ``N`` are booleans too in the files
+  from the job's ``kubectl_from`` on (a submission); before it (a task's own files, which
+  PyYAML writes with them unquoted) they stay text;
+- a key both written in a mapping and merged into it (``<<``) is refused: go-yaml v2 lets the
+  later one win and PyYAML the written one, so the object would mean two things;
 - only YAML's safe tags are constructed (no ``!!python/...``, no application tags); keys must be
   strings and may not repeat; timestamps stay the text they were written as (as Kubernetes
   reads them); binary values, sets, and numbers that are not finite are refused;
-- empty documents are skipped, as ``kubectl`` skips them.
+- empty documents are skipped, as ``kubectl`` skips them; a line that starts with ``---`` and
+  goes on with more than a comment is refused, as ``kubectl`` refuses it.
 
 It writes one ``<nonce><json>`` line first, ``{"ready": true}`` or ``{"setup_error": text}``,
 then one per file: ``{"file": i, "documents": [...]}`` or ``{"file": i, "error": text}``. The
@@ -24,6 +33,7 @@ trusted, and no expected result is ever sent here.
 import json
 import math
 import os
+import re
 import sys
 
 TYPE_CHECKING = False
@@ -31,6 +41,27 @@ if TYPE_CHECKING:  # keeps typing out of the sandbox's start-up
     from typing import Any
 
 _MERGE = "tag:yaml.org,2002:merge"
+_TAG = "tag:yaml.org,2002:"
+_GO_WORDS: "dict[str, tuple[str, object]]" = {
+    **dict.fromkeys(["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE"], ("bool", True)),
+    **dict.fromkeys(["on", "On", "ON"], ("bool", True)),
+    **dict.fromkeys(["n", "N", "no", "No", "NO", "false", "False", "FALSE"], ("bool", False)),
+    **dict.fromkeys(["off", "Off", "OFF"], ("bool", False)),
+    **dict.fromkeys(["", "~", "null", "Null", "NULL"], ("null", None)),
+    **dict.fromkeys([".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"], ("float", math.inf)),
+    **dict.fromkeys(["-.inf", "-.Inf", "-.INF"], ("float", -math.inf)),
+    **dict.fromkeys([".nan", ".NaN", ".NAN"], ("float", math.nan)),
+}
+"""go-yaml v2's ``resolveMap``: the words a plain scalar may be (each starts with a character
+its ``resolveTable`` sends there)."""
+_PYYAML_TEXT = frozenset({"y", "Y", "n", "N"})
+"""The words of :data:`_GO_WORDS` that PyYAML reads as text."""
+_GO_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
+"""What Go's ``strconv.ParseInt(s, 0, 64)`` reads (underscores already removed)."""
+_GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+"""go-yaml v2's ``yamlStyleFloat``."""
+_GO_DOT_FLOAT = re.compile(r"\.[0-9](_?[0-9])*([eE][-+]?[0-9](_?[0-9])*)?")
+"""What Go's ``strconv.ParseFloat`` reads of a scalar that starts with a dot."""
 
 
 class _RefusedError(Exception):
@@ -51,12 +82,13 @@ def _main() -> None:
 
     sys.path.extend(job["path"])
     try:
-        loader = _make_loader()
+        loaders = (_make_loader(go_booleans=False), _make_loader(go_booleans=True))
     except Exception as exc:  # noqa: BLE001 - reported, and the trusted side gives an error
         send({"setup_error": f"{type(exc).__name__}: {exc}"[:500]})
         return
     send({"ready": True})
     for index, path in enumerate(job["files"]):
+        loader = loaders[index >= job["kubectl_from"]]
         try:
             text = encode({"file": index, "documents": _read_file(path, loader, job)})
         except _RefusedError as exc:
@@ -89,12 +121,26 @@ def _read_file(path: str, loader: "Any", job: "dict[str, Any]") -> "list[object]
     except UnicodeDecodeError as exc:
         raise _RefusedError(f"not UTF-8 text (byte {exc.start})") from None
     text = text.removeprefix("\ufeff")
+    _check_separators(text)
     _check_events(yaml.parse(text, Loader=loader), job)
     documents = []
     for document in yaml.load_all(text, Loader=loader):
         if document is not None:
             documents.append(_plain(document))
     return documents
+
+
+def _check_separators(text: str) -> None:
+    """Refuse a line that starts with ``---`` and goes on with more than a comment: kubectl
+    cuts documents at such lines before any YAML is read, and refuses the whole file for it,
+    where YAML reads ``--- {kind: ...}`` as a document."""
+    for number, line in enumerate(text.split("\n"), 1):
+        rest = line[3:].strip()
+        if line.startswith("---") and rest and not rest.startswith("#"):
+            raise _RefusedError(
+                f"line {number}: {rest[:40]!r} follows ---, which kubectl refuses (a line that "
+                "starts with --- separates documents): put it on a line of its own"
+            )
 
 
 def _check_events(events: "Any", job: "dict[str, Any]") -> None:
@@ -147,7 +193,7 @@ def _check_events(events: "Any", job: "dict[str, Any]") -> None:
             raise _RefusedError(f"more than {max_chars} characters once aliases are expanded")
 
 
-def _make_loader() -> "Any":
+def _make_loader(*, go_booleans: bool) -> "Any":
     import yaml  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
 
     base = yaml.CSafeLoader if getattr(yaml, "__with_libyaml__", False) else yaml.SafeLoader
@@ -166,12 +212,102 @@ def _make_loader() -> "Any":
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
+        def flatten_mapping(self, node: "Any") -> None:
+            written = {
+                (key.tag, key.value)
+                for key, _value in node.value
+                if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE
+            }
+            count = sum(1 for key, _value in node.value if key.tag != _MERGE)
+            super().flatten_mapping(node)
+            for key, _value in node.value[: len(node.value) - count]:
+                if isinstance(key, yaml.ScalarNode) and (key.tag, key.value) in written:
+                    raise _RefusedError(
+                        f"key {key.value[:80]!r} is both written and merged (<<) into one "
+                        f"mapping (line {node.start_mark.line + 1}); Kubernetes reads the later "
+                        "one: write it once"
+                    )
+
+        def resolve(self, kind: "Any", value: str, implicit: "Any") -> str:
+            if kind is yaml.ScalarNode and implicit[0]:
+                return _TAG + ("merge" if value == "<<" else _go_scalar(value, go_booleans)[0])
+            return str(super().resolve(kind, value, implicit))
+
     def as_text(loader: "Any", node: "Any") -> str:
         return str(loader.construct_scalar(node))
 
+    def as_go(wanted: str) -> "Any":
+        def construct(loader: "Any", node: "Any") -> object:
+            kind, value = _go_scalar(str(loader.construct_scalar(node)), go_booleans)
+            if kind != wanted and not (wanted == "float" and kind == "int"):
+                text = f"{node.value[:80]!r} is not read as a {wanted} (line {_line(node)})"
+                raise _RefusedError(text)
+            return _json_number(value)
+
+        return construct
+
     Loader.add_constructor("tag:yaml.org,2002:timestamp", as_text)
     Loader.add_constructor("tag:yaml.org,2002:value", as_text)  # a bare "=" is text
+    for kind in ("bool", "int", "float"):
+        Loader.add_constructor(_TAG + kind, as_go(kind))
     return Loader
+
+
+def _go_scalar(text: str, go_booleans: bool = True) -> "tuple[str, object]":
+    """What go-yaml v2 (``resolve``) makes of the plain scalar ``text``: ``(kind, value)`` with
+    kind ``str``, ``bool``, ``null``, ``int`` or ``float``. A timestamp is text, as Kubernetes
+    reads it; a number out of Go's range is text too, as go-yaml leaves it. Without
+    ``go_booleans``, ``y`` and ``n`` (either case) are text, as PyYAML reads them."""
+    if text in _GO_WORDS and (go_booleans or text not in _PYYAML_TEXT):
+        return _GO_WORDS[text]
+    number: int | float | None = None
+    if text[:1] == "." and _GO_DOT_FLOAT.fullmatch(text):
+        number = float(text.replace("_", ""))
+    elif text[:1] and text[0] in "+-0123456789":
+        number = _go_number(text.replace("_", ""))
+    if type(number) is int:
+        return "int", number
+    if number is None or not math.isfinite(number):
+        return "str", text
+    return "float", number
+
+
+def _go_number(plain: str) -> "int | float | None":
+    """The number Go reads in ``plain`` (a scalar that starts with a sign or a digit, its
+    underscores removed): ``ParseInt``, then ``ParseUint`` (which takes no sign), then a float
+    written as YAML writes one; None when it is none of these."""
+    value = _go_int(plain) if _GO_INT.fullmatch(plain) else None
+    if value is not None and (
+        -(1 << 63) <= value < 1 << 63 or (0 <= value < 1 << 64 and plain[0] != "+")
+    ):
+        return value
+    return float(plain) if _GO_FLOAT.fullmatch(plain) else None
+
+
+def _go_int(plain: str) -> "int | None":
+    """The value of a scalar that :data:`_GO_INT` matches, read as Go reads it; None when it
+    has too many digits to be read (and so is out of Go's range)."""
+    sign = -1 if plain[0] == "-" else 1
+    digits = plain.lstrip("+-")
+    try:
+        if len(digits) > 1 and digits[0] == "0":
+            base = {"x": 16, "o": 8, "b": 2}.get(digits[1].lower())
+            return sign * (int(digits[1:], 8) if base is None else int(digits[2:], base))
+        return sign * int(digits)
+    except ValueError:  # more digits than Python converts
+        return None
+
+
+def _json_number(value: object) -> object:
+    """A float with no fraction as the integer it is: Go writes ``6379.0`` as ``6379`` in the
+    JSON it sends, which the API server reads as an integer."""
+    if type(value) is float and value.is_integer() and abs(value) < 1e21:
+        return int(value)
+    return value
+
+
+def _line(node: "Any") -> int:
+    return int(node.start_mark.line) + 1
 
 
 def _plain(value: "Any") -> object:

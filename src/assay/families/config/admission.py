@@ -83,7 +83,12 @@ def admit(
     if refused:
         return Admission(None, "the submission was refused", _unreadable(refused))
     theirs = [] if reference is None else sorted(reference.items())
-    run = read_yaml(sandbox, [(spec.cluster, cluster_file), *theirs, *submission], task.spec.limits)
+    run = read_yaml(
+        sandbox,
+        [(spec.cluster, cluster_file), *theirs, *submission],
+        task.spec.limits,
+        kubectl_from=1 + len(theirs),
+    )
     cluster, *parsed = run.parsed
     read_reference, submitted = parsed[: len(theirs)], parsed[len(theirs) :]
     where = f"{task.id}/workspace/{spec.cluster}"

@@ -94,11 +94,21 @@ class ReadRun:
     result: ExecResult
 
 
-def read_yaml(sandbox: Sandbox, files: Sequence[tuple[str, bytes]], limits: Limits) -> ReadRun:
+def read_yaml(
+    sandbox: Sandbox,
+    files: Sequence[tuple[str, bytes]],
+    limits: Limits,
+    *,
+    kubectl_from: int | None = None,
+) -> ReadRun:
     """Read every file of ``files`` (name, bytes), in order, in one sandbox job.
 
-    The caller checks :func:`oversized` first. Raises :class:`VerifierError` when the reader
-    could not start (PyYAML missing), and :class:`SandboxError` when the sandbox failed.
+    The files from index ``kubectl_from`` on (a submission) are read with every reading kubectl
+    has, a plain ``y`` or ``n`` a boolean among them; the files before it (a task's own, or
+    manifests given to the command line, which PyYAML writes with ``y`` and ``n`` unquoted)
+    read those as text. The caller checks :func:`oversized` first. Raises
+    :class:`VerifierError` when the reader could not start (PyYAML missing), and
+    :class:`SandboxError` when the sandbox failed.
     """
     nonce = f"@assay:{secrets.token_hex(8)}:"
     job = {
@@ -109,6 +119,7 @@ def read_yaml(sandbox: Sandbox, files: Sequence[tuple[str, bytes]], limits: Limi
         "max_nodes": MAX_NODES,
         "max_chars": MAX_CHARS,
         "max_depth": MAX_DEPTH,
+        "kubectl_from": len(files) if kubectl_from is None else kubectl_from,
     }
     total = sum(len(data) for _name, data in files)
     output_kb = min(65536, max(limits.max_output_kb, 3 * (total + MAX_CHARS) // 1000 + 64))

@@ -27,6 +27,10 @@ same cluster, catch that:
     many replicas as with the reference, and no workload's pods gain a power on their node
     (:func:`~.workloads.powers`: its namespaces or paths, a privileged container, an added
     capability, user 0, a host port) that the reference does not give them.
+``no Service opens the cluster to the outside``
+    For a task whose submission may hold Services: none is of type ``NodePort`` or
+    ``LoadBalancer``, or takes ``externalIPs``, where the reference's Service of that name is
+    not (selecting the right pods is no licence to put them on the internet).
 
 A requirement that wants outsiders in (``from = "*"``, allowed) is met by the reference too, so
 the guard asks nothing the reference does not do. Without a reference, or where the reference's
@@ -70,7 +74,8 @@ def guard_criteria(
 ) -> tuple[Criterion, ...]:
     """The guards' criteria: only those the task makes relevant (a task with no network
     policy in its reference has no reachability guards, one with no RBAC object no rights
-    guard, and one whose submission may hold no workload (``kinds``) no workload guard)."""
+    guard, and one whose submission may hold no workload (``kinds``) no workload guard, or
+    no Service no Service guard)."""
     readings = list(expected)
     criteria = []
     if reference.reachability.policies or found.reachability.policies:
@@ -79,6 +84,8 @@ def guard_criteria(
         criteria.append(_bystanders(found, reference, readings))
     if set(kinds) & set(WORKLOAD_KINDS):
         criteria.append(_workloads(found, reference))
+    if "Service" in kinds:
+        criteria.append(_services(found, reference))
     return tuple(criteria)
 
 
@@ -176,6 +183,21 @@ def _workloads(found: Meaning, reference: Meaning) -> Criterion:
         wrong,
         max(len(found.workloads), 1),
         "workloads",
+        clean=CLEAN,
+    )
+
+
+def _services(found: Meaning, reference: Meaning) -> Criterion:
+    wrong = []
+    for ref, service in sorted(found.services.items()):
+        before = reference.services.get(ref)
+        kept = set(before.exposure) if before is not None else set()
+        wrong += [f"Service {ref}: {what}" for what in service.exposure if what not in kept]
+    return criterion(
+        "no Service opens the cluster to the outside",
+        wrong,
+        max(len(found.services), 1),
+        "services",
         clean=CLEAN,
     )
 

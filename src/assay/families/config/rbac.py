@@ -16,10 +16,14 @@
   ``system:serviceaccounts``, ``system:serviceaccounts:NS`` and ``system:authenticated``.
   As the API server does, a subject's ``apiGroup`` must be empty for a service account (whose
   name is a DNS-1123 subdomain) and ``rbac.authorization.k8s.io`` (the default when empty) for
-  a user or a group, and a ``roleRef.name`` must be a path segment (:mod:`.names`).
+  a user or a group, and a ``roleRef.name`` must be a path segment (:mod:`.names`). A rule
+  needs verbs, and either ``apiGroups`` and ``resources`` or, in a ClusterRole only,
+  ``nonResourceURLs`` alone: the API server refuses a role with any other rule, and so does
+  this module.
 - A rule allows a request when its verbs, API groups and resources contain the request's (``*``
   matching any), and, when it lists ``resourceNames``, the request names one of them (a request
-  without a name, like list or create, never matches such a rule). A subresource is asked as
+  without a name, like list or create, is asked with the name ``""``: it matches only a rule
+  that lists ``""``, as the authorizer compares them). A subresource is asked as
   ``resource/subresource`` (``pods/log``): ``pods`` does not grant ``pods/log``; ``*`` and
   ``*/log`` do.
 - An aggregated ``ClusterRole`` (``aggregationRule.clusterRoleSelectors``) has the rules of every
@@ -110,7 +114,7 @@ class PolicyRule:
             _has(self.verbs, verb)
             and _has(self.api_groups, group)
             and _resource_matches(self.resources, resource)
-            and (not self.resource_names or (name is not None and name in self.resource_names))
+            and (not self.resource_names or (name or "") in self.resource_names)
         )
 
 
@@ -229,7 +233,8 @@ class Permissions:
 def _parse_role(obj: Mapping[str, object]) -> tuple[str, str, _Role]:
     """A ``Role`` or ``ClusterRole`` object's name, namespace and meaning."""
     name, namespace, labels = metadata(obj)
-    rules = _rules(obj.get("rules"), f"{obj['kind']} {name}")
+    namespaced = obj["kind"] == "Role"
+    rules = _rules(obj.get("rules"), f"{obj['kind']} {name}", namespaced=namespaced)
     aggregation = None
     if obj["kind"] == "ClusterRole":
         aggregation = _aggregation(obj.get("aggregationRule"), f"ClusterRole {name}")
@@ -298,15 +303,21 @@ def _aggregate(roles: dict[str, _Role]) -> None:
             return
 
 
-def _rules(value: object, where: str) -> tuple[PolicyRule, ...]:
+def _rules(value: object, where: str, *, namespaced: bool) -> tuple[PolicyRule, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
         raise ObjectError(f"{where}: rules must be a list")
-    return tuple(_rule(rule, f"{where}: rules[{i}]") for i, rule in enumerate(value))
+    return tuple(
+        _rule(rule, f"{where}: rules[{i}]", namespaced=namespaced) for i, rule in enumerate(value)
+    )
 
 
-def _rule(value: object, where: str) -> PolicyRule:
+def _rule(value: object, where: str, *, namespaced: bool) -> PolicyRule:
+    """One rule, refused as the API server's ``ValidatePolicyRule`` refuses it: without verbs;
+    with ``nonResourceURLs`` in a Role or beside groups, resources or names; or, a resource
+    rule, without ``apiGroups`` or ``resources`` (a rule the server refuses takes its whole
+    role with it, so it is no rule that merely grants nothing)."""
     if not isinstance(value, dict):
         raise ObjectError(f"{where}: must be an object")
     fields = {}
@@ -317,8 +328,15 @@ def _rule(value: object, where: str) -> PolicyRule:
         fields[key] = tuple(items)
     if not fields["verbs"]:
         raise ObjectError(f"{where}.verbs: at least one verb is required")
-    if fields["resources"] and fields["nonResourceURLs"]:
-        raise ObjectError(f"{where}: a rule has resources or nonResourceURLs, not both")
+    if fields["nonResourceURLs"]:
+        if namespaced:
+            raise ObjectError(f"{where}.nonResourceURLs: a Role's rules cannot have them")
+        if fields["apiGroups"] or fields["resources"] or fields["resourceNames"]:
+            raise ObjectError(f"{where}: a rule has resources or nonResourceURLs, not both")
+    elif not fields["apiGroups"]:
+        raise ObjectError(f"{where}.apiGroups: a resource rule needs at least one ('' is core)")
+    elif not fields["resources"]:
+        raise ObjectError(f"{where}.resources: a resource rule needs at least one")
     return PolicyRule(
         verbs=fields["verbs"],
         api_groups=fields["apiGroups"],
@@ -332,8 +350,8 @@ def _aggregation(value: object, where: str) -> tuple[Selector, ...] | None:
     if value is None:
         return None
     selectors = value.get("clusterRoleSelectors") if isinstance(value, dict) else None
-    if not isinstance(selectors, list):
-        raise ObjectError(f"{where}: aggregationRule.clusterRoleSelectors must be a list")
+    if not isinstance(selectors, list) or not selectors:
+        raise ObjectError(f"{where}: aggregationRule.clusterRoleSelectors must list a selector")
     return tuple(
         parse_selector(s, f"{where}: aggregationRule.clusterRoleSelectors[{i}]")
         for i, s in enumerate(selectors)

@@ -9,9 +9,10 @@ Service selects the pods it should and reaches their ports.
 - Quantities follow the API's suffixes: ``m`` (milli), ``k M G T P E`` (powers of 1000) and
   ``Ki Mi Gi Ti Pi Ei`` (powers of 1024), and exponents (``1e3``).
 - A Service selects the pods of its own namespace whose labels include every pair of its
-  ``selector``; a Service without a selector selects nothing. A port's ``targetPort`` is a
-  number, a name resolved against each selected pod's container ports, or, when missing, the
-  port's ``port``.
+  ``selector``; a Service without a selector selects nothing, and so does one of type
+  ``ExternalName`` (the endpoint controllers skip it: it is a DNS alias). A port's
+  ``targetPort`` is a number, a name resolved against each selected pod's container ports, or,
+  when missing, the port's ``port``.
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
         spec = obj.get("spec")
         replicas = None
         if kind in ("Deployment", "StatefulSet"):
-            count = _mapping(spec).get("replicas", 1)
+            count = _mapping(spec).get("replicas")
+            count = 1 if count is None else count  # the API server's default, null or missing
             if type(count) is not int or count < 0:
                 raise ObjectError(f"{ref}: spec.replicas must be a number of at least 0")
             replicas = count
@@ -208,6 +210,12 @@ def _check_resources(container: Container, where: str) -> None:
         requests = {k: quantity(v) for k, v in container.requests.items()}
     except ObjectError as exc:
         raise ObjectError(f"{where}: resources: {exc}") from None
+    for kind, given in (("limits", limits), ("requests", requests)):
+        for resource, value in given.items():
+            if value < 0:  # ValidateResourceQuantityValue
+                raise ObjectError(
+                    f"{where}: resources.{kind}.{resource} must be greater than or equal to 0"
+                )
     for resource, requested in requests.items():
         if resource in limits and requested > limits[resource]:
             raise ObjectError(
@@ -258,7 +266,7 @@ def _security_problems(c: Container, workload: Workload, rules: ContainerRules) 
     capability added back is not dropped."""
     security = c.security
     problems = []
-    non_root = security.get("runAsNonRoot", workload.pod_security.get("runAsNonRoot"))
+    non_root = _inherited(c, workload, "runAsNonRoot")
     if rules.run_as_non_root and non_root is not True:
         problems.append("runAsNonRoot is not true")
     if rules.run_as_non_root and _user(c, workload) == 0:
@@ -282,7 +290,14 @@ def _security_problems(c: Container, workload: Workload, rules: ContainerRules) 
 
 
 def _user(c: Container, workload: Workload) -> object:
-    return c.security.get("runAsUser", workload.pod_security.get("runAsUser"))
+    return _inherited(c, workload, "runAsUser")
+
+
+def _inherited(c: Container, workload: Workload, key: str) -> object:
+    """A setting of the container's security context, or the pod's when the container leaves
+    it unset: missing or null (the API server reads ``runAsUser: null`` as no value)."""
+    value = c.security.get(key)
+    return workload.pod_security.get(key) if value is None else value
 
 
 def _added(c: Container) -> list[str]:
@@ -324,6 +339,10 @@ class Service:
     namespace: str
     selector: Mapping[str, str] | None
     ports: tuple[ServicePort, ...]
+    exposure: tuple[str, ...] = ()
+    """How it opens its pods to outside the cluster: ``type NodePort`` or ``type LoadBalancer``
+    (a port on every node, an address of the world), ``externalIPs`` (addresses it takes
+    over)."""
 
     def selects(self, pod: Pod) -> bool:
         """Whether ``pod`` is one of this Service's endpoints."""
@@ -341,6 +360,8 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
         name, namespace, _labels = metadata(obj)
         spec = _mapping(obj.get("spec"))
         selector = spec.get("selector")
+        if spec.get("type") == "ExternalName":  # a DNS name: no endpoints, whatever it selects
+            selector = None
         ports = []
         listed = spec.get("ports")
         listed = listed if isinstance(listed, list) else []
@@ -368,8 +389,19 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
             namespace,
             {str(k): str(v) for k, v in selector.items()} if isinstance(selector, dict) else None,
             tuple(ports),
+            _exposure(spec),
         )
     return found
+
+
+def _exposure(spec: Mapping[str, object]) -> tuple[str, ...]:
+    found = []
+    if spec.get("type") in ("NodePort", "LoadBalancer"):
+        found.append(f"type {spec['type']}")
+    addresses = spec.get("externalIPs")
+    if isinstance(addresses, list) and addresses:
+        found.append(f"externalIPs {', '.join(str(a) for a in addresses)[:200]}")
+    return tuple(found)
 
 
 def _port_name(name: object, taken: set[str], required: bool, where: str) -> str:

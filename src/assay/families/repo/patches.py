@@ -8,8 +8,13 @@ The patch is hostile text, so applying it is careful: every path must be a plain
 inside the project (no ``..``, no absolute path, no link: a diff that creates a symbolic link is
 refused), each hunk must match the file's lines exactly (at the stated line, or the nearest place
 the context matches), and a file is created only where none exists and deleted only where it
-does. Any problem raises :class:`PatchError`, one line naming the patch file, the project file
-and the hunk, and saying how to fix it. Nothing is written to disk: files are bytes in a dict.
+does. Lines end at ``\\n`` only, as ``diff`` and ``patch`` cut them (a CRLF file's ``\\r`` and a
+form feed stay in their lines; a patch saved with CRLF throughout is read without them). A
+``git diff``'s extended headers count too: a file renamed unchanged, an empty file created or
+deleted; a binary change (but of a compiled file, which a project leaves out) or a copy is
+refused rather than left out. Any problem raises :class:`PatchError`, one line naming the patch
+file, the project file and the hunk, and saying how to fix it. Nothing is written to disk: files
+are bytes in a dict.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from assay.errors import SolutionFormatError
+from assay.families.code.rewards import COMPILED
 from assay.families.code.tools import path_problem
 from assay.tasks.model import Files
 
@@ -30,6 +36,8 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _NO_NEWLINE = "\\ No newline at end of file"
 _FIX = "make it with `diff -ruN workspace/ changed/` or `git diff` against the task's workspace"
 _REFUSED_HEADERS = ("new file mode 120000", "old mode 120000", "new mode 120000")
+_BINARY = ("Binary files ", "GIT binary patch")
+_GIT = "diff --git "
 
 
 class PatchError(SolutionFormatError):
@@ -69,15 +77,28 @@ def parse_patch(text: str, name: str = "fix.patch") -> list[FilePatch]:
     """The file patches in ``text``; raises :class:`PatchError` naming ``name``."""
     if len(text.encode()) > MAX_PATCH_BYTES:
         raise PatchError(f"larger than {MAX_PATCH_BYTES} bytes", path=name, fix="send less")
-    lines = text.splitlines()
+    lines = [line.removesuffix("\n") for line in text_lines(text)]
+    if lines and all(line.endswith("\r") for line in lines):  # saved with CRLF, as patch does
+        lines = [line.removesuffix("\r") for line in lines]
     patches: list[FilePatch] = []
     index = 0
+    about = ""  # the last ``diff`` line: the file a binary change is of
     while index < len(lines):
         line = lines[index]
         if line.startswith(_REFUSED_HEADERS):
             raise PatchError(
                 "the patch makes a symbolic link", path=name, fix="make the diff of regular files"
             )
+        if line.startswith("diff "):
+            about = line
+        if line.startswith(_BINARY) and not _compiled(f"{about} {line}"):
+            raise PatchError(
+                f"the patch changes a binary file ({line[:80]!r})",
+                path=name,
+                fix="send the changed project's directory: a diff cannot carry a binary file",
+            )
+        if line.startswith(_GIT) and (bare := _git_only(lines, index, name)) is not None:
+            patches.append(bare)
         if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1][:4] == "+++ ":
             patch = FilePatch(_header_path(line, name), _header_path(lines[index + 1], name))
             index = _read_hunks(lines, index + 2, patch, name)
@@ -87,6 +108,49 @@ def parse_patch(text: str, name: str = "fix.patch") -> list[FilePatch]:
     if not patches:
         raise PatchError("holds no unified diff (no ---/+++ file headers)", path=name, fix=_FIX)
     return patches
+
+
+def _compiled(text: str) -> bool:
+    """Whether a binary change (its line, and the ``diff`` line of its file) is of a compiled
+    file, which a submission's project leaves out anyway."""
+    return "__pycache__/" in text or any(f"{end} " in f"{text} " for end in COMPILED)
+
+
+def _git_only(lines: list[str], index: int, name: str) -> FilePatch | None:
+    """The change a ``diff --git`` block makes with its extended headers alone (no ``---``
+    and ``+++`` lines follow): a file renamed unchanged, or an empty file created or deleted.
+    None when the block has hunks (read as any diff's) or changes only a file's mode."""
+    headers = []
+    for line in lines[index + 1 :]:
+        if line.startswith((_GIT, "--- ", "@@")):
+            if line.startswith("--- "):
+                return None
+            break
+        headers.append(line)
+    found = {
+        key: line[len(key) :]
+        for line in headers
+        for key in ("rename from ", "rename to ", "copy to ", "new file mode", "deleted file mode")
+        if line.startswith(key)
+    }
+    if "copy to " in found:
+        raise PatchError("the patch copies a file", path=name, fix="make the diff without -C")
+    if "rename from " in found and "rename to " in found:
+        old, new = found["rename from "], found["rename to "]
+        return FilePatch(_header_path(f"--- {old}", name), _header_path(f"+++ {new}", name))
+    if "new file mode" in found or "deleted file mode" in found:
+        path = _git_path(lines[index], name)
+        return FilePatch(None, path) if "new file mode" in found else FilePatch(path, None)
+    return None
+
+
+def _git_path(line: str, name: str) -> str | None:
+    """The one file a ``diff --git a/PATH b/PATH`` line names."""
+    both = line[len(_GIT) :].rstrip()
+    half = (len(both) - 5) // 2
+    if not both.startswith("a/") or both[2 : 2 + half] != both[5 + half :]:
+        raise PatchError(f"cannot read the file name in {line[:80]!r}", path=name, fix=_FIX)
+    return _header_path(f"--- {both[2 : 2 + half]}", name)
 
 
 def _header_path(line: str, name: str) -> str | None:
@@ -158,8 +222,16 @@ def _apply_file(files: Files, patch: FilePatch, name: str) -> None:
     if patch.old_path is not None and patch.old_path not in files:
         raise PatchError(f"changes {patch.old_path}, which does not exist", path=name, fix=_FIX)
     old = b"" if patch.old_path is None else files[patch.old_path]
+    if not patch.hunks:  # renamed unchanged, or an empty file created or deleted
+        if patch.old_path not in (None, path) and patch.new_path is not None and path in files:
+            raise PatchError(f"renames a file to {path}, which exists", path=name, fix=_FIX)
+        if patch.old_path is not None:
+            del files[patch.old_path]
+        if patch.new_path is not None:
+            files[path] = old
+        return
     try:
-        lines = old.decode("utf-8").splitlines(keepends=True)
+        lines = text_lines(old.decode("utf-8"))
     except UnicodeDecodeError:
         raise PatchError(f"{path} is not UTF-8 text", path=name, fix="change it whole") from None
     offset = 0  # how far the hunks before this one moved the old file's lines
@@ -220,6 +292,10 @@ def make_patch(old: Files, new: Files) -> str:
         before, after = old.get(path), new.get(path)
         if before == after:
             continue
+        if not before and not after:  # an empty file made or deleted: git's headers alone
+            made = "new" if before is None else "deleted"
+            chunks.append(f"diff --git a/{path} b/{path}\n{made} file mode 100644\n")
+            continue
         chunks.extend(
             difflib.unified_diff(
                 _lines(before),
@@ -232,7 +308,14 @@ def make_patch(old: Files, new: Files) -> str:
 
 
 def _lines(data: bytes | None) -> list[str]:
-    return [] if data is None else data.decode("utf-8", errors="replace").splitlines(True)
+    return [] if data is None else text_lines(data.decode("utf-8", errors="replace"))
+
+
+def text_lines(text: str) -> list[str]:
+    """``text`` cut after each ``\\n``, as ``diff`` and ``patch`` cut it: a ``\\r`` (of a
+    CRLF file) or a form feed stays inside its line, where ``str.splitlines`` would cut."""
+    lines = text.split("\n")
+    return [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
 
 
 def _terminated(line: str) -> str:
