@@ -56,6 +56,49 @@ def test_numbers_compare_within_the_tolerance_ints_and_floats_alike() -> None:
     assert diff(table("n", [2]), table("n", [2.001])) is not None
 
 
+def test_two_ints_match_only_when_equal_whatever_the_tolerance() -> None:
+    """Engines compute ints exactly: a count or a sum of ints off by one is wrong however large
+    it is (the relative tolerance would let 2,000,001 pass for 2,000,000)."""
+    assert diff(table("n", [2_000_000]), table("n", [2_000_001])) is not None
+    assert diff(table("c n", ["a", 2_000_000]), table("n c", [2_000_001, "a"])) is not None
+    assert diff(table("n", [2_000_000]), table("n", [2_000_000.5])) is None  # a float is rounded
+    assert diff(table("n", [2_000_000]), table("n", [2_000_000])) is None
+    ids = [[2_000_000 + i, "x"] for i in range(3000)]  # past the row-by-row pairing
+    shuffled = ids[::-1]
+    assert diff(Table(("id", "t"), tuple(ids)), Table(("id", "t"), tuple(shuffled))) is None
+
+
+def test_a_row_in_a_limit_cut_tie_is_one_of_the_tied_rows_within_the_tolerance() -> None:
+    """Rows of the last group are looked up among the tied ones value by value: rounded to
+    the tolerance's digits, 1.000004 and 1.0 (or 2,000,003 and 2,000,001) look alike."""
+    top = Ordering(keys=(0,), limit=1)
+    tied = [[10, 1.0], [10, 2.0]]
+    for wrong in (1.000004, 3.0):
+        found = difference(
+            table("total x", [10, 1.0]),
+            table("total x", [10, wrong]),
+            tolerance=1e-6,
+            ordering=top,
+            tied=tied,
+        )
+        assert found is not None
+    assert "past the tolerance" in (
+        difference(
+            table("total x", [10, 1.0]),
+            table("total x", [10, 1.000004]),
+            tolerance=1e-6,
+            ordering=top,
+            tied=tied,
+        )
+        or ""
+    )
+    ids = [[10, 2_000_001], [10, 2_000_002]]
+    right, wrong_id = table("total id", [10, 2_000_002]), table("total id", [10, 2_000_003])
+    expected = table("total id", [10, 2_000_001])
+    assert difference(expected, right, tolerance=1e-6, ordering=top, tied=ids) is None
+    assert difference(expected, wrong_id, tolerance=1e-6, ordering=top, tied=ids) is not None
+
+
 def test_text_is_not_a_number_and_null_matches_only_null() -> None:
     assert diff(table("n", [2]), table("n", ["2"])) is not None
     assert diff(table("n", [None]), table("n", [None])) is None
@@ -206,3 +249,15 @@ def test_rows_equal_in_python_are_equal_value_by_value(
     assert row == other
     assert _Matcher(1e-6).same_row(row, other)
     assert diff(Table(("a",) * len(row), (row,)), Table(("b",) * len(row), (other,))) is None
+
+
+def test_columns_in_another_order_match_where_a_sum_rounds_the_other_way() -> None:
+    """Two sums of the same amounts in another order differ in their last bit, which can put
+    them on either side of the tolerance's rounding (12345.65 to 6 digits): a correct query
+    with its columns in another order still matches."""
+    expected = table("region total", ["north", 12345.65], ["south", 1.0])
+    assert f"{12345.65:.6g}" != f"{12345.650000000001:.6g}"
+    swapped = table("total region", [12345.650000000001, "north"], [1.0, "south"])
+    assert diff(expected, swapped) is None
+    wrong = table("total region", [12346.65, "north"], [1.0, "south"])
+    assert diff(expected, wrong) is not None

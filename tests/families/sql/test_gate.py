@@ -17,6 +17,8 @@ READ_ONLY = [
     "SELECT id FROM orders UNION SELECT id FROM customers ORDER BY 1",
     "SELECT name, RANK() OVER (ORDER BY price DESC) FROM products",
     "SELECT * FROM customers WHERE email IS NULL  -- a trailing comment",
+    "SELECT COUNT(*) FROM orders; -- a comment after the semicolon",
+    "SELECT COUNT(*) FROM orders;\n/* a comment after the semicolon */\n",
 ]
 
 REFUSED = {
@@ -28,6 +30,8 @@ REFUSED = {
     "ALTER TABLE orders ADD COLUMN x INT": "ALTER",
     "SELECT 1; SELECT 2": "2 statements",
     "SELECT 1; DROP TABLE orders": "2 statements",
+    "SELECT 1; /* between */; DROP TABLE orders -- after": "2 statements",
+    "-- a comment alone": "no query",
     "ATTACH DATABASE '/tmp/x.db' AS x": "ATTACH",
     "DETACH DATABASE main": "DETACH",
     "PRAGMA table_info(orders)": "PRAGMA",

@@ -114,6 +114,9 @@ def test_a_reference_that_depends_on_the_clock_or_chance_needs_review() -> None:
         (b"SELECT id FROM orders WHERE order_date >= date('now', '-30 days')", "'NOW'"),
         (b"SELECT id FROM orders WHERE order_date <= CURRENT_DATE", "CURRENT_DATE"),
         (b"SELECT id FROM orders ORDER BY random() LIMIT 1", "RAND("),
+        (b"SELECT id FROM orders WHERE order_date <= date()", "DATE()"),  # date('now')
+        (b"SELECT id FROM orders WHERE julianday() - julianday(order_date) < 30", "JULIANDAY()"),
+        (b"SELECT id, hex(randomblob(4)) AS tag FROM orders", "RANDOMBLOB("),
     ]:
         solutions = {**task.solutions, "reference": {"query.sql": query}}
         found = messages(task.model_copy(update={"solutions": solutions}))

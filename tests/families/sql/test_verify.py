@@ -45,7 +45,7 @@ def test_every_reference_passes_on_every_database(name: str, sandbox: Sandbox) -
             "workspace/shop.sql",
             *(f"hidden/{name}" for name in neighbours),
         ]
-        assert verdict.versions.family == "sql@2"
+        assert verdict.versions.family == "sql@3"
         expected = ("duckdb",) if task.spec.config["engine"] == "duckdb" else ()
         assert [p.split("==")[0] for p in verdict.versions.python.packages] == list(expected)  # type: ignore[union-attr]
 
@@ -120,6 +120,25 @@ def test_equivalent_queries_pass_whatever_their_column_order_and_names(pool: Poo
         GROUP BY cat ORDER BY total DESC
     """
     assert verify(task, rewritten, pool).status is Status.PASS
+
+
+def test_a_query_saved_with_a_byte_order_mark_is_read_without_it(pool: PoolSandbox) -> None:
+    """Some editors begin UTF-8 text with a byte order mark; it is no part of the query."""
+    task = fixture_task(REVENUE)
+    query = b"\xef\xbb\xbf" + task.solutions["reference"]["query.sql"]
+    verdict = verify(task, query, pool)
+    assert verdict.status is Status.PASS, verdict.summary
+
+
+@pytest.mark.parametrize("after", ["; -- the answer", ";\n/* checked by hand */\n"])
+def test_the_reference_with_a_comment_after_its_semicolon_passes(
+    after: str, pool: PoolSandbox
+) -> None:
+    """A comment after the one query's ``;`` is no second statement: the engines run it."""
+    task = fixture_task(REVENUE)
+    query = task.solutions["reference"]["query.sql"].decode().rstrip().rstrip(";") + after
+    verdict = verify(task, query, pool)
+    assert verdict.status is Status.PASS, verdict.summary
 
 
 def test_the_wrong_order_fails_where_the_reference_orders(pool: PoolSandbox) -> None:

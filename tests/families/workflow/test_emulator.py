@@ -84,3 +84,38 @@ def test_refuses_its_control_endpoints_and_other_services(emulator: Emulator) ->
 def test_api_errors_reach_the_trusted_client_as_errors(emulator: Emulator) -> None:
     with pytest.raises(ClientError, match="NoSuchBucket"):
         emulator.client("s3").get_object(Bucket="missing", Key="k")
+
+
+def test_a_header_naming_two_services_is_judged_by_the_one_that_routes_it(
+    emulator: Emulator,
+) -> None:
+    """The request is routed by the second word of the header's first comma-separated part:
+    an allowed service's scope written before it must not let IAM (or any other) through."""
+    scope = "Credential=testing/20240101/us-east-1/{}/aws4_request"
+    two = f"{scope.format('s3')} {scope.format('iam')}, SignedHeaders=host, Signature=0"
+    for header in (two, "AWS4-HMAC-SHA256" + two):
+        assert (
+            _raw(
+                emulator, "POST", "/?Action=ListUsers&Version=2010-05-08", {"Authorization": header}
+            )
+            == 403
+        )
+    glued = f"AWS4-HMAC-SHA256 {scope.format('s3')}, SignedHeaders=host, Signature=0"
+    assert _raw(emulator, "GET", "/", {"Authorization": glued}) == 200
+
+
+def test_regional_services_answer_in_the_one_region_the_verdict_reads(
+    emulator: Emulator,
+) -> None:
+    """A queue, table or log group made in another region would be out of the verdict's
+    sight (an extra resource nobody judges): those requests are refused; S3, which lists its
+    buckets in every region, is not regional."""
+    signed = "AWS4-HMAC-SHA256 Credential=testing/20240101/{}/{}/aws4_request, Signature=0"
+    queues = "/?Action=ListQueues&Version=2012-11-05"
+    assert (
+        _raw(emulator, "GET", queues, {"Authorization": signed.format("us-west-2", "sqs")}) == 403
+    )
+    assert (
+        _raw(emulator, "GET", queues, {"Authorization": signed.format("us-east-1", "sqs")}) == 200
+    )
+    assert _raw(emulator, "GET", "/", {"Authorization": signed.format("eu-west-1", "s3")}) == 200

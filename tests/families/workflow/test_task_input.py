@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from assay.errors import TaskFormatError
@@ -136,3 +138,28 @@ def test_the_probes_leave_other_readings_out() -> None:
     probes = family.probes(with_files(task, hidden=hidden))
     assert probes
     assert all(probe.task.hidden.keys() == {"expected.json"} for probe in probes)
+
+
+REFUSED_STATES = {
+    "buckets.Bad_Bucket!": {"buckets": {"Bad_Bucket!": {}}},
+    "buckets.inbox": {"buckets": {"inbox": {"": "a key S3 does not allow"}}},
+    "queues.two words": {"queues": {"two words": ["hello"]}},
+    "tables.stock": {
+        "tables": {"stock": {"hash_key": "sku", "items": [{"sku": "A1"}, {"sku": "A1"}]}}
+    },
+    "tables.flags": {"tables": {"flags": {"hash_key": "on", "items": [{"on": True}]}}},
+    "tables.prices": {
+        "tables": {"prices": {"hash_key": "sku", "items": [{"sku": "A1", "p": float("nan")}]}}
+    },
+    "logs./ops": {"logs": {"/ops": {"summary": [""]}}},
+}
+
+
+@pytest.mark.parametrize("field", REFUSED_STATES)
+def test_a_state_the_emulator_refuses_is_the_tasks_fault_not_an_error(field: str) -> None:
+    """Not an ``error`` verdict (retried, never mended, and blamed on the machine): one line
+    naming the state file and the resource."""
+    state = json.dumps(REFUSED_STATES[field]).encode()
+    text = message(with_files(router_task(), workspace={"state.json": state}))
+    assert text.startswith(f"invoice-router/workspace/state.json: {field}: the emulator refuses")
+    assert "give the state names and contents the cloud accepts" in text

@@ -12,8 +12,9 @@ match when:
   cut is the engine's choice): the rows of the reference's result read past its ``LIMIT`` with
   the same keys (:func:`tied_rows`). Where those are not known, the right keys are enough;
 - two numbers match within the tolerance, relative or absolute (ints and floats compare by
-  value: ``SUM`` gives an int on one engine and a decimal on another); text matches exactly;
-  NULL matches NULL only.
+  value: ``SUM`` gives an int on one engine and a decimal on another), except two ints, which
+  no engine rounds and which match only when equal (a count of 2,000,001 is not 2,000,000);
+  text matches exactly; NULL matches NULL only.
 
 Nothing here raises for normal-form data, and everything is bounded: at most
 :data:`MAX_PERMUTATIONS` column permutations are tried, and evidence shows a few rows.
@@ -86,6 +87,8 @@ class _Matcher:
         self.digits = 17 if tolerance <= 0 else max(1, min(17, math.floor(-math.log10(tolerance))))
 
     def same(self, a: object, b: object) -> bool:
+        if type(a) is int and type(b) is int:
+            return a == b
         if _is_number(a) and _is_number(b):
             return math.isclose(a, b, rel_tol=self.tolerance, abs_tol=self.tolerance)  # type: ignore[arg-type]
         if isinstance(a, list) and isinstance(b, list):
@@ -113,6 +116,11 @@ class _Matcher:
     def row_key(self, row: Row) -> tuple[tuple[int, object], ...]:
         return tuple(self.key(value) for value in row)
 
+    def row_order(self, row: Row) -> tuple[str, tuple[tuple[int, float | str], ...]]:
+        """A sort key of rows: by their keys, then rows of equal keys by their exact values (two
+        ints that round alike, such as 2,000,001 and 2,000,002, then sort alike on both sides)."""
+        return repr(self.row_key(row)), tuple(_value_order(value) for value in row)
+
 
 def _is_number(value: object) -> bool:
     return type(value) is int or type(value) is float
@@ -130,10 +138,15 @@ def _permutations(
     if width == 0:
         yield ()
         return
-    columns = [_column(expected, i, match) for i in range(width)]
-    theirs = [_column(actual, j, match) for j in range(width)]
+    columns = [_column(expected, i) for i in range(width)]
+    theirs = [_column(actual, j) for j in range(width)]
     options = [
-        list(dict.fromkeys(j for j in [i, *range(width)] if columns[i] == theirs[j])) or [i]
+        list(
+            dict.fromkeys(
+                j for j in [i, *range(width)] if _same_column(columns[i], theirs[j], match)
+            )
+        )
+        or [i]
         for i in range(width)
     ]  # a column no other matches keeps its place: the rows then say how they differ
     yielded = 0
@@ -156,8 +169,29 @@ def _permutations(
     yield from search(0)
 
 
-def _column(rows: Sequence[Row], index: int, match: _Matcher) -> list[tuple[int, object]]:
-    return sorted((match.key(row[index]) for row in rows), key=repr)
+def _column(rows: Sequence[Row], index: int) -> list[object]:
+    """A column's values in value order (numbers by value, so near-equal ones are neighbours
+    whichever way the tolerance's rounding takes them)."""
+    return sorted((row[index] for row in rows), key=_value_order)
+
+
+def _value_order(value: object) -> tuple[int, float | str]:
+    if value is None:
+        return (0, 0.0)
+    if _is_number(value):
+        return (1, float(value))  # type: ignore[arg-type]
+    if isinstance(value, str):
+        return (2, value)
+    return (3, canonical(value))
+
+
+def _same_column(ours: list[object], theirs: list[object], match: _Matcher) -> bool:
+    """Whether two columns in value order hold the same values, within the tolerance."""
+    if ours == theirs:
+        return True
+    return len(ours) == len(theirs) and all(
+        match.same(a, b) for a, b in zip(ours, theirs, strict=True)
+    )
 
 
 def tied_rows(
@@ -184,14 +218,14 @@ def tied_rows(
 
 
 def _within(rows: Sequence[Row], pool: Sequence[Row], match: _Matcher) -> bool:
-    """Whether ``pool`` holds every one of ``rows`` (a sub-multiset)."""
+    """Whether ``pool`` holds every one of ``rows`` (a sub-multiset), value by value: keys are
+    rounded, so equal keys alone would let in a value past the tolerance. Past
+    :data:`MAX_GREEDY_ROWS` squared pairs, equal keys are taken as enough."""
+    if len(rows) * len(pool) <= MAX_GREEDY_ROWS * MAX_GREEDY_ROWS:
+        return _paired(rows, pool, match)
     available = Counter(repr(match.row_key(row)) for row in pool)
     wanted = Counter(repr(match.row_key(row)) for row in rows)
-    if all(available[key] >= count for key, count in wanted.items()):
-        return True
-    if len(rows) * len(pool) > MAX_GREEDY_ROWS * MAX_GREEDY_ROWS:
-        return False
-    return _paired(rows, pool, match)
+    return all(available[key] >= count for key, count in wanted.items())
 
 
 def _rows_match(
@@ -236,8 +270,8 @@ def _groups(rows: Sequence[Row], keys: tuple[int, ...], match: _Matcher) -> list
 def _same_multiset(expected: Sequence[Row], actual: Sequence[Row], match: _Matcher) -> bool:
     if len(expected) != len(actual):
         return False
-    ours = sorted(expected, key=lambda row: repr(match.row_key(row)))
-    theirs = sorted(actual, key=lambda row: repr(match.row_key(row)))
+    ours = sorted(expected, key=match.row_order)
+    theirs = sorted(actual, key=match.row_order)
     if all(match.same_row(a, b) for a, b in zip(ours, theirs, strict=True)):
         return True
     if len(expected) > MAX_GREEDY_ROWS:
@@ -247,13 +281,29 @@ def _same_multiset(expected: Sequence[Row], actual: Sequence[Row], match: _Match
 
 def _paired(rows: Sequence[Row], pool: Sequence[Row], match: _Matcher) -> bool:
     """Whether each of ``rows`` pairs with a row of ``pool`` of its own, taken one by one:
-    rounding can put near-equal numbers apart where rows are compared by their keys."""
-    unused = list(pool)
+    rounding can put near-equal numbers apart where rows are compared by their keys. Rows of
+    the pool with the row's own key are tried first, then the others."""
+    unused: dict[str, list[Row]] = {}
+    for other in pool:
+        unused.setdefault(repr(match.row_key(other)), []).append(other)
     for row in rows:
-        found = next((i for i, other in enumerate(unused) if match.same_row(row, other)), None)
-        if found is None:
+        key = repr(match.row_key(row))
+        if key in unused and _take(unused, key, row, match):
+            continue
+        if not any(_take(unused, other, row, match) for other in list(unused)):
             return False
-        unused.pop(found)
+    return True
+
+
+def _take(unused: dict[str, list[Row]], key: str, row: Row, match: _Matcher) -> bool:
+    """Remove from ``unused[key]`` the first row that matches ``row``; whether there was one."""
+    group = unused[key]
+    found = next((i for i, other in enumerate(group) if match.same_row(row, other)), None)
+    if found is None:
+        return False
+    group.pop(found)
+    if not group:
+        del unused[key]
     return True
 
 
@@ -270,6 +320,8 @@ def _explain(
     if extra:
         parts.append(f"unexpected {extra}")
     if not missing and not extra:
+        if not _same_multiset(expected, actual, match):
+            return f"{parts[0]}; values differ past the tolerance of {match.tolerance:g}"
         if ordering is not None and ordering.keys:
             return f"{parts[0]}; the same rows, in another order than the reference's ORDER BY"
         return f"{parts[0]}; no column order makes the rows equal"

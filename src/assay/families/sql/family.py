@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from assay.families.sql.tools import SqlTools
 
 RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
-VERSION = "2"
+VERSION = "3"
 MAX_RECORD_CHARS = 2_000_000
 """Longest record of one query's result on one database; a longer result fails (``size``)."""
 EMPTY_QUERY = b"SELECT NULL AS nothing WHERE 1 = 0\n"
@@ -114,7 +114,7 @@ class SqlFamily:
         if text is None:
             return record(Status.FAIL, f"{QUERY_FILE} was not submitted")
         try:
-            query = text.decode()
+            query = text.decode("utf-8-sig")  # a byte order mark some editors write is no SQL
         except UnicodeDecodeError:
             return record(Status.FAIL, f"{QUERY_FILE} is not UTF-8 text")
         gate = check_query(query, config.engine)
@@ -178,7 +178,7 @@ def _reference_results(
 ) -> Expected:
     names, queries, trees = [], [], []
     for name, solution in task.references().items():
-        text = solution.get(QUERY_FILE, b"").decode(errors="replace")
+        text = solution.get(QUERY_FILE, b"").decode("utf-8-sig", errors="replace")
         gate = check_query(text, config.engine)
         if isinstance(gate, Refused):
             raise TaskFormatError(

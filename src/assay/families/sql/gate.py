@@ -97,7 +97,7 @@ def check_query(text: str, engine: str) -> Accepted | Refused:
     if len(text) > MAX_QUERY_CHARS:
         return Refused(f"the query has {len(text)} characters, more than {MAX_QUERY_CHARS}")
     try:
-        statements = [s for s in sqlglot.parse(text, read=dialect(engine)) if s is not None]
+        statements = _statements(text, engine)
     except SqlglotError as exc:
         return Refused(f"the query does not parse: {_first_line(exc)}")
     except RecursionError:
@@ -107,6 +107,13 @@ def check_query(text: str, engine: str) -> Accepted | Refused:
     if len(statements) > 1:
         return Refused(f"{len(statements)} statements were submitted; exactly one query is allowed")
     return _read_only(statements[0])
+
+
+def _statements(text: str, engine: str) -> list[exp.Expr]:
+    """The statements of ``text``; a comment after the last ``;`` (``SELECT 1; -- done``),
+    which sqlglot keeps as a statement of its own, is none."""
+    parsed = sqlglot.parse(text, read=dialect(engine))
+    return [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
 
 
 class _FallbackFilter(logging.Filter):
@@ -166,7 +173,7 @@ def database_statements(text: str, engine: str) -> list[exp.Expr] | str:
     """The statements of a database file, or why they are not a database (first problem)."""
     _quiet_fallbacks()
     try:
-        statements = [s for s in sqlglot.parse(text, read=dialect(engine)) if s is not None]
+        statements = _statements(text, engine)
     except SqlglotError as exc:
         return f"the SQL does not parse: {_first_line(exc)}"
     except RecursionError:

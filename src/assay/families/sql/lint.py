@@ -111,7 +111,10 @@ def _queries(task: Task, config: SqlConfig) -> list[Finding]:
 
 
 _MOVING = re.compile(
-    r"'now'|\bcurrent_(?:date|time|timestamp)\b|\b(?:now|random|rand|today|uuid)\s*\(",
+    r"'now'|\bcurrent_(?:date|time|timestamp)\b|\blocaltime(?:stamp)?\b"
+    r"|\b(?:now|random|rand|randomblob|today|uuid|uuidv\d|get_current_timestamp"
+    r"|transaction_timestamp)\s*\("
+    r"|\b(?:date|time|datetime|julianday|unixepoch)\s*\(\s*\)",  # SQLite's: now, when bare
     re.IGNORECASE,
 )
 """What makes a query's answer depend on when or how often it runs."""

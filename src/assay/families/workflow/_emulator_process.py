@@ -13,9 +13,9 @@ standard input and answers each with one line on standard output:
 
 An emulator is a process of its own because moto's backends are global to a process: two
 emulators never share state. It serves only the services of :data:`SERVICES`, signed the way
-the SDK signs; moto's own control endpoints (``/moto-api``, which can reset or dump every
-backend) and anything unsigned get a 403. It dies with its parent, and the parent dies when its
-standard input closes.
+the SDK signs, and the regional ones in :data:`REGION` only; moto's own control endpoints
+(``/moto-api``, which can reset or dump every backend) and anything unsigned get a 403. It
+dies with its parent, and the parent dies when its standard input closes.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import ctypes
 import hmac
 import json
 import os
-import re
 import resource
 import signal
 import sys
@@ -38,11 +37,15 @@ COUNT_PATH = "/_assay/requests"
 """Where the trusted side asks how many requests an emulator served."""
 SERVICES = frozenset({"s3", "sqs", "dynamodb", "logs"})
 """The services an emulator answers; requests signed for any other are refused."""
+REGION = "us-east-1"
+"""The region of an emulator's regional services, the one the verdict reads."""
+REGIONAL = frozenset({"sqs", "dynamodb", "logs"})
+"""Services that keep each region apart: a request for another region is refused, since what
+it made there would be out of the verdict's sight (S3's buckets are listed in every region)."""
 MEMORY_LIMIT_BYTES = 2 * 2**30
 """Address space an emulator may use; past it, requests fail inside moto, not on the host."""
 CPU_LIMIT_S = 300
 """CPU seconds an emulator may use in its life: agent code cannot make it work without end."""
-_SCOPE = re.compile(r"Credential=[^/,]*/\d{8}/[a-z0-9-]+/([a-z0-9-]+)/aws4_request")
 _PR_SET_PDEATHSIG = 1
 
 StartResponse = Callable[..., Any]
@@ -54,14 +57,31 @@ def guarded(app: Wsgi) -> Wsgi:
 
     def serve(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = str(environ.get("PATH_INFO", ""))
-        found = _SCOPE.search(str(environ.get("HTTP_AUTHORIZATION", "")))
-        if path.startswith("/moto-api") or found is None or found.group(1) not in SERVICES:
-            body = b"refused: this emulator serves signed s3, sqs, dynamodb and logs requests only"
+        authorization = str(environ.get("HTTP_AUTHORIZATION", ""))
+        if path.startswith("/moto-api") or not admitted(authorization):
+            body = (
+                b"refused: this emulator serves signed s3, sqs, dynamodb and logs requests "
+                b"only, in us-east-1"
+            )
             start_response("403 Forbidden", [("Content-Type", "text/plain")])
             return [body]
         return app(environ, start_response)
 
     return serve
+
+
+def admitted(authorization: str) -> bool:
+    """Whether a request signed with this SigV4 ``Authorization`` header is served: signed for
+    a service of :data:`SERVICES` and, for a regional one, for :data:`REGION`. The credential
+    scope is read exactly as moto reads it to route the request (the second word of the
+    header's first comma-separated part): read any other way, a header could name one service
+    here and another there."""
+    words = authorization.split(",", maxsplit=1)[0].split()
+    scope = words[1].split("/") if len(words) > 1 else []
+    if len(scope) != 5 or not scope[0].startswith("Credential=") or scope[4] != "aws4_request":
+        return False
+    region, service = scope[2], scope[3].lower()
+    return service in SERVICES and (service not in REGIONAL or region == REGION)
 
 
 def counted(app: Wsgi, token: str) -> Wsgi:

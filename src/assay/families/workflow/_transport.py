@@ -20,7 +20,8 @@ import boto3  # type: ignore[import-untyped]
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse  # type: ignore[import-untyped]
 from botocore.config import Config  # type: ignore[import-untyped]
 
-REGION = "us-east-1"
+from assay.families.workflow._emulator_process import REGION
+
 ENDPOINT = "http://localhost"
 CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 TIMEOUT_S = 30.0

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer  # type: ignore[import-untyped]
+from botocore.exceptions import ClientError, ParamValidationError  # type: ignore[import-untyped]
 
+from assay.errors import TaskFormatError
 from assay.families.workflow.emulator import Emulator
 from assay.families.workflow.resource_settings import (
     Reads,
@@ -70,33 +73,72 @@ def _listed(pages: Iterable[dict[str, Any]], key: str, kind: str, before: int = 
     return found
 
 
-def seed(emulator: Emulator, state: CloudState) -> None:
-    """Create everything in ``state`` in the (empty) emulator."""
+def seed(emulator: Emulator, state: CloudState, path: str = "the initial state") -> None:
+    """Create everything in ``state`` (read from ``path``) in the (empty) emulator. Raises
+    :class:`TaskFormatError` naming ``path`` and the resource when the emulator refuses what
+    the state holds (a bucket name S3 does not allow, an empty log message, an item whose keys
+    repeat another's): that is the task's fault, not the machine's."""
     s3 = emulator.client("s3")
     for bucket, objects in state.buckets.items():
-        s3.create_bucket(Bucket=bucket)
-        for key, body in objects.items():
-            s3.put_object(Bucket=bucket, Key=key, Body=body.encode())
+        with _refusals(path, f"buckets.{bucket}"):
+            s3.create_bucket(Bucket=bucket)
+            for key, body in objects.items():
+                s3.put_object(Bucket=bucket, Key=key, Body=body.encode())
     sqs = emulator.client("sqs")
     for queue, messages in state.queues.items():
-        url = sqs.create_queue(QueueName=queue)["QueueUrl"]
-        for start in range(0, len(messages), 10):
-            entries = [
-                {"Id": str(n), "MessageBody": body}
-                for n, body in enumerate(messages[start : start + 10])
-            ]
-            sqs.send_message_batch(QueueUrl=url, Entries=entries)
+        with _refusals(path, f"queues.{queue}"):
+            url = sqs.create_queue(QueueName=queue)["QueueUrl"]
+            for start in range(0, len(messages), 10):
+                entries = [
+                    {"Id": str(n), "MessageBody": body}
+                    for n, body in enumerate(messages[start : start + 10])
+                ]
+                _all_sent(sqs.send_message_batch(QueueUrl=url, Entries=entries))
     for table, content in state.tables.items():
-        _seed_table(emulator, table, content)
+        with _refusals(path, f"tables.{table}"):
+            _seed_table(emulator, table, content)
     logs = emulator.client("logs")
     now = int(time.time() * 1000)
     for group, streams in state.logs.items():
-        logs.create_log_group(logGroupName=group)
-        for stream, messages in streams.items():
-            logs.create_log_stream(logGroupName=group, logStreamName=stream)
-            if messages:
-                events = [{"timestamp": now + n, "message": m} for n, m in enumerate(messages)]
-                logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=events)
+        with _refusals(path, f"logs.{group}"):
+            logs.create_log_group(logGroupName=group)
+            for stream, messages in streams.items():
+                logs.create_log_stream(logGroupName=group, logStreamName=stream)
+                if messages:
+                    events = [{"timestamp": now + n, "message": m} for n, m in enumerate(messages)]
+                    logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=events)
+
+
+@contextmanager
+def _refusals(path: str, field: str) -> Iterator[None]:
+    """Turns the emulator's refusal of a state's data into a :class:`TaskFormatError`; a
+    failure of the emulator itself (no answer, a 5xx) passes through as it is."""
+    try:
+        yield
+    except ClientError as exc:
+        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 500)
+        if not 400 <= status < 500:
+            raise
+        raise _refused(exc, path, field) from None
+    except (ParamValidationError, TypeError, ValueError) as exc:
+        raise _refused(exc, path, field) from None
+
+
+def _refused(exc: Exception, path: str, field: str) -> TaskFormatError:
+    reason = " ".join(str(exc).split())[:300]
+    return TaskFormatError(
+        f"the emulator refuses it: {reason}",
+        path=path,
+        field=field,
+        fix="give the state names and contents the cloud accepts",
+    )
+
+
+def _all_sent(answer: dict[str, Any]) -> None:
+    """Raises ``ValueError`` when a batch of messages was refused in part."""
+    failed = answer.get("Failed") or []
+    if failed:
+        raise ValueError(f"a message was refused: {failed[0].get('Message', failed[0])}")
 
 
 def _seed_table(emulator: Emulator, name: str, table: TableState) -> None:

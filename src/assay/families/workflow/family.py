@@ -35,7 +35,7 @@ from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_
 if TYPE_CHECKING:
     from assay.families.workflow.tools import WorkflowTools
 
-VERSION = "5"
+VERSION = "6"
 EPISODE_FILE = ".episode"
 """A submission file naming a live episode's emulator by its secret token (see ``tools``)."""
 EMPTY_SCRIPT = b"# does nothing\n"
@@ -210,8 +210,10 @@ def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
         return record(Status.ERROR, f"the emulator did not start: {exc}")
     with emulator:
         try:
-            seed(emulator, case.initial)
+            seed(emulator, case.initial, f"{case.task.id}/workspace/{case.config.initial}")
             born = births(emulator)
+        except TaskFormatError:
+            raise  # the task's state is at fault, which no retry mends
         except Exception as exc:  # noqa: BLE001 - nothing of the candidate's has run yet
             return record(Status.ERROR, f"seeding the emulator failed: {str(exc)[:300]}")
         try:

@@ -155,7 +155,7 @@ class WorkflowTools:
         if self._emulator is None:
             emulator = emulators().start()
             try:
-                seed(emulator, self._initial)
+                seed(emulator, self._initial, f"{self.task.id}/workspace/{self._config.initial}")
             except BaseException:
                 emulator.close()
                 raise
