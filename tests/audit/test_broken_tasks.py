@@ -6,6 +6,9 @@ should catch it, and the sound tasks beside them left alone:
 - ``leaked-expected``: the prompt shows a hidden case with its answer (lint);
 - ``type-only-checker``: a checker that looks only at the output's type (red-team: a constant
   answer passes);
+- ``shape-only-checker``: a top-k checker that looks only at the answer's length and where its
+  items come from, so any k scores of the input pass (checker-crash: a near miss of the same
+  length);
 - ``blind-tolerance``: a float tolerance so wide no value is checked (sensitivity);
 - ``flaky-clock``: a reference right only in UTC (flaky);
 - ``duplicate-first`` / ``duplicate-second``: one prompt twice (duplicates: the second);
@@ -38,6 +41,7 @@ EXPECTED: dict[str, tuple[Decision, str | None]] = {
     "known-bad-passes": (Decision.REJECTED, "known-bad"),
     "leaked-expected": (Decision.REJECTED, "lint"),
     "type-only-checker": (Decision.REJECTED, "red-team"),
+    "shape-only-checker": (Decision.QUARANTINED, "checker-crash"),
     "blind-tolerance": (Decision.REJECTED, "sensitivity"),
     "flaky-clock": (Decision.QUARANTINED, "flaky"),
     "duplicate-second": (Decision.QUARANTINED, "duplicates"),

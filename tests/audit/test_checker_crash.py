@@ -9,9 +9,10 @@ from assay.audit.base import AuditContext
 from assay.audit.checker_crash import CheckerCrashCheck
 from assay.audit.runner import default_checks
 from assay.families.code import CodeFamily
+from assay.families.code.config import Case, cases_json
 from assay.findings import Severity
 from assay.sandbox import Sandbox
-from assay.tasks import TaskSet, save_task
+from assay.tasks import Task, TaskSet, TaskSpec, save_task
 from tests.conftest import make_median_task, with_checker
 
 ROBUST = b"""
@@ -106,3 +107,77 @@ def test_a_checker_that_judges_a_property_not_the_value_needs_review(sandbox: Sa
     assert finding.message.startswith("the checker accepts near misses of the expected output")
     assert "expected 2, accepted 3" in finding.evidence
     assert _findings(TOLERANT, sandbox) == []  # a tolerance refuses a miss of 1% and 0.5
+
+
+TOP_K_CASES = [
+    ([[5, 1, 9, 3, 7], 2], [9, 7]),
+    ([[4, 4, 2, 8], 3], [8, 4, 4]),
+    ([[10, 20, 30, 40, 50, 60], 4], [60, 50, 40, 30]),
+    ([[3, 1, 2], 1], [3]),
+    ([[11, 17, 13, 19, 15], 3], [19, 17, 15]),
+]
+SHAPE_ONLY = b"""
+def check(args, output, expected):
+    scores, k = args
+    return isinstance(output, list) and len(output) == k and all(x in scores for x in output)
+"""
+ANY_ORDER = b"""
+def check(args, output, expected):
+    return isinstance(output, list) and sorted(output) == sorted(expected)
+"""
+
+TOP_K_REFERENCE = b"def top_k(s, k):\n    return sorted(s)[::-1][:k]\n"
+TOP_K_BAD = b"def top_k(s, k):\n    return sorted(s)[::-1][:k+1]\n"
+TALLY_CASES = [
+    ([["yes", "no", "yes"]], {"yes": 2, "no": 1}),
+    ([["a", "b", "c", "a", "a"]], {"a": 3, "b": 1, "c": 1}),
+    ([["x"]], {"x": 1}),
+]
+TALLY_REFERENCE = b"import collections\ndef tally(a):\n    return dict(collections.Counter(a))\n"
+TALLY_BAD = b"def tally(a):\n    return {x: 1 for x in a}\n"
+KEYS_ONLY = b"""
+def check(args, output, expected):
+    return isinstance(output, dict) and set(output) == set(expected)
+"""
+
+
+def _checked_findings(  # type: ignore[no-untyped-def]
+    checker: bytes, sandbox: Sandbox, function: str, given, *, reference: bytes, bad: bytes
+):
+    """The check's findings on a task of ``function`` with the cases ``given``."""
+    cases = [Case(id=f"case-{i}", args=a, expected=e) for i, (a, e) in enumerate(given)]
+    task = Task(
+        spec=TaskSpec(id=function, family="code", config={"function": function}),
+        prompt=f"Write `{function}` in solution.py.\n",
+        hidden={"cases.json": cases_json(cases)},
+        solutions={"reference": {"solution.py": reference}, "bad-one": {"solution.py": bad}},
+    )
+    context = AuditContext(family=CodeFamily(), sandbox=sandbox)
+    return CheckerCrashCheck().run(with_checker(task, checker), context).findings
+
+
+def _top_k_findings(checker: bytes, sandbox: Sandbox):  # type: ignore[no-untyped-def]
+    return _checked_findings(
+        checker, sandbox, "top_k", TOP_K_CASES, reference=TOP_K_REFERENCE, bad=TOP_K_BAD
+    )
+
+
+def test_a_checker_that_judges_only_the_shape_of_a_list_needs_review(sandbox: Sandbox) -> None:
+    """A top-k checker that took any k scores of the input (in any order, the smallest ones
+    too) refused every grown near miss, and the task was accepted (its one surviving mutant,
+    ascending order, left a mutation score of 0.67). A near miss of the same length shows it."""
+    [finding] = _top_k_findings(SHAPE_ONLY, sandbox)
+    assert finding.review
+    assert finding.message.startswith("the checker accepts near misses of the expected output")
+    assert "expected [9, 7], accepted [9, 9]" in finding.evidence
+    # a checker that ignores the order but not the items refuses them
+    assert _top_k_findings(ANY_ORDER, sandbox) == []
+
+
+def test_a_checker_that_judges_only_the_keys_of_a_dict_needs_review(sandbox: Sandbox) -> None:
+    """A tally checker that compared only the keys took any counts at all."""
+    [finding] = _checked_findings(
+        KEYS_ONLY, sandbox, "tally", TALLY_CASES, reference=TALLY_REFERENCE, bad=TALLY_BAD
+    )
+    assert finding.review
+    assert "expected {'x': 1}, accepted {'x': 2}" in finding.evidence

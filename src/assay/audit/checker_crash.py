@@ -17,17 +17,28 @@ And it feeds the checker a near miss of each expected output (an int moved by on
 puts in place of an expected value, which checker tasks do not get). A checker that accepts
 the near misses of more than half the cases may judge a property of the output rather than its
 value ("a number between the smallest and the largest" for a median, which any element
-passes): a warning that needs a person, since some properties are what the task asks.
+passes): a warning that needs a person, since some properties are what the task asks. A list or
+a dict also gets a near miss of the same shape (one element of the list in place of another
+that differs from it, one value of the dict changed), judged apart: a checker that looks only at
+the length, the keys or where the items come from ("k elements of the input" for the k largest,
+in any order) refuses every grown output and accepts these.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 
 from assay.audit.base import AuditContext, CheckOutcome
 from assay.errors import CheckerError, TaskFormatError
 from assay.families.code.checking import CheckAnswer, CheckItem, checker_problem, run_checker
-from assay.families.code.config import Case, CodeConfig, code_config, hidden_cases
+from assay.families.code.config import (
+    Case,
+    CodeConfig,
+    code_config,
+    hidden_case_file,
+    hidden_cases,
+)
 from assay.families.code.family import run_cases
 from assay.families.code.outputs import Returned
 from assay.families.code.sensitivity import near_miss
@@ -53,6 +64,7 @@ class CheckerCrashCheck:
         try:
             config = code_config(task)
             cases = [case for case in hidden_cases(task) if case.raises is None]
+            case_file = hidden_case_file(task)
         except TaskFormatError:
             return CheckOutcome()  # lint reports it
         if config.checker is None or checker_problem(task, config) is not None:
@@ -67,12 +79,17 @@ class CheckerCrashCheck:
             attempts = _known_bad_items(task, config, cases, context) + _wrong_type_items(cases)
             for items in attempts:
                 answers |= run_checker(context.sandbox, task, config, items)[0]
-            near = _near_miss_items(cases)
-            near_answers = run_checker(context.sandbox, task, config, near)[0] if near else {}
+            encoded = case_file is not None and case_file.encoded
+            misses = [_near_miss_items(cases), _same_shape_items(cases, encoded=encoded)]
+            near_answers = [
+                run_checker(context.sandbox, task, config, near)[0] if near else {}
+                for near in misses
+            ]
         except TaskFormatError as exc:
             return CheckOutcome(findings=[_finding(Severity.ERROR, f"cannot run: {exc}")])
         findings = [f for f in (slow,) if f is not None] + _findings(answers)
-        return CheckOutcome(findings=findings + _lenient(near, near_answers))
+        lenient = [_lenient(near, said) for near, said in zip(misses, near_answers, strict=True)]
+        return CheckOutcome(findings=findings + next((f for f in lenient if f), []))
 
 
 def _timed(
@@ -145,6 +162,44 @@ def _near_miss_items(cases: list[Case]) -> list[CheckItem]:
         CheckItem(f"near miss {case.id}", case.args, _close(case.expected), case.expected)
         for case in cases
     ]
+
+
+def _same_shape_items(cases: list[Case], *, encoded: bool) -> list[CheckItem]:
+    """A near miss of the same shape for each case that expects a list or a dict (in a case
+    file that ``encoded`` its values, a tagged value such as ``{"$tuple": [...]}`` is neither)."""
+    items = []
+    for case in cases:
+        expected = case.expected
+        keys = list(expected) if isinstance(expected, dict) else []
+        tagged = len(keys) == 1 and str(keys[0]).startswith("$")
+        changed = None if encoded and tagged else _reshaped(expected)
+        if changed is not None:
+            items.append(CheckItem(f"near miss {case.id}", case.args, changed, case.expected))
+    return items
+
+
+def _reshaped(value: object) -> object | None:
+    """A wrong answer as long as ``value``, a list or a dict: the first element of the list in
+    place of the last one that differs from it (every element again in place of the last, moved
+    as the sensitivity check moves it, when none differs), or the last value of the dict moved
+    that way; None for anything else or an empty one."""
+    if isinstance(value, list) and value:
+        changed = copy.deepcopy(value)
+        others = [at for at, item in enumerate(value) if not _same(item, value[0])]
+        if others:
+            changed[others[-1]] = copy.deepcopy(value[0])
+        else:
+            changed[-1] = near_miss(value[-1])
+        return changed
+    if isinstance(value, dict) and value:
+        last = list(value)[-1]
+        return {**copy.deepcopy(value), last: near_miss(value[last])}
+    return None
+
+
+def _same(one: object, other: object) -> bool:
+    """Whether two decoded JSON values are the same, ``True`` and ``1`` apart."""
+    return type(one) is type(other) and one == other
 
 
 def _close(value: object) -> object:

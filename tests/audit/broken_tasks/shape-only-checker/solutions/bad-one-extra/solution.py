@@ -1,0 +1,2 @@
+def top_k(scores, k):
+    return sorted(scores, reverse=True)[:k + 1]
