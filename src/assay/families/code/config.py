@@ -75,7 +75,10 @@ class CodeConfig(BaseModel):
         "would change the input), for prompts that ask for a new, independent result.",
     )
     float_tolerance: Number | None = Field(
-        default=None, ge=0, description="Relative and absolute float tolerance (default 1e-9)."
+        default=None,
+        ge=0,
+        description="Relative and absolute float tolerance (default 1e-9); above 0.01 the audit "
+        "quarantines the task for a person.",
     )
     checker: str | None = Field(
         default=None,

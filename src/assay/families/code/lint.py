@@ -3,7 +3,8 @@ a reference that imports only what the task declares.
 
 A prompt may show some hidden cases on purpose, as examples: a case that says ``"example": true``
 (case files of format 4) is not a leak. Any other hidden case shown is, and so is a prompt that
-shows every hidden case (a candidate that hard-codes them passes) or shows, for a case's
+shows every hidden case (a candidate that hard-codes them passes: a case written with its
+result on one line, as a table row or ``args -> result``, counts) or shows, for a case's
 arguments, a result other than the case expects. The reference's lines may repeat what the
 prompt itself gives (its import lines, its docstrings, a helper function it shows whole): only
 the rest of the reference showing is a leak. A case is shown however the call is written
@@ -12,7 +13,7 @@ the rest of the reference showing is a leak. A case is shown however the call is
 The prompt's promises need something that checks them: an exception it promises needs a case that
 expects it, unmodified inputs need ``code.inputs``, an order needs ``compare = "exact"``. A
 reference that reads the wall clock is quarantined for a person: no run of the audit changes the
-date."""
+date; so is a float tolerance looser than :data:`MAX_FLOAT_TOLERANCE`."""
 
 from __future__ import annotations
 
@@ -39,13 +40,17 @@ from assay.families.code.legacy import legacy_finding
 from assay.families.code.ordering import promised_order
 from assay.families.code.raising import alternatives, promised_exceptions
 from assay.families.code.rubric import task_rubric
-from assay.families.code.shown import argument_key, parameters, shown_arguments
+from assay.families.code.shown import argument_key, parameters, shown_answers, shown_arguments
 from assay.findings import Finding, Severity
 from assay.sandbox import package_modules
 from assay.tasks.model import Task
 
 CHECK = "lint"
 MIN_LEAK_LINE = 30
+MAX_FLOAT_TOLERANCE = 1e-2
+"""The loosest ``float_tolerance`` taken without a person: answers rounded to two places, the
+loosest the importers' recorder states. A looser one lets a float that far off pass, which the
+sensitivity check's probes (a float moved by more than one) do not show."""
 
 
 def lint_code_task(task: Task) -> list[Finding]:
@@ -82,6 +87,7 @@ def lint_code_task(task: Task) -> list[Finding]:
     findings += _unchecked_order(task, config)
     findings += _undeclared_imports(task, config)
     findings += _clock_readers(task)
+    findings += _loose_tolerance(config)
     return findings
 
 
@@ -103,24 +109,37 @@ def _shown_cases(
     task: Task, config: CodeConfig, case_file: CaseFile | None, visible: dict[str, str]
 ) -> list[Finding]:
     """A hidden case whose arguments a visible text passes to the function, however the call is
-    written (see :mod:`assay.families.code.shown`)."""
+    written (see :mod:`assay.families.code.shown`); and every hidden case shown, by a call or
+    with its result on a line (a table row, ``args -> result``): a case shown so, the result
+    beside it, is an example, not a leak, but a candidate that looks them all up passes."""
     if case_file is None or not case_file.cases:
         return []
     names = _reference_parameters(task, config)
+    encoded = case_file.encoded
     calls = {
-        where: shown_arguments(text, config.function, names, encoded=case_file.encoded)
+        where: shown_arguments(text, config.function, names, encoded=encoded)
+        for where, text in visible.items()
+    }
+    pairs = {
+        where: shown_answers(text, config.function, names, encoded=encoded)
         for where, text in visible.items()
     }
     findings = []
     shown = 0
     for case in case_file.cases:
-        key = argument_key(case.args, encoded=case_file.encoded, case_file=True)
+        key = argument_key(case.args, encoded=encoded, case_file=True)
+        answer = (
+            None
+            if case.raises is not None
+            else argument_key(case.expected, encoded=encoded, case_file=True)
+        )
         places = {
             where: by_key[key]
             for where, by_key in calls.items()
             if key is not None and key in by_key
         }
-        shown += bool(places)
+        answered = any((key, answer) in by_pair for by_pair in pairs.values())
+        shown += bool(places) or (key is not None and answer is not None and answered)
         if not case.example:
             findings += [
                 _error(f"hidden case {case.id} is shown in {where}", written)
@@ -300,6 +319,31 @@ def _unchecked_order(task: Task, config: CodeConfig) -> list[Finding]:
             f'"{config.compare}" in task.toml ignores it: a result in any order passes; '
             'set compare = "exact" in the [code] table (or say the order does not matter)',
             f"...{task.prompt[start : promise.end() + 20]}...",
+        )
+    ]
+
+
+def _loose_tolerance(config: CodeConfig) -> list[Finding]:
+    """A float tolerance above :data:`MAX_FLOAT_TOLERANCE` for results the cases judge: a
+    wrong answer that close passes. A person decides (an estimate may rightly be that rough)."""
+    tolerance = config.float_tolerance
+    if tolerance is None or tolerance <= MAX_FLOAT_TOLERANCE:
+        return []
+    if config.checker is not None or config.legacy_check is not None:
+        return []  # the cases' comparison, and its tolerance, judge nothing
+    off = (
+        f"a float {tolerance * 100:.3g}% off the expected value"
+        if tolerance < 1
+        else "any float of the expected value's sign"  # relative to the larger of the two
+    )
+    return [
+        Finding(
+            check=CHECK,
+            severity=Severity.WARNING,
+            review=True,
+            message=f"float_tolerance = {tolerance:g} in task.toml passes {off} (and any "
+            f"within {tolerance:g} of it): a wrong answer passes; review it, or set "
+            f"float_tolerance to at most {MAX_FLOAT_TOLERANCE:g} in the [code] table",
         )
     ]
 

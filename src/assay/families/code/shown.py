@@ -7,6 +7,10 @@ shows ``scale_up(2)`` and ``scale_up(grams=7)`` shows ``scale_up(7)`` (a keyword
 place by the reference's signature). Arguments are compared as the case file encodes them
 (format 4 tells a tuple from a list; older formats do not), with numbers by value: a candidate
 that hard-codes ``2`` answers ``2.0`` too.
+
+A case is shown with its result when a line of the text writes both: a table row
+``| [6, 4, 9] | 6 |``, or ``[6, 4, 9] -> 6``, ``f([6, 4, 9]) returns 6``, ``[6, 4, 9]: 6``
+(:func:`shown_pairs`).
 """
 
 from __future__ import annotations
@@ -193,3 +197,180 @@ def _by_value(data: object) -> object:
         if len(items) == 1 and isinstance(members, list):
             items[tag] = sorted(members, key=lambda item: json.dumps(item, sort_keys=True))
     return items
+
+
+MAX_PAIR_CHARS = 2 * MAX_CALL_CHARS
+"""The longest line read for an argument and its result: longer is not an example a person
+reads."""
+MAX_PAIRS_READ = 10_000
+"""The most arguments and results read from a text: one that writes more is not one whose
+examples a person reads. (Each line costs a few parses of itself, whatever it holds.)"""
+MAX_ROW_CELLS = 32
+"""The most cells of a table row read as arguments and a result: a wider row is not one."""
+_SEPARATORS = (
+    re.compile(r"->|→|=>"),
+    re.compile(r"\b(?:returns?|gives?)\b"),
+    re.compile(r"\b(?:output|result|expected|answer)\s*[:=]", re.IGNORECASE),
+    re.compile(r":"),
+)
+"""What stands between the arguments and the result on a line: ``[6, 4, 9] -> 6``,
+``f([6, 4, 9]) returns 6``, ``Input: [6, 4, 9], Output: 6``, ``[6, 4, 9]: 6``."""
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_CALL_START = re.compile(r"(?<!\w)[A-Za-z_]\w*\s*\(")
+_PUNCTUATION = " \t`.,;*"
+_MARKER = re.compile(
+    r"\s*(?:[-*+]\s+|\d+[.)]\s+|>+\s*|(?:and|or)\s+)?(?:(?:input|arguments?|args)\s*[:=]\s*)?",
+    re.IGNORECASE,
+)
+"""What a list item, a quote, a clause or its arguments start with: ``- ``, ``1. ``, ``> ``,
+``and ``, ``Input: ``."""
+_CLAUSE_END = re.compile(r"[()\[\]{},;]|\.\s")
+"""Brackets, and what ends a clause outside them: a comma, a semicolon, a full stop."""
+
+
+@dataclass(frozen=True)
+class ShownPair:
+    """Arguments and the result a text writes on one line, as a table row or on either side
+    of an arrow, ``returns``, ``gives`` or a colon; both sides may read more than one way."""
+
+    text: str
+    """The line as the text writes it: ``| [6, 4, 9] | 6 |``."""
+    args: list[list[object]]
+    """The ways the arguments read: ``1, 2`` is the two arguments 1 and 2, or the tuple."""
+    results: list[object]
+    """The ways the result reads: the literal, or failing that the words themselves."""
+
+
+def shown_pairs(text: str, function: str, names: tuple[str, ...] | None) -> list[ShownPair]:
+    """The arguments and results ``text`` writes on one line: a table row (the last cell the
+    result, each cell before it an argument), or the two sides of ``->``, ``=>``, ``returns``,
+    ``gives`` or ``:`` (the arguments a literal or a call, its keywords bound by ``names`` when
+    it calls ``function``). Each line costs a bounded number of parses of itself."""
+    pairs: list[ShownPair] = []
+    for line in text.splitlines():
+        if len(pairs) >= MAX_PAIRS_READ:
+            break
+        if len(line) > MAX_PAIR_CHARS or not line.strip():
+            continue
+        row = _row(line)
+        spans = [span.group(1) for span in _CODE_SPAN.finditer(line)]
+        segments = [line, *spans, *_clauses(line)]
+        found = [row, *(_sides(segment, function, names) for segment in segments)]
+        pairs += [
+            ShownPair(text=line.strip(), args=args, results=results)
+            for args, results in filter(None, found)
+        ]
+    return pairs
+
+
+def shown_answers(
+    text: str, function: str, names: tuple[str, ...] | None, *, encoded: bool
+) -> dict[tuple[str, str], str]:
+    """The arguments and results ``text`` writes together on a line (see :func:`shown_pairs`),
+    each pair as the :func:`argument_key` of the arguments and of the result, with the first
+    line that writes it."""
+    shown: dict[tuple[str, str], str] = {}
+    for pair in shown_pairs(text, function, names):
+        for args in pair.args:
+            key = argument_key(args, encoded=encoded, case_file=False)
+            for result in pair.results:
+                answer = argument_key(result, encoded=encoded, case_file=False)
+                if key is not None and answer is not None:
+                    shown.setdefault((key, answer), pair.text)
+    return shown
+
+
+def _clauses(line: str) -> list[str]:
+    """The parts of ``line`` between commas, semicolons and full stops outside brackets, when
+    there are several: ``f(1) gives 2, f([3, 4]) gives 5``."""
+    clauses = []
+    depth = start = 0
+    for match in _CLAUSE_END.finditer(line):
+        mark = match.group()[0]
+        if mark in "([{":
+            depth += 1
+        elif mark in ")]}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            clauses.append(line[start : match.start()])
+            start = match.end()
+    return [*clauses, line[start:]] if clauses else []
+
+
+def _row(line: str) -> tuple[list[list[object]], list[object]] | None:
+    """A table row of literals: ``| [6, 4, 9] | 6 |``."""
+    stripped = line.strip()
+    if not stripped.startswith("|"):
+        return None
+    cells = stripped.strip("|").split("|", MAX_ROW_CELLS)
+    if not 2 <= len(cells) <= MAX_ROW_CELLS:
+        return None
+    cells = [cell.strip(_PUNCTUATION) for cell in cells]
+    values = [_literal(cell) for cell in cells[:-1]]
+    if any(value is _NOTHING for value in values):
+        return None
+    results = _results(cells[-1])
+    args = [values]
+    if len(values) == 1 and isinstance(values[0], tuple):
+        args.append(list(values[0]))
+    return args, results
+
+
+def _sides(
+    segment: str, function: str, names: tuple[str, ...] | None
+) -> tuple[list[list[object]], list[object]] | None:
+    """The arguments and result either side of the first separator (of each kind, tried at
+    its first and its last place) that parses on both sides."""
+    marker = _MARKER.match(segment)
+    segment = segment[marker.end() :] if marker else segment
+    for separator in _SEPARATORS:
+        matches = list(separator.finditer(segment))
+        for match in dict.fromkeys([*matches[:1], *matches[-1:]]):
+            args = _arguments(segment[: match.start()], function, names)
+            if args:
+                return args, _results(segment[match.end() :])
+    return None
+
+
+def _arguments(
+    side: str, function: str, names: tuple[str, ...] | None
+) -> list[list[object]] | None:
+    """The ways the left side reads as arguments: a literal (a tuple also as its items), or
+    the last call on it whose arguments are literals (``f([6, 4, 9])``, ``for f(3)``)."""
+    side = side.strip(_PUNCTUATION)
+    if not side:
+        return None
+    value = _literal(side)
+    if value is not _NOTHING:
+        return [[value], list(value)] if isinstance(value, tuple) else [[value]]
+    starts = [match.start() for match in _CALL_START.finditer(side)]
+    for start in reversed(starts[-MAX_PARSE_TRIES:]):
+        try:
+            node = ast.parse(side[start:], mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+            return None
+        bound = _bound(node, names if node.func.id == function else None)
+        return None if bound is None else [bound]
+    return None
+
+
+def _results(side: str) -> list[object]:
+    """The ways the right side reads as a result: the literal, or failing that its words."""
+    side = side.strip(_PUNCTUATION)
+    value = _literal(side)
+    return [side] if value is _NOTHING else [value]
+
+
+_NOTHING = object()
+
+
+def _literal(text: str) -> object:
+    """The literal ``text`` writes; :data:`_NOTHING` when it writes none."""
+    if not text:
+        return _NOTHING
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOTHING
