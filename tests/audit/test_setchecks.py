@@ -257,7 +257,7 @@ def test_a_renamed_and_reworded_copy_is_a_duplicate_by_its_hidden_cases() -> Non
         == "near duplicate of wait-a (judged by the same cases): keep one of the two"
     )
     assert finding.evidence is not None
-    assert finding.evidence.startswith("wait-a and wait-b: both have cases:")
+    assert finding.evidence.startswith("wait-a and wait-b: both have case:")
     assert [f.severity for f in found["wait-a"]] == [Severity.INFO]
 
 
@@ -318,8 +318,9 @@ def test_two_tasks_of_one_template_are_not_copies(pool: PoolSandbox) -> None:
     pair = [_make_task(template, 7, index, pool) for index in (0, 1)]
     first, second = pair
     assert first.id != second.id
-    assert verifier_fingerprints(first)
-    assert verifier_fingerprints(first).isdisjoint(verifier_fingerprints(second))
+    mine, theirs = verifier_fingerprints(first), verifier_fingerprints(second)
+    assert mine
+    assert len(mine & theirs) <= 0.8 * min(len(mine), len(theirs))  # the template's fixed ones
     assert shared_verifiers([first, second]) == []
     same = [reference_fingerprint(made.solutions["reference"]["solution.py"]) for made in pair]
     assert same[0] is not None

@@ -6,10 +6,10 @@ until a person reviews it, as a 0% pass rate does.
 
 - ``duplicates``: near-duplicate tasks inside the set (MinHash with LSH over word 3-grams of the
   prompts, then the exact Jaccard similarity), or tasks judged by the same verifier data
-  (:mod:`assay.audit.verifier_copies`: the same hidden cases, or for a task with too few, the
-  same reference up to renaming; however the prompt is worded): the second of each pair by id
-  (of a pair across the frozen split, the one outside it) is quarantined; training twice on one
-  task weighs it double, and a duplicate across splits leaks.
+  (:mod:`assay.audit.verifier_copies`: most of the same hidden cases, or for a task with too
+  few, the same reference up to renaming; however the prompt is worded): the second of each
+  pair by id (of a pair across the frozen split, the one outside it) is quarantined; training
+  twice on one task weighs it double, and a duplicate across splits leaks.
 - ``contamination``: a task of the ``frozen`` split whose word 8-grams are mostly found in a task
   of another split, or whose verifier data a task of another split shares, has been copied out
   of the held-out set: the copy is an error (it trains on the test). With a corpus (``assay

@@ -1,19 +1,21 @@
 """Fingerprints of what judges a task, for the audit's set checks: a copied task with its
 identifiers renamed and its prompt reworded still has the same ones.
 
-- ``cases:<digest>``: the multiset of (arguments, expected value or exception) of the hidden
-  cases, canonically encoded; case ids, weights and order left out. A task with fewer than
-  :data:`MIN_CASES` cases has none: too little to call a copy.
+- ``case:<digest>``, one for each hidden case: its (arguments, expected value or exception),
+  canonically encoded; its id and weight left out. A copy that adds, drops or reorders a case
+  still shares most of them (:mod:`assay.audit.verifier_copies` says how many make a copy). A
+  task with fewer than :data:`MIN_CASES` distinct cases has none: too little to call a copy.
 - ``reference:<digest>``: the reference's syntax tree with its docstrings dropped and its own
   names (functions, parameters, variables; not builtins, imports or attributes) renamed in order
   of first appearance, so that a copy with renamed variables has the same. A reference of fewer
   than :data:`MIN_STATEMENTS` statements has none: many tasks share a one-liner.
 
-  Only a task without a cases fingerprint (a legacy verifier, too few cases) gets this one: the
+  Only a task without case fingerprints (a legacy verifier, too few cases) gets this one: the
   generator writes every task of a template variant with one reference, its names aside, and
   draws part of the cases at random, so the reference names the template, not the task (in 200
-  tasks of ``assay generate code --seed 7``, 153 pairs had the same reference and none the same
-  cases). A copy of a task judged by cases shares the cases.
+  tasks of ``assay generate code --seed 7``, 153 pairs had the same reference; only 11, of the
+  one template whose cases are mostly fixed, had most of the same cases). A copy of a task
+  judged by cases shares the cases.
 
 Nothing here raises on a malformed task: what cannot be read gives no fingerprint (lint and the
 reference check report it).
@@ -33,7 +35,7 @@ from assay.families.code.config import code_config
 from assay.tasks.model import Task
 
 MIN_CASES = 3
-"""Hidden cases from which a task's cases are fingerprinted."""
+"""Distinct hidden cases from which a task's cases are fingerprinted."""
 MIN_STATEMENTS = 5
 """Statements from which a reference is fingerprinted (the ``def`` counts as one)."""
 _BUILTINS = frozenset(dir(builtins))
@@ -43,8 +45,8 @@ _DIGEST_CHARS = 16
 
 
 def code_fingerprints(task: Task) -> set[str]:
-    """The fingerprints of a code task's verifier data: its cases', or when they are too few
-    to fingerprint, each reference's."""
+    """The fingerprints of a code task's verifier data: each of its cases', or when they are
+    too few to fingerprint, each reference's."""
     found: set[str] = set()
     try:
         cases = hidden_cases(task)
@@ -55,8 +57,8 @@ def code_fingerprints(task: Task) -> set[str]:
         [case.args, {"expected": case.expected} if case.raises is None else {"raises": case.raises}]
         for case in cases
     ]
-    if (cases_print := cases_fingerprint(outcomes)) is not None:
-        return {cases_print}
+    if case_prints := case_fingerprints(outcomes):
+        return case_prints
     for files in task.references().values():
         source = files.get(entrypoint)
         if source is not None and (reference := reference_fingerprint(source)) is not None:
@@ -64,16 +66,16 @@ def code_fingerprints(task: Task) -> set[str]:
     return found
 
 
-def cases_fingerprint(cases: Iterable[object]) -> str | None:
-    """``cases:<digest>`` of the multiset of ``cases`` (each plain JSON data: the arguments and
-    the outcome, never an id), or None for fewer than :data:`MIN_CASES`."""
-    encoded = sorted(
+def case_fingerprints(cases: Iterable[object]) -> set[str]:
+    """``case:<digest>`` of each of ``cases`` (each plain JSON data: the arguments and the
+    outcome, never an id); none for fewer than :data:`MIN_CASES` distinct ones."""
+    encoded = {
         json.dumps(case, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         for case in cases
-    )
+    }
     if len(encoded) < MIN_CASES:
-        return None
-    return f"cases:{_digest(json.dumps(encoded))}"
+        return set()
+    return {f"case:{_digest(text)}" for text in encoded}
 
 
 def reference_fingerprint(source: bytes) -> str | None:

@@ -1,26 +1,25 @@
 """Fingerprints of what judges a repo task, for the audit's set checks
-(:mod:`assay.families.code.fingerprints`): the multiset of its hidden cases' inputs and
-outcomes, without their ids, kinds, weights or the names they call (a copy may rename the
-project's modules). Nothing here raises: a malformed task has none (lint reports it)."""
+(:mod:`assay.families.code.fingerprints`): one for each hidden case, of its inputs and
+outcomes, without its id, kind, weight or the names it calls (a copy may rename the project's
+modules). Nothing here raises: a malformed task has none (lint reports it)."""
 
 from __future__ import annotations
 
 import json
 
 from assay.errors import TaskFormatError
-from assay.families.code.fingerprints import cases_fingerprint
+from assay.families.code.fingerprints import case_fingerprints
 from assay.families.repo.cases import Expect, RepoCase, repo_cases
 from assay.tasks.model import Task
 
 
 def repo_fingerprints(task: Task) -> set[str]:
-    """The fingerprint of the task's hidden cases, if it has enough of them."""
+    """The fingerprints of the task's hidden cases, if it has enough of them."""
     try:
         cases = repo_cases(task).cases
     except TaskFormatError:
         return set()
-    found = cases_fingerprint(_inputs_and_outcomes(case) for case in cases)
-    return set() if found is None else {found}
+    return case_fingerprints(_inputs_and_outcomes(case) for case in cases)
 
 
 def _inputs_and_outcomes(case: RepoCase) -> list[object]:

@@ -545,6 +545,13 @@ def _ordinal(rng: random.Random) -> Problem:
         (n,) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 23, 101, 111, 112, 113, 1011, 0, -3)
     ]
     cases += [(rng.randint(24, 10**6),) for _ in range(2)]
+    # drawn too, so that two tasks of one locale's rules share few enough cases to be told apart
+    # from copies: a teen ending at scale, a 1, 2 or 3 ending, a large number
+    cases += [
+        (rng.randint(2, 9999) * 100 + rng.choice((11, 12, 13)),),
+        (rng.randint(3, 99999) * 10 + rng.choice((1, 2, 3)),),
+        (rng.randint(10**6, 10**9),),
+    ]
     return Problem(
         function=function,
         signature=f"def {function}(n: int) -> str | None:",
