@@ -326,7 +326,7 @@ def write_files(root: Path, files: Files) -> None:
 def _not_a_link(path: Path) -> None:
     if path.is_symlink():
         raise TaskFormatError(
-            "symbolic links are not allowed in tasks (they could point outside the task)",
+            "symbolic links are not allowed (a link could point outside its directory)",
             path=path,
             fix="replace the link with a copy of the file",
         )
