@@ -11,11 +11,11 @@ until a person reviews it, as a 0% pass rate does.
   pair by id (of a pair across the frozen split, the one outside it) is quarantined; training
   twice on one task weighs it double, and a duplicate across splits leaks.
 - ``contamination``: a task of the ``frozen`` split whose word 8-grams are mostly found in a task
-  of another split, or whose verifier data a task of another split shares, has been copied out
-  of the held-out set: the copy is an error (it trains on the test). With a corpus (``assay
-  audit --corpus PATH``: a file or a directory of text files, such as a benchmark's dump or a
-  crawl sample), any task whose 8-grams are mostly in the corpus is quarantined: a model may
-  have seen it.
+  of another split, or most of whose verifier data a task of another split shares, has been
+  copied out of the held-out set: the copy is an error (it trains on the test). With a corpus
+  (``assay audit --corpus PATH``: a file or a directory of text files, such as a benchmark's dump
+  or a crawl sample), any task whose 8-grams are mostly in the corpus is quarantined: a model
+  may have seen it.
 """
 
 from __future__ import annotations
