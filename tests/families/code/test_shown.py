@@ -3,11 +3,8 @@ arguments are the same case."""
 
 from __future__ import annotations
 
-import sys
-from types import FrameType
-
-from assay.families.code import shown
 from assay.families.code.shown import argument_key, shown_arguments, shows
+from tests.families.code.work import lines_run
 
 REFERENCE = "def split_words(text, sep=' '):\n    return text.split(sep)\n"
 
@@ -49,20 +46,7 @@ def test_a_string_argument_may_hold_a_closing_parenthesis() -> None:
 def _lines_run(text: str) -> int:
     """The lines of :mod:`assay.families.code.shown` that reading ``text`` runs: the work the
     read does, counted instead of timed."""
-    counted = [0]
-
-    def trace(frame: FrameType, event: str, arg: object) -> object:
-        if frame.f_code.co_filename == shown.__file__:
-            counted[0] += event == "line"
-            return trace
-        return None
-
-    sys.settrace(trace)
-    try:
-        shown_arguments(text, "f", ("x",), encoded=True)
-    finally:
-        sys.settrace(None)
-    return counted[0]
+    return lines_run(lambda: shown_arguments(text, "f", ("x",), encoded=True))
 
 
 def test_reading_grows_with_the_text_not_with_its_square() -> None:

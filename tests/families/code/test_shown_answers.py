@@ -4,17 +4,14 @@ them up passes."""
 
 from __future__ import annotations
 
-import sys
-from types import FrameType
-
 import pytest
 
-from assay.families.code import shown
 from assay.families.code.config import Case, cases_json
 from assay.families.code.lint import lint_code_task
 from assay.families.code.shown import shown_pairs
 from assay.tasks import Task
 from tests.conftest import make_median_task
+from tests.families.code.work import lines_run
 
 CASES = [
     Case(id="c0", args=[[3, 1, 2]], expected=2, example=True),
@@ -82,20 +79,7 @@ def test_headers_rules_and_words_are_not_read() -> None:
 def _lines_run(text: str) -> int:
     """The lines of :mod:`assay.families.code.shown` that reading ``text`` runs: the work the
     read does, counted instead of timed."""
-    counted = [0]
-
-    def trace(frame: FrameType, event: str, arg: object) -> object:
-        if frame.f_code.co_filename == shown.__file__:
-            counted[0] += event == "line"
-            return trace
-        return None
-
-    sys.settrace(trace)
-    try:
-        shown_pairs(text, "f", ("x",))
-    finally:
-        sys.settrace(None)
-    return counted[0]
+    return lines_run(lambda: shown_pairs(text, "f", ("x",)))
 
 
 @pytest.mark.parametrize(
