@@ -65,3 +65,17 @@ def test_bad_specs_are_one_line(spec: str, message: str) -> None:
 def test_model_policy_options_are_checked() -> None:
     with pytest.raises(PolicySpecError, match="concurrency must be at least 1"):
         parse_policy("openai:m", concurrency=0)
+
+
+@pytest.mark.parametrize("url", ["http://x/\n", "http://[::1", "ftp://x/v1", "http://:8000/v1"])
+def test_a_base_url_no_request_can_go_to_is_one_line_naming_it(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(PolicySpecError) as given:
+        OpenAIPolicy("m", base_url=url)
+    assert str(given.value).startswith(f"--base-url: {url!r} is not a URL")
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    with pytest.raises(PolicySpecError) as configured:
+        OpenAIPolicy("m")
+    assert str(configured.value).startswith(f"OPENAI_BASE_URL: {url!r} is not a URL")
+    assert "\n" not in str(configured.value).replace(repr(url), "")

@@ -26,14 +26,13 @@ import threading
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.errors import InputError, PolicyError
 from assay.judges.prompt import MAX_ANSWER_CHARS, PROMPT_VERSION, build_prompt, parse_answer
 from assay.policies.base import PolicyRequest, Sampling
-from assay.policies.openai_chat import DEFAULT_BASE_URL, OpenAIPolicy
+from assay.policies.openai_chat import DEFAULT_BASE_URL, OpenAIPolicy, endpoint_origin
 from assay.settings import JUDGE_API_KEY, JUDGE_BASE_URL
 from assay.tasks.model import Task
 from assay.verdicts import Criterion, JudgeRecord, JudgeVersion
@@ -81,7 +80,7 @@ class JudgeSpec(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _url(cls, url: str | None) -> str | None:
-        if url is not None and _origin(url) is None:
+        if url is not None and endpoint_origin(url) is None:
             raise ValueError(f"{url[:200]!r} is not a URL a request can be sent to")
         return url
 
@@ -104,7 +103,7 @@ class ModelJudge:
     def __init__(self, spec: JudgeSpec, *, backoff_s: float = 0.5) -> None:
         self.spec = spec
         variable, configured = _configured_url()
-        if spec.base_url is None and _origin(configured) is None:
+        if spec.base_url is None and endpoint_origin(configured) is None:
             raise InputError(
                 f"{configured[:200]!r} is not a URL a request can be sent to",
                 field=variable,
@@ -112,7 +111,9 @@ class ModelJudge:
             )
         self.base_url = spec.base_url or configured
         # the API key is sent only to the configured endpoint's origin
-        self.keyed = spec.base_url is None or _origin(spec.base_url) == _origin(configured)
+        self.keyed = spec.base_url is None or (
+            endpoint_origin(spec.base_url) == endpoint_origin(configured)
+        )
         self.backoff_s = backoff_s
 
     def grade(self, task: Task, submission: str) -> Graded:
@@ -246,23 +247,6 @@ def _configured_url() -> tuple[str | None, str]:
         if url:
             return name, url
     return None, DEFAULT_BASE_URL
-
-
-def _origin(url: str) -> tuple[str, str, int] | None:
-    """Scheme, host and port of the http or https ``url`` (the port its scheme implies when
-    none is written); None when it is no such URL, or holds anything but printable ASCII (a
-    host name beyond ASCII is written in its ``xn--`` form)."""
-    if not all(33 <= ord(char) < 127 for char in url):
-        return None
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:  # a bracket left open, a port out of range or not a number
-        return None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not parts.hostname:
-        return None
-    return scheme, parts.hostname, port if port is not None else (80 if scheme == "http" else 443)
 
 
 def _blocking(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -25,6 +25,7 @@ import re
 import time
 from collections.abc import AsyncIterator
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 import aiohttp
 import openai
@@ -42,6 +43,23 @@ MAX_TOOL_CALLS = 64
 MAX_TOKEN_COUNT = 10**12
 """Token counts above this are not counts (a database column of 64 bits could not sum them)."""
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def endpoint_origin(url: str) -> tuple[str, str, int] | None:
+    """Scheme, host and port of the http or https ``url`` (the port its scheme implies when
+    none is written); None when it is no such URL, or holds anything but printable ASCII (a
+    host name beyond ASCII is written in its ``xn--`` form)."""
+    if not all(33 <= ord(char) < 127 for char in url):
+        return None
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a bracket left open, a port out of range or not a number
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        return None
+    return scheme, parts.hostname, port if port is not None else (80 if scheme == "http" else 443)
 
 
 class NotACompletionError(ValueError):
@@ -74,6 +92,12 @@ class OpenAIPolicy:
         self.model = model
         self.spec = f"openai:{model}"
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        if endpoint_origin(self.base_url) is None:
+            raise PolicySpecError(
+                f"{self.base_url[:200]!r} is not a URL a request can be sent to",
+                field="--base-url" if base_url else "OPENAI_BASE_URL",
+                fix="give an http:// or https:// URL such as http://127.0.0.1:8000/v1",
+            )
         self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
         self.sampling = sampling or Sampling()
         self.concurrency = concurrency
