@@ -210,6 +210,11 @@ COMPILED = (".pyc", ".pyo", ".so", ".pyd")
 """Endings of compiled modules, which Python imports and no criterion can read."""
 
 
+def compiled(path: str) -> bool:
+    """Whether ``path`` is a compiled module, or lies in a ``__pycache__`` directory."""
+    return path.endswith(COMPILED) or "__pycache__" in path.split("/")
+
+
 def _sources(submission: Submission) -> dict[str, bytes]:
     """The files the criteria read: the entrypoint first, then every other ``.py`` file and
     every compiled module, by name."""

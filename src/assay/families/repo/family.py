@@ -18,7 +18,7 @@ from assay.families.code.config import CodeConfig
 from assay.families.code.family import CODEC, VerdictRecorder, assay_version
 from assay.families.code.judging import judge
 from assay.families.code.outputs import CaseOutputs, decode_outputs
-from assay.families.code.rewards import COMPILED
+from assay.families.code.rewards import compiled
 from assay.families.repo.cases import (
     CASES_FILE,
     FAIL_TO_PASS,
@@ -208,11 +208,7 @@ def submitted_project(task: Task, solution: Files) -> Files:
     if is_patch_submission(solution):
         [(name, data)] = solution.items()
         solution = apply_patch(task.workspace, data.decode("utf-8", errors="replace"), name)
-    return {
-        path: data
-        for path, data in solution.items()
-        if not path.endswith(COMPILED) and "__pycache__" not in path.split("/")
-    }
+    return {path: data for path, data in solution.items() if not compiled(path)}
 
 
 def run_project(

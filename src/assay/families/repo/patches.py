@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from assay.errors import SolutionFormatError
-from assay.families.code.rewards import COMPILED
+from assay.families.code.rewards import compiled
 from assay.families.code.tools import path_problem
 from assay.tasks.model import Files
 
@@ -113,7 +113,7 @@ def parse_patch(text: str, name: str = "fix.patch") -> list[FilePatch]:
 def _compiled(text: str) -> bool:
     """Whether a binary change (its line, and the ``diff`` line of its file) is of a compiled
     file, which a submission's project leaves out anyway."""
-    return "__pycache__/" in text or any(f"{end} " in f"{text} " for end in COMPILED)
+    return any(compiled(word) for word in text.split())
 
 
 def _git_only(lines: list[str], index: int, name: str) -> FilePatch | None:
