@@ -85,13 +85,15 @@ def default_checks() -> list[Check]:
     return checks
 
 
-FLAG_CHECKS = {
-    "diversity": "",
-    DRIFT_CHECK: "--seed-tasks DIR (the tasks the set was expanded from)",
-    PROFILE_CHECK: "--profile RUN (a run of `assay profile`)",
+NEEDS_FLAG = {
+    DRIFT_CHECK: ("--seed-tasks", "--seed-tasks DIR (the tasks the set was expanded from)"),
+    PROFILE_CHECK: ("--profile", "--profile RUN (a run of `assay profile`)"),
 }
-"""Checks that run whenever their input is given, named here with the flag that gives it
-(``diversity`` needs none: every report has it). ``--checks`` takes their ids as well."""
+"""Checks that run whenever the flag that gives their input is given: the flag, and how to
+write it."""
+FLAG_CHECKS = ("diversity", *NEEDS_FLAG)
+"""Checks that are no per-task check of :func:`default_checks`, whose ids ``--checks`` takes as
+well: ``diversity`` is in every report, the others run on their flag (:data:`NEEDS_FLAG`)."""
 
 
 def select_checks(
@@ -121,12 +123,12 @@ def select_checks(
             problem, field="--checks", fix=f"use ids from: {', '.join([*known, *FLAG_CHECKS])}"
         )
     given = {DRIFT_CHECK: seeds, PROFILE_CHECK: profile}
-    for name, flag in FLAG_CHECKS.items():
-        if name in wanted and not given.get(name, True):
+    for name, (flag, usage) in NEEDS_FLAG.items():
+        if name in wanted and not given[name]:
             raise InputError(
-                f"the {name} check needs {flag.split()[0]}",
+                f"the {name} check needs {flag}",
                 field="--checks",
-                fix=f"add {flag} or leave {name} out of --checks",
+                fix=f"add {usage} or leave {name} out of --checks",
             )
     if corpus is not None and "contamination" not in wanted:
         raise InputError(
