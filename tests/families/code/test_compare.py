@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from random import Random
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -95,3 +97,32 @@ def test_as_set_ignores_order_and_repeats_and_nothing_else() -> None:
     # typed: a tuple's items as a set, but only against a tuple
     assert first_difference(expected, {"$tuple": [5, 4, 5]}, encoded=True, as_set=True) is None
     assert first_difference(expected, [5, 4], encoded=True, as_set=True) is not None
+
+
+def test_an_unordered_result_within_the_tolerance_matches_whatever_its_floats_sort_as_text() -> (
+    None
+):
+    """Sorted as text, 2.0 comes after 10.0 and 1.9999999999999998 before it: the right
+    multiset, computed another way, failed."""
+    assert first_difference([2.0, 10.0], [10.0, 1.9999999999999998], unordered=True) is None
+    points = [[0.3, 1], [0.3, 2]]
+    assert first_difference(points, [[0.3, 2], [0.30000000000000004, 1]], unordered=True) is None
+    weights = [{"w": 1.0}, {"w": 2.0}]
+    assert (
+        first_difference(weights, [{"w": 2.0}, {"w": 0.9999999999999999}], unordered=True) is None
+    )
+    # still a multiset of the same items, no looser
+    assert first_difference([2.0, 10.0], [10.0, 3.0], unordered=True) is not None
+    assert first_difference([2.0, 2.0, 10.0], [2.0, 10.0, 10.0], unordered=True) is not None
+    assert first_difference([1, 1.0], [1.0, 1], unordered=True) is None
+    assert first_difference([1, 2.0], [1.0, 2], unordered=True) is not None
+    assert first_difference(points, [[0.3, 1], [0.30000000000000004, 1]], unordered=True)
+
+
+@given(st.lists(st.floats(-1e6, 1e6), max_size=30), st.randoms(use_true_random=False))
+def test_an_unordered_list_of_floats_matches_any_order_of_itself_nudged(
+    values: list[float], random: Random
+) -> None:
+    nudged = [value * (1 + 1e-12) for value in values]
+    random.shuffle(nudged)
+    assert first_difference(values, nudged, unordered=True) is None

@@ -162,6 +162,27 @@ ctypes.string_at(id(ctypes), 16)
 import sys
 sys.settrace(lambda *a: None)
 """,
+    # what the collector finds unreachable, kept: a finished call's frame, and its f_back
+    "collector-garbage": """
+import gc
+gc.set_debug(gc.DEBUG_SAVEALL)
+def leave_a_cycle():
+    try:
+        raise ValueError
+    except ValueError as error:
+        holder = [error]
+leave_a_cycle()
+gc.collect()
+for thing in gc.garbage:
+    caller = thing.f_back if type(thing).__name__ == "frame" else None
+    while caller is not None and "checks" not in caller.f_locals:
+        caller = caller.f_back
+    if caller is not None:
+        checks = caller.f_locals["checks"]
+        real = checks.send
+        checks.send = lambda text, args, before, *rest: real(text, args, None, *rest)
+        break
+""",
     # patches what the checks would look up at call time: they look up nothing
     "rebound-helpers": """
 import builtins, os
@@ -186,6 +207,253 @@ def test_attacks_on_the_harness_that_checks_the_inputs_fail(name: str, sandbox: 
     else:  # the reach itself is refused, as the candidate loads
         assert "failed to load" in verdict.summary, verdict.summary
         assert "refused" in verdict.summary, verdict.summary
+
+
+# A signal handler is given the frame it interrupts: the candidate's own, whose f_back (which no
+# audit event covers) is the harness's _main, holding the checks.
+SIGNAL_FRAME = """
+import os, signal as signal_module
+def grab(signum, frame):
+    checks = frame.f_back.f_locals["checks"]
+    real = checks.send
+    checks.send = lambda text, args, before, *rest: real(text, args, None, *rest)
+def sorted_copy(values):
+    os.kill(os.getpid(), signal_module.SIGUSR1)
+    values.sort()
+    return list(values)
+"""
+SIGNAL_ROUTES = {
+    # passed 1.0 while sorting in place, before handlers were given no frame
+    "signal": "signal_module.signal(signal_module.SIGUSR1, grab)\n",
+    # a signal module made anew, built in or loaded from libpython, has the real function again
+    "builtin-module-anew": """
+import _imp, importlib.machinery
+spec = importlib.machinery.BuiltinImporter.find_spec("_signal")
+_imp.create_builtin(spec).signal(signal_module.SIGUSR1, grab)
+""",
+    "dynamic-module-anew": """
+import _imp, importlib.machinery, sysconfig
+lib = sysconfig.get_config_var("LIBDIR") + "/" + sysconfig.get_config_var("LDLIBRARY")
+spec = importlib.machinery.ModuleSpec("_signal", None, origin=lib)
+_imp.create_dynamic(spec).signal(signal_module.SIGUSR1, grab)
+""",
+    # what stands in for the real function holds nothing that leads back to it
+    "wrapped": "signal_module.signal.__wrapped__(signal_module.SIGUSR1, grab)\n",
+    "closure": "import _signal\n_signal.signal.__closure__[0].cell_contents(10, grab)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIGNAL_ROUTES))
+def test_a_signal_handler_reaches_no_frame_of_the_harness(name: str, sandbox: Sandbox) -> None:
+    verdict = _verify(_task("unchanged"), SIGNAL_FRAME + SIGNAL_ROUTES[name], sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert verdict.score == 0, verdict.summary
+
+
+def test_signal_handlers_and_extension_modules_still_work_under_the_inputs_check(
+    sandbox: Sandbox,
+) -> None:
+    handled = """
+import signal, os
+got = []
+previous = signal.signal(signal.SIGUSR1, lambda number, frame: got.append((number, frame)))
+def sorted_copy(values):
+    os.kill(os.getpid(), signal.SIGUSR1)
+    assert got[-1] == (signal.SIGUSR1, None), got
+    import _heapq, _bisect, math, subprocess, asyncio  # loads, even if it cannot start anything
+    return sorted(values)
+"""
+    assert _verify(_task("unchanged"), handled, sandbox).status is Status.PASS
+
+
+# With the nonce, a candidate writes the records itself, without "changed", and sends the
+# harness's own to /dev/null (generated cases are numbered: case-01 on). The hook refuses
+# /proc/*/mem by name, but it is not in another process, and a link has another name.
+NONCE_SCAN = """
+import re
+def scan(pid, path):
+    found = set()
+    with open(path, "rb", 0) as memory:
+        for line in open(f"/proc/{pid}/maps").read().splitlines():
+            span, mode = line.split()[:2]
+            low, high = (int(x, 16) for x in span.split("-"))
+            if "r" in mode and high - low < 64 << 20:
+                try:
+                    memory.seek(low)
+                    found.update(re.findall(rb"@assay:[0-9a-f]{16}:", memory.read(high - low)))
+                except OSError:
+                    pass
+    return found
+"""
+FORGES_WITH_THE_NONCE = """
+import json, os, subprocess, sys
+def run(source, *args):
+    command = [sys.executable, "-I", "-S", "-c", source, *args]
+    return subprocess.run(command, capture_output=True, check=True).stdout
+def nonce():
+    if ROUTE == "child-reads-the-parent":
+        pid = str(os.getpid())
+        found = run(SCAN + "print(*[n.decode() for n in scan(*__import__('sys').argv[1:])])",
+                    pid, f"/proc/{pid}/mem")
+        return found.split()[0]
+    run("import os; os.symlink('/proc/self/mem', '/tmp/m')")
+    space = {}
+    exec(SCAN, space)
+    return space["scan"]("self", "/tmp/m").pop()
+calls = []
+def sorted_copy(values):
+    if not calls:
+        calls.append(nonce())
+        os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
+    calls.append(None)
+    values.sort()
+    record = {"id": f"case-{len(calls) - 1:02d}", "value": list(values)}
+    os.write(1, b"\\n" + calls[0] + json.dumps(record).encode() + b"\\n")
+    return list(values)
+"""
+
+
+@pytest.mark.parametrize("route", ["child-reads-the-parent", "link-to-own-memory"])
+def test_no_process_reads_the_nonce_out_of_the_harness_memory(route: str, sandbox: Sandbox) -> None:
+    """Passed 1.0 on the bubblewrap backend, which leaves jobs dumpable, while sorting in
+    place: now no program starts from the harness's process (a fork keeps the hook)."""
+    cases = [
+        Case(id="case-01", args=[[3, 1, 2]], expected=[1, 2, 3]),
+        Case(id="case-02", args=[[2, 1]], expected=[1, 2]),
+    ]
+    source = f"ROUTE = {route!r}\nSCAN = {NONCE_SCAN!r}\n" + FORGES_WITH_THE_NONCE
+    verdict = _verify(_task("unchanged", cases), source, sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert verdict.score == 0, verdict.summary
+
+
+# A pool worker loads ctypes for itself, and its jobs are forks of it: ctypes' types, found
+# among every class, read any address without an audit event.
+READS_MEMORY_WITH_CTYPES_TYPES = r"""
+import json, os, re, sys
+def classes():
+    seen, todo = set(), [object]
+    while todo:
+        c = todo.pop()
+        if c in seen: continue
+        seen.add(c); yield c
+        try: todo.extend(type.__subclasses__(c))
+        except TypeError: pass
+found = {c.__name__: c for c in classes() if c.__module__ == "_ctypes"}
+Simple, Union = found["_SimpleCData"], found["Union"]
+Pointer, Array = found["_Pointer"], found["Array"]
+class Size(Simple): _type_ = "L"
+def read(low, size):
+    class Chunk(Array): _type_ = type("Byte", (Simple,), {"_type_": "B"}); _length_ = size
+    class ToChunk(Pointer): _type_ = Chunk
+    class Both(Union): _fields_ = [("address", Size), ("pointer", ToChunk)]
+    both = Both(); both.address = low
+    return bytes(both.pointer.contents)
+def nonce():
+    for line in open("/proc/self/maps").read().splitlines():
+        span, mode = line.split()[:2]
+        low, high = (int(x, 16) for x in span.split("-"))
+        if "rw" in mode and high - low < 64 << 20 and "[v" not in line:
+            hits = re.findall(rb"@assay:[0-9a-f]{16}:", read(low, high - low))
+            if hits: return hits[0]
+calls = []
+def sorted_copy(values):
+    if not calls:
+        calls.append(nonce())
+        os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
+    calls.append(None)
+    values.sort()
+    record = {"id": f"case-{len(calls) - 1:02d}", "value": list(values)}
+    os.write(1, b"\n" + calls[0] + json.dumps(record).encode() + b"\n")
+    return list(values)
+"""
+
+
+def test_ctypes_the_sandbox_loaded_reads_no_nonce(sandbox: Sandbox) -> None:
+    """Passed 1.0 on the pool while sorting in place: the harness starts afresh there."""
+    cases = [
+        Case(id="case-01", args=[[3, 1, 2]], expected=[1, 2, 3]),
+        Case(id="case-02", args=[[2, 1]], expected=[1, 2]),
+    ]
+    verdict = _verify(_task("unchanged", cases), READS_MEMORY_WITH_CTYPES_TYPES, sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert verdict.score == 0, verdict.summary
+
+
+# The harness started afresh reads its job from a memfd: seeking back on stdin read it again,
+# nonce and all.
+REREADS_THE_JOB = r"""
+import json, os
+def nonce():
+    os.lseek(0, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(0, 1 << 16):
+        chunks.append(chunk)
+    return json.loads(b"".join(chunks))["nonce"].encode()
+calls = []
+def sorted_copy(values):
+    if not calls:
+        calls.append(nonce())
+        os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
+    calls.append(None)
+    values.sort()
+    record = {"id": f"case-{len(calls) - 1:02d}", "value": list(values)}
+    os.write(1, b"\n" + calls[0] + json.dumps(record).encode() + b"\n")
+    return list(values)
+"""
+
+
+def test_the_job_read_is_not_read_again_from_stdin(sandbox: Sandbox) -> None:
+    """Passed 1.0 on the pool while sorting in place, the job being re-read from the memfd."""
+    cases = [
+        Case(id="case-01", args=[[3, 1, 2]], expected=[1, 2, 3]),
+        Case(id="case-02", args=[[2, 1]], expected=[1, 2]),
+    ]
+    verdict = _verify(_task("unchanged", cases), REREADS_THE_JOB, sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert verdict.score == 0, verdict.summary
+
+
+# Each way to start a program, which would run without the hook (the two routes above used
+# subprocess.run): the unaudited ones included.
+STARTS_A_PROGRAM = {
+    "subprocess": "import subprocess\nsubprocess.run([sys.executable, '-c', ''])\n",
+    "posix-spawn": "os.waitpid(os.posix_spawn(sys.executable, [sys.executable], {}), 0)\n",
+    "system": "if os.system('true') != 0:\n    raise OSError('no shell')\n",
+    "fork-then-exec": """
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execv(sys.executable, [sys.executable, '-c', ''])
+    finally:
+        os._exit(3)
+if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0:
+    raise PermissionError('the child was refused')
+""",
+    # no audit event: straight to the spawner, as subprocess holds it and as its module has it
+    "fork-exec": """
+import subprocess, _posixsubprocess
+errors = os.pipe()
+for spawn in (subprocess._fork_exec, _posixsubprocess.fork_exec):
+    pid = spawn(
+        [sys.executable, "-c", ""], [sys.executable.encode()], True, (errors[1],), None,
+        None, -1, -1, -1, -1, -1, -1, *errors, False, False, -1, None, None, None, -1, None,
+        False,
+    )
+    os.waitpid(pid, 0)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STARTS_A_PROGRAM))
+def test_no_program_starts_under_the_inputs_check(name: str, sandbox: Sandbox) -> None:
+    source = "import os, sys\n" + STARTS_A_PROGRAM[name] + SORTED_COPY
+    verdict = _verify(_task("unchanged"), source, sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert "failed to load" in verdict.summary
+    assert "refused" in verdict.summary
+    # the same program starts where the inputs are not checked
+    assert _verify(_task(None), source, sandbox).status is Status.PASS
 
 
 def test_a_candidate_that_logs_still_loads_under_the_inputs_check(sandbox: Sandbox) -> None:

@@ -99,6 +99,36 @@ def test_a_slow_candidate_cannot_look_fast(sandbox: Sandbox, name: str) -> None:
     assert _rubric_criterion(verdict, "fast").score == 0.0
 
 
+def test_a_timing_run_that_gets_a_case_wrong_times_nothing(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Best of the rounds: a candidate slow and right in some runs (as in the verified one) and
+    fast and wrong in others (``None if os.urandom(1)[0] < 128 else ...`` at import) was timed
+    at a wrong run, and scored 1.0 on runtime. Here its timing runs are the wrong ones."""
+    from assay.families.code import family as family_module  # noqa: PLC0415
+
+    real = family_module.run_cases
+    calls: list[bytes] = []
+
+    def wrong_when_timed(sandbox: Sandbox, **job: object) -> object:
+        solution = job["solution"]
+        assert isinstance(solution, dict)
+        calls.append(solution["solution.py"])
+        if solution["solution.py"] == SLOW and calls.count(SLOW) > 1:
+            job["solution"] = {"solution.py": BAD_NO_SORT}
+        return real(sandbox, **job)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(family_module, "run_cases", wrong_when_timed)
+    verdict = family.verify(with_rubric(RUNTIME), {"solution.py": SLOW}, sandbox)
+    assert verdict.status is Status.PASS
+    fast = _rubric_criterion(verdict, "fast")
+    assert fast.score == 0.0, fast.evidence
+    assert "got a case wrong" in fast.evidence
+    # the reference, timed the same way, is right every time
+    right = family.verify(with_rubric(RUNTIME), {"solution.py": REFERENCE}, sandbox)
+    assert _rubric_criterion(right, "fast").score == 1.0
+
+
 def test_a_failing_candidate_gets_nothing_beyond_its_share_of_cases(sandbox: Sandbox) -> None:
     task = with_rubric(RUNTIME + '[[criteria]]\nname = "tidy"\nkind = "style"\n')
     verdict = family.verify(task, {"solution.py": BAD_NO_SORT}, sandbox)

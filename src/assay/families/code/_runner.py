@@ -19,7 +19,8 @@ after it, and the two texts are compared, so no object of the candidate's is ask
 is equal. An argument that can no longer be encoded (it now holds an object of the candidate's,
 or itself) has changed. With ``"inputs": "unshared"``, a value record also holds
 ``"shared": true`` when the result holds a list, dict, set or bytearray that is part of an
-argument (compared by identity). Without the setting neither check costs anything.
+argument (compared by identity). Without the setting neither check costs anything. With it,
+the job also holds ``"source"``: this harness's own text (see :func:`_afresh`).
 
 These two checks are made here, in the candidate's process, so they are built to be out of its
 reach (:func:`_argument_checks`): the functions that take the arguments' forms, add the fields
@@ -27,10 +28,14 @@ and write the lines hold every function and type they use in their closures, mad
 candidate loads, so that nothing it can rebind (a global of this harness, an attribute of
 ``json`` or ``os``, a builtin) changes what they report; and an audit hook refuses, from the
 candidate's import on, what would reach those closures or this process's memory: frames
-(``sys._getframe``, a traceback's, a generator's), the collector's object lists, ``ctypes``,
-tracing, and ``/proc/*/mem``. (A candidate that once rebound ``_forms`` through its caller's
-frame passed "must not modify its input" while appending to it.) CPython gives no boundary
-inside one process, so this is a bar, not a wall; values are still judged outside.
+(``sys._getframe``, a traceback's, a generator's, and the one a signal handler is given, see
+:func:`_frameless`), the collector's object lists and garbage, ``ctypes``, tracing,
+``/proc/*/mem``, and starting a program, which would run without the hook (:func:`_childless`).
+(A candidate that once rebound ``_forms`` through its caller's frame passed "must not modify
+its input" while appending to it.) CPython gives no boundary inside one process, so this is a
+bar, not a wall; values are still judged outside. Where ``ctypes`` is already loaded (a pool
+worker's job is a fork of a process that uses it), its types read any address without an audit
+event, so the harness starts afresh there, from the source the job holds (:func:`_afresh`).
 
 Once its lines alone are longer than the output limit, it calls no more cases: the sandbox keeps
 only the first bytes of stdout up to that limit and marks the rest cut off, so no line after
@@ -133,7 +138,11 @@ def _encoded(value: "Any") -> object:
 
 
 def _main() -> None:  # noqa: PLR0912, PLR0915 - one loop over the cases
-    job = json.loads(_read_all(0))
+    received = _read_all(0)
+    _forget_stdin()
+    job = json.loads(received)
+    if job.get("inputs", "any") != "any" and "_ctypes" in sys.modules:
+        _afresh(received, job["source"])  # does not return
     out = os.dup(1)
     nonce = job["nonce"]
     dump = json.JSONEncoder(allow_nan=False).encode  # one encoder for every record
@@ -199,6 +208,22 @@ def _main() -> None:  # noqa: PLR0912, PLR0915 - one loop over the cases
             send(text)
         else:
             written[0] += checks.send(text, args, before, returned, inputs == "unshared")
+
+
+def _afresh(job: bytes, source: str) -> None:
+    """Run this harness again on ``job`` in a fresh interpreter, in place of this process.
+
+    Where ``_ctypes`` is loaded (a pool worker's job is a fork of a process that uses it),
+    its types are within the candidate's reach (``object.__subclasses__()``) and read any
+    address without an audit event: a candidate read the nonce out of this process's memory
+    and wrote the records itself, without ``"changed"``. An interpreter started anew has
+    loaded no ``ctypes``, and the hook keeps it so."""
+    held = os.memfd_create("assay-job")
+    os.write(held, job)  # a memfd takes it all at once
+    os.lseek(held, 0, os.SEEK_SET)
+    os.dup2(held, 0)
+    os.close(held)
+    os.execv(sys.executable, [sys.executable, "-I", "-S", "-c", source])  # noqa: S606 - no shell
 
 
 class _Checks:
@@ -345,17 +370,31 @@ def _argument_checks(out: int, nonce: str) -> _Checks:  # noqa: PLR0915 - one cl
             "gc.get_referrers",
             "gc.get_referents",
             "os.symlink",
+            # a program started anew has no hook: it reads this process's memory, the nonce
+            # in it, or links it under a name that is not "mem" (see _childless)
+            "os.exec",
+            "os.posix_spawn",
+            "os.system",
+            "subprocess.Popen",
         }
-        starts_with, base_name = text_type.startswith, os.path.basename
+        starts_with, base_name, refused_import = (
+            text_type.startswith,
+            os.path.basename,
+            _refused_module,
+        )
+        _childless()
+        route = _frameless()  # from here until the hook is added, nothing may be imported
 
         def hook(event: str, arguments: "tuple[Any, ...]") -> None:
-            if event in refused or starts_with(event, "ctypes."):
+            if starts_with(event, "assay.harness."):
+                route(event, arguments)
+            elif event in refused or starts_with(event, "ctypes."):
                 raise ValueError(f"{event} is refused while the inputs are checked")
-            if event == "object.__getattr__" and arguments[1] in frames:
+            elif event == "object.__getattr__" and arguments[1] in frames:
                 raise ValueError(f"{arguments[1]} is refused while the inputs are checked")
-            if event == "import" and arguments[0] in ("ctypes", "_ctypes"):
-                raise ImportError("ctypes is refused while the inputs are checked")
-            if event == "open" and kind_of(arguments[0]) is not integer:
+            elif event == "import" and refused_import(arguments[0]):
+                raise ImportError(f"{arguments[0]} is refused while the inputs are checked")
+            elif event == "open" and kind_of(arguments[0]) is not integer:
                 path = arguments[0]
                 if kind_of(path) not in (text_type, raw):  # read once here, again by open
                     raise PermissionError("open a path given as str or bytes")
@@ -365,6 +404,134 @@ def _argument_checks(out: int, nonce: str) -> _Checks:  # noqa: PLR0915 - one cl
         sys.addaudithook(hook)
 
     return _Checks(forms, send, guard)
+
+
+def _frameless() -> "Any":
+    """No frame for the candidate where no audit event is raised; returns the hook's part.
+
+    Any frame leads to the harness's: its ``f_back`` (which no audit event covers) is the
+    caller's, up to ``_main`` and its locals. Two functions hand frames out unaudited:
+
+    - ``_signal.signal``: a handler is called with the frame the signal interrupts, the
+      candidate's own (a candidate that signalled itself in its call reached the checks that
+      way, and passed "must not modify its input" while sorting it in place);
+    - ``gc.set_debug(gc.DEBUG_SAVEALL)``: what the collector finds unreachable goes to
+      ``gc.garbage`` instead of away, frames of finished calls among it (the same, through a
+      traceback left in a cycle).
+
+    Each is replaced by a function that only raises an audit event: the hook runs the real one,
+    which only the hook holds, with a handler wrapped to be given ``None`` for the frame, and
+    refuses ``DEBUG_SAVEALL``. ``_imp.create_builtin`` and ``create_dynamic`` go through the
+    hook too, which refuses to make ``_signal``, ``gc`` or ``_imp`` anew (a fresh module, built
+    in or loaded from ``libpython``, has the real functions again).
+    """
+    import _imp  # noqa: PLC0415 - all three are loaded at start-up; only this function needs them
+    import _signal  # type: ignore[import-not-found]  # noqa: PLC0415 - typeshed has no stub
+    import gc  # noqa: PLC0415
+
+    real_signal, real_set_debug, save_all = _signal.signal, gc.set_debug, gc.DEBUG_SAVEALL
+    audit, is_callable, kind_of, text_type, integer = sys.audit, callable, type, str, int
+    attribute, is_refused = getattr, _refused_module  # held here: the candidate may rebind both
+    makers: dict[str, Any] = {
+        "assay.harness.create_builtin": _imp.create_builtin,
+        "assay.harness.create_dynamic": _imp.create_dynamic,
+    }
+
+    class Spec:
+        """What a module maker reads of a spec, read once: a spec of the candidate's could
+        answer ``name`` with one module when it is checked and another when it is made."""
+
+        __slots__ = ("name", "origin")
+        name: "Any"
+        origin: "Any"
+
+    def frameless(handler: "Any") -> "Any":
+        return lambda number, frame: handler(number, None)
+
+    def route(event: str, arguments: "tuple[Any, ...]") -> None:
+        if event == "assay.harness.signal":
+            number, handler, box = arguments
+            box.append(real_signal(number, frameless(handler) if is_callable(handler) else handler))
+            return
+        if event == "assay.harness.set_debug":
+            [flags] = arguments
+            if kind_of(flags) is not integer or flags & save_all:
+                raise ValueError("gc.DEBUG_SAVEALL is refused while the inputs are checked")
+            real_set_debug(flags)
+            return
+        maker = makers.get(event)
+        if maker is None:
+            raise ValueError(f"{event} is not an event of the harness")
+        spec, rest, box = arguments
+        copy = Spec()
+        copy.name, copy.origin = spec.name, attribute(spec, "origin", None)
+        if kind_of(copy.name) is not text_type or is_refused(copy.name.rpartition(".")[2]):
+            raise ImportError(f"making {copy.name!r} is refused while the inputs are checked")
+        box.append(maker(copy, *rest))
+
+    def signal(number: "Any", handler: "Any") -> "Any":
+        box: list[Any] = []
+        audit("assay.harness.signal", number, handler, box)
+        return box[0]
+
+    def set_debug(flags: "Any") -> None:
+        audit("assay.harness.set_debug", flags)
+
+    def create_builtin(spec: "Any") -> "Any":
+        box: list[Any] = []
+        audit("assay.harness.create_builtin", spec, (), box)
+        return box[0]
+
+    def create_dynamic(spec: "Any", *rest: "Any") -> "Any":
+        box: list[Any] = []
+        audit("assay.harness.create_dynamic", spec, rest, box)
+        return box[0]
+
+    _signal.signal, gc.set_debug = signal, set_debug
+    _imp.create_builtin, _imp.create_dynamic = create_builtin, create_dynamic
+    loaded = sys.modules.get("signal")  # its wrapper of the real function names it
+    if loaded is not None and getattr(loaded.signal, "__wrapped__", None) is real_signal:
+        del loaded.signal.__wrapped__
+    return route
+
+
+def _childless() -> None:
+    """No program started anew from here: it would run without the hook, and where the sandbox
+    leaves jobs dumpable it reads this process's memory (``/proc/<pid>/mem``: the nonce is
+    there, and with it a candidate writes the records itself, without ``"changed"``), or links
+    ``/proc/self/mem`` under another name for this process to open. The hook refuses the
+    audited ways (``os.exec*``, ``os.posix_spawn``, ``os.system``, ``subprocess.Popen``); the
+    one that raises no event, ``_posixsubprocess.fork_exec``, is taken away (the module is
+    loaded here, so that ``subprocess`` imports it without), and the hook refuses to load that
+    module anew. A fork keeps the hook, and stays as bound as this one. (Making this process
+    not dumpable instead would take ``ctypes``, whose types, once loaded, read any address
+    without an audit event.)"""
+    import _posixsubprocess  # noqa: PLC0415 - a small extension module, loaded to be disarmed
+
+    real = _posixsubprocess.fork_exec
+    for module in list(sys.modules.values()):  # subprocess keeps it as _fork_exec
+        names = vars(module) if type(module) is type(sys) else {}
+        for name in [name for name, value in names.items() if value is real]:
+            names[name] = _no_program
+
+
+def _no_program(*arguments: object) -> None:
+    raise PermissionError("starting a program is refused while the inputs are checked")
+
+
+def _refused_module(name: str) -> bool:
+    """Whether the candidate may not import (or make anew) the module ``name`` while the inputs
+    are checked: ``ctypes``, and the modules whose functions :func:`_frameless` and
+    :func:`_childless` replaced."""
+    return name in ("ctypes", "_ctypes", "_signal", "gc", "_imp", "_posixsubprocess")
+
+
+def _forget_stdin() -> None:
+    """Stdin read to its end, in place of the job: after :func:`_afresh` it is a memfd, which
+    the candidate would seek back on and read again, nonce and all."""
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
 
 
 def _read_all(fd: int) -> bytes:

@@ -5,7 +5,10 @@ an object with a rigged ``__eq__`` cannot reach this module. Types are compared 
 is not ``1``, and an int and a float never match, whatever their values (``2`` is not ``2.0``, and
 no tolerance applies between them). Two floats match within the tolerance; a top-level list is
 compared as a multiset when the task says its order does not matter. For plain data within the
-bounds of :mod:`assay.families.code.records` nothing here raises.
+bounds of :mod:`assay.families.code.records` nothing here raises. A multiset's items are sorted
+with numbers by value before they are compared in turn (as text, ``1.9999999999999998`` sorts
+before ``10.0`` and ``2.0`` after it), and matched pair by pair where their floats still
+reorder them.
 
 With ``encoded`` both sides are encoded values in canonical form (case files of format 4, see
 :mod:`assay.families.code._codec`): a tuple matches only a tuple, a set only a set (its members
@@ -68,9 +71,54 @@ def first_difference(
     if unordered and isinstance(expected, list) and isinstance(actual, list):
         if len(expected) != len(actual):
             return f"expected {len(expected)} items, got {len(actual)}"
-        expected = sorted(expected, key=canonical)
-        actual = sorted(actual, key=canonical)
+        expected = sorted(expected, key=_order)
+        actual = sorted(actual, key=_order)
+        found = _diff(expected, actual, "$", rules)
+        if found is None or len(expected) > MATCHED_ITEMS or not _matched(expected, actual, rules):
+            return found
+        return None
     return _diff(expected, actual, "$", rules)
+
+
+MATCHED_ITEMS = 200
+"""Most items of a multiset matched pair by pair when sorting them did not line them up."""
+
+
+def _order(value: object) -> tuple[object, str]:
+    """A sort key under which numbers go by value, and equal keys are equal values: two
+    multisets within the tolerance of each other line up sorted, where their texts would not
+    (``2.0`` sorts after ``10.0`` as text, and ``1.9999999999999998`` before it)."""
+    return _rank(value), canonical(value)
+
+
+def _rank(value: object) -> tuple[object, ...]:
+    if isinstance(value, bool) or value is None:
+        return (0, value is True)
+    if isinstance(value, int | float):
+        return (1, value)
+    if isinstance(value, str):
+        return (2, value)
+    if isinstance(value, list):
+        return (3, tuple(_rank(item) for item in value))
+    if isinstance(value, dict):
+        return (4, tuple((key, _rank(value[key])) for key in sorted(value)))
+    return (5, canonical(value))
+
+
+def _matched(expected: list[object], actual: list[object], rules: _Rules) -> bool:
+    """Whether each expected item matches an actual item of its own (within the tolerance),
+    taken greedily: for items whose floats reorder them (``[[0.3, 1], [0.3, 2]]`` and
+    ``[[0.30000000000000004, 1], [0.3, 2]]``). It never matches what does not match, and costs
+    at most :data:`MATCHED_ITEMS` walks of the expected value."""
+    left = list(actual)
+    for want in expected:
+        for index, got in enumerate(left):
+            if _diff(want, got, "$", rules) is None:
+                del left[index]
+                break
+        else:
+            return False
+    return True
 
 
 def _items(value: object, encoded: bool) -> object:

@@ -50,10 +50,12 @@ CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 RUNNER_ENTRY = "_main"
 """What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
-VERSION = "3"
+VERSION = "4"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
-modifies its arguments (or, ``unshared``, returns a part of them)."""
+modifies its arguments (or, ``unshared``, returns a part of them). 4: under ``code.inputs`` no
+program starts and signal handlers get no frame; unordered results pair floats by value; a
+runtime criterion's timing run that gets a case wrong scores 0."""
 
 
 class CodeFamily:
@@ -227,7 +229,24 @@ class CodeFamily:
         summary = _summary(criteria, outputs)
         if rubric is None:
             return record(status, summary, criteria, outputs.result, checked)
-        submission = Submission(task, solution, config.entrypoint, self.empty_solution(task))
+        verified = outputs
+
+        def misses(timed: CaseOutputs) -> str | None:
+            """The first case ``timed`` gets wrong: judged as the verified run was, or, where
+            the task's checker judges, against what the verified run returned."""
+            for case in cases:
+                outcome = verified.outcomes.get(case.id)
+                again = case
+                if config.checker is not None and isinstance(outcome, Returned):
+                    again = case.model_copy(update={"expected": outcome.value})
+                criterion = judge(again, timed, config, {}, encoded=encoded)
+                if not criterion.passed:
+                    return f"{case.id}: {criterion.evidence}"
+            return None
+
+        submission = Submission(
+            task, solution, config.entrypoint, self.empty_solution(task), misses
+        )
         scored = score_rubric(rubric[0], submission, criteria, run)
         record.versions = record.versions.model_copy(update={"judges": scored.judges})
         return record(
@@ -340,6 +359,7 @@ def _cases_run(
     }
     if inputs != "any":
         job["inputs"] = inputs
+        job["source"] = RUNNER  # to start afresh where the sandbox's process loaded ctypes
     if cases_json is None:
         cases_json = harness_cases_json(cases)
     stdin = f'{json.dumps(job)[:-1]}, "cases": {cases_json}}}'.encode()

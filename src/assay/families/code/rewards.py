@@ -74,6 +74,9 @@ class Submission:
     """The file that defines the function."""
     empty: Files
     """The family's do-nothing solution: the harness's own cost, taken off timings."""
+    misses: Callable[[CaseOutputs], str | None] = lambda outputs: None
+    """Why outputs of the submission would not pass its hidden cases, or None: a timing run
+    that was fast because it was wrong times nothing."""
 
 
 def score_rubric(
@@ -129,7 +132,10 @@ def runtime_criterion(
 
     Each measurement is one fresh sandbox job that loads a solution and calls it once on every
     hidden case, timed by the sandbox (CPU time of all the job's processes), which nothing in
-    the job can forge: no clock the candidate could patch, no record it could print. The
+    the job can forge: no clock the candidate could patch, no record it could print. Each
+    timing run of the submission is judged again (``Submission.misses``): one that is wrong
+    scores 0, or a submission that is slow and right in some runs and fast and wrong in others
+    would be timed at its fastest (best of), wrong, run. The
     submission, the reference and the do-nothing stub each run ``rounds`` times, interleaved
     (the order rotates each round), and the best of each is kept. The stub's best is the cost
     of starting the job and the harness, taken off the other two. Each solution runs in its own
@@ -155,6 +161,9 @@ def runtime_criterion(
                 return _rubric(spec.name, spec.weight, "runtime", False, None, error, error), runs
             runs.append(outputs.result)
             problem = _incomplete(outputs)
+            if problem is None and label == "submission":
+                wrong = submission.misses(outputs)
+                problem = None if wrong is None else f"it got a case wrong: {wrong}"
             if problem is not None and label == "submission":
                 evidence = f"the timing run of the submission did not complete: {problem}"
                 return _rubric(spec.name, spec.weight, "runtime", False, 0.0, evidence), runs
