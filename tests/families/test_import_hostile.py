@@ -8,11 +8,12 @@ import math
 
 import pytest
 
-from assay.families.code import importers, shown
+from assay.families.code import CodeFamily, importers, shown
 from assay.families.code._codec import decode
 from assay.families.code.config import hidden_case_file
 from assay.families.code.importers import Outcome, Problem, import_problems, report_lines
 from assay.sandbox import PoolSandbox
+from assay.verdicts import Status
 
 pytestmark = pytest.mark.sandbox
 
@@ -202,3 +203,22 @@ def test_the_prompt_is_read_for_examples_once_however_many_calls_the_check_makes
     assert found is not None
     assert [case.id for case in found.cases if case.example] == ["case-2"]
     assert len(scans) == 1
+
+
+def test_a_legacy_check_calling_the_function_by_its_name_sees_rebuilt_values_too(
+    pool: PoolSandbox,
+) -> None:
+    """A check that calls the function by its name, as HumanEval/33 calls sort_third, stays
+    legacy; there the name was the candidate's own function, whose object equal to everything
+    reached the check's ``==`` and passed."""
+    test = "def check(candidate):\n    assert f(1) == 2\n    assert f(3) == 6\n"
+    imported = import_problems([_problem("by-name", test, "def f(x):\n    return 2 * x\n")], pool)
+    assert [r.outcome for r in imported.reports] == [Outcome.LEGACY]
+    (task,) = imported.tasks
+    equal = b"class A:\n    def __eq__(self, other):\n        return True\n\n\n"
+    equal += b"def f(x):\n    return A()\n"
+    verdict = CodeFamily().verify(task, {"solution.py": equal}, pool)
+    assert verdict.status is Status.FAIL
+    assert "cannot be encoded" in verdict.criteria[0].evidence
+    reference = b"def f(x):\n    return x + x\n"
+    assert CodeFamily().verify(task, {"solution.py": reference}, pool).status is Status.PASS

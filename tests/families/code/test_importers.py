@@ -364,7 +364,14 @@ def test_all_of_humaneval_imports_and_every_reference_passes(pool: PoolSandbox) 
     outcomes = [r.outcome for r in imported.reports]
     assert len(outcomes) == 164
     assert outcomes.count(Outcome.FAILED) == 0  # a task is made only if its reference passes
-    assert outcomes.count(Outcome.CASES) >= 160
+    legacy = {r.source_id: r.detail for r in imported.reports if r.outcome is Outcome.LEGACY}
+    assert sorted(legacy, key=lambda name: int(name.split("/")[1])) == [
+        "HumanEval/32",  # a tolerance on poly(result), not on the result
+        "HumanEval/33",  # three asserts compare with sort_third(x): the candidate itself
+        "HumanEval/52",  # assert candidate(...): any true value passes
+        "HumanEval/56",
+        "HumanEval/61",
+    ], legacy
     assert sum(bool(r.fooled) for r in imported.reports) >= 150  # the original checks
     assert len({task.id for task in imported.tasks}) == 164
 

@@ -314,3 +314,22 @@ def test_a_task_directory_linked_from_outside_is_refused(tmp_path: Path) -> None
     (tmp_path / "tasks" / "fix-nginx").symlink_to(outside, target_is_directory=True)
     with pytest.raises(InputError, match=r"tasks/fix-nginx: is a symbolic link"):
         import_task_dirs(tmp_path / "tasks")
+
+
+def test_a_byte_order_mark_is_not_part_of_task_toml_or_the_instruction(tmp_path: Path) -> None:
+    """Editors on Windows begin UTF-8 files with one; TOML's parser took it for a statement."""
+    task = _harbor(tmp_path)
+    (task / "task.toml").write_text("\ufeff" + TASK_TOML)
+    (task / "instruction.md").write_text("\ufeff# Fix nginx\n")
+    [imported] = import_task_dirs(task)
+    assert imported.spec.difficulty == "hard"
+    assert imported.prompt == "# Fix nginx\n"
+
+
+def test_harbor_tags_that_are_not_a_list_name_metadata_tags(tmp_path: Path) -> None:
+    task = _harbor(tmp_path)
+    (task / "task.toml").write_text(
+        TASK_TOML.replace('tags = ["nginx", "networking"]', 'tags = "nginx"')
+    )
+    with pytest.raises(InputError, match=r"task\.toml: metadata\.tags: is not a list of text"):
+        import_task_dirs(task)

@@ -6,7 +6,8 @@ candidate*, as the benchmark's harness ran it, so the candidate can tamper with 
 is exploitable by construction, and the audit quarantines it. Two things are still done: every
 value the candidate returns is rebuilt from its encoding (:mod:`assay.families.code._codec`)
 before the check sees it, so objects that compare equal to anything or subclasses of the builtin
-types never reach the check's ``==``; and ``SystemExit`` from the candidate fails the check.
+types never reach the check's ``==`` (whether the check calls ``candidate`` or the function by
+its name); and ``SystemExit`` from the candidate fails the check.
 
 It reads a JSON job from stdin (function, entrypoint, the check's file name, a nonce, package
 directories), loads the candidate as module ``solution``, runs the check's file (for HumanEval:
@@ -65,6 +66,9 @@ def _main() -> None:
         # The candidate's names over the file's (its prompt's helpers), as the benchmark's
         # program had them: prompt, then completion, then the check.
         namespace.update({k: v for k, v in vars(module).items() if not k.startswith("__")})
+        # and the function by its own name is the candidate too: a check (or a helper of it)
+        # that calls it so gets rebuilt values as well (HumanEval/33 calls sort_third)
+        namespace[job["function"]] = candidate
         random.seed(0)
         check(candidate)
     except BaseException as exc:  # noqa: BLE001 - any failure of the check is a fail

@@ -3,34 +3,38 @@ codec's source (:mod:`assay.families.code._codec`) in front of this one.
 
 It runs in the sandbox: the benchmark's reference and check are task code, never run in the
 assay process. It reads a JSON job from stdin (``program``: the reference's source, ``test``: the
-source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce), and:
+source defining ``check(candidate)``, ``entry_point``, ``max_calls``, a nonce, ``path``: the
+directories of the packages they import besides the standard library), and:
 
 1. runs ``check`` once against a *recording* candidate that calls the reference and records each
-   call's arguments (encoded before the call) and its result or the builtin exception it raised;
+   call's arguments (encoded before the call) and its result or the builtin exception it raised
+   (a check that also calls the function by its own name, as HumanEval/33 does and MBPP's setup
+   code may, where the benchmark's harness gave the solution's function, stays legacy);
 2. replays the check with a candidate that answers every call from the record, decoded afresh:
    the check must pass again, with the same calls (``random`` is seeded with 0 before each run);
-3. probes each call: the check must reject a result that equals nothing, or else accept every
-   plain value too (then it does not look at the call, which is left out and counted; a check
-   that accepts nothing-in-particular but rejects None, 0 or an empty value tests a property,
-   ``is not None`` or ``!= 0``, and stays legacy). A raising call is kept when the check
-   rejects a return instead, and left out only when it accepts any answer; its exception is
-   raised as each of its builtin bases in turn, and as other common exceptions, and the case
-   expects the broadest the check takes (``except Exception`` takes any) and every other it
-   takes (``except (ValueError, TypeError)``: ``"ValueError|TypeError"``). A result must be
-   told apart from a near miss of the same type (an int off by one, a string with one more
-   character, a container with one item fewer; else the check inspects properties, not the
-   value). Finite floats are moved by growing steps to find the tolerance the check allows
-   (``nan`` and ``inf`` match only themselves), and a zero's sign is turned (a check that tells
-   -0.0 from 0.0 stays legacy: cases compare floats with ``==``); lists are
-   reversed, and rotated, to learn whether their order matters (a check that takes the reverse
-   but not a rotation wants one of two orders, which cases cannot say); and the call's list,
-   dict and set arguments are changed in place after it, to learn whether the check looks at
-   them again (cases pass fresh arguments, so that check would be lost); and each number in a
-   result is given as another type of the same value (3.0 for 3, 1 for True), to learn whether
-   the check compares numbers by value, as ``==`` does (then so do the cases); and each list,
-   tuple or set result is given as the other sequence type, and with an item repeated, to learn
-   whether the check converts it (``tuple(f(x))``, ``set(f(x))``: then the cases take any such
-   collection, and as a set);
+3. probes each call: the check must reject a result that equals nothing, or else accept every plain
+   value too (then it does not look at the call, which is left out and counted; a check that
+   accepts nothing-in-particular but rejects None, 0 or an empty value tests a property, ``is not
+   None`` or ``!= 0``, and stays legacy; so does a check that takes, in place of the result,
+   anything as true or as false as it: ``assert f(x)``, ``assert not f(x)``; and one that passes
+   the result equal to nothing on to the function: ``f(f(x)) == x``). A raising call is kept when
+   the check rejects a return instead, and left out only when it accepts any answer; its exception
+   is raised as each of its builtin bases in turn, and as other common exceptions, and the case
+   expects the broadest the check takes (``except Exception`` takes any) and every other it takes
+   (``except (ValueError, TypeError)``: ``"ValueError|TypeError"``). A result must be told apart
+   from a near miss of the same type (an int off by one, a string with one more character, a
+   container with one item fewer; else the check inspects properties, not the value). Finite floats
+   are moved by growing steps to find the tolerance the check allows, which must take a move of
+   half of it too (``nan`` and ``inf`` match only themselves), and a zero's sign is turned (a check
+   that tells -0.0 from 0.0 stays legacy: cases compare floats with ``==``); lists are reversed,
+   and rotated, to learn whether their order matters (a check that takes the reverse but not a
+   rotation wants one of two orders, which cases cannot say); and the call's list, dict and set
+   arguments are changed in place after it, to learn whether the check looks at them again (cases
+   pass fresh arguments, so that check would be lost); and each number in a result is given as
+   another type of the same value (3.0 for 3, 1 for True), to learn whether the check compares
+   numbers by value, as ``==`` does (then so do the cases); and each list, tuple or set result is
+   given as the other sequence type, and with an item repeated, to learn whether the check converts
+   it (``tuple(f(x))``, ``set(f(x))``: then the cases take any such collection, and as a set);
 4. runs the check against an object equal to everything, to report how weak the check itself is.
 
 It writes one ``<nonce><json>`` line: ``{"status": "cases", "calls": [...], "tolerance": t,
@@ -48,6 +52,7 @@ import math
 import os
 import random
 import sys
+import time
 import traceback
 
 TYPE_CHECKING = False
@@ -108,6 +113,17 @@ class _Nothing:
         raise TypeError("no truth value")
 
 
+class _Truth(_Nothing):
+    """A result equal to nothing, true or false as told: a check that takes it in place of a
+    result looks at the result's truth value only (``assert f(x)``, ``assert not f(x)``)."""
+
+    def __init__(self, truth: bool) -> None:
+        self.truth = truth
+
+    def __bool__(self) -> bool:
+        return self.truth
+
+
 class _Anything:
     """A result equal to everything: the best-known hack of benchmark checks."""
 
@@ -140,7 +156,9 @@ def _main() -> None:
 
 
 def _extract(job: "dict[str, Any]") -> "dict[str, object]":
+    deadline = time.monotonic() + job.get("probe_s", 40)  # the job ends at a wall-clock limit
     namespace: dict[str, Any] = {"__name__": "solution"}
+    sys.path.extend(job.get("path", ()))  # the packages the reference or check imports
     try:
         exec(compile(job["program"] + "\n\n" + job["test"], "program.py", "exec"), namespace)  # noqa: S102 - sandboxed task code
         function = namespace[job["entry_point"]]
@@ -151,7 +169,7 @@ def _extract(job: "dict[str, Any]") -> "dict[str, object]":
             "reason": "the reference and check do not load: " + _describe(exc),
         }
     try:
-        calls = _record(check, function, job["max_calls"])
+        calls = _record(check, function, job["max_calls"], (namespace, job["entry_point"]))
     except _Legacy as exc:
         return {"status": "legacy", "reason": str(exc), "always_equal": _fooled(check)}
     except BaseException as exc:  # noqa: BLE001 - the reference failed its own check
@@ -160,7 +178,7 @@ def _extract(job: "dict[str, Any]") -> "dict[str, object]":
             "reason": "the reference fails its own check: " + _describe(exc),
         }
     try:
-        found = _Probes(check, function, calls).run()
+        found = _Probes(check, function, calls, deadline).run()
     except _Legacy as exc:
         return {"status": "legacy", "reason": str(exc), "always_equal": _fooled(check)}
     found["always_equal"] = _fooled(check)
@@ -183,9 +201,26 @@ def _positional(
     return tuple(bound.args)
 
 
-def _record(check: "Any", function: "Any", max_calls: int) -> "list[_Call]":
+def _record(
+    check: "Any", function: "Any", max_calls: int, named: "tuple[dict[str, Any], str]"
+) -> "list[_Call]":
+    """The calls ``check`` makes of ``function`` through its candidate. While it runs, the
+    function's own name in the program (``named``: the namespace and the name, which a helper
+    of the check or of MBPP's setup code may call, where the benchmark's harness gave the
+    solution's function) answers too, but makes the check legacy: those calls bypass the
+    candidate, and no case holds them. The function's calls of itself are its own."""
     calls: list[_Call] = []
     problems: list[str] = []
+    namespace, name = named
+
+    def by_name(*args: "Any", **kwargs: "Any") -> "Any":
+        problems.append(
+            f"the check calls {name} by its name, not only through candidate: those calls "
+            "are not the candidate's"
+        )
+        return function(*args, **kwargs)
+
+    watched = by_name if inspect.isfunction(function) else function  # isinstance takes a class
 
     def recording(*args: "Any", **kwargs: "Any") -> "Any":
         args = _positional(function, args, kwargs)
@@ -195,14 +230,17 @@ def _record(check: "Any", function: "Any", max_calls: int) -> "list[_Call]":
             problems.append(f"an argument cannot be encoded ({exc})")
             call = _Call(None)
         calls.append(call)
+        namespace[name] = function
         try:
             result = function(*args)
         except Exception as exc:
-            name = type(exc).__name__
-            if getattr(builtins, name, None) is not type(exc):
-                problems.append(f"the reference raises {name}, not a builtin exception")
-            call.raises = name
+            kind = type(exc).__name__
+            if getattr(builtins, kind, None) is not type(exc):
+                problems.append(f"the reference raises {kind}, not a builtin exception")
+            call.raises = kind
             raise
+        finally:
+            namespace[name] = watched
         try:
             call.value = _encoded(result)
         except EncodingError as exc:
@@ -210,7 +248,11 @@ def _record(check: "Any", function: "Any", max_calls: int) -> "list[_Call]":
         return result
 
     random.seed(0)
-    check(recording)
+    namespace[name] = watched
+    try:
+        check(recording)
+    finally:
+        namespace[name] = function
     if problems:
         raise _Legacy(problems[0])
     if not calls:
@@ -237,10 +279,15 @@ def _encoded(value: "Any") -> object:
 
 
 class _Probes:
-    def __init__(self, check: "Any", function: "Any", calls: "list[_Call]") -> None:
+    def __init__(
+        self, check: "Any", function: "Any", calls: "list[_Call]", deadline: float
+    ) -> None:
         self.check = check
         self.function = function
         self.calls = calls
+        self.deadline = deadline
+        """When probing gives up, and the check stays legacy: each probe replays every call,
+        and a check of thousands of calls (EvalPlus's) would pass the job's time limit."""
         self.by_value: list[bool] = []
         """For each result with numbers: whether the check takes them retyped (3.0 for 3)."""
 
@@ -251,8 +298,11 @@ class _Probes:
         ``answer()`` instead (with ``mutate``: the recorded answer, its arguments changed in
         place); a replay whose calls stray from the record raises _Mismatch unless a probe
         caused it (the probe changed what the check does: a rejection, but for ``mutate``)."""
+        if time.monotonic() > self.deadline:
+            raise _Legacy(f"the check's {len(self.calls)} calls take too long to probe one by one")
         position = [0]
         calls = self.calls
+        fed: list[int] = []  # the probed call, once its answer reached another call
 
         def replaying(*args: "Any", **kwargs: "Any") -> "Any":
             index = position[0]
@@ -263,6 +313,8 @@ class _Probes:
             except EncodingError:
                 same = False
             if not same:
+                if probe is not None and _holds_probe(args):
+                    fed.append(probe)
                 raise _Mismatch(f"call {index} of the replay is not the recorded one")
             if index == probe and mutate:
                 for arg in args:
@@ -281,11 +333,18 @@ class _Probes:
         except _Mismatch:
             if probe is None:
                 raise
-            # A changed argument that a later call shares (a setup table, say) strays the
-            # replay: that is not the check looking at it; the later call's own probe is.
-            return mutate
+            if not fed:
+                # A changed argument that a later call shares (a setup table, say) strays the
+                # replay: that is not the check looking at it; the later call's own probe is.
+                return mutate
         except BaseException:  # noqa: BLE001 - any failure is the check rejecting the answers
-            return False
+            if not fed:
+                return False
+        if fed:  # however the check took the stray call (a bare except swallows it)
+            raise _Legacy(
+                f"the check passes call {fed[0] + 1}'s result to the function again (it "
+                "judges results through other calls), which cases cannot say"
+            )
         return True
 
     def run(self) -> "dict[str, object]":
@@ -364,6 +423,13 @@ class _Probes:
                 f"the check accepts call {index + 1}'s result being almost anything but not "
                 "some plain values: it tests a property (is not None, != 0), not the value"
             )
+        truth = bool(decode(call.value))
+        if self.passes(index, lambda: _Truth(truth)):
+            raise _Legacy(
+                f"the check accepts anything {'true' if truth else 'false'} as call "
+                f"{index + 1}'s result: it tests the truth value (assert f(x), assert not "
+                "f(x)), not the value"
+            )
         arguments: Any = decode(call.args)
         if any(_mutable(arg) for arg in arguments) and not self.passes(index, mutate=True):
             raise _Legacy(
@@ -438,6 +504,10 @@ class _Probes:
         return all(self.passes(index, lambda plain=plain: plain) for plain in plains)
 
     def _tolerance(self, floats: "list[int]") -> "float | None":
+        """The tolerance the check allows, where each float it takes within it (half of it,
+        at least) would pass it too; raises _Legacy otherwise. At 1e-6, a float the check
+        compares exactly (it rejects a move of 1e-8) is left to that tolerance, as the judge's
+        default 1e-9 leaves all of them."""
         if not floats:
             return None
         for tolerance in TOLERANCES:
@@ -445,7 +515,10 @@ class _Probes:
                 break
         else:
             raise _Legacy("the check accepts floats 10% away from the reference's")
-        if tolerance > 1e-6 and not all(self._accepts(i, tolerance / 2) for i in floats):
+        tolerant = floats
+        if tolerance == TOLERANCES[1]:
+            tolerant = [i for i in floats if self._accepts(i, 10 * TOLERANCES[0])]
+        if tolerance > TOLERANCES[0] and not all(self._accepts(i, tolerance / 2) for i in tolerant):
             raise _Legacy(
                 "the check compares floats with a tolerance that cases cannot state "
                 "(absolute where the values are large, or on something computed from them)"
@@ -484,6 +557,19 @@ def _retyped(value: "Any") -> "Any":
     if kind is dict:
         return {key: _retyped(item) for key, item in value.items()}
     return value
+
+
+def _holds_probe(value: "Any") -> bool:
+    """Whether ``value`` is or holds an answer a probe gave (a result equal to nothing): the
+    check passed that result on to the function."""
+    if isinstance(value, _Nothing):
+        return True
+    kind = type(value)
+    if kind in (list, tuple, set, frozenset):
+        return any(_holds_probe(item) for item in value)
+    if kind is dict:
+        return any(_holds_probe(k) or _holds_probe(v) for k, v in value.items())
+    return False
 
 
 def _mutable(value: "Any") -> bool:

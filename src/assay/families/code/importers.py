@@ -9,19 +9,25 @@ tuples, sets and other values JSON cannot hold keep their type). Where the check
 turned into cases faithfully, the task keeps it as a legacy in-sandbox verifier
 (:mod:`assay.families.code.legacy`), which the audit quarantines. A problem whose reference
 fails its own check, or whose task does not pass its own reference, is reported and not
-imported. The record the sandbox returns is read as hostile data.
+imported. The record the sandbox returns is read as hostile data. Installed packages that the
+reference or the check imports besides the standard library (EvalPlus's checks import numpy)
+are in the recording job, and the task names them in ``code.imports``.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import json
 import re
 import secrets
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
+from importlib import metadata
 from importlib.resources import files as package_files
 
 from assay.errors import InputError
@@ -32,6 +38,7 @@ from assay.families.code.family import CODEC, CodeFamily
 from assay.families.code.problems import Problem, read_humaneval, read_mbpp
 from assay.families.code.records import NotPlainError, parse_plain
 from assay.families.code.shown import argument_key, examples
+from assay.sandbox import PACKAGES_DIR, package_modules
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
 from assay.tasks.spec import Limits, Split, TaskSpec
@@ -56,6 +63,11 @@ MAX_CALLS = 2000
 """Most calls of one check turned into cases; a check making more is kept as a legacy one."""
 EXTRACT_LIMITS = Limits(timeout_s=60, cpu_s=60, memory_mb=1024, max_output_kb=16384)
 """Limits of the one sandbox job that records and probes a problem's check."""
+PROBE_SECONDS = 40.0
+"""The seconds into that job after which probing gives up and the check is kept as a legacy one
+(each probe replays every call: thousands of calls would take minutes). Wall-clock seconds, as
+the job's limit: on a busy machine a large check may stay legacy where it would have become
+cases on an idle one."""
 LEGACY_CHECK = "check.py"
 TOLERANCES = (1e-6, 1e-4, 1e-2)
 """The float tolerances the recorder states (its tightest, the judge's default, it leaves out):
@@ -153,13 +165,14 @@ def _import_one(
     def report(outcome: Outcome, detail: str, **more: object) -> ProblemReport:
         return ProblemReport(problem.where, problem.task_id, outcome, detail, **more)  # type: ignore[arg-type]
 
-    record = _unfit(problem) or _extract(problem, sandbox)
+    packages = _packages(problem)
+    record = _unfit(problem) or _extract(problem, sandbox, packages)
     if isinstance(record, str):
         return None, report(Outcome.FAILED, record)
     fooled = record.get("always_equal") if isinstance(record.get("always_equal"), bool) else None
     status = record["status"]
     try:
-        task = _task(problem, slug, record)
+        task = _task(problem, slug, record, packages)
         code_config(task)
     except (EncodingError, ValueError, TypeError, InputError) as exc:
         return None, report(Outcome.FAILED, f"the recorded calls are malformed: {exc}"[:500])
@@ -224,9 +237,11 @@ def _rules(config: CodeConfig) -> list[str]:
     return rules
 
 
-def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
+def _extract(
+    problem: Problem, sandbox: Sandbox, packages: tuple[str, ...]
+) -> dict[str, object] | str:
     """The recorder's record for ``problem``, of status ``cases`` or ``legacy``, or why there
-    is none."""
+    is none; the job has ``packages`` (:func:`_packages`)."""
     nonce = f"@assay-record:{secrets.token_hex(8)}:"
     job = {
         "nonce": nonce,
@@ -234,12 +249,15 @@ def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
         "test": problem.test,
         "entry_point": problem.entry_point,
         "max_calls": MAX_CALLS,
+        "probe_s": PROBE_SECONDS,
+        "path": [PACKAGES_DIR] if packages else [],
     }
     result = sandbox.run(
         [sandbox.python, "-I", "-S", "-c", RECORDER],
         files={},
         limits=EXTRACT_LIMITS,
         stdin=json.dumps(job).encode(),
+        packages=packages,
     )
     lines = [line[len(nonce) :] for line in result.stdout.split("\n") if line.startswith(nonce)]
     if result.timed_out or result.cpu_exceeded:
@@ -258,9 +276,46 @@ def _extract(problem: Problem, sandbox: Sandbox) -> dict[str, object] | str:
     return record
 
 
-def _task(problem: Problem, slug: str, record: dict[str, object]) -> Task:
+def _packages(problem: Problem) -> tuple[str, ...]:
+    """The installed packages outside the standard library that the problem's reference or check
+    imports (EvalPlus's checks import numpy): the recording job has them, and so has the task
+    (``code.imports``), as the benchmark's own harness had them. A module that is not installed
+    is left to the recording job, which says that the check does not load."""
+    found: set[str] = set()
+    for source in (problem.reference, problem.test):
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue  # the recording job says why it does not load
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.partition(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.partition(".")[0])
+    installed = []
+    for name in sorted(found.intersection(_installed_modules()) - sys.stdlib_module_names):
+        try:
+            package_modules([name])
+        except InputError:
+            continue
+        installed.append(name)
+    return tuple(installed)
+
+
+@functools.cache
+def _installed_modules() -> frozenset[str]:
+    """The top-level modules installed distributions give (read once: a benchmark file may
+    name thousands of modules, and looking each up costs milliseconds)."""
+    return frozenset(metadata.packages_distributions())
+
+
+def _task(
+    problem: Problem, slug: str, record: dict[str, object], packages: tuple[str, ...]
+) -> Task:
     hidden: dict[str, bytes]
     config: dict[str, object] = {"function": problem.entry_point}
+    if packages:
+        config["imports"] = list(packages)
     if record.get("status") == "legacy":
         config["legacy_check"] = LEGACY_CHECK
         hidden = {LEGACY_CHECK: _legacy_source(problem).encode()}

@@ -213,7 +213,7 @@ def _harbor(directory: Path) -> Task:
     hidden = {f"tests/{name}": data for name, data in read_files(directory / "tests").items()}
     solution = read_files(directory / "solution") or None
     workspace = read_files(directory / "environment")
-    tags = _tags(metadata.get("tags"), path)
+    tags = _tags(metadata.get("tags"), path, "metadata.tags")
     return _task(directory, config, instruction, tags, files=(workspace, hidden, solution))
 
 
@@ -288,7 +288,7 @@ def _text(path: Path) -> str:
     if len(raw) > MAX_METADATA_BYTES:
         raise InputError("is larger than 1 MB", path=path, fix="keep metadata files small")
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")  # a byte order mark is not part of the text (nor TOML)
     except UnicodeDecodeError:
         raise InputError("is not UTF-8 text", path=path, fix="save it as UTF-8") from None
 
@@ -327,9 +327,9 @@ def _optional_text(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _tags(value: object, path: Path) -> tuple[str, ...]:
+def _tags(value: object, path: Path, field: str = "tags") -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
-        raise InputError("is not a list of text", path=path, field="tags", fix="list the tags")
+        raise InputError("is not a list of text", path=path, field=field, fix="list the tags")
     return tuple(tag.strip() for tag in value if tag.strip())
