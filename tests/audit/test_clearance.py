@@ -224,3 +224,76 @@ def test_a_later_audit_of_fewer_checks_does_not_hide_the_quarantine_to_clear(
     assert run_cli("clear", "flaky-clock", "--by", "ana", "--reason", "x").exit_code == 0
     assert run_cli("export", "tasks", str(root), "--out", str(out)).exit_code == 0
     assert json.loads(out.read_text().splitlines()[0])["task_id"] == "flaky-clock"
+
+
+def test_a_quarantine_whose_check_ran_again_later_is_cleared_once(tmp_path: Path) -> None:
+    """A full audit quarantines a task for a near duplicate; a later audit of the duplicates
+    check (and others) finds it again and decides, and a person clears that one. The full
+    audit still speaks for lint, but not for the duplicates check that held it: the task is
+    cleared, as `assay clear` says, not held by the older audit's word on a check run since."""
+    dupe = Finding(
+        check="duplicates", severity=Severity.WARNING, message="near duplicate of u", review=True
+    )
+
+    def run(name: str, checks: tuple[str, ...], minutes: int) -> AuditReport:
+        at = NOW.replace(minute=minutes)
+        return report(audited(Decision.QUARANTINED, dupe)).model_copy(
+            update={"run_id": name, "checks": checks, "finished_at": at}
+        )
+
+    with Store(tmp_path / "s.db") as store:
+        store.add_audit(run("full", ("lint", "reference", "known-bad", "duplicates"), 1), [])
+        store.add_audit(run("again", ("reference", "known-bad", "duplicates"), 2), [])
+        assert store.deciding_audits() == {("t", "v1"): ("again", "quarantined")}
+        held = store.task_audit("again", "t")
+        assert held is not None
+        store.add_clearances([clearance_for(held, "again", by="ana", reason="kept", at=NOW)])
+        assert store.audit_decisions() == {("t", "v1"): "cleared"}
+
+
+def test_a_quarantine_stands_while_its_check_was_not_run_again(tmp_path: Path) -> None:
+    dupe = Finding(
+        check="duplicates", severity=Severity.WARNING, message="near duplicate of u", review=True
+    )
+    full = report(audited(Decision.QUARANTINED, dupe)).model_copy(
+        update={"run_id": "full", "checks": ("lint", "reference", "known-bad", "duplicates")}
+    )
+    later = report(audited(Decision.ACCEPTED)).model_copy(
+        update={"run_id": "later", "finished_at": NOW.replace(minute=5)}
+    )
+    with Store(tmp_path / "s.db") as store:
+        store.add_audit(full, [])
+        store.add_audit(later, [])  # lint, reference, known-bad: not duplicates
+        assert store.deciding_audits() == {("t", "v1"): ("full", "quarantined")}
+
+
+def test_a_clearance_holds_however_a_later_audit_spells_the_task_directory() -> None:
+    """The legacy verifier's finding names the file under the task's directory as the audit
+    was given it; the same task audited again from elsewhere is still the one cleared."""
+
+    def legacy(path: str) -> TaskAudit:
+        message = f"{path}/hidden/check.py is a legacy in-sandbox verifier"
+        held = Finding(check="lint", severity=Severity.WARNING, message=message, review=True)
+        return TaskAudit(
+            task_id="t",
+            task_version="v1",
+            path=path,
+            decision=Decision.QUARANTINED,
+            findings=(held,),
+        )
+
+    clearance = clearance_for(legacy("tasks/t"), "first", by="ana", reason="read it", at=NOW)
+    assert clearance.findings == ("lint: <task>/hidden/check.py is a legacy in-sandbox verifier",)
+    for path in ("tasks/t", "/home/me/tasks/t", "."):
+        [task] = apply_clearances(report(legacy(path)), [clearance]).tasks
+        assert task.decision is Decision.ACCEPTED, path
+    # a clearance kept with the directory in its keys still clears the same spelling
+    kept = clearance.model_copy(
+        update={"findings": ("lint: tasks/t/hidden/check.py is a legacy in-sandbox verifier",)}
+    )
+    [task] = apply_clearances(report(legacy("tasks/t")), [kept]).tasks
+    assert task.decision is Decision.ACCEPTED
+    [note] = [f for f in task.findings if f.check == "review"]
+    assert note.evidence.endswith(
+        "for: lint: tasks/t/hidden/check.py is a legacy in-sandbox verifier"
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.audit.report import AuditReport, TaskAudit
+from assay.audit.report import AuditReport, TaskAudit, path_free
 from assay.findings import Decision, Finding, Severity
 
 
@@ -76,9 +76,7 @@ def _key(finding: Finding, audit: TaskAudit | None) -> tuple[str, str, str]:
     """What identifies a finding across runs: its check, severity and message, the task's
     directory in the message as the audit spelt it left out (``tasks/x`` and ``/abs/tasks/x``
     are one directory)."""
-    message = finding.message
-    if audit is not None and audit.path:
-        message = message.replace(audit.path, "<task>")
+    message = finding.message if audit is None else path_free(finding.message, audit.path)
     return finding.check, finding.severity.value, message
 
 

@@ -21,7 +21,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.audit.report import AuditReport, TaskAudit, held_by
+from assay.audit.report import AuditReport, TaskAudit, held_by, held_keys
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 
@@ -69,7 +69,7 @@ def clearance_for(
             f"{where} could not be audited (error): there is no verdict to clear",
             fix="audit it again",
         )
-    held = held_by(audited)
+    held = held_keys(audited)
     if audited.decision is not Decision.QUARANTINED or not held:
         raise InputError(
             f"{where} was {audited.decision.value}: nothing holds it for review",
@@ -102,19 +102,23 @@ def apply_clearances(report: AuditReport, clearances: Iterable[Clearance]) -> Au
 
 
 def _apply(audited: TaskAudit, clearances: list[Clearance]) -> TaskAudit:
-    held = set(held_by(audited))
+    # each finding that holds the task, as a clearance names it (the task's directory written
+    # <task>) and as it is shown, which is how clearances kept before that named it
+    held = [{key, shown} for key, shown in zip(held_keys(audited), held_by(audited), strict=True)]
     if audited.decision is not Decision.QUARANTINED or not held or not clearances:
         return audited
-    used = [c for c in clearances if held & set(c.findings)]
-    if not held <= {key for c in used for key in c.findings}:
+    used = [c for c in clearances if any(keys & set(c.findings) for keys in held)]
+    covered = {key for c in used for key in c.findings}
+    if not all(keys & covered for keys in held):
         return audited
+    named = set().union(*held)
     notes = tuple(
         Finding(
             check=CHECK,
             severity=Severity.INFO,
             message=f"cleared by {c.by} on {c.cleared_at:%Y-%m-%d}: {c.reason}",
             evidence=f"quarantined by audit run {c.run_id} for: "
-            + "; ".join(key for key in c.findings if key in held),
+            + "; ".join(key for key in c.findings if key in named),
         )
         for c in used
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -208,8 +209,27 @@ def decide(findings: list[Finding], *, unfinished: bool = False) -> Decision:
 
 
 def held_by(audited: TaskAudit) -> tuple[str, ...]:
-    """The findings that need a person, each as ``check: message`` (what a clearance names)."""
+    """The findings that need a person, each as ``check: message``, as the report shows them."""
     return tuple(f"{f.check}: {f.message}" for f in audited.findings if f.review)
+
+
+def held_keys(audited: TaskAudit) -> tuple[str, ...]:
+    """The findings that need a person as a clearance names them: :func:`held_by`'s, the task's
+    directory written ``<task>`` (:func:`path_free`), so that a later audit that spells the
+    directory another way (``tasks/x``, ``/home/me/tasks/x``) still finds them the same."""
+    return tuple(
+        f"{f.check}: {path_free(f.message, audited.path)}" for f in audited.findings if f.review
+    )
+
+
+def path_free(message: str, path: str) -> str:
+    """``message`` with ``path`` (a task's directory as the audit spelt it) written ``<task>``
+    where it names the directory or a file in it (followed by ``/`` or ``:``, or at the end),
+    and nowhere else: a directory called ``.`` or ``t`` leaves the dots and t's of the words
+    alone."""
+    if not path:
+        return message
+    return re.sub(rf"(?<![\w./-]){re.escape(path)}(?=[/:]|$)", "<task>", message)
 
 
 def quarantine_lines(report: AuditReport) -> list[str]:

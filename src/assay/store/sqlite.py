@@ -9,10 +9,12 @@ which callers that can wait (the runner) retry.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -65,6 +67,7 @@ class Store:
         if read_only:
             self._db = _read_only(self.path, timeout_s)
             return
+        _require_writable(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = _connect(self.path, timeout_s)
@@ -167,10 +170,14 @@ class Store:
         runs = []
         for row in rows:
             fields = dict(zip(names, row, strict=True))
-            fields["checks"] = json.loads(fields["checks"])
+            what = f"audit run {fields['run_id']!r}"
+            fields["checks"] = _checks(self.path, what, fields["checks"])
             fields["quarantined"] = held.get((fields["run_id"], "quarantined"), 0)
             fields["errors"] = held.get((fields["run_id"], "error"), 0)
-            runs.append(StoredRun.model_validate(fields))
+            try:
+                runs.append(StoredRun.model_validate(fields))
+            except ValueError as exc:
+                raise _unreadable(self.path, what, exc) from None
         return runs
 
     def task_audits(self, run_id: str) -> list[TaskAudit] | None:
@@ -180,9 +187,9 @@ class Store:
         if not runs:
             return None
         rows, _ = self._select(
-            "SELECT record FROM task_audits WHERE run_id = ? ORDER BY task_id", [run_id]
+            "SELECT task_id, record FROM task_audits WHERE run_id = ? ORDER BY task_id", [run_id]
         )
-        return [TaskAudit.model_validate_json(row[0]) for row in rows]
+        return [self._task_audit(run_id, task_id, record) for task_id, record in rows]
 
     def audit_decisions(self) -> dict[tuple[str, str], str]:
         """The decision for every task version the store has audited: ``(task_id,
@@ -195,7 +202,7 @@ class Store:
         decided = {}
         for key, found in self._audits_by_version().items():
             _run, decision = _standing(found)
-            ran = {check for checks, _, _ in found for check in checks}
+            ran = {check for audit in found for check in audit.checks}
             if decision in ("accepted", "cleared") and not ran.issuperset(PROVING_CHECKS):
                 decision = "unproven"
             decided[key] = decision
@@ -206,22 +213,32 @@ class Store:
         decision (``cleared`` where a person cleared it). Each check speaks through the latest
         audit that ran it, so an audit that left a check out (``--checks lint`` after a full
         audit, or ``lint,empty`` after ``lint,duplicates``) cannot overrule what that check
-        found; of the audits that are the latest for some check, the worst decision stands
-        (rejected, then error, then quarantined), the latest of equals."""
+        found, and a quarantine no longer holds once every check whose findings held it has
+        run again later; of the audits that are the latest for some check, the worst decision
+        stands (rejected, then error, then quarantined), the latest of equals."""
         return {key: _standing(found) for key, found in self._audits_by_version().items()}
 
-    def _audits_by_version(self) -> dict[tuple[str, str], list[tuple[list[str], str, str]]]:
-        """Every audit of every task version: its checks, run and decision, oldest first."""
+    def _audits_by_version(self) -> dict[tuple[str, str], list[_Kept]]:
+        """Every audit of every task version, oldest first; a quarantined one's record is read
+        for the checks that held it."""
         rows, _ = self._select(
             "SELECT t.task_id, t.task_version, t.run_id, "
-            "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END, r.checks "
+            "CASE WHEN c.run_id IS NULL THEN t.decision ELSE 'cleared' END, r.checks, "
+            "CASE WHEN c.run_id IS NULL AND t.decision = 'quarantined' THEN t.record END "
             "FROM task_audits t JOIN audit_runs r ON r.run_id = t.run_id "
             "LEFT JOIN clearances c ON c.run_id = t.run_id AND c.task_id = t.task_id "
             "ORDER BY r.finished_at, r.run_id"
         )
-        audits: dict[tuple[str, str], list[tuple[list[str], str, str]]] = {}
-        for task_id, version, run_id, decision, checks in rows:
-            audits.setdefault((task_id, version), []).append((json.loads(checks), run_id, decision))
+        audits: dict[tuple[str, str], list[_Kept]] = {}
+        for task_id, version, run_id, decision, checks, record in rows:
+            found = () if record is None else self._task_audit(run_id, task_id, record).findings
+            kept = _Kept(
+                checks=tuple(_checks(self.path, f"audit run {run_id!r}", checks)),
+                run_id=run_id,
+                decision=decision,
+                held=frozenset(finding.check for finding in found if finding.review),
+            )
+            audits.setdefault((task_id, version), []).append(kept)
         return audits
 
     def latest_task_audit(self, task_id: str) -> tuple[str, TaskAudit] | None:
@@ -234,14 +251,18 @@ class Store:
         )
         if not rows:
             return None
-        return rows[0][0], TaskAudit.model_validate_json(rows[0][1])
+        return rows[0][0], self._task_audit(rows[0][0], task_id, rows[0][1])
 
     def task_audit(self, run_id: str, task_id: str) -> TaskAudit | None:
         """Audit run ``run_id``'s audit of ``task_id``; None when it has none."""
         rows, _ = self._select(
             "SELECT record FROM task_audits WHERE run_id = ? AND task_id = ?", [run_id, task_id]
         )
-        return TaskAudit.model_validate_json(rows[0][0]) if rows else None
+        return self._task_audit(run_id, task_id, rows[0][0]) if rows else None
+
+    def _task_audit(self, run_id: str, task_id: str, record: str) -> TaskAudit:
+        what = f"the audit of {task_id} in audit run {run_id!r}"
+        return _decoded(self.path, what, TaskAudit, record)
 
     def add_clearances(self, clearances: Sequence[Clearance]) -> None:
         """Keep a person's clearances, all or none. Raises :class:`StoreError` when one of them
@@ -277,18 +298,7 @@ class Store:
             "SELECT task_id, task_version, run_id, findings, cleared_by, reason, cleared_at "
             "FROM clearances ORDER BY cleared_at, run_id, task_id"
         )
-        return [
-            Clearance(
-                task_id=row[0],
-                task_version=row[1],
-                run_id=row[2],
-                findings=tuple(json.loads(row[3])),
-                by=row[4],
-                reason=row[5],
-                cleared_at=datetime.fromisoformat(row[6]),
-            )
-            for row in rows
-        ]
+        return [_clearance(self.path, row) for row in rows]
 
     def audit_report(self, run_id: str) -> AuditReport | None:
         """The report of audit run ``run_id`` as it was written; None when the store holds no
@@ -298,8 +308,9 @@ class Store:
         if tasks is None:
             return None
         rows, _ = self._select("SELECT header FROM audit_reports WHERE run_id = ?", [run_id])
+        what = f"audit run {run_id!r}"
         if rows:
-            header = json.loads(rows[0][0])
+            header = _object(self.path, what, rows[0][0])
         else:  # kept before schema 3, by an assay whose reports were of format 2 at most
             rows, names = self._select(
                 "SELECT run_id, root, started_at, finished_at, checks FROM audit_runs "
@@ -307,8 +318,11 @@ class Store:
                 [run_id],
             )
             header = dict(zip(names, rows[0], strict=True))
-            header |= {"checks": json.loads(header["checks"]), "format": 2}
-        return AuditReport.model_validate(header | {"tasks": tasks})
+            header |= {"checks": _checks(self.path, what, header["checks"]), "format": 2}
+        try:
+            return AuditReport.model_validate(header | {"tasks": tasks})
+        except ValueError as exc:
+            raise _unreadable(self.path, what, exc) from None
 
     def verdicts(
         self, *, task_id: str | None = None, run_id: str | None = None
@@ -512,13 +526,36 @@ _WORST_FIRST = {"rejected": 3, "error": 2, "quarantined": 1}
 """How much a decision holds a task back; accepted and cleared, nothing."""
 
 
-def _standing(audits: Sequence[tuple[Sequence[str], str, str]]) -> tuple[str, str]:
-    """Of ``audits`` (checks, run id, decision; oldest first) of one task version, the run and
-    decision that stand: see :meth:`Store.deciding_audits`."""
-    latest = {check: index for index, (checks, _, _) in enumerate(audits) for check in checks}
+@dataclass(frozen=True)
+class _Kept:
+    """One audit of one task version, as its standing needs it."""
+
+    checks: tuple[str, ...]
+    run_id: str
+    decision: str
+    """As the audit decided, or ``cleared``."""
+    held: frozenset[str] = frozenset()
+    """The checks whose findings need a person, for a quarantine not cleared."""
+
+
+def _standing(audits: Sequence[_Kept]) -> tuple[str, str]:
+    """Of ``audits`` (oldest first) of one task version, the run and decision that stand: see
+    :meth:`Store.deciding_audits`."""
+    latest = {check: index for index, audit in enumerate(audits) for check in audit.checks}
     speaking = sorted(set(latest.values())) or [len(audits) - 1]
-    index = max(speaking, key=lambda i: (_WORST_FIRST.get(audits[i][2], 0), i))
-    return audits[index][1], audits[index][2]
+
+    def speaks(index: int) -> str:
+        """The decision of audit ``index`` by the checks it is the latest for: a quarantine
+        all of whose holding checks ran again later holds nothing."""
+        audit = audits[index]
+        later = [check in audit.checks and latest[check] != index for check in audit.held]
+        if later and all(later):
+            return "accepted"
+        return audit.decision
+
+    decided = {index: speaks(index) for index in speaking}
+    index = max(speaking, key=lambda i: (_WORST_FIRST.get(decided[i], 0), i))
+    return audits[index].run_id, decided[index]
 
 
 def _connect(database: Path | str, timeout_s: float, *, uri: bool = False) -> sqlite3.Connection:
@@ -526,6 +563,18 @@ def _connect(database: Path | str, timeout_s: float, *, uri: bool = False) -> sq
     return sqlite3.connect(
         database, timeout=timeout_s, isolation_level=None, check_same_thread=False, uri=uri
     )
+
+
+def _require_writable(path: Path) -> None:
+    """Refuse a store file this process cannot write (read-only media, or its mode): SQLite
+    would open it for reading without a word, and the first write, at the end of an audit
+    that took an hour, would fail and lose it."""
+    if path.is_file() and not os.access(path, os.W_OK):
+        raise StoreError(
+            f"{path}: the results database cannot be written here (a read-only file or "
+            "medium); point ASSAY_DB or --db at a writable SQLite file (the commands that only "
+            "read, such as report, runs and verdicts, read it as it is)"
+        )
 
 
 def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
@@ -594,6 +643,45 @@ def _run_record(path: Path, row: Sequence[Any]) -> RunRecord:
         )
     except ValueError as exc:
         raise _unreadable(path, f"run {row[0]!r}", exc) from None
+
+
+def _object(path: Path, what: str, text: str) -> dict[str, Any]:
+    """``text`` read as a JSON object; anything else is :func:`_unreadable`."""
+    try:
+        found = json.loads(text)
+    except ValueError as exc:
+        raise _unreadable(path, what, exc) from None
+    if not isinstance(found, dict):
+        raise _unreadable(path, what, ValueError(f"a JSON {type(found).__name__}, not an object"))
+    return found
+
+
+def _checks(path: Path, what: str, text: str) -> list[str]:
+    """The names of the checks an audit run kept (a JSON list of strings)."""
+    try:
+        checks = json.loads(text)
+    except ValueError as exc:
+        raise _unreadable(path, f"the checks of {what}", exc) from None
+    if not isinstance(checks, list) or not all(isinstance(c, str) for c in checks):
+        problem = ValueError("not a list of check names")
+        raise _unreadable(path, f"the checks of {what}", problem)
+    return checks
+
+
+def _clearance(path: Path, row: Sequence[Any]) -> Clearance:
+    what = f"the clearance of {row[0]} in audit run {row[2]!r}"
+    try:
+        return Clearance(
+            task_id=row[0],
+            task_version=row[1],
+            run_id=row[2],
+            findings=tuple(json.loads(row[3])),
+            by=row[4],
+            reason=row[5],
+            cleared_at=datetime.fromisoformat(row[6]),
+        )
+    except (ValueError, TypeError) as exc:
+        raise _unreadable(path, what, ValueError(str(exc))) from None
 
 
 def _decoded(path: Path, what: str, model: type[R], record: str) -> R:
