@@ -7,7 +7,9 @@ never the family's verifier settings. Only tasks that may train anything are exp
 
 - not the ``frozen`` split (evaluation only, whatever is asked);
 - only tasks the latest audit of their current content accepted: quarantined, rejected and
-  never-audited tasks (or tasks changed since their audit) are left out, each with its reason.
+  never-audited tasks (or tasks changed since their audit) are left out, each with its reason;
+- only tasks an episode can attempt: a family that gives agents no tools (an imported
+  Terminal-Bench task) has no answer an episode or a reward function could judge.
 
 Rows are plain: strings, lists of strings, and messages as ``{"role", "content", "tool_calls",
 "tool_call_id"}`` (the chat format trainers' templates take; ``tool_calls`` always a list, so
@@ -66,8 +68,8 @@ def exportable(
     tasks: Iterable[Task], decisions: Mapping[tuple[str, str], str], split: Split = Split.TRAIN
 ) -> Chosen:
     """The tasks of ``split`` that their latest audit accepted, or quarantined and a person
-    cleared (``decisions`` as :meth:`assay.store.Store.audit_decisions` gives them). Raises
-    :class:`InputError` for the frozen split."""
+    cleared (``decisions`` as :meth:`assay.store.Store.audit_decisions` gives them), of
+    families that give agents tools. Raises :class:`InputError` for the frozen split."""
     if split is Split.FROZEN:
         raise InputError(
             "the frozen split is never exported",
@@ -82,7 +84,13 @@ def exportable(
             if task.spec.split is Split.FROZEN:
                 excluded.append(Exclusion(task.id, "frozen: evaluation only"))
             continue
-        decision = decisions.get((task.id, task.content_version(version_label(family_of(task)))))
+        family = family_of(task)
+        version = task.content_version(version_label(family))
+        if not gives_tools(family):
+            no_tools = f"its family {family.name!r} gives agents no tools: no answer is judged"
+            excluded.append(Exclusion(task.id, no_tools))
+            continue
+        decision = decisions.get((task.id, version))
         if decision is None:
             reason = "changed since its audit" if task.id in audited else "never audited"
             excluded.append(Exclusion(task.id, f"{reason}: run `assay audit` on it first"))

@@ -62,6 +62,10 @@ DEFAULT_TASKS = 4
 """Tasks generated per family when none are given."""
 ENV_IDS = {family: f"assay/{family}-v0" for family in GENERATED_FAMILIES}
 """The registered id of each family's environment."""
+CLOCK_FIELDS = ("created_at", "timings")
+"""What ``info["verdict"]`` leaves out of the verdict: the clock's readings (when it was made,
+how long it took), so that the same seed and actions give the same info, as Gymnasium's
+checker asks."""
 
 
 class AnyText(spaces.Text):
@@ -138,6 +142,7 @@ class AssayEnv(gymnasium.Env[str, str]):
         text = user.content or ""
         if self.mode == "tools":
             text += "\n\n" + _tools_text(observation.tools)
+        text = _observed(text)
         self._last = text
         return text, {
             "task_id": task.id,
@@ -180,6 +185,7 @@ class AssayEnv(gymnasium.Env[str, str]):
         spent = episode.exhausted()
         if spent:
             return self._unjudged(episode, EndReason.BUDGET, Status.FAIL, spent)
+        text = _observed(text)
         self._last = text
         return text, 0.0, False, False, {"task_id": episode.task.id}
 
@@ -213,7 +219,7 @@ class AssayEnv(gymnasium.Env[str, str]):
             "task_id": verdict.task_id,
             "status": status.value,
             "end": judged.end.value,
-            "verdict": verdict.model_dump(mode="json"),
+            "verdict": verdict.model_dump(mode="json", exclude=set(CLOCK_FIELDS)),
         }
         return text, reward, not truncated, truncated, info
 
@@ -308,6 +314,17 @@ def _default_tasks(family: str, sandbox: Sandbox | None) -> tuple[Task, ...]:
             made = generator_of(family)(DEFAULT_TASKS, 0, sandbox or shared_sandbox())
             _generated[family] = tuple(made)
         return _generated[family]
+
+
+def _observed(text: str) -> str:
+    """``text`` as an observation of :class:`AnyText`: a NUL (a command may print one) and
+    what is not Unicode text shown as U+FFFD, so that every observation lies in the space."""
+    text = text.replace("\0", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
 
 
 def _tool_call(action: str) -> ToolCall | str:

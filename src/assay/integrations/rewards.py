@@ -23,6 +23,8 @@ from pathlib import Path
 
 from assay.episodes.episode import Episode
 from assay.errors import InputError, SandboxError
+from assay.families import family_of
+from assay.families.base import gives_tools
 from assay.integrations._pool import shared_sandbox
 from assay.policies.messages import Message
 from assay.sandbox.protocol import Sandbox
@@ -83,6 +85,15 @@ class Judge:
                 f"no task {unknown[0]!r} in the task set ({len(unknown)} unknown)",
                 field="task_id",
                 fix="export the dataset from the same task set the rewards read",
+            )
+        toolless = sorted({t for t in task_ids if not gives_tools(family_of(self.tasks[t]))})
+        if toolless:
+            family = self.tasks[toolless[0]].family
+            raise InputError(
+                f"task {toolless[0]!r} is of family {family!r}, which gives agents no tools: "
+                "no answer to it can be judged",
+                field="task_id",
+                fix="train on `assay export tasks` output, which leaves such tasks out",
             )
         with ThreadPoolExecutor(min(self.workers, max(1, len(completions)))) as threads:
             return list(threads.map(self._one, task_ids, completions))

@@ -65,6 +65,12 @@ class AssayRewards:
                 field="task_id",
                 fix="train on `assay export tasks` output, which has one",
             )
+        if len(prompts) != len(completions):
+            raise InputError(
+                f"{len(prompts)} prompts for {len(completions)} completions",
+                field="prompts",
+                fix="pass one prompt per completion, as TRL does",
+            )
         ids = [str(task_id) for task_id in task_ids]
         judgements = self.judge.judge(ids, [_text(c) for c in completions])
         with self._lock:

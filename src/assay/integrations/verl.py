@@ -54,6 +54,13 @@ def compute_score_batch(
     task_ids = [str(truth) for truth in ground_truths]
     solutions = [str(s) for s in solution_strs]
     infos = list(extra_infos) if extra_infos is not None else [None] * len(task_ids)
+    if not len(data_sources) == len(solutions) == len(task_ids) == len(infos):
+        raise InputError(
+            f"the batch holds {len(solutions)} responses, {len(task_ids)} ground truths, "
+            f"{len(data_sources)} data sources and {len(infos)} extra infos",
+            field="batch",
+            fix="pass one of each per response, as verl's BatchRewardManager does",
+        )
     wheres = [_tasks_dir(info) for info in infos]
     judgements: dict[int, Judgement] = {}
     for where in dict.fromkeys(wheres):

@@ -259,7 +259,8 @@ class _TokenGuard:
         path: str = scope["path"]
         carried = None
         if scope["type"] == "websocket" and path.startswith(TOKEN_PATH):
-            carried, _, rest = path.removeprefix(TOKEN_PATH).partition("/")
+            # the last part is the route: a token may hold slashes (base64 does)
+            carried, _, rest = path.removeprefix(TOKEN_PATH).rpartition("/")
             scope = {**scope, "path": f"/{rest}"}
         if self.token is None or _valid(self.token, scope, carried):
             await self.app(scope, receive, send)

@@ -2,7 +2,8 @@
 
 Messages in: ``{"type": "reset", "data": {...}}`` (``{"task_id": ...}``, or a sampling spec's
 fields: family, split, tags, weights, curriculum, seed), ``{"type": "step", "data": {"tool":
-..., "arguments": {...}}}``, ``{"type": "state"}``, ``{"type": "close"}``. Messages out:
+..., "arguments": {...}}}`` (an OpenEnv ``Action``'s ``metadata`` beside them is ignored),
+``{"type": "state"}``, ``{"type": "close"}``. Messages out:
 ``{"type": "observation", "data": {"observation": {...}, "reward": ..., "done": ...}}``,
 ``{"type": "state", "data": {...}}`` or ``{"type": "error", "data": {"message", "code"}}``, the
 codes OpenEnv's own server uses. After ``submit`` the reply is done, its reward the verdict's
@@ -106,7 +107,7 @@ async def _answer(
         observation = await run(session, lambda: session.reset(task))
         return _observation_reply(_start(observation))
     if kind == "step":
-        call = _validated(ToolCallRequest, data)
+        call = _validated(ToolCallRequest, _action(data))
         result = await run(session, lambda: session.step(call.tool, call.arguments))
         return _step_reply(result, call.tool)
     if kind == "state":
@@ -129,6 +130,15 @@ def _create(data: object) -> CreateSession:
         return _validated(CreateSession, {"task_id": data["task_id"]})
     sample = {key: value for key, value in data.items() if key in SAMPLING_KEYS}
     return _validated(CreateSession, {"sample": sample})
+
+
+def _action(data: object) -> object:
+    """A step's data as a tool call. Every OpenEnv action carries ``metadata`` (a field of its
+    ``Action`` base class, which a typed action sends with its own fields); it says nothing to
+    the tools and is left out."""
+    if isinstance(data, dict) and isinstance(data.get("metadata"), dict):
+        return {key: value for key, value in data.items() if key != "metadata"}
+    return data
 
 
 def _validated(model: type[M], data: object) -> M:

@@ -1,0 +1,72 @@
+"""Batches whose columns do not line up are refused in one line, before any completion is
+judged; TRL's extra keywords and a conversation in any script are read as they come."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assay.errors import InputError
+from assay.integrations.trl import AssayRewards
+from assay.integrations.verl import compute_score_batch
+from assay.sandbox import PoolSandbox
+from assay.tasks import save_task
+from tests.conftest import REFERENCE, make_median_task
+
+GOOD = f"Voilà, la médiane ✓:\n```python\n{REFERENCE.decode()}```\n"
+
+
+class Untouchable:
+    """A sandbox no job may reach: a batch refused must be refused before any is judged."""
+
+    python = "python3"
+    notes = ""
+
+    def run(self, *_: object, **__: object) -> None:
+        raise AssertionError("a completion was judged")
+
+    def close(self) -> None:
+        pass
+
+
+def test_trl_refuses_prompts_that_do_not_match_the_completions() -> None:
+    rewards = AssayRewards([make_median_task()], sandbox=Untouchable())  # type: ignore[arg-type]
+    with pytest.raises(InputError) as refused:
+        rewards.reward(["p"], [GOOD, GOOD], task_id=["median-1", "median-1"])
+    assert str(refused.value) == (
+        "prompts: 1 prompts for 2 completions (pass one prompt per completion, as TRL does)"
+    )
+
+
+def test_verl_refuses_a_batch_whose_columns_differ_in_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_task(make_median_task(), tmp_path)
+    monkeypatch.setenv("ASSAY_TASKS", str(tmp_path))
+    with pytest.raises(InputError) as refused:
+        compute_score_batch(["assay"], [GOOD, GOOD], ["median-1", "median-1"], [None, None])
+    assert str(refused.value).startswith(
+        "batch: the batch holds 2 responses, 2 ground truths, 1 data sources and 2 extra infos"
+    )
+
+
+def test_trl_reads_a_conversation_with_its_extra_keywords(pool: PoolSandbox) -> None:
+    rewards = AssayRewards([make_median_task()], sandbox=pool)
+    prompt = [{"role": "user", "content": "Écris median ✓"}]
+    completions = [
+        [{"role": "assistant", "content": GOOD}],
+        [{"role": "assistant", "content": [{"type": "text", "text": GOOD}]}],
+        [{"role": "assistant", "content": None}],
+    ]
+    scores = rewards.reward(
+        prompts=[prompt] * 3,
+        completions=completions,
+        completion_ids=[[1], [2], [3]],
+        task_id=["median-1"] * 3,
+        trainer_state=None,
+        log_extra=None,
+    )
+    assert scores[:2] == [1.0, 1.0]
+    assert scores[2] < 1.0  # no answer at all earns no pass
+    assert rewards.errors(prompts=[prompt] * 3, completions=completions) == [0.0] * 3
