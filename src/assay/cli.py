@@ -183,8 +183,11 @@ def _usage_error(exc: click.UsageError) -> NoReturn:
 
 
 def _exit(message: str, code: int) -> NoReturn:
-    """One line on stderr, then exit with ``code``."""
-    line = " ".join(message.split())
+    """One line on stderr, then exit with ``code``: control characters from outside (a task
+    directory's name) written as escapes, never sent to the terminal."""
+    from assay._text import escaped  # noqa: PLC0415
+
+    line = escaped(" ".join(message.split()))
     if len(line) > 2000:
         line = line[:2000] + " [...]"
     click.echo(f"error: {line}", err=True)
@@ -1563,7 +1566,7 @@ def serve(
     taskset = _complete_taskset(TaskSet.load(tasks_dir))
     rates: dict[str, float] = {}
     if profile_run is not None:
-        with _existing_store(db) as store:
+        with _existing_store(db, reads_only=True) as store:
             rates = current_pass_rates(run_profile(store, profile_run), taskset.tasks)
     limits = ServerLimits(max_sessions=max_sessions, idle_timeout_s=idle_timeout)
     sock = listen(host, port)  # a port in use is refused before the sandbox starts

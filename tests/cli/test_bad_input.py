@@ -144,3 +144,15 @@ def test_the_bare_command_still_shows_its_help(invoke: Invoke) -> None:
     result = invoke("generate")
     assert "generate [OPTIONS] COMMAND [ARGS]" in result.output
     assert "Generate tasks." in result.output
+
+
+def test_terminal_controls_in_an_error_line_are_shown_escaped(
+    invoke: Invoke, tmp_path: Path
+) -> None:
+    # A task directory named with an escape sequence must not recolour or retitle the terminal
+    # through the one-line error that names it.
+    named = tmp_path / "\x1b]0;owned\x07\x1b[31mtasks"
+    stderr = _refused(invoke("audit", str(named)), tmp_path)
+    assert "\x1b" not in stderr
+    assert "\x07" not in stderr
+    assert "\\x1b]0;owned\\x07\\x1b[31mtasks" in stderr

@@ -88,3 +88,30 @@ def test_a_read_only_store_is_never_written(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match="readonly"):
             store.add_verdict(kept.verdict, solution="again")
     assert db.read_bytes() == before
+
+
+def test_serve_reads_its_profile_from_a_store_on_read_only_media(tmp_path: Path) -> None:
+    """``assay serve --profile RUN`` only reads the store: a read-only one serves."""
+    from assay.tasks import save_task  # noqa: PLC0415
+    from tests.conftest import make_median_task  # noqa: PLC0415
+
+    tasks = tmp_path / "tasks"
+    save_task(make_median_task(), tasks)
+    db = tmp_path / "assay.db"
+    profile = [sys.executable, "-m", "assay", "profile", str(tasks), "--policy", "reference"]
+    profile += ["--k", "1", "--run", "p1", "--db", str(db), "--sandbox", "bubblewrap"]
+    profiled = subprocess.run(profile, capture_output=True, text=True, timeout=120, check=False)
+    assert profiled.returncode == 0, profiled.stderr
+    bwrap = shutil.which("bwrap")
+    assert bwrap is not None, "bubblewrap is missing: make test installs it"
+    command = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    command += ["--unshare-user", "--", sys.executable, "-m", "assay", "serve", "--env-only"]
+    command += ["--tasks", str(tasks), "--port", "0", "--profile", "p1", "--db", str(db)]
+    command += ["--sandbox", "bubblewrap"]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as server:
+        try:
+            assert server.stderr is not None
+            said = next(line for line in server.stderr if not line.startswith("warning:"))
+        finally:
+            server.kill()
+    assert said.startswith("serving 1 tasks on http://127.0.0.1:"), said
