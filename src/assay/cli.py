@@ -696,6 +696,7 @@ def audit(
     from assay._render import audit_table, console, plain  # noqa: PLC0415
     from assay.audit import run_audit_into, select_checks  # noqa: PLC0415
     from assay.audit.changes import change_lines, compare  # noqa: PLC0415
+    from assay.audit.runner import FLAG_CHECKS, default_checks  # noqa: PLC0415
     from assay.runs import run_profile  # noqa: PLC0415
     from assay.tasks import TaskSet  # noqa: PLC0415
 
@@ -732,7 +733,8 @@ def audit(
     _print_audit_totals(report, stderr=to_stdout)
     if before is not None and since_run is not None:
         shown = console(stderr=to_stdout)
-        for line in change_lines(compare(since_run, before, report)):
+        known = [check.name for check in default_checks()] + list(FLAG_CHECKS)
+        for line in change_lines(compare(since_run, before, report, known)):
             shown.print(plain(line))
     _write_reports(report, json_path=report_file, html_path=html_path, db=db, stderr=to_stdout)
     sys.exit(_audit_status(report))

@@ -112,3 +112,23 @@ def test_an_unknown_run_is_one_line_before_auditing(run_cli: Run, median_dir: Pa
     assert result.exit_code == 2
     assert "--since: no audit run named 'nope' in this store" in result.output
     assert "auditing" not in result.output
+
+
+def test_findings_of_checks_not_run_again_are_set_apart_not_gone() -> None:
+    """A full audit, then ``--checks lint --since``: the reference's failure was not looked at
+    again, so it did not go away."""
+    failing = Finding(check="reference", severity=Severity.ERROR, message="reference fails")
+    linted = Finding(check="lint", severity=Severity.WARNING, message="prompt is short")
+    before = [audited("t", Decision.REJECTED, failing, linted)]
+    after = report(audited("t", Decision.ACCEPTED))
+    changes = compare("before", before, after, ("lint", "reference", "known-bad"))
+    assert change_lines(changes) == [
+        "since audit before: 1 tasks changed, 0 unchanged",
+        "  t: rejected -> accepted",
+        "    - [lint] prompt is short",
+        "    ? [reference] reference fails (not run this time)",
+    ]
+    # the same decision, and only a check not run differs: no change
+    alone = [audited("t", Decision.REJECTED, failing)]
+    same = compare("before", alone, report(audited("t", Decision.REJECTED)), ("reference",))
+    assert (same.changes, same.unchanged) == ((), 1)

@@ -3,12 +3,13 @@
 Tasks are matched by id. A task's change is its decision before and after (None where the task
 was not in that audit), whether its content version moved, and the findings that appeared or
 went away, a finding being its check, severity and message. Info findings are left out of the
-comparison: they note, they do not decide.
+comparison: they note, they do not decide. A finding of a check the later audit did not run
+(``--checks`` chose fewer) did not go away: it is set apart as not run this time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from assay.audit.report import AuditReport, TaskAudit, path_free
@@ -25,6 +26,9 @@ class TaskChange:
     new_version: bool
     appeared: tuple[Finding, ...]
     went_away: tuple[Finding, ...]
+    not_run: tuple[Finding, ...] = ()
+    """Findings of the earlier audit by checks the later one did not run: neither gone nor
+    confirmed."""
 
 
 @dataclass(frozen=True)
@@ -36,14 +40,22 @@ class AuditChanges:
     unchanged: int
 
 
-def compare(since: str, before: Sequence[TaskAudit], after: AuditReport) -> AuditChanges:
-    """The changes from the task audits ``before`` (audit run ``since``) to ``after``."""
+def compare(
+    since: str,
+    before: Sequence[TaskAudit],
+    after: AuditReport,
+    checks: Collection[str] = (),
+) -> AuditChanges:
+    """The changes from the task audits ``before`` (audit run ``since``) to ``after``, where
+    ``checks`` are the ids of the checks there are: an earlier finding of one of them that
+    ``after`` did not run is set apart (``not_run``), not counted as gone."""
     old = {task.task_id: task for task in before}
     new = {task.task_id: task for task in after.tasks}
+    unrun = frozenset(checks) - frozenset(after.checks)
     changes = []
     unchanged = 0
     for task_id in sorted(old.keys() | new.keys()):
-        change = _change(task_id, old.get(task_id), new.get(task_id))
+        change = _change(task_id, old.get(task_id), new.get(task_id), unrun)
         if change is None:
             unchanged += 1
         else:
@@ -51,9 +63,13 @@ def compare(since: str, before: Sequence[TaskAudit], after: AuditReport) -> Audi
     return AuditChanges(since=since, changes=tuple(changes), unchanged=unchanged)
 
 
-def _change(task_id: str, old: TaskAudit | None, new: TaskAudit | None) -> TaskChange | None:
+def _change(
+    task_id: str, old: TaskAudit | None, new: TaskAudit | None, unrun: frozenset[str]
+) -> TaskChange | None:
     was = _deciding(old)
     now = _deciding(new)
+    not_run = tuple(f for f in was if f.check in unrun) if new is not None else ()
+    was = [f for f in was if f not in not_run]
     was_keys = {_key(f, old) for f in was}
     now_keys = {_key(f, new) for f in now}
     change = TaskChange(
@@ -63,6 +79,7 @@ def _change(task_id: str, old: TaskAudit | None, new: TaskAudit | None) -> TaskC
         new_version=old is not None and new is not None and old.task_version != new.task_version,
         appeared=tuple(f for f in now if _key(f, new) not in was_keys),
         went_away=tuple(f for f in was if _key(f, old) not in now_keys),
+        not_run=not_run,
     )
     same = change.before == change.after and not change.appeared and not change.went_away
     return None if same and not change.new_version else change
@@ -98,6 +115,7 @@ def change_lines(changes: AuditChanges) -> list[str]:
         lines.append(f"  {change.task_id}: {before} -> {after}{moved}")
         lines += [f"    + [{f.check}] {f.message}" for f in change.appeared]
         lines += [f"    - [{f.check}] {f.message}" for f in change.went_away]
+        lines += [f"    ? [{f.check}] {f.message} (not run this time)" for f in change.not_run]
     return lines
 
 
