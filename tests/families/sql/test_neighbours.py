@@ -308,3 +308,68 @@ def test_rows_on_a_windows_edge_meet_the_rest_of_the_query(engine: str) -> None:
         texts = neighbours(CLAIMS, [reference], engine=engine, seed=seed)
         told = [engine_rows(engine, t, reference) != engine_rows(engine, t, slip) for t in texts]
         assert any(told), seed
+
+
+def test_a_row_on_a_boundary_in_a_group_of_its_own_meets_the_tables_check_lists() -> None:
+    """Entries have a CHECK listing their kinds: a row in a group of its own got a fresh text in
+    every text column, ``kind-1`` too, broke the CHECK and was left out, so no row on a boundary
+    ever changed a distinct count. A column with a CHECK list keeps the copied value."""
+    checked = LEDGER.replace(
+        "CREATE TABLE entries (id INTEGER PRIMARY KEY, posted_on DATE NOT NULL);",
+        "CREATE TABLE entries (\n  id INTEGER PRIMARY KEY,\n  posted_on DATE NOT NULL,\n"
+        "  kind TEXT NOT NULL CHECK (kind IN ('manual', 'automatic'))\n);",
+    ).replace(
+        "(1, '2024-01-10'), (2, '2024-01-20'), (3, '2024-02-05')",
+        "(1, '2024-01-10', 'manual'), (2, '2024-01-20', 'manual'), (3, '2024-02-05', 'manual')",
+    )
+    window = (
+        "SELECT COUNT(DISTINCT l.account) FROM entries AS e JOIN lines AS l ON l.entry_id = e.id "
+        "WHERE e.posted_on >= '{start}' AND e.posted_on < '2024-02-01'"
+    )
+    right, off = window.format(start="2024-01-01"), window.format(start="2024-01-02")
+    for seed in range(1, 6):
+        texts = neighbours(checked, [right], seed=seed)
+        assert any(rows(text, right) != rows(text, off) for text in texts), seed
+
+
+COUNTRIES = """
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, country TEXT NOT NULL);
+CREATE TABLE orders (
+  id INTEGER PRIMARY KEY,
+  customer_id INTEGER NOT NULL REFERENCES customers (id),
+  placed_at TIMESTAMP NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('paid', 'cancelled')),
+  coupon TEXT
+);
+INSERT INTO customers VALUES (1, 'Ada', 'DE'), (2, 'Bruno', 'PT'), (3, 'Chen', 'DE');
+INSERT INTO orders VALUES
+  (1, 1, '2024-07-03 10:00:00', 'paid', 'SPRING'),
+  (2, 2, '2024-08-14 12:30:00', 'paid', 'WELCOME10'),
+  (3, 3, '2024-09-30 18:00:00', 'paid', 'SPRING'),
+  (4, 1, '2024-10-02 09:00:00', 'cancelled', NULL),
+  (5, 2, '2024-06-11 16:45:00', 'paid', 'SPRING');
+"""
+ORPHANS = "SELECT COUNT(*) FROM orders WHERE customer_id NOT IN (SELECT id FROM customers)"
+COUPON_COUNTRIES = (
+    "SELECT DISTINCT c.country FROM orders AS o JOIN customers AS c ON c.id = o.customer_id "
+    "WHERE o.coupon <> '' AND o.placed_at >= '2024-07-01' AND o.placed_at < '{end}'"
+)
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_a_row_on_a_boundary_adds_a_value_to_a_distinct_over_its_parents_column(
+    engine: str,
+) -> None:
+    """The countries of the orders in a quarter: every order on the window's last day came from
+    a customer whose country other orders in the window named already, so the query that drops
+    the last day (``< '2024-09-30'``) passed every neighbour. A row on a boundary in a group of
+    its own now refers to a new parent in a group of its own, with a country nobody else has."""
+    right = COUPON_COUNTRIES.format(end="2024-10-01")
+    off = COUPON_COUNTRIES.format(end="2024-09-30")
+    assert rows(COUNTRIES, right) == rows(COUNTRIES, off)
+    for seed in range(8):
+        texts = neighbours(COUNTRIES, [right], engine=engine, seed=seed)
+        told = [engine_rows(engine, t, right) != engine_rows(engine, t, off) for t in texts]
+        assert any(told), seed
+        for text in texts:  # every order names a customer that exists
+            assert rows(text, ORPHANS) == [(0,)]

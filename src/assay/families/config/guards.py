@@ -32,6 +32,12 @@ same cluster, catch that:
     ``LoadBalancer``, or takes ``externalIPs``, where the reference's Service of that name is
     not (selecting the right pods is no licence to put them on the internet).
 
+The two reachability guards also hold a replica of each pod made later (its namespace, labels
+and ports, an address nobody knows yet) to the access of the pod it copies, wherever the
+reference does: a policy that names today's pods by their addresses (an ``ipBlock`` of each
+one's ``/32``) meets every requirement about them and cuts off the next replica of their
+workload.
+
 A requirement that wants outsiders in (``from = "*"``, allowed) is met by the reference too, so
 the guard asks nothing the reference does not do. Without a reference, or where the reference's
 cluster could not be read, there is no guard.
@@ -106,6 +112,19 @@ def _reachability(
         if now != reference.allowed(source, destination, *port):
             line = f"{_who(source)} -> {_who(destination)} :{port[0]}/{port[1]}"
             (opened if now else cut).append(line)
+    # A replica made later keeps the access of the pod it copies wherever the reference's does:
+    # a policy that names today's pods by their addresses meets every requirement about them
+    # and cuts off the next replica of their workload.
+    for source, destination, was_source, was_destination, port in _replicas(found.cluster.pods):
+        checked += 1
+        now = found.allowed(source, destination, *port)
+        if now == found.allowed(was_source, was_destination, *port):
+            continue
+        if reference.allowed(source, destination, *port) == reference.allowed(
+            was_source, was_destination, *port
+        ):
+            line = f"{_who(source)} -> {_who(destination)} :{port[0]}/{port[1]}"
+            (opened if now else cut).append(line)
     return [
         criterion("no one else gets in", opened, checked, "reachability", clean=CLEAN),
         criterion(
@@ -160,6 +179,26 @@ def _named_ports(reach: Reachability) -> set[tuple[int, str]]:
                 if isinstance(spec.port, int):
                     ports.add((spec.port, spec.protocol))
     return ports
+
+
+def _replicas(pods: Sequence[Pod]) -> Iterable[tuple[Pod, Pod, Pod, Pod, tuple[int, str]]]:
+    """Each connection from and to a replica of a pod made later, on the destination's declared
+    ports, beside the same connection of the pod itself: source, destination, and the two
+    that stand for them."""
+    for pod in pods:
+        replica = _later_replica(pod)
+        for other in (o for o in pods if o.ref != pod.ref):  # a pod and its copy: no requirement
+            for port in _declared(other):
+                yield replica, other, pod, other, port
+            for port in _declared(pod):
+                yield other, replica, other, pod, port
+
+
+def _later_replica(pod: Pod) -> Pod:
+    """A pod like ``pod`` made later (another replica of its workload): its namespace, labels
+    and ports, and an address nobody knows yet."""
+    name = f"{pod.name} (a replica made later)"  # no pod of a cluster can be called so
+    return Pod(pod.namespace, name, labels=pod.labels, ports=pod.ports)
 
 
 def _who(pod: Pod) -> str:

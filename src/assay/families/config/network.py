@@ -22,8 +22,10 @@
   always reach itself (loopback is not subject to policy, as the upstream conformance tests
   treat it).
 - A source or destination outside the cluster's pods (:data:`OUTSIDE`: an address of the world,
-  or a pod made later) is subject to no policy of its own. An address of the world (a "pod" in
-  namespace :data:`WORLD`) matches only ipBlock peers; a later pod, the selectors as any pod.
+  or a pod made later in a namespace made later) is subject to no policy of its own. An address
+  of the world (a "pod" in namespace :data:`WORLD`) matches only ipBlock peers; a later pod, the
+  selectors as any pod. A pod made later in a namespace of the cluster is subject to the
+  policies that select it, as any pod.
 
 The API server refuses some objects that the OpenAPI schema accepts (a peer with no selector,
 an ipBlock beside a selector, ``endPort`` with a named port, an ``except`` outside its ``cidr``);
@@ -207,7 +209,10 @@ class Reachability:
         self, subject: Pod, other: Pod, destination: Pod, port: int, protocol: str, *, ingress: bool
     ) -> bool:
         """Whether the policies isolating ``subject`` in one direction let ``other`` through."""
-        isolating = (self._ingress if ingress else self._egress).get(subject.ref, ())
+        isolating = (self._ingress if ingress else self._egress).get(subject.ref)
+        if isolating is None:  # a pod made later in a namespace of the cluster, or an outsider
+            known = subject.namespace in self.cluster.namespaces
+            isolating = self._isolating(subject, ingress=ingress) if known else ()
         if not isolating:
             return True
         for p in isolating:

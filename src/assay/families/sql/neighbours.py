@@ -9,7 +9,8 @@ visible rows (some dropped from tables nothing references) and adds rows cloned 
   ``<=``, ``>``, ``>=``, ``BETWEEN``, ``IN``, ``LIKE``): rows on the literal and on either side of
   it (the next integer, a cent, a day, a second; the last second of a day for a date; a cent
   and a unit for a whole amount), some in a group of their own whose children refer to new
-  parents (so that a distinct count over the window changes too);
+  parents, and some of those referring to a new parent themselves (so that a distinct count
+  over the window, or a DISTINCT over a parent's column, changes too);
 - for every join of two columns: a parent row that nothing joins (an empty group) and, where no
   foreign key forbids it, a child row whose key matches no parent (an orphan);
 - NULL in every nullable column; a duplicate of a row (new keys, same values) for DISTINCT;
@@ -242,12 +243,14 @@ class _Neighbour:
         *,
         children: bool = True,
         vary: bool = False,
+        parents: bool = False,
         among: Sequence[list[object]] = (),
     ) -> list[object] | None:
         """Add a copy of a random row of ``name`` (of ``among`` when given) with fresh keys and
         ``changes`` and return it (None when the table has no row to copy); with ``children``,
         copies of its children too, so that it counts in joins and aggregates; with ``vary``,
-        the children refer to new parents (see :meth:`_copy_children`)."""
+        the children refer to new parents (see :meth:`_copy_children`); with ``parents``, the
+        row itself does (see :meth:`_own_parents`)."""
         table = self.tables[name]
         source = among or self.rows[name] or table.rows
         if not source:
@@ -260,6 +263,9 @@ class _Neighbour:
         for column_name, value in changes.items():
             index = table.index(column_name)
             if index is not None:
+                row[index] = value
+        if parents:
+            for index, value in self._own_parents(name, original).items():
                 row[index] = value
         self.added.append((name, row))
         if children:
@@ -303,6 +309,24 @@ class _Neighbour:
                     found[column] = made[parent_column]
         return found
 
+    def _own_parents(self, name: str, original: Sequence[object]) -> dict[int, object]:
+        """For each column of ``name`` that refers to a parent, the key of a new parent row in a
+        group of its own (a copy of the row ``original`` refers to, with fresh keys and text):
+        a row on a boundary then adds a value no other row has to a DISTINCT or a GROUP BY
+        over its parent's columns (an order on the window's last day from a country that no
+        other order in the window comes from)."""
+        found: dict[int, object] = {}
+        for parent, table in self.tables.items():
+            for child, column, parent_column in table.children:
+                if child != name or parent == name:
+                    continue
+                referred = [r for r in self.rows[parent] if r[parent_column] == original[column]]
+                alone = _new_group(table, self.fresh, parent)
+                made = self.clone(parent, alone, children=False, among=referred)
+                if made is not None:
+                    found[column] = made[parent_column]
+        return found
+
     def boundaries(self, aims: Targets) -> None:
         """Rows on each compared literal and on either side of it, alone in a group or not."""
         for name, column, literals in aims.boundaries:
@@ -312,7 +336,7 @@ class _Neighbour:
             for value in (v for literal in literals for v in _around(literal, kind)):
                 if self.rng.random() < 0.6:  # first: a unique column takes one value once
                     alone = {**_new_group(table, self.fresh, name), column: value}
-                    self.clone(name, alone, vary=True)
+                    self.clone(name, alone, vary=True, parents=self.rng.random() < 0.5)
                 if self.rng.random() < 0.7:
                     self.clone(name, {column: value})
 
@@ -331,7 +355,8 @@ class _Neighbour:
                 self.clone(choice.table, {choice.column: value}, among=among)
                 if self.rng.random() < 0.5:
                     alone = {**_new_group(table, self.fresh, choice.table), choice.column: value}
-                    self.clone(choice.table, alone, vary=True, among=among)
+                    own = self.rng.random() < 0.5
+                    self.clone(choice.table, alone, vary=True, parents=own, among=among)
 
     def joins(self, aims: Targets) -> None:
         """On both sides of each join: a row nothing joins, and an orphan where allowed."""
@@ -383,12 +408,13 @@ class _Neighbour:
 
 def _new_group(table: Table, fresh: _Fresh, name: str) -> dict[str, object]:
     """Fresh values for the text columns that are neither keys nor joined on: a row that no
-    other row shares a group with."""
+    other row shares a group with. A column whose CHECK lists its values keeps the copied one:
+    a fresh value would break the constraint, and the row would be left out."""
     linked = {index for _, _, index in table.children}
     return {
         column.name: f"{column.name}-{fresh.number(name, index)}"
         for index, column in enumerate(table.columns)
-        if column.kind == "text" and not column.key and index not in linked
+        if column.kind == "text" and not column.key and index not in linked and not column.allowed
     }
 
 

@@ -241,6 +241,7 @@ BINARY_UNITS = Change(
     example=lambda rng: _size(f"{rng.randint(2, 999)}M"),
     fail_to_pass=lambda rng: [
         _size(_size_text(rng, rng.randint(1, 9_999))),
+        _size(f"{rng.randint(2, 999)}{rng.choice(('M', 'MB', 'mib', ' MiB'))}"),
         _size(f"{rng.randint(1, 99)}{rng.choice(('G', 'GB', 'gib'))}"),
         _load(_conf({rng.choice(BASES): {"max_size": _size_text(rng, rng.randint(1, 512))}})),
         _run(*_units_scene(rng), "--dry-run"),

@@ -1,0 +1,37 @@
+"""The hidden cases of a change test what its report is about: a fix that leaves the reported
+behaviour broken fails, whatever else it gets right."""
+
+from __future__ import annotations
+
+import pytest
+
+from assay.families.repo import RepoFamily
+from assay.families.repo.generator import make_task
+from assay.families.repo.templates import TEMPLATES
+from assay.sandbox import PoolSandbox
+from assay.verdicts import Status
+
+pytestmark = pytest.mark.sandbox
+
+SIZES = "logkeep/sizes.py"
+DECIMAL = 'UNITS = {"": 1, "K": 1000, "M": 1000**2, "G": 1000**3}\n'
+ALL_BUT_MEGABYTES = 'UNITS = {"": 1, "K": 1024, "M": 1000**2, "G": 1024**3}\n'
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_binary_units_fixed_but_for_the_reported_megabytes_fails(
+    pool: PoolSandbox, seed: int
+) -> None:
+    """The report is about ``max_size = 100M`` and shows ``parse_size('921M')``, but the
+    hidden cases drew kilobytes and gigabytes only: K and G made binary, M left decimal,
+    passed every case. The change now draws a size in megabytes too."""
+    [template] = [t for t in TEMPLATES if t.id == "log-retention"]
+    [change] = [c for c in template.changes if c.id == "binary-size-units"]
+    task = make_task((template, change, "forwarded"), seed, 0, pool)
+    assert "M')" in task.prompt  # the reporter's call is in megabytes
+    source = task.workspace[SIZES].decode()
+    assert DECIMAL in source
+    partial = {**task.workspace, SIZES: source.replace(DECIMAL, ALL_BUT_MEGABYTES).encode()}
+    verdict = RepoFamily().verify(task, partial, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert RepoFamily().verify(task, task.references()["reference"], pool).status is Status.PASS
