@@ -203,3 +203,18 @@ def test_a_prompt_or_spec_linked_outside_the_task_is_refused(
     (task_dir / name).symlink_to(outside)
     with pytest.raises(TaskFormatError, match=f"{name}: symbolic links are not allowed"):
         load_task(task_dir)
+
+
+@pytest.mark.parametrize("inside", ["workspace", "hidden", "solutions/reference", "workspace/d"])
+def test_a_file_name_that_is_not_utf8_is_refused_by_name(tmp_path: Path, inside: str) -> None:
+    """Such a name loaded as a lone surrogate and broke the content version: the audit said
+    assay failed ("audit again") where the task is at fault."""
+    root = save_task(make_median_task(), tmp_path / "tasks")
+    (root / inside).mkdir(parents=True, exist_ok=True)
+    (root / inside / "report\udcff.txt").write_bytes(b"x")
+    with pytest.raises(TaskFormatError) as caught:
+        load_task(root)
+    message = str(caught.value)
+    assert message.encode()  # the line itself prints anywhere
+    assert f"{inside}: holds a file named 'report\\xff.txt', which is not UTF-8" in message
+    assert "rename it in UTF-8" in message

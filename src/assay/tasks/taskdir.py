@@ -224,6 +224,7 @@ def _read_tree(root: Path) -> Files:
         with os.scandir(directory) as entries:
             for entry in entries:
                 path = directory / entry.name
+                _utf8_name(directory, entry.name)
                 if entry.is_symlink():
                     _not_a_link(path)
                 elif entry.is_dir(follow_symlinks=False):
@@ -236,7 +237,25 @@ def _read_tree(root: Path) -> Files:
     return dict(sorted(files.items()))
 
 
+def _bytes_shown(text: str) -> str:
+    """``text`` with each byte that is not UTF-8 written as an escape (``\\xff``)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 _TOO_BIG = "keep large data out of the task, or fetch it in the container's build"
+
+
+def _utf8_name(directory: Path, name: str) -> None:
+    """Refuse a file name that is not UTF-8 (Python holds its bytes as lone surrogates): a task's
+    files are named by text, in its content version, its exports and the sandbox's jobs."""
+    try:
+        name.encode()
+    except UnicodeEncodeError:
+        raise TaskFormatError(
+            f"holds a file named '{_bytes_shown(name)}', which is not UTF-8",
+            path=Path(_bytes_shown(str(directory))),
+            fix="rename it in UTF-8",
+        ) from None
 
 
 def _read_capped(path: Path, limit: int, fix: str, status: os.stat_result | None = None) -> bytes:
