@@ -11,8 +11,9 @@ before ``10.0`` and ``2.0`` after it), and matched pair by pair where their floa
 reorder them.
 
 With ``encoded`` both sides are encoded values in canonical form (case files of format 4, see
-:mod:`assay.families.code._codec`): a tuple matches only a tuple, a set only a set (its members
-in canonical order), and so on, as Python's ``==`` has it for these types.
+:mod:`assay.families.code._codec`): a tuple matches only a tuple, a set or frozenset only a set
+or frozenset (its members in canonical order), and so on, as Python's ``==`` has it for these
+types.
 
 With ``any_container`` (a task imported from a benchmark whose check converts the result,
 ``tuple(f(x)) == ...`` or ``set(f(x)) == ...``), a top-level list, tuple, set or frozenset is
@@ -54,7 +55,7 @@ def first_difference(
     """Return ``None`` when ``actual`` matches ``expected``, else where and how they differ."""
     tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
     rules = _Rules(tol, encoded, numbers_by_value)
-    if any_container or (as_set and _tag(expected, encoded) == _tag(actual, encoded)):
+    if any_container or (as_set and _kind(expected, encoded) == _kind(actual, encoded)):
         expected, actual = _items(expected, encoded), _items(actual, encoded)
     if as_set and isinstance(expected, list) and isinstance(actual, list):
         expected, actual = _distinct(expected), _distinct(actual)
@@ -153,16 +154,22 @@ def _tag(value: object, encoded: bool) -> str | None:
     return None
 
 
+def _kind(value: object, encoded: bool) -> str | None:
+    """The tag of an encoded value as ``==`` sees it: a set equals a frozenset of its members."""
+    tag = _tag(value, encoded)
+    return "$set" if tag == "$frozenset" else tag
+
+
 def _diff(  # noqa: PLR0911 - one answer per kind of value
     expected: object, actual: object, path: str, rules: _Rules
 ) -> str | None:
     encoded = rules.encoded
-    kinds = (_tag(expected, encoded), _tag(actual, encoded))
-    if kinds != (None, None):
-        if kinds[0] != kinds[1]:
+    tags = (_tag(expected, encoded), _tag(actual, encoded))
+    if tags != (None, None):
+        if _kind(expected, encoded) != _kind(actual, encoded):
             return f"{path}: expected {_shown(expected, encoded)}, got {_shown(actual, encoded)}"
-        tag = kinds[0]
-        want, got = expected[tag], actual[tag]  # type: ignore[index]
+        tag = tags[0]
+        want, got = expected[tag], actual[tags[1]]  # type: ignore[index]
         if tag == "$dict" and isinstance(want, list) and isinstance(got, list):
             want, got = sorted(want, key=canonical), sorted(got, key=canonical)
         return _diff(want, got, f"{path}{tag}", rules)

@@ -55,7 +55,8 @@ VERSION = "4"
 sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
 modifies its arguments (or, ``unshared``, returns a part of them). 4: under ``code.inputs`` no
 program starts and signal handlers get no frame; unordered results pair floats by value; a
-runtime criterion's timing run that gets a case wrong scores 0."""
+set matches a frozenset of the same members, as ``==`` has it; a runtime criterion's timing
+run that gets a case wrong scores 0."""
 
 
 class CodeFamily:
