@@ -555,3 +555,29 @@ def test_every_template_that_promises_unmodified_inputs_checks_them() -> None:
                 promising.append(template.id)
                 assert problem.inputs != "any", f"{template.id} promises but does not check"
     assert {"deep-merge", "insertion-point"} <= set(promising)
+
+
+def test_the_audits_batches_run_the_inputs_check_where_they_are() -> None:
+    """A one-shot job may hold an agent's code: its harness starts afresh where ctypes is
+    loaded (the job holds the source). The audit's batches run a task's own solutions and
+    assay's hacks, and skip the fresh interpreter's 40 to 60 ms a run."""
+    from assay.families.code.config import code_config  # noqa: PLC0415
+    from assay.families.code.family import _task_run  # noqa: PLC0415
+
+    task = _task("unchanged")
+    solution = {"solution.py": SORTED_COPY.encode()}
+    alone = _task_run(task, code_config(task), solution)
+    batched = _task_run(task, code_config(task), solution, afresh=False)
+    assert b'"source": ' in alone.run.stdin
+    assert b'"source": ' not in batched.run.stdin
+    assert b'"inputs": "unchanged"' in batched.run.stdin
+
+
+def test_the_inputs_check_holds_in_the_audits_batches(sandbox: Sandbox) -> None:
+    task = _task("unchanged")
+    sources = [SORTS_IN_PLACE, "x = 1\n", SORTED_COPY]
+    verdicts = family.verify_many(
+        [(task, {"solution.py": source.encode()}) for source in sources], sandbox
+    )
+    assert [v.status for v in verdicts] == [Status.FAIL, Status.FAIL, Status.PASS]
+    assert "changed argument 1 of 1" in str([c.evidence for c in verdicts[0].criteria])

@@ -20,7 +20,8 @@ is equal. An argument that can no longer be encoded (it now holds an object of t
 or itself) has changed. With ``"inputs": "unshared"``, a value record also holds
 ``"shared": true`` when the result holds a list, dict, set or bytearray that is part of an
 argument (compared by identity). Without the setting neither check costs anything. With it,
-the job also holds ``"source"``: this harness's own text (see :func:`_afresh`).
+a job that may hold an agent's code also holds ``"source"``: this harness's own text (see
+:func:`_afresh`; the audit's batches of a task's own solutions and assay's hacks leave it out).
 
 These two checks are made here, in the candidate's process, so they are built to be out of its
 reach (:func:`_argument_checks`): the functions that take the arguments' forms, add the fields
@@ -35,7 +36,8 @@ candidate's import on, what would reach those closures or this process's memory:
 its input" while appending to it.) CPython gives no boundary inside one process, so this is a
 bar, not a wall; values are still judged outside. Where ``ctypes`` is already loaded (a pool
 worker's job is a fork of a process that uses it), its types read any address without an audit
-event, so the harness starts afresh there, from the source the job holds (:func:`_afresh`).
+event, so the harness starts afresh there, from the source the job holds (:func:`_afresh`);
+a fresh interpreter is a bar too (code objects can still be made by hand), one more.
 
 Once its lines alone are longer than the output limit, it calls no more cases: the sandbox keeps
 only the first bytes of stdout up to that limit and marks the rest cut off, so no line after
@@ -141,7 +143,7 @@ def _main() -> None:  # noqa: PLR0912, PLR0915 - one loop over the cases
     received = _read_all(0)
     _forget_stdin()
     job = json.loads(received)
-    if job.get("inputs", "any") != "any" and "_ctypes" in sys.modules:
+    if job.get("inputs", "any") != "any" and job.get("source") and "_ctypes" in sys.modules:
         _afresh(received, job["source"])  # does not return
     out = os.dup(1)
     nonce = job["nonce"]
