@@ -33,9 +33,9 @@ from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_of
 
 if TYPE_CHECKING:
-    from assay.families.workflow.tools import WorkflowTools
+    from assay.families.workflow.tools import Replay, WorkflowTools
 
-VERSION = "6"
+VERSION = "7"
 EPISODE_FILE = ".episode"
 """A submission file naming a live episode's emulator by its secret token (see ``tools``)."""
 EMPTY_SCRIPT = b"# does nothing\n"
@@ -54,7 +54,7 @@ class WorkflowFamily:
     trusted_code: tuple[str, ...] = ()
 
     def __init__(self) -> None:
-        self._episodes: dict[str, Emulator] = {}
+        self._episodes: dict[str, _Episode] = {}
         self._lock = threading.Lock()
 
     def load_solution(self, path: Path) -> Files:
@@ -100,13 +100,14 @@ class WorkflowFamily:
 
         return WorkflowTools(task, self)
 
-    def open_episode(self, token: str, emulator: Emulator) -> None:
-        """Let a submission naming ``token`` be judged on ``emulator`` (see ``tools``)."""
+    def open_episode(self, token: str, emulator: Emulator, replay: Replay) -> None:
+        """Let a submission naming ``token`` be judged on ``emulator``, the episode's calls
+        being ``replay`` (see ``tools``)."""
         with self._lock:
-            self._episodes[token] = emulator
+            self._episodes[token] = _Episode(emulator, replay)
 
-    def close_episode(self, token: str) -> Emulator | None:
-        """Forget ``token``; its emulator, if it was open, is the caller's to close."""
+    def close_episode(self, token: str) -> _Episode | None:
+        """Forget ``token``; its episode's emulator, if it was open, is the caller's to close."""
         with self._lock:
             return self._episodes.pop(token, None)
 
@@ -123,10 +124,10 @@ class WorkflowFamily:
         expected = expected_states(task, config)
         record = _Recorder(task.id, self._versions(task))
         token = solution.get(EPISODE_FILE, b"").decode(errors="replace").strip()
-        emulator = self.close_episode(token) if token else None
-        if emulator is not None:
-            with emulator:
-                return _judge_episode(emulator, initial, expected, record)
+        episode = self.close_episode(token) if token else None
+        if episode is not None:
+            with episode.emulator:
+                return _judge_episode(episode, config, initial, expected, record)
         case = _Case(task, config, initial, expected, environment_of(sandbox))
         return _judge_script(case, solution, record)
 
@@ -178,14 +179,36 @@ def _log(run: ExecResult) -> str:
     return f"exit {run.exit_code}\n{run.stdout[-1500:]}\n{run.stderr[-1500:]}".strip()
 
 
+@dataclass(frozen=True)
+class _Episode:
+    """A live episode: its emulator, and its calls to replay (see ``tools``)."""
+
+    emulator: Emulator
+    replay: Replay
+
+
 def _judge_episode(
-    emulator: Emulator, initial: CloudState, expected: Readings, record: _Recorder
+    episode: _Episode,
+    config: WorkflowConfig,
+    initial: CloudState,
+    expected: Readings,
+    record: _Recorder,
 ) -> Verdict:
-    actual = _read(emulator)
+    """Judge the episode's final state; then, unless reruns are off, replay its calls on that
+    state when every deciding criterion passed, as a script is run a second time."""
+    actual = _read(episode.emulator)
     if isinstance(actual, str):
         failed = (Criterion(name="state", passed=False, evidence=actual, kind="episode"),)
         return record(Status.FAIL, actual, failed)
-    record.reading, criteria = judge_readings(initial, expected, actual)
+    record.reading, judged = judge_readings(initial, expected, actual)
+    criteria = list(judged)
+    if config.rerun == "off" or not all(c.passed for c in criteria if c.kind in DECIDING):
+        return _decide(tuple(criteria), record)
+    try:
+        record.runs.extend(episode.replay.run(episode.emulator))
+    except SandboxError as exc:
+        return record(Status.ERROR, f"sandbox error: {exc}")
+    criteria.append(_rerun(config, actual, _read(episode.emulator)))
     return _decide(tuple(criteria), record)
 
 
@@ -243,13 +266,19 @@ def _run_and_judge(
     if case.config.rerun == "off" or not all(c.passed for c in criteria if c.kind in DECIDING):
         return criteria  # a second run only tells more when the first one was right
     record.runs.append(run_with(emulator, SCRIPT, files, limits, case.env))
-    again = _read(emulator)
+    return [*criteria, _rerun(case.config, actual, _read(emulator))]
+
+
+def _rerun(config: WorkflowConfig, first: CloudState, again: CloudState | str) -> Criterion:
+    """The idempotence criterion: the state after the work was done again (or why it could not
+    be read) against the state after it was done once. Whether the second time ran to its end
+    is not asked: only the state it left counts."""
     if isinstance(again, str):
-        kind = "idempotence" if case.config.rerun == "required" else "idempotence-scored"
+        kind = "idempotence" if config.rerun == "required" else "idempotence-scored"
         rerun = Criterion(name="idempotent", passed=False, evidence=again, kind=kind)
     else:
-        rerun = idempotence(actual, again, required=case.config.rerun == "required")
-    return [*criteria, rerun.model_copy(update={"weight": case.config.rerun_weight})]
+        rerun = idempotence(first, again, required=config.rerun == "required")
+    return rerun.model_copy(update={"weight": config.rerun_weight})
 
 
 def _recreated(

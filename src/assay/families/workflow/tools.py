@@ -12,6 +12,26 @@ state, read through its API by the trusted side, never anything the agent's code
 The submission is a file naming the episode's emulator by a secret token that only this process
 holds (:data:`.family.EPISODE_FILE`); a submission made anywhere else cannot name a live one, and
 is judged as a script.
+
+A task whose ``rerun`` is not off asks for work that can be done twice: a script is run a second
+time on the state its first run left. An episode's work is its tool calls, so each ``python``
+snippet and each ``aws`` call that reached the emulator is kept, in order, in the episode's
+:class:`Replay`; once the final state is read, the family replays them on that emulator and the
+state after the replay must be the final state, with the same criterion, kind and weight as a
+script's second run. The replay is that second run, step for step: a snippet runs in the same
+channel sandbox, with the same workspace files, limits and (empty) variables as when the agent
+ran it; a call that fails, or a snippet that exits with an error, is no fail by itself, as a
+second run that errors is none: only the state it leaves counts.
+
+What a replayed snippet can tell from the first pass is what a script's second run can tell
+from its first, and is decided the same way. Its workspace and ``/tmp`` are fresh on every run,
+so a file it left there is gone. The account is not: a snippet, like a script, sees the state
+the first pass left, which is how work finds out what is still to do; a marker it leaves there
+is judged as part of the final state (an object or item no state holds fails its criterion),
+and a marker a later call removes is gone again when the replay reaches that snippet. The clock
+and randomness are not frozen, for a script's second run either: work that changes what it
+does by the time (or by times it wrote into the account) or by chance can pass either check
+by luck, and neither check claims to catch it.
 """
 
 from __future__ import annotations
@@ -22,6 +42,7 @@ import secrets
 import time
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -36,8 +57,9 @@ from assay.families.workflow.channel import run_with
 from assay.families.workflow.cloud import seed
 from assay.families.workflow.config import SCRIPT, initial_state, workflow_config
 from assay.families.workflow.emulator import Emulator, emulators
-from assay.sandbox.protocol import Sandbox
+from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
+from assay.tasks.spec import Limits
 
 if TYPE_CHECKING:
     from assay.families.workflow.family import WorkflowFamily
@@ -95,6 +117,55 @@ SCHEMAS: list[dict[str, Any]] = [
 ]
 
 
+@dataclass(frozen=True)
+class _ApiCall:
+    """An ``aws`` call that reached the emulator. Its parameters are the call's JSON arguments,
+    which the SDK takes as keyword arguments and never changes."""
+
+    service: str
+    method: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Snippet:
+    """A ``python`` call, the code as it was run."""
+
+    code: str
+
+
+@dataclass
+class Replay:
+    """The state-changing tool calls of one episode, to be done once more on its emulator (see
+    the module docstring). Plain data, holding nothing of the tools."""
+
+    workspace: Files
+    limits: Limits
+    calls: list[_ApiCall | _Snippet] = field(default_factory=list)
+
+    def run(self, emulator: Emulator) -> list[ExecResult]:
+        """Do the calls again, in order, on ``emulator``: what each cost, as the runs of a
+        script's second run. Raises :class:`assay.errors.SandboxError` when the sandbox
+        failed, as the script's run does."""
+        return [self._again(call, emulator) for call in list(self.calls)]
+
+    def _again(self, call: _ApiCall | _Snippet, emulator: Emulator) -> ExecResult:
+        started = time.monotonic()
+        cpu_before = emulator.cpu_s()
+        if isinstance(call, _Snippet):
+            files = {**self.workspace, SNIPPET: call.code.encode()}
+            run = run_with(emulator, SNIPPET, files, self.limits)
+            return run.model_copy(update={"cpu_s": run.cpu_s + _spent(emulator, cpu_before)})
+        output, ok = _call(emulator.client(call.service), call.method, call.parameters)
+        return ExecResult(
+            exit_code=0 if ok else 1,
+            wall_s=time.monotonic() - started,
+            cpu_s=_spent(emulator, cpu_before),
+            stdout=f"aws {call.service} {call.method} (replayed)",
+            stderr="" if ok else output[:300],
+        )
+
+
 class WorkflowTools:
     """One episode's tools, over an emulator that lives as long as the episode."""
 
@@ -107,6 +178,7 @@ class WorkflowTools:
         self._initial = initial_state(task, self._config)
         self._token = secrets.token_hex(16)
         self._emulator: Emulator | None = None
+        self._replay = Replay(task.workspace, task.spec.limits)
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     def schemas(self) -> list[dict[str, Any]]:
@@ -160,7 +232,7 @@ class WorkflowTools:
                 emulator.close()
                 raise
             self._emulator = emulator
-            self._family.open_episode(self._token, emulator)
+            self._family.open_episode(self._token, emulator, self._replay)
             self._finalizer = weakref.finalize(self, _forget, self._family, self._token, emulator)
         return self._emulator
 
@@ -182,6 +254,7 @@ class WorkflowTools:
             return ToolResult(output=f"{service} has no operation {operation!r}", ok=False)
         emulator = self._ready()
         cpu_before = emulator.cpu_s()
+        self._replay.calls.append(_ApiCall(service, method, dict(parameters)))
         output, ok = _call(emulator.client(str(service)), method, parameters)
         return ToolResult(
             output=output,
@@ -197,6 +270,7 @@ class WorkflowTools:
         files = {**self.task.workspace, SNIPPET: code.encode()}
         emulator = self._ready()
         cpu_before = emulator.cpu_s()
+        self._replay.calls.append(_Snippet(code))
         run = run_with(emulator, SNIPPET, files, self.task.spec.limits)
         status = "timed out" if run.timed_out else f"exit status {run.exit_code}"
         output = f"{status}\n--- stdout ---\n{run.stdout}\n--- stderr ---\n{run.stderr}"
