@@ -138,6 +138,25 @@ def test_a_resource_deleted_and_created_again_was_not_kept(
     assert "deleted and created again" in failed(verdict)[resource]
 
 
+@pytest.mark.parametrize("resource", sorted(RECREATE))
+def test_an_episode_that_deleted_and_created_a_kept_resource_again_fails(
+    task: Task, resource: str
+) -> None:
+    """The same work done in an episode passed: only a script's verification compared when
+    each resource was made."""
+    from tests.families.workflow.test_episode_rerun import episode_verdict  # noqa: PLC0415
+
+    script = task.solutions["reference"]["solution.py"] + RECREATE[resource]
+    verdict = episode_verdict(task, [("python", {"code": script.decode()})])
+    assert verdict.status is Status.FAIL
+    assert set(failed(verdict)) == {resource}
+    assert "deleted and created again" in failed(verdict)[resource]
+    kept = episode_verdict(
+        task, [("python", {"code": task.solutions["reference"]["solution.py"].decode()})]
+    )
+    assert kept.status is Status.PASS, kept.criteria
+
+
 def test_doing_nothing_fails(family: WorkflowFamily, task: Task) -> None:
     verdict = family.verify(task, family.empty_solution(task), LocalSandbox())
     assert verdict.status is Status.FAIL

@@ -201,7 +201,7 @@ def _judge_episode(
         failed = (Criterion(name="state", passed=False, evidence=actual, kind="episode"),)
         return record(Status.FAIL, actual, failed)
     record.reading, judged = judge_readings(initial, expected, actual)
-    criteria = list(judged)
+    criteria = _recreated(list(judged), episode.replay.born, episode.emulator)
     if config.rerun == "off" or not all(c.passed for c in criteria if c.kind in DECIDING):
         return _decide(tuple(criteria), record)
     try:
@@ -285,8 +285,9 @@ def _recreated(
     criteria: list[Criterion], born: dict[str, str], emulator: Emulator
 ) -> list[Criterion]:
     """``criteria``, those of resources the task keeps (as they are, or changed in place)
-    failed where the script deleted the resource and created it again: what it put back is
-    another resource, whatever it holds (see :func:`assay.families.workflow.cloud.births`)."""
+    failed where the script (or the episode) deleted the resource and created it again: what
+    it put back is another resource, whatever it holds (see
+    :func:`assay.families.workflow.cloud.births`)."""
     try:
         now = births(emulator)
     except Exception:  # noqa: BLE001 - the state was read; this failing is no evidence of more

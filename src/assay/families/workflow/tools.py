@@ -54,7 +54,7 @@ from botocore.session import get_session  # type: ignore[import-untyped]
 from assay.families.base import ToolResult
 from assay.families.workflow._emulator_process import SERVICES
 from assay.families.workflow.channel import run_with
-from assay.families.workflow.cloud import seed
+from assay.families.workflow.cloud import births, seed
 from assay.families.workflow.config import SCRIPT, initial_state, workflow_config
 from assay.families.workflow.emulator import Emulator, emulators
 from assay.sandbox.protocol import ExecResult, Sandbox
@@ -142,6 +142,9 @@ class Replay:
     workspace: Files
     limits: Limits
     calls: list[_ApiCall | _Snippet] = field(default_factory=list)
+    born: dict[str, str] = field(default_factory=dict)
+    """When each resource of the seeded state was made (``cloud.births``): one the episode
+    deleted and made again is another resource, whatever it holds, as for a script."""
 
     def run(self, emulator: Emulator) -> list[ExecResult]:
         """Do the calls again, in order, on ``emulator``: what each cost, as the runs of a
@@ -228,6 +231,7 @@ class WorkflowTools:
             emulator = emulators().start()
             try:
                 seed(emulator, self._initial, f"{self.task.id}/workspace/{self._config.initial}")
+                self._replay.born = births(emulator)
             except BaseException:
                 emulator.close()
                 raise
