@@ -105,7 +105,8 @@ def test_serve_reads_its_profile_from_a_store_on_read_only_media(tmp_path: Path)
     bwrap = shutil.which("bwrap")
     assert bwrap is not None, "bubblewrap is missing: make test installs it"
     command = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    command += ["--unshare-user", "--", sys.executable, "-m", "assay", "serve", "--env-only"]
+    command += ["--unshare-user", "--unshare-pid", "--die-with-parent"]
+    command += ["--", sys.executable, "-m", "assay", "serve", "--env-only"]
     command += ["--tasks", str(tasks), "--port", "0", "--profile", "p1", "--db", str(db)]
     command += ["--sandbox", "bubblewrap"]
     with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as server:
