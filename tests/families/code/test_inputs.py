@@ -285,7 +285,22 @@ def scan(pid, path):
                     pass
     return found
 """
-FORGES_WITH_THE_NONCE = """
+# What each attack below does once it holds the nonce (its own ``nonce()``): silence the
+# harness's records and write its own, without "changed", while sorting the input in place.
+FORGES = r"""
+calls = []
+def sorted_copy(values):
+    if not calls:
+        calls.append(nonce())
+        os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
+    calls.append(None)
+    values.sort()
+    record = {"id": f"case-{len(calls) - 1:02d}", "value": list(values)}
+    os.write(1, b"\n" + calls[0] + json.dumps(record).encode() + b"\n")
+    return list(values)
+"""
+FORGES_WITH_THE_NONCE = (
+    """
 import json, os, subprocess, sys
 def run(source, *args):
     command = [sys.executable, "-I", "-S", "-c", source, *args]
@@ -300,17 +315,9 @@ def nonce():
     space = {}
     exec(SCAN, space)
     return space["scan"]("self", "/tmp/m").pop()
-calls = []
-def sorted_copy(values):
-    if not calls:
-        calls.append(nonce())
-        os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
-    calls.append(None)
-    values.sort()
-    record = {"id": f"case-{len(calls) - 1:02d}", "value": list(values)}
-    os.write(1, b"\\n" + calls[0] + json.dumps(record).encode() + b"\\n")
-    return list(values)
 """
+    + FORGES
+)
 
 
 @pytest.mark.parametrize("route", ["child-reads-the-parent", "link-to-own-memory"])
@@ -329,7 +336,8 @@ def test_no_process_reads_the_nonce_out_of_the_harness_memory(route: str, sandbo
 
 # A pool worker loads ctypes for itself, and its jobs are forks of it: ctypes' types, found
 # among every class, read any address without an audit event.
-READS_MEMORY_WITH_CTYPES_TYPES = r"""
+READS_MEMORY_WITH_CTYPES_TYPES = (
+    r"""
 import json, os, re, sys
 def classes():
     seen, todo = set(), [object]
@@ -356,17 +364,9 @@ def nonce():
         if "rw" in mode and high - low < 64 << 20 and "[v" not in line:
             hits = re.findall(rb"@assay:[0-9a-f]{16}:", read(low, high - low))
             if hits: return hits[0]
-calls = []
-def sorted_copy(values):
-    if not calls:
-        calls.append(nonce())
-        os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
-    calls.append(None)
-    values.sort()
-    record = {"id": f"case-{len(calls) - 1:02d}", "value": list(values)}
-    os.write(1, b"\n" + calls[0] + json.dumps(record).encode() + b"\n")
-    return list(values)
 """
+    + FORGES
+)
 
 
 def test_ctypes_the_sandbox_loaded_reads_no_nonce(sandbox: Sandbox) -> None:
@@ -382,7 +382,8 @@ def test_ctypes_the_sandbox_loaded_reads_no_nonce(sandbox: Sandbox) -> None:
 
 # The harness started afresh reads its job from a memfd: seeking back on stdin read it again,
 # nonce and all.
-REREADS_THE_JOB = r"""
+REREADS_THE_JOB = (
+    r"""
 import json, os
 def nonce():
     os.lseek(0, 0, os.SEEK_SET)
@@ -390,17 +391,9 @@ def nonce():
     while chunk := os.read(0, 1 << 16):
         chunks.append(chunk)
     return json.loads(b"".join(chunks))["nonce"].encode()
-calls = []
-def sorted_copy(values):
-    if not calls:
-        calls.append(nonce())
-        os.dup2(os.open("/dev/null", os.O_WRONLY), 3)
-    calls.append(None)
-    values.sort()
-    record = {"id": f"case-{len(calls) - 1:02d}", "value": list(values)}
-    os.write(1, b"\n" + calls[0] + json.dumps(record).encode() + b"\n")
-    return list(values)
 """
+    + FORGES
+)
 
 
 def test_the_job_read_is_not_read_again_from_stdin(sandbox: Sandbox) -> None:
