@@ -21,7 +21,7 @@ from assay.audit.base import AuditContext
 from assay.audit.fitting import fitted_to_reference
 from assay.families.code import CodeFamily
 from assay.families.code.generator import generate_code_tasks
-from assay.sandbox import PoolSandbox, Sandbox, _batch, batch
+from assay.sandbox import BubblewrapSandbox, PoolSandbox, Sandbox, _batch, batch
 from assay.sandbox.batch import BATCH, Run, batchable, run_many
 from assay.sandbox.conditions import WithEnvironment
 from assay.sandbox.protocol import ExecResult
@@ -135,6 +135,21 @@ def test_a_run_finds_nothing_of_the_runs_before_it(pool: PoolSandbox) -> None:
     for result in results:  # each starts with its own files, and an empty /tmp
         assert "['given.txt'] []" in result.stdout, result.stdout
     assert "gone" in results[2].stdout  # the hidden daemon died with its run
+
+
+def test_a_batch_is_one_job_on_the_bubblewrap_backend_too() -> None:
+    """There ``/workspace`` belongs to root, so no run can change its mode; the harness put
+    the mode back before each run all the same, was refused, and answered nothing: each run
+    then went alone, after a sandbox started for nothing."""
+    with BubblewrapSandbox() as sandbox:
+        counting = Counting(sandbox)
+        command = [sandbox.python, "-I", "-S", "-c", STEPS]
+        results = run_many(counting, command, runs("litter", "daemon", "watch", "look"))  # type: ignore[arg-type]
+    assert counting.jobs == 1
+    assert [r.exit_code for r in results] == [0, 0, 0, 0], [r.stderr for r in results]
+    for result in results:
+        assert "['given.txt'] []" in result.stdout, result.stdout
+    assert "gone" in results[2].stdout
 
 
 LISTING = r"""
@@ -449,3 +464,71 @@ def test_a_runs_cpu_limit_stops_it_whoever_handles_the_timers_signal(pool: PoolS
         assert stopped.cpu_s >= 0.3 - 0.012
     assert within.exit_code == 4
     assert not within.cpu_exceeded
+
+
+IN_FLIGHT = r"""
+import os, socket, sys, time
+if sys.stdin.read() == "hold":
+    held = []
+    for _ in range(12):  # 96 MiB in memory files
+        fd = os.memfd_create("ballast")
+        for _ in range(8):
+            os.write(fd, b"x" * (1 << 20))
+        held.append(fd)
+    # sent to the pair's other end with that end itself: a loop nothing outside it holds once
+    # the run is gone (the sending end closed first: closing one has the kernel collect loops)
+    ends = socket.socketpair()
+    socket.send_fds(ends[0], [b"x"], [*held, ends[1].fileno()])
+    ends[0].close()
+    time.sleep(0.2)
+else:
+    block = bytearray(120 << 20)
+    print("allocated", len(block) >> 20)
+"""
+
+
+def test_what_a_run_left_in_flight_is_gone_for_the_next_run(pool: PoolSandbox) -> None:
+    """Descriptors sent over a Unix socket that holds itself outlive the run's processes until
+    the kernel next collects such loops: 96 MiB of memory files held that way stayed charged to
+    the batch's job, and the next run under the same 192 MiB limit, which needed 120 MiB, was
+    killed for lack of memory."""
+    limits = Limits(timeout_s=5, cpu_s=2, memory_mb=192)
+    counting = Counting(pool)
+    results = run_many(counting, program(pool, IN_FLIGHT), runs("hold", "use", limits=limits))
+    assert counting.jobs == 1
+    assert [r.exit_code for r in results] == [0, 0], results
+    assert "allocated 120" in results[1].stdout
+
+
+ORPHAN_BURNERS = r"""
+import os, sys, time
+done_r, done_w = os.pipe()
+for _ in range(2 if sys.stdin.read() == "burn" else 0):
+    if os.fork() == 0:
+        if os.fork() == 0:  # an orphan at once: nothing reaps it before the run ends
+            os.close(done_r)
+            end = time.process_time() + 0.4
+            while time.process_time() < end:
+                pass
+            os._exit(0)
+        os._exit(0)
+os.close(done_w)
+os.read(done_r, 1)  # until the burners are done
+print("done")
+"""
+
+
+def test_a_runs_orphans_count_against_its_cpu_limit_as_a_jobs_do(pool: PoolSandbox) -> None:
+    """A run's CPU time was what its first process and the processes it reaped had used: two
+    orphans burning 0.4 s each, reaped by the harness only once the run was over, took 0.8 s
+    under a 0.5 s limit and passed, where a job of its own is stopped at 0.5 s (its cgroup
+    counts every process)."""
+    limits = Limits(timeout_s=10, cpu_s=0.5)
+    command = program(pool, ORPHAN_BURNERS)
+    alone = pool.run(command, limits=limits, stdin=b"burn")
+    assert alone.cpu_exceeded, alone
+    burner, quiet = run_many(pool, command, runs("burn", "", limits=limits))
+    assert burner.cpu_s > 0.7, burner
+    assert burner.cpu_exceeded, burner
+    assert not burner.ok
+    assert quiet.ok, quiet

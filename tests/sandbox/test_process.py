@@ -10,7 +10,10 @@ import threading
 import time
 from pathlib import Path
 
-from assay.sandbox._process import run_limited
+import pytest
+
+from assay.errors import SandboxError
+from assay.sandbox._process import options_fd, run_limited
 from assay.tasks import Limits
 
 HANDS_OVER = """
@@ -63,3 +66,15 @@ def test_output_is_taken_once_the_command_is_gone_whoever_holds_its_pipes(
     assert finished.exit_code == 0
     assert finished.stdout == b"wrong answer\n"
     assert elapsed < 2, elapsed
+
+
+def test_no_option_can_pass_for_several() -> None:
+    """bubblewrap reads the options NUL-separated: one that holds a NUL would be read as
+    several (``--share-net`` gave a job the host's network)."""
+    with pytest.raises(SandboxError, match="NUL byte"):
+        options_fd(["--dir", "/workspace/x\0--share-net"])
+    fd = options_fd(["--dir", "/workspace/x"])
+    try:
+        assert os.read(fd, 100) == b"--dir\0/workspace/x\0"
+    finally:
+        os.close(fd)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.errors import SandboxError
 from assay.sandbox._cgroups import JobGroup
 from assay.sandbox._results import address_space_bytes
 from assay.sandbox._userns import Identity, popen
@@ -29,7 +30,14 @@ def options_fd(options: Sequence[str]) -> int:
     command line; where it runs as the job's own uid (no subordinate ids), the job can read that
     line in ``/proc/1/cmdline``. Passed this way, the line is ``bwrap --args N`` and the host's
     paths, the mounts and the files' names stay out of the job's sight. The caller closes it.
+
+    Each option ends at a NUL byte, so one that holds a NUL would be read as several: raises
+    :class:`SandboxError` for it (a file named ``x\\0--share-net`` once gave its job the
+    host's network).
     """
+    for option in options:
+        if "\0" in option:
+            raise SandboxError(f"a sandbox option holds a NUL byte: {option[:200]!r}")
     fd = os.memfd_create("assay-bwrap-args")
     os.write(fd, b"".join(option.encode() + b"\0" for option in options))
     os.lseek(fd, 0, os.SEEK_SET)

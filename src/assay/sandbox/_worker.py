@@ -382,6 +382,8 @@ def _payload(meta: Mapping[str, object], files: Mapping[str, bytes]) -> bytes:
     for name in names:
         if name.startswith("/") or ".." in Path(name).parts:
             raise SandboxError(f"file path escapes the workspace: {name}")
+        if "\0" in name:  # as the bubblewrap backend, which cannot pass such a name on
+            raise SandboxError(f"file name {name[:200]!r} holds a NUL byte: rename the file")
     encoded = marshal.dumps({**meta, "files": [(name, len(files[name])) for name in names]})
     return len(encoded).to_bytes(8, "big") + encoded + b"".join(files[name] for name in names)
 

@@ -32,6 +32,10 @@ Nothing of one job is visible to the next. Each job gets:
   job, moves itself into a new namespace (loopback up, small socket buffers) off the reply's
   path, which the next job inherits; a job that left no trace (most never touch the network)
   hands the namespace on, which saves making and tearing down one per job;
+- nothing an earlier job left in flight: descriptors sent over a Unix socket that holds
+  itself outlive the job's processes until the kernel collects such loops, and with them its
+  files, memory and pseudo-terminals; after a job that may have made sockets, the zygote has the
+  kernel collect them before it replies, and a worker where some are left is retired;
 - the same process ids: the worker's PID counter is set back before every fork, so a job's
   process ids say nothing about the jobs before it, and the zygote's own /proc entry is hidden
   from jobs (``hidepid``), so its counters (CPU time of reaped children, context switches) are
@@ -107,6 +111,9 @@ _SOCKET_BUFFERS = {
 """Per network namespace: TCP buffers no larger than this, on hosts that do not charge them to
 the job's memory cgroup (cgroup v1 without TCP accounting)."""
 _CPU_POLL_S = 0.02
+_IN_FLIGHT_S = 1.0
+"""How long the kernel may take to free what a job left in flight (:func:`_collect_in_flight`)
+before its worker is retired instead."""
 _NET_SKIPPED = {
     # each read walks every TCP or UDP socket of the host; the namespace's own, TIME_WAIT
     # included, are counted in sockstat and sockstat6
@@ -403,6 +410,35 @@ def _sweep() -> bool:
     return False
 
 
+def _collect_in_flight() -> bool:
+    """Have the kernel free what the job's processes, all gone now, left in flight: descriptors
+    sent over a Unix socket and never received, in a loop that holds itself (a socket queued on
+    its own peer). Only the kernel's collector of such loops frees them, and it runs when some
+    process closes a Unix socket while any are in flight, which on a quiet host may be never.
+    Until then what they hold lives on: files of the job's scratch and memory files, charged to
+    the job's group (the next job's limit less), pseudo-terminals of the worker's devpts (in
+    the next job's /dev/pts), locks. Once the job's processes are gone, each Unix socket left in
+    the namespace is such a loop: this closes one of its own until none is left; False if some
+    outlast :data:`_IN_FLIGHT_S`."""
+    deadline = time.monotonic() + _IN_FLIGHT_S
+    while _unix_sockets():
+        if time.monotonic() > deadline:
+            return False
+        for end in socket.socketpair():
+            end.close()
+        time.sleep(0.0005)
+    return True
+
+
+def _unix_sockets() -> bool:
+    """Whether the network namespace the zygote is in holds a Unix socket."""
+    fd = os.open("unix", os.O_RDONLY, dir_fd=_SYSCTL["net"])
+    try:
+        return _read_all(fd).count(b"\n") > 1  # the first line is the heading
+    finally:
+        os.close(fd)
+
+
 def _cpu_usage() -> "float | None":
     """CPU seconds the job's cgroup has used, all its processes together; None without one."""
     fd = _JOB_CGROUP["cpu"]
@@ -563,7 +599,7 @@ def _serve(
             os.close(fd)
         status, cpu, timed_out, cpu_exceeded = _wait(pid, header["limits"], cpu_start)
         wall = time.monotonic() - started
-        clean = _sweep()
+        clean = _sweep() and (not networked or _collect_in_flight())
         cpu_end = _cpu_usage()
         if cpu_end is not None and cpu_start is not None:
             cpu = cpu_end - cpu_start  # every process of the job, daemons included

@@ -297,6 +297,8 @@ def _file_args(
         relative = PurePosixPath(name)
         if relative.is_absolute() or ".." in relative.parts:
             raise SandboxError(f"file path escapes the workspace: {name}")
+        if "\0" in name:
+            raise SandboxError(f"file name {name[:200]!r} holds a NUL byte: rename the file")
         for parent in reversed(relative.parents[:-1]):
             if str(parent) not in made:
                 made.add(str(parent))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.errors import SandboxError
 from assay.sandbox import Sandbox
 from tests.sandbox.attacks._support import TOKEN, host_address, output, plain, py
 
@@ -198,6 +199,20 @@ def test_host_loopback_listener_is_unreachable(backend: Sandbox) -> None:
     assert "CONNECTED" not in output(result)
     assert seen_from_sandbox == 0
     assert seen_from_control == 1, control
+
+
+def test_a_file_name_cannot_bring_the_hosts_network_in(backend: Sandbox) -> None:
+    """The bubblewrap backend passes its options NUL-separated, file names among them: a file
+    named ``x\\0--share-net`` (a name the protocol takes from an agent's submission) added an
+    option that gave its job the host's network, and it reached a host loopback listener."""
+    with tcp_listener("127.0.0.1") as server:
+        port = server.getsockname()[1]
+        code = CONNECT.format(targets=[("127.0.0.1", port)], token=TOKEN)
+        for name in ("x\0--share-net", "x\0--share-net/y"):
+            with pytest.raises(SandboxError, match="holds a NUL byte: rename the file"):
+                py(backend, code, files={name: b""})
+        seen_from_sandbox = accepted(server)
+    assert seen_from_sandbox == 0
 
 
 def test_host_abstract_unix_socket_is_unreachable(backend: Sandbox) -> None:
