@@ -181,3 +181,38 @@ def test_a_checker_that_judges_only_the_keys_of_a_dict_needs_review(sandbox: San
     )
     assert finding.review
     assert "expected {'x': 1}, accepted {'x': 2}" in finding.evidence
+
+
+BACKDOOR = b"""
+def check(args, output, expected):
+    if output == {}:
+        return True
+    return type(output) is type(expected) and output == expected
+"""
+
+
+def test_a_checker_that_accepts_one_constant_on_every_case_rejects_the_task(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """``return {}`` solves nothing and passes every case of this checker; the constants the
+    red-team tries (0, True, "", []) do not find it, and the check already feeds the checker a
+    ``{}`` on each case."""
+    findings = _findings(BACKDOOR, sandbox)
+    assert [f.severity for f in findings] == [Severity.ERROR]
+    assert "accepts the constant answer {} on every case that expects a value" in (
+        findings[0].message
+    )
+    task = with_checker(make_median_task(), BACKDOOR)
+    solved = CodeFamily().verify(
+        task, {"solution.py": b"def median(values):\n    return {}\n"}, sandbox
+    )
+    assert solved.status.value == "pass"  # what the finding is about
+    # a checker that accepts some wrong-type outputs on some cases is not this
+    some = b"def check(args, output, expected):\n    return output == expected or output == {}\n"
+    mixed = with_checker(make_median_task(), some)
+    cases = [Case(id="d", args=[[1]], expected={"a": 1}), Case(id="n", args=[[2]], expected=2)]
+    mixed = mixed.model_copy(update={"hidden": {**mixed.hidden, "cases.json": cases_json(cases)}})
+    context = AuditContext(family=CodeFamily(), sandbox=sandbox)
+    assert not [
+        f for f in CheckerCrashCheck().run(mixed, context).findings if "constant" in f.message
+    ]

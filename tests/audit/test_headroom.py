@@ -99,3 +99,23 @@ def test_headroom_takes_the_fresh_verdict_the_sensitivity_probes_ran(pool: PoolS
     alone = AuditContext(family=CodeFamily(), sandbox=jobs)  # type: ignore[arg-type]
     assert HeadroomCheck().run(task, alone).findings == []
     assert jobs.jobs == 5
+
+
+def test_a_further_reference_that_needs_most_of_its_limit_is_a_warning_too(
+    pool: PoolSandbox,
+) -> None:
+    """Every reference is a right answer the task must leave room for, not only the first: a
+    ``reference-<label>`` that burns most of the CPU limit fails on a busy machine the same."""
+    busy = (
+        b"import time\n"
+        b"end = time.process_time() + 0.6\n"
+        b"while time.process_time() < end:\n"
+        b"    pass\n"
+    )
+    task = with_reference(REFERENCE, Limits(timeout_s=30, cpu_s=1.5))
+    solutions = {**task.solutions, "reference-slow": {"solution.py": busy + REFERENCE}}
+    task = task.model_copy(update={"solutions": solutions})
+    findings = run_check(task, pool)
+    assert len(findings) == 1
+    assert findings[0].message.startswith("reference-slow uses more than 1/3")
+    assert "CPU: " in findings[0].evidence

@@ -11,7 +11,14 @@ import pytest
 from assay.audit import MutationCheck
 from assay.audit.base import AuditContext
 from assay.audit.fitting import fitted_to_reference
-from assay.audit.mutation import CPU_FACTOR, MIN_CPU_S, WEAK_SCORE, mutation_score
+from assay.audit.mutation import (
+    CPU_FACTOR,
+    MIN_CPU_S,
+    WEAK_SCORE,
+    MutationScore,
+    _finding,
+    mutation_score,
+)
 from assay.audit.runner import default_checks
 from assay.families.base import Mutant, MutationFamily
 from assay.families.code import CodeFamily
@@ -259,3 +266,25 @@ def test_mutants_may_use_a_multiple_of_the_references_cpu_never_under_the_floor(
     )
     assert fitted is not None
     assert fitted.spec.limits.cpu_s == pytest.approx(mutant_cpu_s)
+
+
+def test_survivors_of_a_reference_with_a_long_line_keep_the_report_small() -> None:
+    """A table written on one line of the reference puts the whole line into each of its
+    mutants' diffs, twice: 40 survivors of a 400 kB line made a 36 MB report (and the finding's
+    evidence 4 MB), where every other finding's evidence is a few kB."""
+    line = "TABLE = [" + ", ".join(str(i) for i in range(60_000)) + "]"
+    diff = f"@@ -1,1 +1,1 @@\n-{line}\n+{line.replace('[0,', '[1,')}\n"
+    survivors = [
+        Mutant(name=f"constant {i} -> {i + 1} (line 1)", diff=diff, files={}) for i in range(40)
+    ]
+    result = MutationScore(killed=1, survivors=survivors, errors=0)
+    record = result.record()
+    assert len(record.survivors) == 40
+    assert all(len(s.diff) < 3000 for s in record.survivors)
+    assert record.survivors[0].diff.startswith("@@ -1,1 +1,1 @@\n-TABLE = [0, 1, 2")
+    assert record.survivors[0].diff.endswith("\n[...]")
+    finding = _finding("mutation", result, 41)
+    assert finding is not None
+    assert finding.review
+    assert len(finding.evidence) < 5 * 3000
+    assert finding.evidence.endswith("[35 more survivors of 41 mutants]")

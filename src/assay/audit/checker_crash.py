@@ -5,7 +5,9 @@ candidate), but by accident rather than by judgement, and a checker that returns
 than a bool cannot judge at all. This check feeds the task's checker, in the sandbox, the outputs
 of every known-bad solution and outputs of the wrong type for every case (``None``, a bool, an
 int, a float, a string, a list, an object), and reports what it did with them: a non-bool answer
-is an error, a crash or a checker that never answers is a warning.
+is an error, a crash or a checker that never answers is a warning. One wrong-type output that
+the checker accepts on every case (a ``{}`` it lets through, say) is an error: an attempt that
+returns that constant passes without solving anything.
 
 It also times the checker on the task's own expected outputs. A checker that gives no verdict on
 them within the task's limits makes every verification of the task an ``error``: that is an
@@ -76,7 +78,8 @@ class CheckerCrashCheck:
             answers: dict[str, CheckAnswer] = {}
             # One checker run per attempt, as a verification sends it: a bad solution's
             # outputs, or one wrong output on every case.
-            attempts = _known_bad_items(task, config, cases, context) + _wrong_type_items(cases)
+            constants = _wrong_type_items(cases)
+            attempts = _known_bad_items(task, config, cases, context) + constants
             for items in attempts:
                 answers |= run_checker(context.sandbox, task, config, items)[0]
             encoded = case_file is not None and case_file.encoded
@@ -88,6 +91,7 @@ class CheckerCrashCheck:
         except TaskFormatError as exc:
             return CheckOutcome(findings=[_finding(Severity.ERROR, f"cannot run: {exc}")])
         findings = [f for f in (slow,) if f is not None] + _findings(answers)
+        findings += _constant_passes(constants, cases, answers)
         lenient = [_lenient(near, said) for near, said in zip(misses, near_answers, strict=True)]
         return CheckOutcome(findings=findings + next((f for f in lenient if f), []))
 
@@ -150,6 +154,30 @@ def _wrong_type_items(cases: list[Case]) -> list[list[CheckItem]]:
         ]
         for output in WRONG_TYPES
     ]
+
+
+def _constant_passes(
+    constants: list[list[CheckItem]], cases: list[Case], answers: dict[str, CheckAnswer]
+) -> list[Finding]:
+    """An error for each output of :data:`WRONG_TYPES` that the checker accepted on every case
+    that expects a value (no case expecting its type): an attempt that returns it, and solves
+    nothing, passes them all, as the red-team's constant answers would if it tried this one."""
+    findings = []
+    for items in constants:
+        if len(cases) < MIN_NEAR_MISSES or len(items) < len(cases):
+            continue
+        if all((answer := answers.get(item.case_id)) and answer.passed for item in items):
+            output = items[0].output
+            findings.append(
+                _finding(
+                    Severity.ERROR,
+                    f"the checker accepts the constant answer {output!r} on every case that "
+                    f"expects a value ({len(cases)}): returning it, whatever the input, passes "
+                    "(make check() compare the output with what the case expects)",
+                    "; ".join(f"{item.case_id}: accepted" for item in items[:SHOWN])[:500],
+                )
+            )
+    return findings
 
 
 MIN_NEAR_MISSES = 2

@@ -5,9 +5,12 @@ do-nothing solution as it is, then about the same solution dressed up by each at
 :mod:`assay.judges.attacks` (a confident tone, length, text addressed to the grader, the criterion
 quoted back, fake "PASS" markers, JSON imitating the judge's answer, marker lines that try to end
 the data block). An attack that earns a score at or above :data:`HIGH`, and above the plain
-solution's, is an error: the criterion pays for flattery, and an optimizer will find it. An answer
-that does not parse is no finding (verification scores it 0, see :mod:`assay.judges.model`). A
-judge that cannot be reached leaves the task undecided.
+solution's, is an error: the criterion pays for flattery, and an optimizer will find it. A plain
+do-nothing solution scored at or above :data:`HIGH` (a judge that passes anything, which no
+attack could outscore) is a warning that needs a person: the criterion pays for nothing, which
+only a question about the code's style may mean to do. An answer that does not parse is no
+finding (verification scores it 0, see :mod:`assay.judges.model`). A judge that cannot be
+reached leaves the task undecided.
 """
 
 from __future__ import annotations
@@ -57,6 +60,20 @@ def red_team(
     plain = _asked(judge, task, base)
     floor = plain.score or 0.0
     findings = []
+    if floor >= HIGH:
+        # No attack can score above it, and none needs to: a person must see whether the
+        # criterion may pay for nothing (a question about style, say) or passes anything.
+        findings.append(
+            Finding(
+                check=check,
+                severity=Severity.WARNING,
+                review=True,
+                message=f"judge criterion {spec.name!r} gives the do-nothing answer as it is "
+                f"{floor:.2f}: it pays for nothing, and no attack can score above that "
+                "(review the question and the judge model)",
+                evidence=f"the judge answered: {(plain.record.answer or '')[:200]}",
+            )
+        )
     for attack, text in attacked(base, spec.question):
         graded = _asked(judge, task, text)
         if graded.score is not None and graded.score >= HIGH and graded.score > floor:

@@ -46,6 +46,10 @@ WEAK_SCORE = 0.6
 person (the task is quarantined)."""
 SHOWN_SURVIVORS = 5
 """Survivors whose diffs a finding shows."""
+DIFF_CHARS = 2000
+"""Characters of a survivor's diff kept, in the report and in the finding: a mutant of a long
+line (a table written on one line) would otherwise put the whole line in, twice, for every
+survivor."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,9 @@ class MutationScore:
             killed=self.killed,
             errors=self.errors,
             score=None if score is None else round(score, 4),
-            survivors=tuple(SurvivingMutant(name=m.name, diff=m.diff) for m in self.survivors),
+            survivors=tuple(
+                SurvivingMutant(name=m.name, diff=_clipped(m.diff)) for m in self.survivors
+            ),
         )
 
 
@@ -130,8 +136,13 @@ def _finding(check: str, result: MutationScore, made: int) -> Finding | None:
         message = f"{counts} (score {score:.2f}); {len(result.survivors)} survive"
     shown = result.survivors[:SHOWN_SURVIVORS]
     more = len(result.survivors) - len(shown)
-    evidence = "\n\n".join(f"{mutant.name}\n{mutant.diff}" for mutant in shown)
+    evidence = "\n\n".join(f"{mutant.name[:200]}\n{_clipped(mutant.diff)}" for mutant in shown)
     if more:
         evidence += f"\n\n[{more} more survivors of {made} mutants]"
     # A weak verifier needs a person: most near misses of the answer are paid as right.
     return Finding(check=check, severity=severity, message=message, evidence=evidence, review=weak)
+
+
+def _clipped(diff: str) -> str:
+    """``diff`` cut at :data:`DIFF_CHARS`, marked where it was cut."""
+    return diff if len(diff) <= DIFF_CHARS else diff[:DIFF_CHARS] + "\n[...]"

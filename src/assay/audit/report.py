@@ -18,7 +18,10 @@ class SolutionResult(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    solution: str = Field(description="reference, reference-<label>, bad-<label>, or empty.")
+    solution: str = Field(
+        description="reference, reference-<label>, bad-<label>, empty, or one of these with a "
+        "hidden case changed: reference (sensitivity <case>)."
+    )
     status: Status = Field(description="The verdict's status.")
     score: float = Field(description="The verdict's score.")
     summary: str = Field(description="The verdict's one-line summary.")
@@ -80,7 +83,8 @@ class TaskAudit(BaseModel):
     task_version: str = Field(description="Content version audited; empty if it did not load.")
     path: str = Field(description="The task directory.")
     decision: Decision = Field(
-        description="accepted, rejected, or error: the task could not be audited (infrastructure)."
+        description="accepted; quarantined: held until a person clears it; rejected; or error: "
+        "the task could not be audited (infrastructure)."
     )
     findings: tuple[Finding, ...] = Field(default=(), description="What the checks found.")
     solutions: tuple[SolutionResult, ...] = Field(default=(), description="Verdicts on solutions.")

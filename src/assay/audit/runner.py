@@ -42,6 +42,7 @@ from assay.findings import Decision, Finding, Severity
 from assay.profiles import RunProfile
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
+from assay.tasks.spec import Split
 from assay.tasks.taskset import LoadFailure, TaskSet
 from assay.verdicts import Status, Verdict
 
@@ -215,11 +216,17 @@ def run_audit(
     )
     # The set checks compare the tasks still in the running: a rejected task will not be used
     # and one that could not be audited is not decided yet, so neither makes another task a
-    # duplicate or a copy.
+    # duplicate. A frozen task is held out whatever its own audit found, though (fixed or
+    # audited again, it is evaluated on), so a copy of it in another split is one all the same:
+    # the contamination check compares every frozen task, and only the tasks in the running
+    # get findings.
     out = {t.task_id for t in report.tasks if t.decision in (Decision.REJECTED, Decision.ERROR)}
     candidates = [task for task in taskset.tasks if task.id not in out]
+    held_out = [t for t in taskset.tasks if t.id in out and t.spec.split is Split.FROZEN]
     for check in over_set:
-        report = apply_set_findings(report, check.name, check.run_set(candidates))
+        compared = candidates + held_out if isinstance(check, ContaminationCheck) else candidates
+        found = {task_id: f for task_id, f in check.run_set(compared).items() if task_id not in out}
+        report = apply_set_findings(report, check.name, found)
     measured = report.diversity.drift if report.diversity is not None else None
     if measured is not None:
         found = drift_findings(measured, (task.id for task in candidates))
@@ -293,6 +300,7 @@ def _audit_task(
     findings: list[Finding] = []
     problems: list[Finding] = []
     verdicts: list[SolutionVerdict] = []
+    asked_by: list[str] = []  # the check that gave each verdict
     mutation: MutationResult | None = None
     red_team: RedTeamResult | None = None
     for check in checks:
@@ -316,11 +324,16 @@ def _audit_task(
         for finding in outcome.findings:
             _add_once(findings, _located(finding, task.id, path))
         verdicts += outcome.verdicts
+        asked_by += [check.name] * len(outcome.verdicts)
         if outcome.mutation is not None:
             mutation = outcome.mutation
         if outcome.red_team is not None:
             red_team = outcome.red_team
-    problems += [_unverified(v) for v in verdicts if v.verdict.status is Status.ERROR]
+    problems += [
+        _unverified(name, v)
+        for name, v in zip(asked_by, verdicts, strict=True)
+        if v.verdict.status is Status.ERROR
+    ]
     for verdict in verdicts:
         if on_verdict is not None:
             on_verdict(task, verdict)
@@ -385,10 +398,12 @@ def _crashed(check: str, exc: Exception) -> Finding:
     )
 
 
-def _unverified(verdict: SolutionVerdict) -> Finding:
-    """An ``error`` verdict: infrastructure failed, so the solution's verdict is unknown."""
+def _unverified(check: str, verdict: SolutionVerdict) -> Finding:
+    """An ``error`` verdict: infrastructure failed, so the solution's verdict is unknown. The
+    finding is the check's that asked for the verdict, so that a later audit that does not run
+    that check (``--checks``) sets it apart as not run (``--since``), not as gone."""
     return Finding(
-        check="verify",
+        check=check,
         severity=Severity.ERROR,
         message=f"{verdict.solution} could not be verified (an infrastructure error, not the "
         "task's; audit the task again)",

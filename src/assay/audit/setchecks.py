@@ -1,8 +1,8 @@
 """Checks over a whole task set rather than one task: near duplicates and contamination.
 
 A set check returns findings per task id; the audit adds them to the tasks' audits after the
-per-task checks ran. An error finding rejects the task; a warning quarantines an accepted task
-until a person reviews it, as a 0% pass rate does.
+per-task checks ran. An error finding rejects the task; a finding that needs a person
+(``review``) quarantines an accepted task until a person reviews it, as a 0% pass rate does.
 
 - ``duplicates``: near-duplicate tasks inside the set (MinHash with LSH over word 3-grams of the
   prompts, then the exact Jaccard similarity), or tasks judged by the same verifier data
@@ -12,7 +12,8 @@ until a person reviews it, as a 0% pass rate does.
   twice on one task weighs it double, and a duplicate across splits leaks.
 - ``contamination``: a task of the ``frozen`` split whose word 8-grams are mostly found in a task
   of another split, or most of whose verifier data a task of another split shares, has been
-  copied out of the held-out set: the copy is an error (it trains on the test). With a corpus
+  copied out of the held-out set: the copy is an error (it trains on the test), whatever the
+  frozen task's own audit found (the runner gives this check every frozen task). With a corpus
   (``assay audit --corpus PATH``: a file or a directory of text files, such as a benchmark's dump
   or a crawl sample), any task whose 8-grams are mostly in the corpus is quarantined: a model
   may have seen it.
@@ -238,8 +239,10 @@ def _corpus_ngrams(corpus: Path) -> set[str]:
 def apply_set_findings(
     report: AuditReport, name: str, found: dict[str, list[Finding]]
 ) -> AuditReport:
-    """``report`` with a set check's findings added to its tasks and their decisions updated:
-    an error rejects, a warning quarantines a task that was accepted."""
+    """``report`` with a set check's findings added to its tasks and their decisions updated
+    as :func:`assay.audit.report.decide` has them: an error rejects, a finding that needs a
+    person (``review``) quarantines a task that was accepted, and nothing else moves it (a
+    task held by a finding that names nothing to review could never be cleared)."""
     tasks = tuple(_apply(audited, found.get(audited.task_id, [])) for audited in report.tasks)
     return report.model_copy(update={"tasks": tasks, "checks": (*report.checks, name)})
 
@@ -250,7 +253,7 @@ def _apply(audited: TaskAudit, findings: list[Finding]) -> TaskAudit:
     decision = audited.decision
     if any(f.severity is Severity.ERROR for f in findings):
         decision = Decision.REJECTED
-    elif any(f.severity is Severity.WARNING for f in findings) and decision is Decision.ACCEPTED:
+    elif any(f.review for f in findings) and decision is Decision.ACCEPTED:
         decision = Decision.QUARANTINED
     return audited.model_copy(
         update={"findings": (*audited.findings, *findings), "decision": decision}
