@@ -300,6 +300,7 @@ def test_the_permissions_table(run_cli: Run, tmp_path: Path) -> None:
         (["reachability", "BAD"], "bad.yaml: not UTF-8 text"),
         (["reachability", "TYPO"], "typo.yaml: document 1: NetworkPolicy: spec"),
         (["reachability", "RBAC", "--kubernetes", "1.2"], "no schemas for Kubernetes 1.2"),
+        (["reachability", "HUGE"], f"huge.yaml: {64 << 30} bytes, more than the limit of"),
     ],
 )
 def test_bad_input_is_one_line(
@@ -312,7 +313,10 @@ def test_bad_input_is_one_line(
             tmp_path / "typo.yaml", _policy("x", {"podSelecter": {}, "policyTypes": ["Ingress"]})
         ),
         "BAD": tmp_path / "bad.yaml",
+        "HUGE": tmp_path / "huge.yaml",
     }
+    with files["HUGE"].open("wb") as huge:  # sparse: read whole, it would take all memory
+        huge.truncate(64 << 30)
     files["BAD"].write_bytes(b"kind: \xff\n")
     result = run_cli("config", *(str(files.get(arg, arg)) for arg in args))
     assert result.exit_code == 2, result.output

@@ -107,6 +107,21 @@ ATTACKS = {
         lambda t: _open_to(t, "ipBlock: {cidr: 0.0.0.0/0, except: [10.0.0.0/8]}"),
         "no one else gets in",
     ),
+    "default deny, the IPv4 internet but the sample's range let in": (
+        "netpol-default-deny-namespace",
+        lambda t: _open_to(t, "ipBlock: {cidr: 0.0.0.0/0, except: [10.0.0.0/8, 203.0.113.0/24]}"),
+        "no one else gets in",
+    ),
+    "only the client, and the IPv6 internet but the sample's range": (
+        "netpol-db-only-from-client",
+        lambda t: _open_to(t, "ipBlock: {cidr: '::/0', except: ['2001:db8::/32']}"),
+        "no one else gets in",
+    ),
+    "only the client, and one network of the internet": (
+        "netpol-db-only-from-client",
+        lambda t: _open_to(t, "ipBlock: {cidr: 8.8.8.0/24}"),
+        "no one else gets in",
+    ),
     "only the client, and namespaces made later": (
         "netpol-db-only-from-client",
         lambda t: _open_to(
@@ -154,6 +169,8 @@ def test_every_reference_passes_its_guards(template: Template, pool: PoolSandbox
 def test_the_red_team_tries_the_world_and_everyone(pool: PoolSandbox) -> None:
     for template_id, name in [
         ("netpol-default-deny-namespace", "reference-and-the-world"),
+        ("netpol-default-deny-namespace", "reference-and-the-world-but-its-samples"),
+        ("netpol-db-only-from-client", "reference-and-the-world-but-its-samples"),
         ("rbac-configmap-reader", "reference-bound-to-everyone"),
         ("rbac-deployment-restarter", "reference-with-every-verb"),
     ]:
@@ -259,3 +276,118 @@ def test_the_mutants_give_an_extra_verb_and_drop_a_rule(pool: PoolSandbox) -> No
     assert "+  - delete" in kinds["extra-verb"][0]
     assert len(kinds["drop-rule"]) >= 2
     assert {"widen-cidr", "drop-selector", "wildcard-verbs"} & set(kinds)
+
+
+def test_every_address_of_the_world_is_compared_not_only_the_samples() -> None:
+    """A rule for the internet less the ranges of the addresses the guards once sampled, in
+    or out: each is told apart from the reference, naming an address it opens or cuts."""
+    db_in = {
+        "podSelector": {},
+        "ingress": [
+            {"from": [{"podSelector": {"matchLabels": {"app": "api"}}, "namespaceSelector": {}}]},
+            {
+                "from": [
+                    {"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "203.0.113.0/24"]}}
+                ]
+            },
+        ],
+    }
+    opened = _guards(policy("data/db-in", db_in))
+    assert list(opened) == ["no one else gets in"]
+    assert (
+        "an IPv4 address of the internet (0.0.0.0) -> data/db :5432/TCP"
+        in (opened["no one else gets in"])
+    )
+    samples_only = {
+        "to": [{"ipBlock": {"cidr": "203.0.113.0/24"}}, {"ipBlock": {"cidr": "2001:db8::/32"}}]
+    }
+    web_out = {
+        "podSelector": {"matchLabels": {"app": "web"}},
+        "policyTypes": ["Egress"],
+        "egress": [samples_only, {"to": [{"podSelector": {}, "namespaceSelector": {}}]}],
+    }
+    narrow = {"from": [{"podSelector": {"matchLabels": {"app": "api"}}, "namespaceSelector": {}}]}
+    cut = _guards(
+        policy("data/db-in", {"podSelector": {}, "ingress": [narrow]}),
+        policy("shop/web-out", web_out),
+    )
+    assert list(cut) == ["nothing else is cut off"]
+    lines = cut["nothing else is cut off"]
+    assert "shop/web -> an IPv4 address of the internet (0.0.0.0) :443/TCP" in lines
+
+
+def _controller(kind: str, **spec: object) -> kube.Obj:
+    template = {
+        "metadata": {"labels": {"app": "db"}},
+        "spec": {"containers": [{"name": "db", "image": "postgres:16"}]},
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": kind,
+        "metadata": {"name": "db", "namespace": "data"},
+        "spec": {"selector": {"matchLabels": {"app": "db"}}, "template": template, **spec},
+    }
+
+
+@pytest.mark.parametrize(
+    ("kind", "spec", "held"),
+    [
+        ("Deployment", {"paused": True}, "spec.paused"),
+        ("StatefulSet", {"updateStrategy": {"type": "OnDelete"}}, "updateStrategy OnDelete"),
+        ("DaemonSet", {"updateStrategy": {"type": "OnDelete"}}, "updateStrategy OnDelete"),
+    ],
+)
+def test_a_workload_whose_pods_never_take_the_template_fails(
+    kind: str, spec: dict[str, object], held: str
+) -> None:
+    """The template changed as asked, and the rollout stopped: the running pods keep the old."""
+    reference = meaning([*CLUSTER, _controller(kind)])
+    [kept] = guard_criteria(reference, reference, [], kinds=(kind,), task_id="t")
+    assert kept.passed
+    found = meaning([*CLUSTER, _controller(kind, **spec)])
+    [stopped] = guard_criteria(found, reference, [], kinds=(kind,), task_id="t")
+    assert not stopped.passed
+    assert f"{kind} data/db: its running pods never take the new template ({held})" in (
+        stopped.evidence
+    )
+
+
+def _web_out(*ports: dict[str, object]) -> kube.Obj:
+    """The web pod let out to the internet on ``ports``, and to every pod."""
+    internet = {"to": [{"ipBlock": {"cidr": "0.0.0.0/0"}}], "ports": list(ports)}
+    return policy(
+        "shop/web-out",
+        {
+            "podSelector": {"matchLabels": {"app": "web"}},
+            "policyTypes": ["Egress"],
+            "egress": [internet, {"to": [{"podSelector": {}, "namespaceSelector": {}}]}],
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("submitted", "reference", "guard", "line"),
+    [
+        ([{"port": 1000, "endPort": 3000}], [{"port": 1000, "endPort": 2000}], "gets in", 2001),
+        ([{"port": 443}], [{"port": 443, "endPort": 500}], "is cut off", 444),
+    ],
+)
+def test_every_port_of_a_range_to_the_internet_is_compared(
+    submitted: list[dict[str, object]], reference: list[dict[str, object]], guard: str, line: int
+) -> None:
+    """A range wider or narrower than the reference's differs only past a port anyone names."""
+    narrow = {"from": [{"podSelector": {"matchLabels": {"app": "api"}}, "namespaceSelector": {}}]}
+    db_in = policy("data/db-in", {"podSelector": {}, "ingress": [narrow]})
+    criteria = guard_criteria(
+        meaning([*CLUSTER, db_in, _web_out(*submitted)]),
+        meaning([*CLUSTER, db_in, _web_out(*reference)]),
+        [WEB_NOT_TO_DB],
+        kinds=("NetworkPolicy",),
+        task_id="t",
+    )
+    failed = {c.name: c.evidence for c in criteria if not c.passed}
+    name = "no one else gets in" if guard == "gets in" else "nothing else is cut off"
+    assert list(failed) == [name]
+    assert (
+        f"shop/web -> an IPv4 address of the internet (203.0.113.77) :{line}/TCP" in (failed[name])
+    )

@@ -77,6 +77,15 @@ def _declared_view(task: Task) -> list[Obj]:
     return [view, binding(f"{ns}/read", "ClusterRole:view", _account(task))]
 
 
+def _declared_system_role(task: Task) -> list[Obj]:
+    """The task's service account bound to a bootstrap role every cluster has, declared as
+    reading config maps only: the API server puts the role's own rules back when it starts."""
+    ns, _name = _subject(task)
+    name = "system:kube-controller-manager"
+    narrow = cluster_role(name, rule("get list watch", "configmaps"))
+    return [narrow, binding(f"{ns}/read", f"ClusterRole:{name}", _account(task))]
+
+
 def _aggregated_into_view(task: Task) -> list[Obj]:
     """The reference, every signed-in user a viewer, and a role whose label aggregates a
     secret-reading rule into ``view``."""
@@ -116,6 +125,7 @@ RBAC_ATTACKS: dict[str, Attack] = {
         t, "ClusterRole:system:kube-controller-manager", "Group:system:serviceaccounts"
     ),
     "view declared narrow and bound": _declared_view,
+    "a system role declared narrow and bound": _declared_system_role,
     "secrets aggregated into view for everyone": _aggregated_into_view,
 }
 
@@ -211,6 +221,11 @@ def _replicas(found: Obj) -> None:
     found["spec"]["replicas"] = 0
 
 
+def _paused(found: Obj) -> None:
+    """The template changed as asked, and the Deployment paused: its pods never take it."""
+    found["spec"]["paused"] = True
+
+
 WORKLOAD_ATTACKS: dict[str, tuple[str, Callable[[Obj], None]]] = {
     "hardened, SYS_ADMIN added": ("security-context-deployment", _add_capabilities),
     "hardened, root user on the pod": ("security-context-deployment", _root_user("pod")),
@@ -235,6 +250,8 @@ WORKLOAD_ATTACKS: dict[str, tuple[str, Callable[[Obj], None]]] = {
         _privileged("ephemeralContainers"),
     ),
     "hardened, no replicas": ("security-context-deployment", _replicas),
+    "hardened, and paused": ("security-context-deployment", _paused),
+    "limited, and paused": ("limits-deployment", _paused),
     "limited, no replicas": ("limits-deployment", _replicas),
     "limited, privileged": ("limits-deployment", _privileged("initContainers")),
     "limited, on the node's network": ("limits-deployment", _host("hostNetwork")),

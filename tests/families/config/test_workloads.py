@@ -140,6 +140,26 @@ def test_service_port_names_the_api_server_refuses_are_refused(
     assert len(services_from_objects([_service(*named)])["shop/web"].ports) == 2
 
 
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"type": "loadbalancer"}, "spec.type: 'loadbalancer' is not one of ClusterIP"),
+        ({"type": "Internal"}, "spec.type: 'Internal' is not one of ClusterIP"),
+        ({}, r"spec.ports\[0\].nodePort: may not be used when type is ClusterIP"),
+    ],
+)
+def test_services_the_api_server_refuses_are_refused(spec: dict[str, Any], message: str) -> None:
+    """A type the API server does not know, or a node port on a Service that has none: not
+    a Service that merely exposes nothing."""
+    service = _service({"port": 80, **({} if spec else {"nodePort": 30080})})
+    service["spec"].update(spec)
+    with pytest.raises(ObjectError, match=message):
+        services_from_objects([service])
+    exposed = _service({"port": 80, "nodePort": 30080})
+    exposed["spec"]["type"] = "NodePort"
+    assert services_from_objects([exposed])["shop/web"].exposure == ("type NodePort",)
+
+
 def test_a_containers_security_context_overrides_the_pods() -> None:
     hardened = {
         "allowPrivilegeEscalation": False,

@@ -132,6 +132,17 @@ def test_lint_finds_references_that_are_not_read_only_queries() -> None:
     assert "solutions/reference-x/query.sql: DELETE is not a read-only query" in found
 
 
+def test_a_query_the_parser_cannot_print_back_is_refused_not_a_crash() -> None:
+    """sqlglot parses an empty blob (``X''``) and raises when it prints it; lint, ordering and
+    mutants print references back, so such a query is refused at the gate, with the reason."""
+    task = fixture_task(ORDERS)
+    query = b"SELECT X'' AS tag, id FROM orders ORDER BY id"
+    solutions = {**task.solutions, "reference": {"query.sql": query}}
+    found = messages(task.model_copy(update={"solutions": solutions}))
+    assert "solutions/reference/query.sql: the SQL parser cannot print the query back" in found
+    assert family.mutants(task.model_copy(update={"solutions": solutions})) == []
+
+
 def test_lint_warns_about_limit_without_order_by() -> None:
     task = fixture_task(CITIES)
     solutions = {
@@ -177,6 +188,8 @@ def test_a_missing_visible_database_names_the_field(pool: PoolSandbox) -> None:
         (b"ATTACH '/tmp/x.db' AS x;", "only CREATE"),
         (b"CREATE TABLE t (a INT);\nINSERT INTO t VALUES (1, 2);", "the engine refused it"),
         (b"\xff\xfe", "not UTF-8"),
+        (b"CREATE TABLE t (a BLOB);\nINSERT INTO t VALUES (X'00ff');", "blob literal"),
+        (b"CREATE TABLE t (a BLOB);\nINSERT INTO t VALUES (X'');", "blob literal"),
     ],
 )
 def test_broken_database_text_names_the_file(text: bytes, problem: str, pool: PoolSandbox) -> None:

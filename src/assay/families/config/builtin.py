@@ -11,7 +11,9 @@ of them when it starts (its RBAC bootstrap policy), for :mod:`.rbac`.
   ``system:aggregate-to-admin`` (roles and role bindings, local access reviews). A role of a
   submission carrying one of these labels adds its rules to them.
 - Any other ``system:`` cluster role: many exist (controllers, nodes, the scheduler), several
-  with every right; one that no object declares is taken to grant everything.
+  with every right; one is taken to grant everything, whether an object declares it or not
+  (the API server puts a bootstrap role's rules back when it starts, so declaring
+  ``system:kube-controller-manager`` with one narrow rule narrows nothing).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ EVERYTHING: list[Obj] = [
     {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
     {"nonResourceURLs": ["*"], "verbs": ["*"]},
 ]
-"""The rules of ``cluster-admin``, and of a ``system:`` cluster role no object declares."""
+"""The rules of ``cluster-admin``, and of any other ``system:`` cluster role."""
 
 _VIEW = [
     _rule(

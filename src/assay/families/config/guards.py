@@ -12,8 +12,9 @@ same cluster, catch that:
 
 ``no one else gets in``
     For every pod of the cluster and every port it declares, a source outside the cluster's
-    pods (:data:`~.network.OUTSIDE`) may connect only where the reference lets it; every pod
-    may connect to a destination outside them only on ports where the reference lets it; and
+    pods (every address of the world, and a pod of a namespace made later) may connect only
+    where the reference lets it; every pod may connect to a destination outside them only on
+    ports and addresses where the reference lets it; and
     a connection between pods of the cluster that no ``[[reachability]]`` requirement of any
     reading decides is allowed only where the reference allows it.
 ``nothing else is cut off``
@@ -24,7 +25,10 @@ same cluster, catch that:
     reference does not give it.
 ``the workloads keep their replicas and gain no powers``
     For a task whose submission may hold workloads: every Deployment and StatefulSet runs as
-    many replicas as with the reference, and no workload's pods gain a power on their node
+    many replicas as with the reference, none stops rolling its template out to its pods where
+    the reference's does (a paused Deployment, an ``OnDelete`` update strategy: the template
+    meets every requirement and the running pods never take it), and no workload's pods gain a
+    power on their node
     (:func:`~.workloads.powers`: its namespaces or paths, a privileged container, an added
     capability, user 0, a host port) that the reference does not give them.
 ``no Service opens the cluster to the outside``
@@ -45,9 +49,10 @@ cluster could not be read, there is no guard.
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Collection, Iterable, Sequence
 
-from assay.families.config.cluster import Pod
+from assay.families.config.cluster import IPAddress, Pod
 from assay.families.config.expectations import (
     ConnectionKey,
     Expectations,
@@ -55,7 +60,14 @@ from assay.families.config.expectations import (
     decided,
 )
 from assay.families.config.meaning import Meaning
-from assay.families.config.network import OUTSIDE, WORLD, Reachability
+from assay.families.config.network import (
+    OUTSIDE,
+    WORLD,
+    Ranges,
+    Reachability,
+    merge_ranges,
+    subtract_ranges,
+)
 from assay.families.config.rbac import Grant, Permissions, Subject, describe
 from assay.families.config.workloads import WORKLOAD_KINDS, powers
 from assay.verdicts import Criterion
@@ -106,6 +118,10 @@ def _reachability(
     opened: list[str] = []
     cut: list[str] = []
     checked = 0
+    for line, now in _world(found, reference):
+        checked += 1
+        if line is not None:
+            (opened if now else cut).append(line)
     for source, destination, port in _undecided(found, reference, readings, task_id):
         checked += 1
         now = found.allowed(source, destination, *port)
@@ -137,23 +153,65 @@ def _reachability(
     ]
 
 
+def _world(found: Reachability, reference: Reachability) -> Iterable[tuple[str | None, bool]]:
+    """Where the addresses of the world that reach a pod on one of its declared ports, or that
+    it reaches on a port anyone names, differ from the reference's: every address, not a few
+    samples (a rule for ``0.0.0.0/0`` less the samples' ranges opens the internet all the
+    same). Each difference is one line naming an address in it (the sample where it is one),
+    and whether the submission opens it (True) or cuts it off; None for a comparison that
+    found none. The cluster's own pods' addresses are left out: connections between pods are
+    judged as such."""
+    ports = sorted(set(WORLD_PORTS) | _named_ports(found) | _named_ports(reference))
+    pods = found.cluster.pods
+    for sample in (o for o in OUTSIDE if o.namespace == WORLD):
+        if sample.ip is None:
+            continue
+        version = sample.ip.version
+        own = merge_ranges((int(p.ip), int(p.ip)) for p in pods if p.ip and p.ip.version == version)
+        for pod in pods:
+            directions = [(True, port) for port in _declared(pod)]
+            directions += [(False, port) for port in ports]
+            for ingress, (number, protocol) in directions:
+                ours = found.world(pod, number, protocol, ingress=ingress, version=version)
+                theirs = reference.world(pod, number, protocol, ingress=ingress, version=version)
+                if ours == theirs:
+                    yield None, False
+                    continue
+                for now, (more, less) in ((True, (ours, theirs)), (False, (theirs, ours))):
+                    extra = subtract_ranges(subtract_ranges(more, less), own)
+                    if extra:
+                        where = f"{sample.name} ({_witness(extra, sample.ip)})"
+                        ends = (where, pod.ref) if ingress else (pod.ref, where)
+                        yield f"{ends[0]} -> {ends[1]} :{number}/{protocol}", now
+
+
+def _witness(ranges: Ranges, sample: IPAddress) -> IPAddress:
+    """An address of ``ranges``: ``sample`` when it is one, else the first."""
+    if any(first <= int(sample) <= last for first, last in ranges):
+        return sample
+    first = ranges[0][0]
+    return ipaddress.IPv4Address(first) if sample.version == 4 else ipaddress.IPv6Address(first)
+
+
 def _undecided(
     found: Reachability,
     reference: Reachability,
     readings: Sequence[Expectations],
     task_id: str,
 ) -> Iterable[tuple[Pod, Pod, tuple[int, str]]]:
-    """The connections the guards compare: from outside to every declared port of every pod;
-    from every pod to outside on the ports anyone names; and between pods, on the declared
-    ports of the destination, where no requirement of any reading decides."""
+    """The connections the guards compare besides the world's (:func:`_world`): from a pod
+    made later in a namespace made later to every declared port of every pod; from every pod
+    to it on the ports anyone names; and between pods, on the declared ports of the
+    destination, where no requirement of any reading decides."""
     pods = found.cluster.pods
+    later = [o for o in OUTSIDE if o.namespace != WORLD]
     for pod in pods:
         for port in _declared(pod):
-            for outsider in OUTSIDE:
+            for outsider in later:
                 yield outsider, pod, port
     ports = sorted(set(WORLD_PORTS) | _named_ports(found) | _named_ports(reference))
     for pod in pods:
-        for outsider in OUTSIDE:
+        for outsider in later:
             for port in ports:
                 yield pod, outsider, port
     known: set[ConnectionKey] = set()
@@ -172,12 +230,15 @@ def _declared(pod: Pod) -> list[tuple[int, str]]:
 
 
 def _named_ports(reach: Reachability) -> set[tuple[int, str]]:
+    """The pods' declared ports and the ports the policies name: each port or range's first
+    number and the one after its last (whether a port is allowed changes only there)."""
     ports = {(p.number, p.protocol) for pod in reach.cluster.pods for p in pod.ports}
     for policy in reach.policies:
         for rule in (*policy.ingress, *policy.egress):
             for spec in rule.ports:
                 if isinstance(spec.port, int):
-                    ports.add((spec.port, spec.protocol))
+                    after = (spec.end_port or spec.port) + 1
+                    ports |= {(n, spec.protocol) for n in (spec.port, after) if n < 65536}
     return ports
 
 
@@ -215,6 +276,8 @@ def _workloads(found: Meaning, reference: Meaning) -> Criterion:
         before = reference.workloads.get(ref)
         if before is not None and workload.replicas != before.replicas:
             wrong.append(f"{ref} runs {workload.replicas} replicas, not {before.replicas}")
+        if before is not None and workload.held and not before.held:
+            wrong.append(f"{ref}: its running pods never take the new template ({workload.held})")
         gained = powers(workload) - (powers(before) if before is not None else frozenset())
         wrong += [f"{ref}: {power}" for power in sorted(gained)]
     return criterion(

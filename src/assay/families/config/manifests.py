@@ -8,12 +8,19 @@ object is validated against the schema of a Kubernetes version; any problem is a
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import InputError
-from assay.families.config.documents import Documents, Object, oversized, read_yaml
+from assay.families.config.documents import (
+    MAX_FILE_BYTES,
+    Documents,
+    Object,
+    oversized,
+    read_yaml,
+)
 from assay.families.config.meaning import Meaning, meaning
 from assay.families.config.network import Connection
 from assay.families.config.rbac import Subject
@@ -55,7 +62,15 @@ def read_manifests(
     files = []
     for path in paths:
         try:
-            files.append((str(path), Path(path).read_bytes()))
+            with Path(path).open("rb") as opened:  # never more than the limit, whatever it is
+                size = os.fstat(opened.fileno()).st_size
+                if size > MAX_FILE_BYTES:
+                    raise InputError(
+                        f"{size} bytes, more than the limit of {MAX_FILE_BYTES}",
+                        path=path,
+                        fix="split or shorten the manifests",
+                    )
+                files.append((str(path), opened.read(MAX_FILE_BYTES + 1)))
         except OSError as exc:
             raise InputError(f"cannot read it: {exc.strerror or exc}", path=path) from None
     for large in oversized(files):

@@ -34,6 +34,7 @@ an ipBlock beside a selector, ``endPort`` with a named port, an ``except`` outsi
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,8 @@ from assay.families.config.names import port_name_problem
 from assay.families.config.selectors import ObjectError, Selector, parse_selector
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+Ranges = tuple[tuple[int, int], ...]
+"""Addresses of one IP version as sorted, disjoint ``(first, last)`` pairs of integers."""
 WORLD = ""
 """The namespace of a source or destination that is an address outside the cluster."""
 OUTSIDE = (
@@ -52,7 +55,8 @@ OUTSIDE = (
 )
 """Who is not among the cluster's pods but may knock: the internet, over IPv4 and IPv6 (the
 documentation ranges, inside ``0.0.0.0/0`` and ``::/0`` and outside every private range), and a
-pod made later in a namespace made later."""
+pod made later in a namespace made later. The guards compare every address of the world
+(:meth:`Reachability.world`); these two stand for it in their evidence."""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,10 @@ class IPBlock:
         if address.version != self.cidr.version or address not in self.cidr:
             return False
         return not any(address in excluded for excluded in self.excepts)
+
+    def ranges(self) -> Ranges:
+        """The block's addresses: its ``cidr`` less every ``except``."""
+        return _block_ranges(self)
 
 
 @dataclass(frozen=True)
@@ -173,6 +181,29 @@ class Reachability:
             self._admits(source, destination, destination, port, protocol, ingress=False)
         )
 
+    def world(self, pod: Pod, port: int, protocol: str, *, ingress: bool, version: int) -> Ranges:
+        """The addresses of IP ``version`` outside the cluster that may connect to ``pod`` on
+        ``port``/``protocol`` (``ingress``), or that ``pod`` may connect to on it: all of them
+        where no policy isolates ``pod`` that way, else those of the ipBlocks of its rules that
+        cover the port (all of them for a rule without peers)."""
+        everything = ((0, (1 << (32 if version == 4 else 128)) - 1),)
+        isolating = (self._ingress if ingress else self._egress).get(pod.ref, ())
+        destination = pod if ingress else _ADDRESS
+        found: list[tuple[int, int]] = []
+        for p in isolating:
+            policy = self.policies[p]
+            for rule in policy.ingress if ingress else policy.egress:
+                if rule.ports and not any(
+                    spec.matches(port, protocol, destination) for spec in rule.ports
+                ):
+                    continue
+                if not rule.peers:
+                    return everything
+                for peer in rule.peers:
+                    if peer.ip_block is not None and peer.ip_block.cidr.version == version:
+                        found += peer.ip_block.ranges()
+        return merge_ranges(found) if isolating else everything
+
     def matrix(self) -> list[Connection]:
         """Every ordered pair of distinct pods and every port and protocol the destination
         declares, sorted by source, destination, port and protocol."""
@@ -233,6 +264,49 @@ class Reachability:
         if pod.ref in self._refs:
             return pod.ref in peers
         return any(peer.matches(pod, namespace, self.cluster) for peer in rule.peers)
+
+
+_ADDRESS = Pod(WORLD, "an address of the world")
+"""A destination outside the cluster, for matching ports: it names none."""
+
+
+def merge_ranges(ranges: Iterable[tuple[int, int]]) -> Ranges:
+    """``ranges`` sorted, with those that overlap or touch joined."""
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(ranges):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return tuple(merged)
+
+
+def subtract_ranges(ranges: Ranges, taken: Ranges) -> Ranges:
+    """The addresses of ``ranges`` that are not in ``taken`` (both merged)."""
+    left: list[tuple[int, int]] = []
+    skipped = 0
+    for first, last in ranges:
+        while skipped < len(taken) and taken[skipped][1] < first:
+            skipped += 1
+        start, index = first, skipped
+        while index < len(taken) and taken[index][0] <= last:
+            low, high = taken[index]
+            if low > start:
+                left.append((start, low - 1))
+            start, index = max(start, high + 1), index + 1
+        if start <= last:
+            left.append((start, last))
+    return tuple(left)
+
+
+@functools.lru_cache(maxsize=4096)
+def _block_ranges(block: IPBlock) -> Ranges:
+    excepts = merge_ranges(r for network in block.excepts for r in _span(network))
+    return subtract_ranges(_span(block.cidr), excepts)
+
+
+def _span(network: IPNetwork) -> Ranges:
+    return ((int(network.network_address), int(network.broadcast_address)),)
 
 
 def policy_from_object(obj: Mapping[str, object]) -> NetworkPolicy:

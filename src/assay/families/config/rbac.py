@@ -168,6 +168,9 @@ class Permissions:
         for name, default in BUILT_IN.items():
             declared = self.cluster_roles.get(name)
             self.cluster_roles[name] = default if declared is None else _merged(declared, default)
+        for name, declared in list(self.cluster_roles.items()):
+            if name.startswith(SYSTEM) and name not in BUILT_IN:  # maybe a bootstrap role
+                self.cluster_roles[name] = _merged(declared, BUILT_IN["cluster-admin"])
         for binding in self.bindings:
             name = binding.role_name
             if binding.role_kind == "ClusterRole" and name.startswith(SYSTEM):

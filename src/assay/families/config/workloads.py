@@ -27,6 +27,8 @@ from assay.families.config.names import dns_label_problem, port_name_problem
 from assay.families.config.selectors import ObjectError, parse_selector
 
 WORKLOAD_KINDS = ("Pod", "Deployment", "StatefulSet", "DaemonSet", "Job")
+SERVICE_TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
+"""The types of Service the API server knows (it refuses any other, ``loadbalancer`` too)."""
 HOST_NAMESPACES = ("hostNetwork", "hostPID", "hostIPC")
 _KINDS_OF_CONTAINER = {
     "containers": "container",
@@ -73,6 +75,9 @@ class Workload:
     """Which of ``hostNetwork``, ``hostPID`` and ``hostIPC`` its pods set."""
     host_paths: tuple[str, ...] = ()
     """The node paths its ``hostPath`` volumes mount."""
+    held: str | None = None
+    """Why its running pods never take a changed template (``spec.paused`` of a Deployment,
+    ``updateStrategy`` ``OnDelete`` of a StatefulSet or DaemonSet); None when they do."""
 
     def every_container(self) -> list[tuple[str, Container]]:
         """Its containers, init containers and ephemeral containers, each with what it is
@@ -113,6 +118,7 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
         name, namespace, labels = metadata(obj)
         ref = f"{kind} {namespace}/{name}"
         spec = obj.get("spec")
+        held = _held(str(kind), spec)
         replicas = None
         if kind in ("Deployment", "StatefulSet"):
             count = _mapping(spec).get("replicas")
@@ -139,9 +145,23 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
             replicas,
             tuple(key for key in HOST_NAMESPACES if spec.get(key) is True),
             _host_paths(spec),
+            held,
         )
         _unique_names(found[ref])
     return found
+
+
+def _held(kind: str, spec: object) -> str | None:
+    """Why a controller of ``kind`` with ``spec`` rolls no change of its template out to its
+    pods: a paused Deployment, or a StatefulSet or DaemonSet that waits for them to be deleted
+    by hand."""
+    spec = _mapping(spec)
+    if kind == "Deployment" and spec.get("paused") is True:
+        return "spec.paused"
+    strategy = _mapping(spec.get("updateStrategy")).get("type")
+    if kind in ("StatefulSet", "DaemonSet") and strategy == "OnDelete":
+        return "updateStrategy OnDelete"
+    return None
 
 
 def _unique_names(workload: Workload) -> None:
@@ -360,7 +380,13 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
         name, namespace, _labels = metadata(obj)
         spec = _mapping(obj.get("spec"))
         selector = spec.get("selector")
-        if spec.get("type") == "ExternalName":  # a DNS name: no endpoints, whatever it selects
+        kind = spec.get("type") or "ClusterIP"  # the API server's default
+        if kind not in SERVICE_TYPES:
+            raise ObjectError(
+                f"Service {namespace}/{name}: spec.type: {str(kind)[:40]!r} is not one of "
+                + ", ".join(SERVICE_TYPES)
+            )
+        if kind == "ExternalName":  # a DNS name: no endpoints, whatever it selects
             selector = None
         ports = []
         listed = spec.get("ports")
@@ -373,6 +399,8 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
                 raise ObjectError(f"Service {namespace}/{name}: a port needs a number")
             where = f"Service {namespace}/{name}: spec.ports[{index}]"
             names.add(_port_name(port.get("name"), names, len(listed) > 1, where))
+            if port.get("nodePort") and kind in ("ClusterIP", "ExternalName"):
+                raise ObjectError(f"{where}.nodePort: may not be used when type is {kind}")
             target = port.get("targetPort", number)
             problem = port_name_problem(target) if isinstance(target, str) else None
             if problem is not None:

@@ -144,6 +144,11 @@ def _read_only(tree: exp.Expr) -> Accepted | Refused:
         refusal = _refusal(node)
         if refusal is not None:
             return Refused(refusal)
+    if not _printable(tree):  # ordering, lint and mutants print the tree back
+        return Refused(
+            "the SQL parser cannot print the query back for analysis (an empty blob X'' is "
+            "such a query: write CAST('' AS BLOB))"
+        )
     return Accepted(tree)
 
 
@@ -153,7 +158,7 @@ def _refusal(node: exp.Expr) -> str | None:
     if isinstance(node, exp.Table):
         name = node.this
         if not isinstance(name, exp.Identifier) or _PATH_CHARACTERS & set(str(name.this)):
-            return f"reading from {node.sql()[:80]!r} is not allowed: only tables by name"
+            return f"reading from {_render(node)[:80]!r} is not allowed: only tables by name"
     if isinstance(node, exp.Func):
         name = _function_name(node)
         if name in _DENIED_FUNCTIONS or name.startswith(_DENIED_PREFIXES) or name.endswith("_scan"):
@@ -203,8 +208,10 @@ def _database_problem(statement: exp.Expr) -> str | None:  # noqa: PLR0911 - one
         if not isinstance(values, exp.Values):
             return "INSERT must list its rows with VALUES"
         for node in values.walk():
+            if isinstance(node, exp.HexString):
+                return "a blob literal (X'...') is not supported; store the value as text"
             if node is not values and not isinstance(node, _LITERALS):
-                return f"a value is not a literal ({node.sql()[:60]})"
+                return f"a value is not a literal ({_render(node)[:60]})"
         return None
     return "only CREATE TABLE, CREATE INDEX, CREATE VIEW and INSERT ... VALUES are allowed"
 
@@ -228,15 +235,30 @@ def _kind(node: exp.Expr) -> str:
     """The statement's kind as its text begins (``DROP``, ``INSTALL``), else its node type."""
     if isinstance(node, exp.Command):
         return str(node.this).upper()
-    words = node.sql().split(maxsplit=1)
+    words = _render(node).split(maxsplit=1)
     if words and words[0].isalpha():
         return words[0].upper()
     return type(node).__name__.upper()
 
 
 def _excerpt(statement: exp.Expr) -> str:
-    text = " ".join(statement.sql().split())
+    text = " ".join(_render(statement).split())
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _render(node: exp.Expr) -> str:
+    """``node`` as SQL text for a message, or its kind where it cannot be printed."""
+    return node.sql() if _printable(node) else type(node).__name__.upper()
+
+
+def _printable(node: exp.Expr) -> bool:
+    """Whether sqlglot's generator can print ``node``: it fails on some trees its parser makes
+    (``X''``, an empty blob, raises ValueError), and nothing here may raise."""
+    try:
+        node.sql()
+    except Exception:  # noqa: BLE001 - whatever the generator raises, the tree is not printable
+        return False
+    return True
 
 
 def _first_line(exc: BaseException) -> str:
