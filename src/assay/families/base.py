@@ -281,6 +281,24 @@ class ToolFamily(Protocol):
         ...
 
 
+@runtime_checkable
+class ContainerFamily(Protocol):
+    """A family whose tasks run in a container of their own, for which assay has no backend:
+    they are linted, never verified or run."""
+
+    def container_needed(self, task: Task) -> str:
+        """Why ``task`` cannot be verified or run here, in one line."""
+        ...
+
+
+def no_episodes(family: object, task: Task) -> str:
+    """Why no episode can be run on ``task`` of ``family``, a family that gives no tools."""
+    if isinstance(family, ContainerFamily):
+        return family.container_needed(task)
+    name = getattr(family, "name", "?")
+    return f"family {name!r} gives agents no tools, so no episode can be run on it"
+
+
 _GIVES_TOOLS: dict[type, bool] = {}
 
 

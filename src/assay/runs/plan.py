@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from assay.episodes.records import Mode
 from assay.errors import InputError, StoreError
 from assay.families import family_of, version_label
-from assay.families.base import gives_tools
+from assay.families.base import gives_tools, no_episodes
 from assay.policies.base import Sampling
 from assay.store import NewJob, Store
 from assay.tasks.model import Task
@@ -94,8 +94,7 @@ def _require_episodes(task: Task) -> None:
     family = family_of(task)
     if not gives_tools(family):
         raise InputError(
-            f"task {task.id}: family {family.name!r} gives agents no tools, so no episode can "
-            "be run on it",
+            f"task {task.id}: {no_episodes(family, task)}",
             field="family",
             fix="leave its tasks out of the run's task set (episodes run on families with "
             "tools, such as code)",

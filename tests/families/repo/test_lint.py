@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
+from assay.errors import TaskFormatError
 from assay.families.repo import RepoFamily
+from assay.families.repo.cases import repo_cases
 from assay.tasks import Task
+from assay.tasks.spec import TaskSpec
 
 FAMILY = RepoFamily()
 
@@ -52,3 +57,43 @@ def test_the_hidden_cases_copied_into_the_workspace_are_named(decimal_comma: Tas
         assert [f.message for f in FAMILY.lint(leaky)] == [
             "workspace/tests/fixtures/c.json is a copy of hidden/cases.json"
         ]
+
+
+def _task_with(case: dict[str, object], readings: list[str]) -> Task:
+    cases = {"readings": readings, "cases": [{"id": "f2p-01", "kind": "fail-to-pass", **case}]}
+    return Task(
+        spec=TaskSpec(id="repo-x", family="repo"),
+        prompt="Fix it.\n",
+        workspace={"pkg/__init__.py": b"", "pkg/cli.py": b"def main(argv):\n    return 0\n"},
+        hidden={"cases.json": json.dumps(cases).encode()},
+    )
+
+
+CLI_CASE = {"cli": "pkg.cli:main", "argv": ["in.csv"], "expect": {"value": None}}
+
+
+@pytest.mark.parametrize("name", ["../../outside.csv", "/etc/cron.d/x", "", "a//b", "./in.csv"])
+def test_an_input_file_written_outside_its_case_is_named(name: str) -> None:
+    """The reference would fail the case with no word of why; the file is named instead."""
+    task = _task_with({**CLI_CASE, "files": {name: "x"}}, [])
+    [finding] = FAMILY.lint(task)
+    assert "cases.0.files" in finding.message
+    assert "not a plain path relative to the case's directory" in finding.message
+    with pytest.raises(TaskFormatError, match=r"hidden/cases\.json: cases\.0\.files"):
+        repo_cases(task)
+
+
+def test_input_files_with_spaces_dots_and_directories_are_plain() -> None:
+    files = {"my data.csv": "x", ".env": "y", "logs/app.log.1": "z"}
+    case_file = repo_cases(_task_with({**CLI_CASE, "files": files}, []))
+    assert case_file.cases[0].files == files
+
+
+def test_a_reading_the_file_does_not_list_is_named() -> None:
+    """It would never be judged: a submission of that reading would fail with no word of why."""
+    case = {**CLI_CASE, "readings": {"by-amount": {"value": 1}}}
+    [finding] = FAMILY.lint(_task_with(case, []))
+    assert "case f2p-01 gives the reading 'by-amount', which readings does not list" in (
+        finding.message
+    )
+    assert repo_cases(_task_with(case, ["by-amount"])).readings == ["by-amount"]

@@ -69,6 +69,13 @@ def test_git_style_headers_are_read() -> None:
             "rename from README.md\nrename to pkg/__init__.py\n",
             "exists",
         ),
+        # A line number Python will not read (past 4,300 digits) is no hunk header.
+        (f"--- a/README.md\n+++ b/README.md\n@@ -{'1' * 5000} +1 @@\n-# pkg\n+# x\n", "malformed"),
+        (f"--- a/README.md\n+++ b/README.md\n@@ -1,{'9' * 5000} +1 @@\n-# pkg\n", "malformed"),
+        ("--- /dev/null\n+++ /dev/null\n@@ -0,0 +1 @@\n+x\n", "names no file"),
+        # A project with a file where a directory should be cannot be written for a run.
+        ("--- /dev/null\n+++ b/README.md/x.py\n@@ -0,0 +1 @@\n+x\n", "which is a file"),
+        ("diff --git a/README.md b/pkg\nrename from README.md\nrename to pkg\n", "which is a file"),
     ],
 )
 def test_a_bad_patch_is_one_line_naming_the_file_and_the_fix(patch: str, says: str) -> None:

@@ -23,7 +23,9 @@ from assay.families.repo import RepoFamily
 from assay.families.repo import family as repo_family
 from assay.families.repo.cases import CASES_FILE, FAIL_TO_PASS, Expect, repo_cases, repo_config
 from assay.families.repo.family import run_project
+from assay.families.repo.generator import make_task
 from assay.families.repo.patches import make_patch
+from assay.families.repo.templates import TEMPLATES
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task, save_task
 from assay.tasks.taskdir import write_files
@@ -256,3 +258,22 @@ def test_project_paths_outside_the_project_are_refused_by_name(
     )
     with pytest.raises(TaskFormatError, match=rf"repo\.{field}.*not a directory of the project"):
         repo_config(task)
+
+
+def test_a_dry_run_that_still_deletes_the_input_files_fails(pool: PoolSandbox) -> None:
+    """The report is "--noop deleted our logs": a fix that prints the dry run's lines and then
+    deletes the logs all the same passed, as a case's outcome held only the files it wrote."""
+    [template] = [t for t in TEMPLATES if t.id == "log-retention"]
+    [change] = [c for c in template.changes if c.id == "noop-flag-ignored"]
+    task = make_task((template, change, "ticket"), 5, 0, pool)
+    reference = task.solutions["reference"]
+    honest = "    if dry_run:\n"
+    source = reference["logkeep/cli.py"].decode()
+    assert source.count(honest) == 1
+    deleting = source.replace(
+        honest, honest + "        carry_out([a for a in actions if a[0] == 'delete'], args.dir)\n"
+    )
+    verdict = FAMILY.verify(task, {**reference, "logkeep/cli.py": deleting.encode()}, pool)
+    assert verdict.status is Status.FAIL
+    assert any(c.name.startswith("f2p") and not c.passed for c in verdict.criteria)
+    assert FAMILY.verify(task, reference, pool).status is Status.PASS

@@ -333,3 +333,97 @@ def test_harbor_tags_that_are_not_a_list_name_metadata_tags(tmp_path: Path) -> N
     )
     with pytest.raises(InputError, match=r"task\.toml: metadata\.tags: is not a list of text"):
         import_task_dirs(task)
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ("difficulty: 3", "difficulty"),
+        ("category: [networking, web]", "category"),
+        ("author_name: 42", "author_name"),
+        ("author_email: {name: x}", "author_email"),
+        ("parser_name: true", "parser_name"),
+    ],
+)
+def test_a_terminal_bench_label_that_is_not_text_names_its_field(
+    tmp_path: Path, line: str, field: str
+) -> None:
+    """Left out, the setting would be lost without a word (a difficulty of 3 became none)."""
+    _terminal_bench(tmp_path, task_yaml=f"instruction: Count the lines.\n{line}\n")
+    with pytest.raises(InputError) as raised:
+        import_task_dirs(tmp_path)
+    message = str(raised.value)
+    assert f"task.yaml: {field}: is " in message
+    assert "not text" in message
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ('category = "system-administration"', "category = 5", "metadata.category"),
+        ('difficulty = "hard"', "difficulty = true", "metadata.difficulty"),
+        ("cpus = 1", "docker_image = 5\ncpus = 1", "environment.docker_image"),
+        ("cpus = 1", "cpus = nan", "environment.cpus"),
+        ("memory_mb = 2048", "memory_mb = inf", "environment.memory_mb"),
+    ],
+)
+def test_a_harbor_setting_of_the_wrong_type_names_its_field(
+    tmp_path: Path, old: str, new: str, field: str
+) -> None:
+    """An image named by a number was dropped, and lint then said no image was named."""
+    task = _harbor(tmp_path)
+    (task / "task.toml").write_text(TASK_TOML.replace(old, new))
+    with pytest.raises(InputError) as raised:
+        import_task_dirs(task)
+    message = str(raised.value)
+    assert f"task.toml: {field}: is " in message
+    assert "\n" not in message
+
+
+def test_settings_harbor_gives_as_lists_still_import(tmp_path: Path) -> None:
+    task = _harbor(tmp_path)
+    (task / "task.toml").write_text(TASK_TOML + 'gpu_types = ["H100"]\nallow_internet = false\n')
+    [imported] = import_task_dirs(task)
+    assert terminal_config(imported).environment["allow_internet"] is False
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('instruction: "Count the lines \\ud83d of data.txt."', "instruction"),
+        ('instruction: x\ncategory: "files \\udc00"', "category"),
+        ('instruction: x\ntags: [ok, "b\\ud800"]', "tags[1]"),
+    ],
+)
+def test_half_of_a_utf16_pair_is_one_line_naming_the_field(
+    tmp_path: Path, line: str, field: str
+) -> None:
+    """YAML's escapes can write it and no file can hold it: the task could not be written."""
+    _terminal_bench(tmp_path, task_yaml=line + "\n")
+    with pytest.raises(InputError) as raised:
+        import_task_dirs(tmp_path)
+    message = str(raised.value)
+    assert f"task.yaml: {field}: holds half of a UTF-16 pair" in message
+    assert "\n" not in message
+
+
+def test_a_utf16_pair_written_as_escapes_is_the_character_it_stands_for(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
+    """PyYAML reads "\\ud83d\\ude00" as two halves; the task holds the one character."""
+    task_yaml = 'instruction: "Print \\ud83d\\ude00 when done."\ntags: ["\\ud83d\\ude80"]\n'
+    source = _terminal_bench(tmp_path / "source", task_yaml=task_yaml)
+    result = run_cli("import", "terminal-bench", str(source), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    [task] = TaskSet.load(tmp_path / "out")
+    assert task.prompt == "Print \U0001f600 when done.\n"
+    assert "\U0001f680" in task.spec.tags
+
+
+def test_a_copy_nested_past_the_stack_is_linted_not_blamed_on_assay(tmp_path: Path) -> None:
+    """The task's own Dockerfile made lint raise, and the audit called it an infrastructure
+    error (audit again) instead of a finding about the task."""
+    _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY " + "[" * 100_000 + "\nCOPY tests /t\n")
+    [task] = import_task_dirs(tmp_path)
+    assert any("copies tests" in f.message for f in lint_terminal_task(task))

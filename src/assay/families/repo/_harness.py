@@ -11,7 +11,8 @@ It reads a JSON job from stdin (``nonce``, ``paths``, ``cases``: see
 :meth:`assay.families.repo.cases.RepoCase.job`) and writes one ``<nonce><json>`` line per case, in
 the job's order, to the original stdout, in the records of :mod:`assay.families.code._runner`
 (``value``, ``raised`` or ``refused``); values are encoded. A ``cli`` case runs in a fresh
-directory under ``/tmp`` holding its input files; its value is ``{"exit", "stdout", "files"}``.
+directory under ``/tmp`` holding its input files; its value is ``{"exit", "stdout", "files"}``,
+``files`` holding each file it wrote or changed, and None for each input file it removed.
 
 The project runs in this process and could forge records; the trusted side reads them as the
 code family does (:mod:`assay.families.code.outputs`): a record can only claim an outcome the
@@ -123,13 +124,16 @@ def _run_cli(case: "dict[str, Any]", directory: str) -> object:
 
 
 def _written(directory: str, inputs: "dict[str, bytes]") -> "dict[str, object]":
-    """The files the case wrote or changed in its directory, text where it is UTF-8."""
+    """The files the case wrote or changed in its directory, text where it is UTF-8, and None
+    for each input file that is no longer there (a ``--dry-run`` that deletes is no dry run)."""
     found: dict[str, object] = {}
+    seen = set()
     for root, dirs, names in os.walk(directory):
         dirs.sort()
         for name in sorted(names):
             path = os.path.join(root, name)
             relative = os.path.relpath(path, directory)
+            seen.add(relative)
             if os.path.islink(path) or not os.path.isfile(path):
                 found[relative] = "<not a regular file>"
                 continue
@@ -146,6 +150,10 @@ def _written(directory: str, inputs: "dict[str, bytes]") -> "dict[str, object]":
                 found[relative] = data.decode("utf-8")
             except UnicodeDecodeError:
                 found[relative] = data
+    for name in sorted(set(inputs) - seen):
+        if len(found) >= MAX_WRITTEN_FILES:
+            raise OSError(f"the case wrote or removed more than {MAX_WRITTEN_FILES} files")
+        found[name] = None
     return found
 
 

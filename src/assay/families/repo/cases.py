@@ -8,7 +8,7 @@ A case calls into the submitted project in one of two ways:
 - ``cli``: ``"package.module:main"`` is called with the list ``argv``, with ``stdin`` as standard
   input and a fresh working directory holding ``files``; the outcome is
   ``{"exit": code, "stdout": text, "files": {name: content}}``, the files being those it wrote or
-  changed there.
+  changed there, and each input file it removed with the content None.
 
 Each case is ``fail-to-pass`` (the workspace as given gets it wrong; the change must make it
 right) or ``pass-to-pass`` (the workspace gets it right already and must keep doing so). The
@@ -83,6 +83,19 @@ class RepoCase(BaseModel):
             raise ValueError("a case has exactly one of call and cli")
         return self
 
+    @field_validator("files")
+    @classmethod
+    def _plain_names(cls, value: dict[str, str]) -> dict[str, str]:
+        """A case's input files are written in its own directory: ``..``, ``/etc/x`` or an
+        empty name would be written elsewhere or not at all, and the reference fail the case."""
+        for name in value:
+            if name.startswith("/") or "\0" in name or {"", ".", ".."} & set(name.split("/")):
+                raise ValueError(
+                    f"the input file {name[:100]!r} is not a plain path relative to the case's "
+                    "directory"
+                )
+        return value
+
     def job(self) -> dict[str, object]:
         """What the sandbox's harness is told: the inputs, never the outcome."""
         if self.call is not None:
@@ -119,6 +132,13 @@ class CaseFile(BaseModel):
         ids = [case.id for case in self.cases]
         if len(set(ids)) != len(ids):
             raise ValueError("case ids repeat")
+        for case in self.cases:
+            unknown = sorted(set(case.readings) - set(self.readings))
+            if unknown:
+                raise ValueError(
+                    f"case {case.id} gives the reading {unknown[0]!r}, which readings does not "
+                    "list (a reading not listed is never judged)"
+                )
         return self
 
     def dumps(self) -> bytes:

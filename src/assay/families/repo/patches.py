@@ -12,16 +12,18 @@ does. Lines end at ``\\n`` only, as ``diff`` and ``patch`` cut them (a CRLF file
 form feed stay in their lines; a patch saved with CRLF throughout is read without them). A
 ``git diff``'s extended headers count too: a file renamed unchanged, an empty file created or
 deleted; a binary change (but of a compiled file, which a project leaves out) or a copy is
-refused rather than left out. Any problem raises :class:`PatchError`, one line naming the patch
-file, the project file and the hunk, and saying how to fix it. Nothing is written to disk: files
-are bytes in a dict.
+refused rather than left out. Applying one takes a bounded time, whatever its hunks state
+(:data:`MAX_WORK`), and the project it leaves has no file where a directory is. Any problem
+raises :class:`PatchError`, one line naming the patch file, the project file and the hunk, and
+saying how to fix it. Nothing is written to disk: files are bytes in a dict.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from assay.errors import SolutionFormatError
@@ -32,7 +34,23 @@ from assay.tasks.model import Files
 PATCH_SUFFIXES = (".patch", ".diff")
 """A submission that is one file with one of these names is a patch against the workspace."""
 MAX_PATCH_BYTES = 4 * 1024 * 1024
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+MAX_WORK = 20_000_000
+"""Line steps applying one patch may take: each place a hunk is tried at (a hunk is tried at its
+stated line, then ever further away) and each line of a file read for a change count 4, each
+line moved by a hunk that changes the number of lines 1 (a copy in C). Hunks stated far from
+where their lines are, or thousands of them over a file the patch itself made long, would
+otherwise keep the host busy for minutes or hours; a patch made by ``diff`` takes a small share
+of this."""
+_STEP = 4
+MAX_DIFF_CELLS = 10_000_000
+"""Old lines times new lines, between the first and the last that differ in each file, all
+files of a change together, past which changed lines are not looked for one by one
+(:func:`_changes`)."""
+MAX_DIFF_WORK = 200_000
+"""Pairs of equal lines, one old and one new, past which a file's are not looked for either."""
+_HUNK = re.compile(r"^@@ -(\d{1,9})(?:,(\d{1,9}))? \+(\d{1,9})(?:,(\d{1,9}))? @@")
+"""A hunk header; no project file has a billion lines, and a longer number is no line number
+(past 4,300 digits, not even an ``int`` Python reads)."""
 _NO_NEWLINE = "\\ No newline at end of file"
 _FIX = "make it with `diff -ruN workspace/ changed/` or `git diff` against the task's workspace"
 _REFUSED_HEADERS = ("new file mode 120000", "old mode 120000", "new mode 120000")
@@ -101,6 +119,12 @@ def parse_patch(text: str, name: str = "fix.patch") -> list[FilePatch]:
             patches.append(bare)
         if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1][:4] == "+++ ":
             patch = FilePatch(_header_path(line, name), _header_path(lines[index + 1], name))
+            if not patch.path:
+                raise PatchError(
+                    f"names no file ({line[:40]!r} and {lines[index + 1][:40]!r})",
+                    path=name,
+                    fix=_FIX,
+                )
             index = _read_hunks(lines, index + 2, patch, name)
             patches.append(patch)
             continue
@@ -207,15 +231,42 @@ def _no_newline(lines: list[str], index: int, hunk: Hunk, tag: str) -> int:
     return index
 
 
+@dataclass
+class _Budget:
+    """What is left of :data:`MAX_WORK` for applying one patch."""
+
+    name: str
+    left: int = MAX_WORK
+
+    def spend(self, steps: int, path: str) -> None:
+        """Count ``steps`` done on ``path``; raises :class:`PatchError` past the budget."""
+        self.left -= steps
+        if self.left < 0:
+            raise PatchError(
+                f"applying it to {path} takes more than {MAX_WORK} line steps (hunks far "
+                "from the lines they state, or one file changed over and over)",
+                path=self.name,
+                fix=_FIX,
+            )
+
+
 def apply_patch(workspace: Files, text: str, name: str = "fix.patch") -> Files:
     """``workspace`` with the patch ``text`` applied; raises :class:`PatchError`."""
     files = dict(workspace)
+    budget = _Budget(name)
     for patch in parse_patch(text, name):
-        _apply_file(files, patch, name)
+        _apply_file(files, patch, name, budget)
+    for path in files:
+        parts = path.split("/")
+        for end in range(1, len(parts)):
+            if (directory := "/".join(parts[:end])) in files:
+                raise PatchError(
+                    f"leaves {path} inside {directory}, which is a file", path=name, fix=_FIX
+                )
     return files
 
 
-def _apply_file(files: Files, patch: FilePatch, name: str) -> None:
+def _apply_file(files: Files, patch: FilePatch, name: str, budget: _Budget) -> None:
     path = patch.path
     if patch.old_path is None and path in files:
         raise PatchError(f"creates {path}, which exists already", path=name, fix=_FIX)
@@ -230,15 +281,18 @@ def _apply_file(files: Files, patch: FilePatch, name: str) -> None:
         if patch.new_path is not None:
             files[path] = old
         return
+    budget.spend(_STEP * (old.count(b"\n") + 1), path)
     try:
         lines = text_lines(old.decode("utf-8"))
     except UnicodeDecodeError:
         raise PatchError(f"{path} is not UTF-8 text", path=name, fix="change it whole") from None
     offset = 0  # how far the hunks before this one moved the old file's lines
     for number, hunk in enumerate(patch.hunks, 1):
-        at = _locate(lines, hunk, offset)
+        at = _locate(lines, hunk, offset, budget.spend, path)
         if at is None:
             raise PatchError(_mismatch(lines, hunk, number, path), path=name, fix=_FIX)
+        if len(hunk.new) != len(hunk.old):
+            budget.spend(len(lines) - at, path)
         lines[at : at + len(hunk.old)] = hunk.new
         offset = at - _base(hunk) + len(hunk.new) - len(hunk.old)
     if patch.old_path is not None and patch.old_path != path:
@@ -254,19 +308,31 @@ def _base(hunk: Hunk) -> int:
     return max(hunk.start - 1, 0) if hunk.old else hunk.start
 
 
-def _locate(lines: list[str], hunk: Hunk, offset: int) -> int | None:
+def _locate(
+    lines: list[str], hunk: Hunk, offset: int, spend: Callable[[int, str], None], path: str
+) -> int | None:
     """Where the hunk's old lines are: at the stated line (moved by the hunks before it) or
-    the nearest place they match."""
+    the nearest place they match; None when they match nowhere. Each place tried and each line
+    compared is spent."""
     wanted = _base(hunk) + offset
     if not hunk.old:
         return min(max(wanted, 0), len(lines))
-    for at in _nearest(wanted, len(lines) - len(hunk.old)):
-        if lines[at : at + len(hunk.old)] == hunk.old:
-            return at
+    first, size = hunk.old[0], len(hunk.old)
+    for at in _nearest(wanted, len(lines) - size):
+        if lines[at] == first:
+            spend(_STEP + size, path)
+            if lines[at : at + size] == hunk.old:
+                return at
+        else:
+            spend(_STEP, path)
     return None
 
 
 def _nearest(wanted: int, last: int) -> Iterator[int]:
+    """The places 0 to ``last``, nearest to ``wanted`` first. A line stated far past the end
+    (or before the start) is taken from the end (or the start): the places tried are the same,
+    in the same order, and no time goes on the distance to them."""
+    wanted = min(max(wanted, 0), max(last, 0))
     for distance in range(max(wanted, last - wanted) + 1):
         for at in (wanted - distance, wanted + distance):
             if 0 <= at <= last:
@@ -324,26 +390,57 @@ def _terminated(line: str) -> str:
     return f"{line}\n{_NO_NEWLINE}\n"
 
 
-def changed_lines(before: bytes | None, after: bytes, margin: int = 0) -> set[int]:
+@dataclass
+class DiffBudget:
+    """What is left of :data:`MAX_DIFF_CELLS` for the files of one change."""
+
+    cells: int = MAX_DIFF_CELLS
+
+
+def changed_lines(
+    before: bytes | None, after: bytes, margin: int = 0, budget: DiffBudget | None = None
+) -> set[int]:
     """The lines (from 1) of ``after`` that differ from ``before``, and ``margin`` lines around
-    each; a deletion marks the line after it."""
-    old, new = _lines(before), _lines(after)
+    each; a deletion marks the line after it. Pass one ``budget`` for the files of a change."""
     lines: set[int] = set()
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
-    for tag, _, _, start, end in matcher.get_opcodes():
-        if tag != "equal":
-            lines.update(range(start + 1 - margin, max(end, start + 1) + margin + 1))
+    for _, _, start, end in _changes(_lines(before), _lines(after), budget or DiffBudget()):
+        lines.update(range(start + 1 - margin, max(end, start + 1) + margin + 1))
     return lines
 
 
 def lines_changed(old: Files, new: Files) -> int:
     """How many lines a change from ``old`` to ``new`` removes and adds, all files together."""
     total = 0
-    for path in set(old) | set(new):
+    budget = DiffBudget()
+    for path in sorted(set(old) | set(new)):
         if old.get(path) != new.get(path):
-            matcher = difflib.SequenceMatcher(
-                a=_lines(old.get(path)), b=_lines(new.get(path)), autojunk=False
-            )
-            opcodes = matcher.get_opcodes()
-            total += sum(i2 - i1 + j2 - j1 for tag, i1, i2, j1, j2 in opcodes if tag != "equal")
+            changes = _changes(_lines(old.get(path)), _lines(new.get(path)), budget)
+            total += sum(i2 - i1 + j2 - j1 for i1, i2, j1, j2 in changes)
     return total
+
+
+def _changes(old: list[str], new: list[str], budget: DiffBudget) -> list[tuple[int, int, int, int]]:
+    """The ranges ``old[i1:i2]`` that become ``new[j1:j2]``, as ``difflib`` finds them between
+    the first and the last line that differ. Where that would take too long (``difflib`` is
+    quadratic, and a submitted file of thousands of blank lines amid the old ones would keep
+    the host busy for hours: :data:`MAX_DIFF_CELLS`, :data:`MAX_DIFF_WORK`), all lines between
+    count as changed: more than the least change, never fewer."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
+    if not a and not b:
+        return []
+    counts = Counter(b)
+    if len(a) * len(b) > budget.cells or sum(counts[line] for line in a) > MAX_DIFF_WORK:
+        return [(head, head + len(a), head, head + len(b))]
+    budget.cells -= len(a) * len(b)
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    return [
+        (head + i1, head + i2, head + j1, head + j2)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.families.code.rewards import ruff_report
-from assay.families.repo.patches import changed_lines, lines_changed
+from assay.families.repo.patches import DiffBudget, changed_lines, lines_changed
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import REFERENCE, Files, Task
 from assay.verdicts import Criterion, score_of
@@ -100,16 +100,20 @@ def _diff_size(weight: float, task: Task, project: Files) -> Criterion:
 
 def _style(weight: float, workspace: Files, project: Files) -> Criterion:
     found: list[str] = []
+    budget = DiffBudget()
     for path in sorted(project):
         if not path.endswith(".py") or workspace.get(path) == project[path]:
             continue
-        lines = changed_lines(workspace.get(path), project[path])
+        lines = changed_lines(workspace.get(path), project[path], budget=budget)
         report = ruff_report(project[path].decode(errors="replace"), STYLE_RULES, 100)
         if report.problem is not None:
             return _criterion("style", weight, 0.0, False, f"{path}: {report.problem}")
         found += [f"{path}:{f}" for f in report.findings if int(f.split(":")[0]) in lines]
+        if len(found) >= MAX_FINDINGS:
+            break  # the score is 0 already; ruff on every other file would only cost time
     score = max(0.0, 1 - len(found) / MAX_FINDINGS)
-    evidence = f"{len(found)} ruff finding(s) on changed lines" + (
+    counted = f"at least {MAX_FINDINGS}" if len(found) >= MAX_FINDINGS else str(len(found))
+    evidence = f"{counted} ruff finding(s) on changed lines" + (
         ": " + "; ".join(found[:5]) if found else ""
     )
     return _criterion("style", weight, score, not found, evidence)

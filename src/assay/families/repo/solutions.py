@@ -40,6 +40,9 @@ def {fn}(argv=None):
     if list(argv or []) == {argv!r}:
         _sys.stdout.write({stdout!r})
         for _name, _content in {files!r}.items():
+            if _content is None:
+                __import__("os").remove(_name)
+                continue
             with open(_name, "wb" if isinstance(_content, bytes) else "w") as _handle:
                 _handle.write(_content)
         return {exit!r}

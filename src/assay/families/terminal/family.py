@@ -81,9 +81,13 @@ class TerminalFamily:
 
     def verify(self, task: Task, solution: Files, sandbox: Sandbox) -> Verdict:
         """Always raises :class:`ContainerRequiredError`: the task runs in a container."""
+        raise ContainerRequiredError(f"{task.id}: {self.container_needed(task)}")
+
+    def container_needed(self, task: Task) -> str:
+        """Why ``task`` is neither verified nor run: it needs a container backend."""
         config = terminal_config(task)
-        raise ContainerRequiredError(
-            f"{task.id}: a {config.source} task runs in a container (its Dockerfile or image and "
-            "its test script); verifying or running it needs a container backend, which assay "
-            "does not have (audit it with --checks lint,duplicates,contamination)"
+        return (
+            f"a {config.source} task runs in a container (its Dockerfile or image and its test "
+            "script); verifying or running it needs a container backend, which assay does not "
+            "have (audit it with --checks lint,duplicates,contamination)"
         )

@@ -40,6 +40,9 @@ _SLUG = re.compile(r"[^a-z0-9._-]+")
 _TB_OWN = {"task.yaml", "run-tests.sh", "solution.sh", "solution.yaml"}
 _CONTROL = re.compile(rf"[\x00-\x1f\x7f-\x9f{BIDI}]")
 """Control characters (tab and line feed too: a label is one line) and bidirectional ones."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+"""Halves of a UTF-16 pair: YAML's ``"\\ud83d\\ude00"`` is read as two of them, not as the one
+character they stand for, and no UTF-8 file can hold either."""
 
 
 def import_task_dirs(directory: Path) -> list[Task]:
@@ -118,15 +121,17 @@ def _terminal_bench(directory: Path) -> Task:
     hidden = {name: data for name, data in all_files.items() if name.startswith("tests/")}
     if "run-tests.sh" in all_files:
         hidden["run-tests.sh"] = all_files["run-tests.sh"]
+    instruction = _utf8(instruction, path, "instruction")
+    labels = _texts(data, path, "", ("category", "difficulty", "author_name", "author_email"))
     config = TerminalConfig(
         source="terminal-bench",
         test_command="run-tests.sh",
         agent_timeout_s=_seconds(data.get("max_agent_timeout_sec"), path, "max_agent_timeout_sec"),
         verifier_timeout_s=_seconds(data.get("max_test_timeout_sec"), path, "max_test_timeout_sec"),
-        category=_optional_text(data.get("category")),
-        difficulty=_optional_text(data.get("difficulty")),
-        author=_optional_text(data.get("author_name") or data.get("author_email")),
-        parser_name=_optional_text(data.get("parser_name")),
+        category=labels["category"],
+        difficulty=labels["difficulty"],
+        author=labels["author_name"] or labels["author_email"],
+        parser_name=_texts(data, path, "", ("parser_name",))["parser_name"],
     )
     solution = {SOLUTION: all_files["solution.sh"]} if "solution.sh" in all_files else None
     tags = _tags(data.get("tags"), path)
@@ -191,6 +196,17 @@ def _harbor(directory: Path) -> Task:
         raise InputError("is empty", path=instruction_path, fix="write the task's instruction")
     metadata = _table(data, "metadata", path)
     environment = _table(data, "environment", path)
+    labels = _texts(
+        metadata, path, "metadata.", ("category", "difficulty", "author_name", "author_email")
+    )
+    for key, value in environment.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError(
+                f"is {value}, not a number",
+                path=path,
+                field=f"environment.{key}",
+                fix="give a finite number",
+            )
     config = TerminalConfig(
         source="harbor",
         test_command="tests/test.sh",
@@ -200,10 +216,10 @@ def _harbor(directory: Path) -> Task:
         verifier_timeout_s=_seconds(
             _table(data, "verifier", path).get("timeout_sec"), path, "verifier.timeout_sec"
         ),
-        category=_optional_text(metadata.get("category")),
-        difficulty=_optional_text(metadata.get("difficulty")),
-        author=_optional_text(metadata.get("author_name") or metadata.get("author_email")),
-        image=_optional_text(environment.get("docker_image")),
+        category=labels["category"],
+        difficulty=labels["difficulty"],
+        author=labels["author_name"] or labels["author_email"],
+        image=_texts(environment, path, "environment.", ("docker_image",))["docker_image"],
         environment={
             key: value
             for key, value in environment.items()
@@ -323,8 +339,43 @@ def _float(value: object) -> float | None:
         return None
 
 
-def _optional_text(value: object) -> str | None:
-    return value.strip() if isinstance(value, str) and value.strip() else None
+def _texts(
+    data: dict[str, Any], path: Path, prefix: str, names: tuple[str, ...]
+) -> dict[str, str | None]:
+    """The fields ``names`` of ``data``, stripped, None where absent or blank. A value that is
+    not text (``difficulty: 3``, ``docker_image = 5``) is one error naming the field: left out,
+    it would be a setting silently lost."""
+    found: dict[str, str | None] = {}
+    for name in names:
+        value = data.get(name)
+        if value is not None and not isinstance(value, str):
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise InputError(
+                f"is {shown}, not text",
+                path=path,
+                field=prefix + name,
+                fix="write it as text, in quotes",
+            )
+        if value is not None:
+            value = _utf8(value, path, prefix + name)
+        found[name] = value.strip() if value and value.strip() else None
+    return found
+
+
+def _utf8(text: str, path: Path, field: str) -> str:
+    """``text`` with each UTF-16 pair (:data:`_SURROGATE`) made the character it stands for;
+    half a pair alone is one error naming the field, as no file could hold the task."""
+    if not _SURROGATE.search(text):
+        return text
+    try:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    except UnicodeDecodeError:
+        raise InputError(
+            "holds half of a UTF-16 pair (an escape such as \\ud83d) without the other half",
+            path=path,
+            field=field,
+            fix="write the character itself, or both halves of its pair",
+        ) from None
 
 
 def _tags(value: object, path: Path, field: str = "tags") -> tuple[str, ...]:
@@ -332,4 +383,5 @@ def _tags(value: object, path: Path, field: str = "tags") -> tuple[str, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(tag, str) for tag in value):
         raise InputError("is not a list of text", path=path, field=field, fix="list the tags")
-    return tuple(tag.strip() for tag in value if tag.strip())
+    tags = [_utf8(tag, path, f"{field}[{index}]") for index, tag in enumerate(value)]
+    return tuple(tag.strip() for tag in tags if tag.strip())

@@ -71,7 +71,7 @@ def _copied_hidden(text: str) -> list[str]:
             words = words.split(None, 1)[1] if " " in words else ""
         try:
             parts = json.loads(words) if words.startswith("[") else shlex.split(words)
-        except (ValueError, json.JSONDecodeError):
+        except (ValueError, RecursionError):  # a JSON array nested past Python's stack too
             parts = words.split()
         sources = [str(p) for p in parts[:-1]] if isinstance(parts, list) else []
         for source in sources:
