@@ -186,8 +186,9 @@ def _what(row: RunRow) -> str:
             f"{d.get('tasks')} tasks of {d.get('root')}: {d.get('accepted')} accepted, "
             f"{d.get('rejected')} rejected{more}"
         )
+    shown = {key: "?" if d.get(key) is None else d[key] for key in ("policy", "k", "mode")}
     return (
-        f"{d.get('policy')} k={d.get('k')} {d.get('mode')}: {d.get('done')}/{d.get('total')} "
+        f"{shown['policy']} k={shown['k']} {shown['mode']}: {d.get('done')}/{d.get('total')} "
         f"episodes, {d.get('passed')} pass, {d.get('failed')} fail, {d.get('errors')} error"
     )
 

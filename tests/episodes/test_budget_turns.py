@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from assay.episodes import Budget, EndReason
+from assay.episodes import Budget, EndReason, Trajectory, run_episode
+from assay.policies import parse_policy
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task
 from assay.verdicts import Status
@@ -46,3 +51,24 @@ def test_a_turn_within_the_token_budget_still_submits(
         median_task, model_policy(model_server), pool, budget=Budget(max_tokens=1000)
     )
     assert (trajectory.verdict.status, trajectory.end) == (Status.PASS, EndReason.SUBMITTED)
+
+
+def test_waiting_for_a_free_sandbox_thread_is_not_spent_from_the_wall_time_budget(
+    median_task: Task, pool: PoolSandbox
+) -> None:
+    """The only thread is busy for 1.5 s when the reference's calls come: under a wall-time
+    budget of 1 s, they run once it is free, as they would in a run with room for them."""
+
+    async def crowded() -> Trajectory:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(1))
+        busy = asyncio.create_task(asyncio.to_thread(time.sleep, 1.5))
+        await asyncio.sleep(0.05)  # the busy job holds the thread
+        trajectory = await run_episode(
+            median_task, parse_policy("reference"), pool, budget=Budget(max_wall_s=1.0)
+        )
+        await busy
+        return trajectory
+
+    trajectory = asyncio.run(crowded())
+    assert (trajectory.end, trajectory.verdict.status) == (EndReason.SUBMITTED, Status.PASS)
+    assert trajectory.cost.wall_s >= 1.4  # the wall time itself is kept as it was

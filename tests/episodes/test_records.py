@@ -64,8 +64,8 @@ def test_a_family_without_tools_cannot_hold_episodes(
     with pytest.raises(InputError) as caught:
         Episode(task, pool)
     assert str(caught.value) == (
-        "family: family 'no-tools' gives agents no tools (run episodes on tasks of a family "
-        "with tools, such as code)"
+        "family: family 'no-tools' gives agents no tools, so no episode can be run on it (run "
+        "episodes on tasks of a family with tools, such as code)"
     )
     with pytest.raises(InputError, match="unknown mode 'multi'"):
         Episode(task, pool, mode="multi")  # type: ignore[arg-type]

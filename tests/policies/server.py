@@ -7,6 +7,7 @@ chat request takes the next scripted action; when the script runs out, the last 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -44,6 +45,7 @@ class Raw:
 
     body: bytes
     content_type: str = "application/json"
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,15 @@ class Drop:
     """The connection closed without an answer."""
 
 
-Action = Reply | Status | Raw | Trickle | Drop
+@dataclass(frozen=True)
+class Wire:
+    """These bytes written to the connection as they are (no status line or headers of the
+    server's own), then the connection closed: for answers that are not HTTP."""
+
+    data: bytes
+
+
+Action = Reply | Status | Raw | Trickle | Drop | Wire
 
 
 def call(name: str, **arguments: object) -> tuple[str, str]:
@@ -73,10 +83,12 @@ class ModelServer:
 
     base_url: str
     models: list[str] = field(default_factory=lambda: ["served-model-v1"])
-    models_answer: Raw | None = None
+    models_answer: Raw | Wire | None = None
     """When set, what ``/v1/models`` answers instead of the list of ``models``."""
     script: list[Action] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    """The headers of each chat request, in order."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def play(self, *actions: Action) -> None:
@@ -133,9 +145,12 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             if self.path.rstrip("/") != "/v1/models":
                 self._send(404, {"error": {"message": "not found"}})
                 return
-            if server.models_answer is not None:
-                answer = server.models_answer
-                self._send_bytes(200, answer.body, content_type=answer.content_type)
+            answer = server.models_answer
+            if isinstance(answer, Wire):
+                self._wire(answer.data)
+                return
+            if answer is not None:
+                self._send_bytes(200, answer.body, answer.headers, answer.content_type)
                 return
             data = [{"id": m, "object": "model", "owned_by": "test"} for m in server.models]
             self._send(200, {"object": "list", "data": data})
@@ -146,19 +161,27 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._send(404, {"error": {"message": "not found"}})
                 return
+            server.headers.append({name.lower(): value for name, value in self.headers.items()})
             action = server.next_action(body)
             if isinstance(action, Status):
                 error = {"error": {"message": action.message, "type": "test", "code": None}}
                 self._send(action.code, error, action.headers)
             elif isinstance(action, Raw):
-                self._send_bytes(200, action.body, content_type=action.content_type)
+                self._send_bytes(200, action.body, action.headers, action.content_type)
             elif isinstance(action, Trickle):
                 self._trickle(json.dumps(_completion(action.reply)).encode(), action.pause_s)
             elif isinstance(action, Drop):
                 self.close_connection = True
+            elif isinstance(action, Wire):
+                self._wire(action.data)
             else:
                 time.sleep(action.delay_s)
                 self._send(200, _completion(action))
+
+        def _wire(self, data: bytes) -> None:
+            self.close_connection = True
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(data)
 
         def _send(self, code: int, data: object, headers: tuple[tuple[str, str], ...] = ()) -> None:
             self._send_bytes(code, json.dumps(data).encode(), headers)

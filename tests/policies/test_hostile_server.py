@@ -5,16 +5,18 @@ or a wait without end."""
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import time
 from typing import Any
 
 import pytest
 
-from assay.errors import PolicyError, PolicySpecError
+from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
 from assay.policies import Message, OpenAIPolicy, PolicyRequest, PolicyTurn
+from assay.policies.openai_chat import MAX_RESPONSE_BYTES
 from tests.conftest import make_median_task
-from tests.policies.server import ModelServer, Raw, Reply, Trickle
+from tests.policies.server import ModelServer, Raw, Reply, Trickle, Wire
 
 
 def _policy(server: ModelServer, **options: Any) -> OpenAIPolicy:
@@ -127,6 +129,76 @@ def test_a_200_that_is_not_a_chat_completion_is_retried_then_an_error_never_a_fa
     model_server.play(answer)
     with pytest.raises(PolicyError, match="not a chat completion after 2 attempts"):
         _ask(_policy(model_server))
+
+
+def test_an_answer_larger_than_any_completion_is_cut_off_then_an_error(
+    model_server: ModelServer,
+) -> None:
+    flood = Raw(_completion({"content": "a" * (MAX_RESPONSE_BYTES + 1)}))
+    model_server.play(flood, Reply(content="fine"))
+    assert _ask(_policy(model_server)).message.content == "fine"
+    model_server.play(flood)
+    with pytest.raises(PolicyError, match=f"longer than {MAX_RESPONSE_BYTES} bytes"):
+        _ask(_policy(model_server))
+    assert len(model_server.requests) == 2
+
+
+def test_answers_are_asked_uncompressed_and_a_compressed_one_is_not_decoded(
+    model_server: ModelServer,
+) -> None:
+    bomb = gzip.compress(_completion({"content": "a" * 10_000_000}))  # 10 MB, sent as 10 kB
+    model_server.play(Raw(bomb, headers=(("content-encoding", "gzip"),)))
+    with pytest.raises(PolicyError, match=r"compressed \(gzip\) although asked for uncompressed"):
+        _ask(_policy(model_server))
+    assert [headers["accept-encoding"] for headers in model_server.headers] == ["identity"] * 2
+
+
+def test_an_answer_sent_as_a_list_of_parts_is_its_text(model_server: ModelServer) -> None:
+    parts = [
+        {"type": "text", "text": "the answer: "},
+        {"type": "image_url", "image_url": {"url": "data:,"}},
+        {"type": "text", "text": "42"},
+        {"type": "text", "text": 7},
+        "stray",
+    ]
+    model_server.play(Raw(_completion({"content": parts})))
+    turn = _ask(_policy(model_server))
+    assert (turn.message.content, turn.failure) == ("the answer: 42", None)
+
+
+BODY = b'{"model": "m", "choices": [{"message": {"content": "hi"}}]}'
+
+
+@pytest.mark.parametrize(
+    ("wire", "said"),
+    [
+        (b"hello there\r\n\r\n", "sent a response that is not HTTP"),
+        (BODY, "sent a response that is not HTTP"),  # the body without a status line
+        (b"HTTP/1.1 abc OK\r\ncontent-length: 0\r\n\r\n", "sent a response that is not HTTP"),
+        (
+            b"HTTP/1.1 200 OK\r\ncontent-length: 3\r\ncontent-length: 5\r\n\r\n" + BODY,
+            "sent a response that is not HTTP",
+        ),
+        (b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n", "sent a response that is not HTTP"),
+        (
+            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+            "sent a response that is not HTTP",
+        ),
+        (b"HTTP/1.1 200 OK\r\ncontent-length: 999\r\n\r\n" + BODY, "broke off its answer"),
+    ],
+)
+def test_a_response_http_cannot_read_is_retried_then_an_error_never_a_crash(
+    model_server: ModelServer, wire: bytes, said: str
+) -> None:
+    model_server.play(Wire(wire), Reply(content="fine"))
+    assert _ask(_policy(model_server)).message.content == "fine"
+    model_server.play(Wire(wire))
+    with pytest.raises(PolicyError, match=f"{said} after 2 attempts") as err:
+        _ask(_policy(model_server))
+    assert not isinstance(err.value, ModelUnreachableError)  # it answered; it can be reached
+    model_server.models_answer = Wire(wire)
+    with pytest.raises(PolicyError, match=said):
+        _check(_policy(model_server))
 
 
 def test_the_error_a_200_carries_is_named(model_server: ModelServer) -> None:

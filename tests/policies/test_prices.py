@@ -46,3 +46,15 @@ def test_a_bad_table_names_the_file_and_field(tmp_path: Path, text: str, message
     assert str(caught.value).startswith(f"{path}: {message}")
     with pytest.raises(InputError, match="cannot read it"):
         PriceTable.from_file(tmp_path / "missing.toml")
+
+
+def test_a_table_too_large_to_be_one_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "prices.toml"
+    with path.open("wb") as huge:  # sparse: read whole, it would take all memory
+        huge.truncate(64 << 30)
+    with pytest.raises(InputError) as caught:
+        PriceTable.from_file(path)
+    assert str(caught.value).startswith(f"{path}: larger than 1 MiB")
+    path.write_bytes(b"m = \xff\n")
+    with pytest.raises(InputError, match="not UTF-8 text"):
+        PriceTable.from_file(path)

@@ -3,8 +3,10 @@ malformed tool calls is recovered or reported, and never becomes a score."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from assay.episodes import Budget
 from assay.policies import OpenAIPolicy
 from assay.runs import RunnerOptions, verdict_items
 from assay.sandbox import PoolSandbox
@@ -22,7 +24,7 @@ SUBMIT = Reply(tool_calls=(call("submit"),))
 
 
 def model(server: ModelServer, **options: object) -> OpenAIPolicy:
-    policy = OpenAIPolicy("test-model", base_url=server.base_url, retries=1, **options)  # type: ignore[arg-type]
+    policy = OpenAIPolicy("test-model", base_url=server.base_url, **{"retries": 1, **options})  # type: ignore[arg-type]
     policy.backoff_s = 0.01
     return policy
 
@@ -91,3 +93,48 @@ def test_malformed_tool_calls_are_observations_and_the_episode_goes_on(
     assert counts.passed == 1
     assert episode.trajectory.failed_tool_calls == 2
     assert episode.trajectory.verdict.status is Status.PASS
+
+
+def test_waiting_for_a_request_slot_is_not_spent_from_the_wall_time_budget(
+    tmp_path: Path, model_server: ModelServer, pool: PoolSandbox
+) -> None:
+    """Six episodes, one request at a time: the last waits for five answers before its own.
+    The verdicts must be those of a run with room for every request."""
+    model_server.play(Reply(content=ANSWER.content, delay_s=0.4))
+    options = replace(ONE_TRY, max_requests=1, budget=Budget(max_wall_s=1.5))
+    with Store(tmp_path / "s.db") as store:
+        counts, _ = run_tasks(
+            store,
+            "r",
+            median_tasks(3),
+            model(model_server, concurrency=1),
+            pool,
+            k=2,
+            mode="single",
+            options=options,
+        )
+    assert (counts.passed, counts.failed, counts.errors) == (6, 0, 0)
+
+
+def test_a_rate_limited_endpoint_does_not_spend_the_wall_time_budget(
+    tmp_path: Path, model_server: ModelServer, pool: PoolSandbox
+) -> None:
+    """Backing off a 429 is the endpoint's time: the same answer passes, however long the
+    endpoint asked to wait before it."""
+    limited = HTTPStatus(429, "slow down", headers=(("retry-after", "1"),))
+    model_server.play(limited, limited, ANSWER)
+    options = replace(ONE_TRY, budget=Budget(max_wall_s=1.0))
+    with Store(tmp_path / "s.db") as store:
+        counts, _ = run_tasks(
+            store,
+            "r",
+            median_tasks(1),
+            model(model_server, retries=3),
+            pool,
+            k=1,
+            mode="single",
+            options=options,
+        )
+        [episode] = store.episodes("r")
+    assert counts.passed == 1
+    assert episode.trajectory.steps[0].retries == 2

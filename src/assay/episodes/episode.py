@@ -17,7 +17,7 @@ from assay.episodes.prompts import last_fenced_block, prompt_messages
 from assay.episodes.records import Budget, EndReason, Mode
 from assay.errors import InputError
 from assay.families import family_of, version_label
-from assay.families.base import ToolResult, Toolset, gives_tools
+from assay.families.base import ToolResult, Toolset, gives_tools, no_episodes
 from assay.policies.messages import Message, ToolCall, Usage
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
@@ -70,6 +70,7 @@ class Episode:
         self.usage = Usage()
         self.sandbox_cpu_s = 0.0
         self.failed_calls = 0
+        self.waited_s = 0.0
         self._started = time.monotonic()
 
     @property
@@ -79,7 +80,7 @@ class Episode:
 
     def reset(self) -> Observation:
         """The prompt as messages and the tool schemas; starts the episode's clock."""
-        self._started = time.monotonic()
+        self._started, self.waited_s = time.monotonic(), 0.0
         single = self.mode == "single"
         messages = prompt_messages(self.task, single=single, fence=self.toolset.fence)
         return Observation(messages=messages, tools=[] if single else self.toolset.schemas())
@@ -100,10 +101,18 @@ class Episode:
         self.submitted = self.submitted or result.submitted
         return result
 
-    def record_turn(self, usage: Usage) -> None:
-        """Count one policy turn and its tokens against the budget."""
+    def record_turn(self, usage: Usage, waited_s: float = 0.0) -> None:
+        """Count one policy turn and its tokens against the budget; ``waited_s`` of its time
+        went to the infrastructure (see :meth:`record_wait`)."""
         self.turns += 1
         self.usage = self.usage + usage
+        self.record_wait(waited_s)
+
+    def record_wait(self, seconds: float) -> None:
+        """Leave ``seconds`` out of the wall-time budget: time spent waiting on the
+        infrastructure (a free request slot or sandbox thread, a model endpoint's failed
+        attempts), which depends on the run's caps and load, not on the policy."""
+        self.waited_s += max(0.0, seconds)
 
     def exhausted(self) -> str | None:
         """Which budget has run out, in words, or None while all hold."""
@@ -119,7 +128,7 @@ class Episode:
         budget = self.budget
         if budget.max_tokens is not None and self.usage.total >= budget.max_tokens:
             return f"token budget spent ({self.usage.total} of {budget.max_tokens} tokens)"
-        if budget.max_wall_s is not None and self.wall_s >= budget.max_wall_s:
+        if budget.max_wall_s is not None and self.wall_s - self.waited_s >= budget.max_wall_s:
             return f"wall-time budget spent ({budget.max_wall_s:g} s)"
         cpu = budget.max_sandbox_cpu_s
         if cpu is not None and self.sandbox_cpu_s >= cpu:
@@ -219,7 +228,7 @@ def _toolset_of(task: Task) -> Toolset:
     family = family_of(task)
     if not gives_tools(family):
         raise InputError(
-            f"family {family.name!r} gives agents no tools",
+            no_episodes(family, task),
             field="family",
             fix="run episodes on tasks of a family with tools, such as code",
         )

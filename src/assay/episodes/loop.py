@@ -88,7 +88,7 @@ class _Run:
                 return
             request = PolicyRequest(messages=tuple(messages), tools=tools, task=episode.task)
             turn = await policy.act(request)
-            episode.record_turn(turn.usage)
+            episode.record_turn(turn.usage, turn.waited_s)
             self.model_s += turn.latency_s
             messages.append(turn.message)
             self.final = turn.message
@@ -107,18 +107,21 @@ class _Run:
             if not calls:
                 self.steps.append(self._step(turn, (), 0.0))
                 return
-            tool_steps, tools_s = await asyncio.to_thread(self._run_calls, calls, messages)
+            asked = time.monotonic()
+            tool_steps, tools_s = await asyncio.to_thread(self._run_calls, calls, messages, asked)
             self.steps.append(self._step(turn, tool_steps, tools_s))
             if episode.submitted or self.judged is not None:
                 return
 
     def _run_calls(
-        self, calls: tuple[ToolCall, ...], messages: list[Message]
+        self, calls: tuple[ToolCall, ...], messages: list[Message], asked: float
     ) -> tuple[tuple[ToolStep, ...], float]:
-        """Run one turn's calls (on a thread) and their seconds; after a submit, judge too.
-        A call is not run once the calls before it spent the episode's CPU or wall-time budget:
-        the episode ends there, a fail, whatever the rest of the turn would have done."""
+        """Run one turn's calls (on a thread, asked for at ``asked``: the wait for a free one
+        is not the policy's time) and their seconds; after a submit, judge too. A call is not
+        run once the calls before it spent the episode's CPU or wall-time budget: the episode
+        ends there, a fail, whatever the rest of the turn would have done."""
         started = time.monotonic()
+        self.episode.record_wait(started - asked)
         done: list[ToolStep] = []
         for call in calls:
             spent = self.episode.overspent()

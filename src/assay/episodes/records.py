@@ -51,7 +51,8 @@ class Budget(BaseModel):
         default=600.0,
         gt=0,
         description="Wall time, seconds; checked before each policy turn, on its answer and "
-        "before each tool call.",
+        "before each tool call. Time spent waiting on the infrastructure (a free request slot "
+        "or sandbox thread, a model endpoint's failed attempts and their backoff) is left out.",
     )
     max_sandbox_cpu_s: float | None = Field(
         default=60.0, gt=0, description="CPU seconds used by the agent's commands together."

@@ -36,6 +36,13 @@ class PolicyTurn(BaseModel):
         default=None, description="The model name the server reported; None for scripted ones."
     )
     latency_s: float = Field(default=0.0, ge=0, description="Wall time of the answer, retries too.")
+    waited_s: float = Field(
+        default=0.0,
+        ge=0,
+        description="Part of the latency spent on the infrastructure, not the model: waiting for "
+        "a free request slot, failed attempts and their backoff. An episode's wall-time budget "
+        "leaves it out.",
+    )
     retries: int = Field(default=0, ge=0, description="Requests retried before this answer.")
     failure: str | None = Field(
         default=None,

@@ -28,6 +28,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import aiohttp
+import httpx2
 import openai
 
 from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
@@ -39,6 +40,9 @@ RETRIED_STATUS = frozenset({408, 409, 429})
 REFUSED_STATUS = frozenset({400, 413, 422})
 """Statuses that mean the conversation itself was refused (too long, malformed): the policy's."""
 MAX_TEXT_CHARS = 200_000
+MAX_RESPONSE_BYTES = 32 * 2**20
+"""The largest answer read: a chat completion of any context a model has is far smaller, and
+a server that sends without end is cut off here rather than when memory runs out."""
 MAX_TOOL_CALLS = 64
 MAX_TOKEN_COUNT = 10**12
 """Token counts above this are not counts (a database column of 64 bits could not sum them)."""
@@ -63,7 +67,42 @@ def endpoint_origin(url: str) -> tuple[str, str, int] | None:
 
 
 class NotACompletionError(ValueError):
-    """A 200 answer that is not a chat completion: a proxy's page, an error object, garbage."""
+    """A 200 answer that is not a chat completion: a proxy's page, an error object, garbage, an
+    answer past :data:`MAX_RESPONSE_BYTES`."""
+
+
+class _Bounded(httpx2.AsyncByteStream):
+    """A response's body, cut off with :class:`NotACompletionError` past ``limit`` bytes."""
+
+    def __init__(self, stream: httpx2.AsyncByteStream, limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        read = 0
+        async for chunk in self._stream:
+            read += len(chunk)
+            if read > self._limit:
+                raise NotACompletionError(f"an answer longer than {self._limit} bytes")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+async def _bound(response: httpx2.Response) -> None:
+    """Bound the body of ``response`` before it is read (every answer: a chat completion, an
+    error, the list of models). A compressed body is refused, since it was asked for without
+    compression and its size as sent says nothing of its size once decoded."""
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        await response.aclose()
+        raise NotACompletionError(
+            f"an answer compressed ({_brief(encoding[:40])}) although asked for uncompressed"
+        )
+    if not isinstance(response.stream, httpx2.AsyncByteStream):
+        return
+    response.stream = _Bounded(response.stream, MAX_RESPONSE_BYTES)
 
 
 class OpenAIPolicy:
@@ -145,35 +184,40 @@ class OpenAIPolicy:
         }
         if request.tools:
             body["tools"] = list(request.tools)
-        retries = 0
+        retries, waited = 0, 0.0
         while True:
+            attempt, queued = time.monotonic(), [0.0]
             try:
-                response = await self._post(body)
+                response = await self._post(body, queued)
                 break
             except openai.APIStatusError as exc:
                 if exc.status_code in REFUSED_STATUS:
-                    return self._refused(exc, started, retries)
+                    return self._refused(exc, started, retries, waited + queued[0])
                 if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
                     raise PolicyError(_status_line(exc, self.base_url)) from None
                 failure: Exception = exc
-            except (openai.APIConnectionError, TimeoutError) as exc:
-                failure = exc
+            except (openai.APIConnectionError, TimeoutError, aiohttp.ClientError) as exc:
+                failure = exc  # aiohttp's own: a response that is not HTTP, which it cannot parse
             except (ValueError, RecursionError) as exc:  # a body that is not a chat completion
                 failure = exc
             if retries >= self.retries:
                 raise _exhausted(failure, self.base_url, retries) from None
             await asyncio.sleep(self._delay(retries, failure))
+            waited += time.monotonic() - attempt  # the whole failed attempt and its backoff
             retries += 1
-        return self._turn(response, started, retries)
+        return self._turn(response, started, retries, waited + queued[0])
 
-    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def _post(self, body: dict[str, Any], queued: list[float]) -> dict[str, Any]:
         """One request, cut off ``timeout_s`` after it was sent whatever the server does (the
         client's own timeout bounds each read, which a server sending a byte at a time never
-        passes). Raises :class:`NotACompletionError` for a 200 that is not a chat completion:
-        a body that is not JSON (whatever its content type, which the client reads it by), or
-        JSON without a list of choices (a gateway's error object); it is retried as the
-        server's failure, never taken for the model's."""
+        passes); ``queued[0]`` is set to the seconds it waited for a free slot. Raises
+        :class:`NotACompletionError` for a 200 that is not a chat completion: a body that is
+        not JSON (whatever its content type, which the client reads it by), or JSON without a
+        list of choices (a gateway's error object); it is retried as the server's failure,
+        never taken for the model's."""
+        asked = time.monotonic()
         async with self._clients.slot() as client:
+            queued[0] = time.monotonic() - asked
             async with asyncio.timeout(self.timeout_s):
                 response = await client.post(
                     "/chat/completions",
@@ -196,7 +240,7 @@ class OpenAIPolicy:
                 page = await self._clients.client().get(
                     "/models", cast_to=object, options={"timeout": wait}
                 )
-        except (openai.APIConnectionError, TimeoutError) as exc:
+        except (openai.APIConnectionError, TimeoutError, aiohttp.ClientError) as exc:
             raise _exhausted(exc, self.base_url, 0) from None
         except openai.APIStatusError as exc:
             raise PolicyError(_status_line(exc, self.base_url)) from None
@@ -233,16 +277,19 @@ class OpenAIPolicy:
                 delay = max(delay, min(self.max_backoff_s, float(asked)))
         return delay
 
-    def _refused(self, exc: openai.APIStatusError, started: float, retries: int) -> PolicyTurn:
+    def _refused(
+        self, exc: openai.APIStatusError, started: float, retries: int, waited: float
+    ) -> PolicyTurn:
         return PolicyTurn(
             message=Message(role="assistant", content=None),
             latency_s=time.monotonic() - started,
+            waited_s=waited,
             retries=retries,
             failure=f"the endpoint refused the conversation ({exc.status_code}): "
             f"{_error_text(exc)}",
         )
 
-    def _turn(self, response: Any, started: float, retries: int) -> PolicyTurn:
+    def _turn(self, response: Any, started: float, retries: int, waited: float) -> PolicyTurn:
         """The assistant message of ``response``, read defensively: servers differ."""
         self._served = _text(_field(response, "model"), 200) or self._served
         usage = _field(response, "usage")
@@ -256,6 +303,7 @@ class OpenAIPolicy:
             usage=tokens,
             served_model=self._served,
             latency_s=time.monotonic() - started,
+            waited_s=waited,
             retries=retries,
             failure=failure,
         )
@@ -296,7 +344,10 @@ class _Clients:
                 base_url=self.base_url,
                 api_key=self.api_key,
                 max_retries=0,
-                http_client=openai.DefaultAioHttpClient(),
+                http_client=openai.DefaultAioHttpClient(
+                    headers={"accept-encoding": "identity"},
+                    event_hooks={"response": [_bound]},
+                ),
             )
             self._slots = asyncio.Semaphore(self.concurrency)
         return self._client
@@ -328,7 +379,7 @@ def _message(response: object) -> tuple[Message, str | None]:
     if not isinstance(choices, list) or not choices:
         return Message(role="assistant"), "the model gave no answer"
     raw = _field(choices[0], "message")
-    content = _text(_field(raw, "content"), MAX_TEXT_CHARS)
+    content = _content(_field(raw, "content"))
     refusal = _text(_field(raw, "refusal"), 2000)
     calls_sent = _field(raw, "tool_calls")
     calls = tuple(
@@ -343,6 +394,19 @@ def _message(response: object) -> tuple[Message, str | None]:
     if not calls and not (content or "").strip():
         return message, "the model gave an empty answer"
     return message, None
+
+
+def _content(value: object) -> str | None:
+    """The answer's text: a string, or a list of parts (as some servers send it) whose text
+    parts are joined; None for anything else."""
+    if isinstance(value, list):
+        texts = [
+            text
+            for part in value
+            if _field(part, "type") == "text" and isinstance(text := _field(part, "text"), str)
+        ]
+        value = "".join(texts) if texts else None
+    return _text(value, MAX_TEXT_CHARS)
 
 
 def _tool_call(call: object, index: int) -> ToolCall:
@@ -374,6 +438,7 @@ def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
     if _caused_by(failure, aiohttp.ClientConnectorError) or (
         isinstance(failure, openai.APIConnectionError)
         and not isinstance(failure, openai.APITimeoutError)
+        and _unread(failure, base_url, tries) is None
     ):
         return ModelUnreachableError(
             f"cannot reach the model endpoint at {base_url} {tries} "
@@ -383,6 +448,9 @@ def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
         return PolicyError(
             f"the model endpoint at {base_url} closed the connection without an answer {tries}"
         )
+    unread = _unread(failure, base_url, tries)
+    if unread is not None:
+        return unread
     if isinstance(failure, (openai.APITimeoutError, TimeoutError)):
         return PolicyError(f"the model endpoint at {base_url} timed out {tries}")
     if isinstance(failure, openai.APIStatusError):
@@ -392,6 +460,22 @@ def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
         f"the model endpoint at {base_url} sent an answer that is not a chat completion "
         f"{tries}{said}"
     )
+
+
+def _unread(failure: Exception, base_url: str, tries: str) -> PolicyError | None:
+    """The error for a response that came but could not be read as HTTP (cut off before its
+    length, not HTTP at all, redirected without end), or None for any other failure: the
+    endpoint was reached, so it is never "cannot reach"."""
+    if _caused_by(failure, aiohttp.ClientPayloadError):
+        return PolicyError(f"the model endpoint at {base_url} broke off its answer {tries}")
+    if isinstance(failure, aiohttp.ClientResponseError):
+        return PolicyError(
+            f"the model endpoint at {base_url} sent a response that is not HTTP {tries} "
+            f"({_brief(failure.message)})"
+        )
+    if _caused_by(failure, httpx2.TooManyRedirects):
+        return PolicyError(f"the model endpoint at {base_url} redirected without end {tries}")
+    return None
 
 
 def _caused_by(failure: BaseException, *kinds: type[BaseException]) -> bool:

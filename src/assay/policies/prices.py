@@ -11,6 +11,9 @@ from assay import _toml
 from assay.errors import InputError
 from assay.policies.messages import Usage
 
+MAX_PRICES_BYTES = 2**20
+"""The largest price table read: a line per model is a few dozen bytes."""
+
 
 class Price(BaseModel):
     """What one model's tokens cost, in US dollars per million tokens."""
@@ -50,10 +53,21 @@ class PriceTable(BaseModel):
         """
         path = Path(path)
         try:
-            text = path.read_text(encoding="utf-8")
-            data = json.loads(text) if path.suffix == ".json" else _toml.loads(text)
+            with path.open("rb") as opened:
+                raw = opened.read(MAX_PRICES_BYTES + 1)
         except OSError as exc:
             raise InputError(f"cannot read it: {exc.strerror}", path=path) from None
+        if len(raw) > MAX_PRICES_BYTES:
+            raise InputError(
+                f"larger than {MAX_PRICES_BYTES // 2**20} MiB",
+                path=path,
+                fix="give one entry per model and nothing else",
+            )
+        try:
+            text = raw.decode("utf-8")
+            data = json.loads(text) if path.suffix == ".json" else _toml.loads(text)
+        except UnicodeDecodeError:
+            raise InputError("not UTF-8 text", path=path, fix="save it as UTF-8") from None
         except (ValueError, RecursionError) as exc:  # TOMLDecodeError is a ValueError
             raise InputError(f"not valid {path.suffix[1:] or 'TOML'}: {exc}", path=path) from None
         try:

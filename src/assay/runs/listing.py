@@ -54,12 +54,15 @@ def list_runs(store: Store) -> list[RunRow]:
 
 
 def _rollout_details(record: RunRecord, counts: JobCounts) -> dict[str, Any]:
+    """What a rollout run was asked, as far as its record says: a record another assay wrote
+    may lack a field or hold it in another shape, and is listed all the same."""
     spec = record.spec
+    tasks = spec.get("tasks")
     return {
         "policy": spec.get("policy"),
         "k": spec.get("k"),
         "mode": spec.get("mode"),
-        "tasks": len(spec.get("tasks", {})),
+        "tasks": len(tasks) if isinstance(tasks, (dict, list)) else None,
         **counts.model_dump(),
     }
 

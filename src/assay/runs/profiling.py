@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from assay.errors import InputError
 from assay.profiles import RunProfile, Sample, build_profile
+from assay.runs.plan import RunSpec
 from assay.store import Store
 
 
@@ -11,7 +14,8 @@ def run_profile(store: Store, run: str) -> RunProfile:
     """The profile of rollout run ``run`` from the verdicts kept so far: every task of the run
     is listed, those without a finished episode with no sample.
 
-    Raises :class:`InputError` when there is no such rollout run.
+    Raises :class:`InputError` when there is no such rollout run, or one whose record another
+    assay wrote.
     """
     record = store.run(run)
     if record is None or record.kind != "rollout":
@@ -21,11 +25,20 @@ def run_profile(store: Store, run: str) -> RunProfile:
             field="profile",
             fix="name a run made by `assay run` or `assay profile` (`assay runs` lists them)",
         )
-    versions = {str(task): str(version) for task, version in record.spec["tasks"].items()}
+    try:
+        spec = RunSpec.model_validate(record.spec)
+    except ValidationError:
+        raise InputError(
+            f"run {run!r} was written by another assay and cannot be profiled",
+            field="profile",
+            fix="profile it with the assay that wrote it, or run the tasks again under another "
+            "--run name",
+        ) from None
+    versions = dict(spec.tasks)
     samples = [
         Sample(task_id=kept.verdict.task_id, sample=kept.sample, status=kept.verdict.status.value)
         for kept in store.verdicts(run_id=run)
         if kept.sample is not None
     ]
-    profile = build_profile(run, int(record.spec["k"]), samples, task_ids=versions)
+    profile = build_profile(run, spec.k, samples, task_ids=versions)
     return RunProfile(profile=profile, versions=versions)
