@@ -66,8 +66,9 @@ def setting_option(setting: Setting, **kwargs: Any) -> Callable[[F], F]:
 
 if TYPE_CHECKING:
     _PathType = click.ParamType[Path]  # generic in the stubs of the click we lock
+    _TextType = click.ParamType[str]
 else:
-    _PathType = click.ParamType  # and not subscriptable in click 8.1
+    _PathType = _TextType = click.ParamType  # and not subscriptable in click 8.1
 
 
 class _StoreLocation(_PathType):
@@ -128,6 +129,43 @@ class _NumberRange(click.FloatRange):
         if math.isnan(number):
             self.fail(f"{value!r} is not a number.", param, ctx)
         return number
+
+
+class _InputFile(click.Path):
+    """A file the command reads whole: a FIFO, socket or device is refused before it is opened
+    (reading one would wait for a writer, or never end)."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path, or a usage error naming what else is there."""
+        path = cast("Path", super().convert(value, param, ctx))
+        try:
+            mode = path.stat().st_mode
+        except OSError:
+            return path  # missing or unreachable: reading it says why
+        if not stat.S_ISREG(mode):
+            self.fail(f"{str(path)!r} is a FIFO, socket or device, not a regular file.", param, ctx)
+        return path
+
+
+class _Token(_TextType):
+    """``--token``: text an ``Authorization`` header can carry as it is. The server compares
+    the header's value stripped of surrounding whitespace, so a token that starts or ends with
+    whitespace (a line read with its newline, an env file's trailing space) could never be sent,
+    and every request would be refused; a control character cannot be sent at all."""
+
+    name = "token"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The token, or a usage error that does not repeat it (it is a secret)."""
+        text = str(value)
+        if text != text.strip():
+            self.fail("starts or ends with whitespace, which no request can send.", param, ctx)
+        if any(ord(character) < 32 or ord(character) == 127 for character in text):
+            self.fail("holds a control character, which no request can send.", param, ctx)
+        return text
 
 
 class _Commands(click.Group):
@@ -469,7 +507,7 @@ def benchmark_options(command: F) -> F:
     """The options of the importers of Python benchmarks (JSON lines)."""
     for option in reversed(
         (
-            click.argument("file", type=click.Path(dir_okay=False, path_type=Path)),
+            click.argument("file", type=_InputFile()),
             click.option(
                 "--out",
                 type=click.Path(file_okay=False, path_type=Path),
@@ -705,6 +743,7 @@ def audit(
     )
     to_stdout = json_path is not None and str(json_path) == "-"
     taskset = TaskSet.load(directory)
+    _refuse_task_files(taskset, json_path, html_path)
     seeds = None if seed_dir is None else _seed_tasks(seed_dir)
     report_file = _report_files(json_path, html_path, db)
     total = len(taskset) + len(taskset.failures)
@@ -1100,7 +1139,7 @@ def rollout_options(command: F) -> F:
         ),
         click.option(
             "--prices",
-            type=click.Path(dir_okay=False, path_type=Path),
+            type=_InputFile(),
             help="Price table (TOML or JSON) for the cost of tokens.",
         ),
         setting_option(MAX_SANDBOXES, type=click.IntRange(1, 256)),
@@ -1276,7 +1315,11 @@ def _rollout(
 @cli.command()
 @click.argument("run_name")
 @click.argument("task_id", required=False)
-@click.option("--sample", type=click.IntRange(0), help="Only this sample index.")
+@click.option(
+    "--sample",
+    type=click.IntRange(0, 2**63 - 1),  # what the store can hold; more is no sample, not a crash
+    help="Only this sample index.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the whole records as JSON.")
 @setting_option(DB, type=_STORE)
 def show(run_name: str, task_id: str | None, sample: int | None, as_json: bool, db: Path) -> None:
@@ -1356,6 +1399,7 @@ def export_tasks(directory: Path, out: Path, format_name: str | None, split: str
     from assay.tasks import Split, TaskSet  # noqa: PLC0415
 
     taskset = _complete_taskset(TaskSet.load(directory))
+    _refuse_task_files(taskset, out)
     with _existing_store(db, reads_only=True) as store:
         decisions = store.audit_decisions()
     chosen = exportable(taskset.tasks, decisions, Split(split))
@@ -1511,7 +1555,7 @@ def _excluded_summary(reasons: list[str]) -> str:
 )
 @setting_option(HOST)
 @setting_option(PORT, type=click.IntRange(0, 65535))
-@setting_option(TOKEN)
+@setting_option(TOKEN, type=_Token())
 @setting_option(MAX_SESSIONS, type=click.IntRange(1, 100000))
 @setting_option(IDLE_TIMEOUT, type=_NumberRange(0.1, 86400))
 @click.option(
@@ -1609,9 +1653,7 @@ def manifest_options(command: F) -> F:
     """The options both ``config`` commands take."""
     for option in reversed(
         [
-            click.argument(
-                "files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
-            ),
+            click.argument("files", nargs=-1, required=True, type=_InputFile()),
             click.option(
                 "--kubernetes",
                 default="1.33",
@@ -1826,6 +1868,24 @@ def _seed_tasks(directory: Path) -> TaskSet:
         return _complete_taskset(TaskSet.load(directory))
     except InputError as exc:
         raise InputError(str(exc), field="--seed-tasks") from None
+
+
+def _refuse_task_files(taskset: TaskSet, *paths: Path | None) -> None:
+    """Raise when one of ``paths``, about to be written, lies inside a directory of ``taskset``:
+    a report or export written there would replace or change the very task it was read from."""
+    directories = [*taskset.paths.values(), *(failure.path for failure in taskset.failures)]
+    for path in paths:
+        if path is None or str(path) == "-":
+            continue
+        target = path.resolve()
+        for directory in directories:
+            if target.is_relative_to(directory.resolve()):
+                raise InputError(
+                    f"is inside the task directory {directory}: writing there would change "
+                    "the task it was read from",
+                    path=path,
+                    fix="write outside the task directories",
+                )
 
 
 def _complete_taskset(taskset: TaskSet) -> TaskSet:

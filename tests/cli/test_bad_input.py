@@ -122,6 +122,7 @@ def test_a_db_that_is_a_fifo_is_refused_unopened(
         (["generate", "terminal"], "No such command 'terminal'"),
         (["verify", "tasks/median-1"], "Missing option '--solution'"),
         (["--bogus"], "No such option '--bogus'"),
+        (["show", "a-run", "median-1", "--sample", str(2**63)], "'--sample': 9223372036854775808"),
     ],
 )
 def test_a_wrong_option_is_one_line_naming_it(
@@ -156,3 +157,66 @@ def test_terminal_controls_in_an_error_line_are_shown_escaped(
     assert "\x1b" not in stderr
     assert "\x07" not in stderr
     assert "\\x1b]0;owned\\x07\\x1b[31mtasks" in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "target"),
+    [
+        (["audit", "tasks", "--json", "tasks/median-1/task.toml"], "task.toml"),
+        (["audit", "tasks/median-1", "--html", "tasks/median-1/prompt.md"], "prompt.md"),
+        (["audit", "tasks", "--json", "tasks/median-1/hidden/report.json"], "hidden/cases.json"),
+        (["export", "tasks", "tasks", "--out", "tasks/median-1/task.toml"], "task.toml"),
+    ],
+)
+def test_a_report_or_export_into_a_task_it_reads_is_refused(
+    invoke: Invoke, task_dir: Path, tmp_path: Path, args: list[str], target: str
+) -> None:
+    before = {path: path.read_bytes() for path in task_dir.rglob("*") if path.is_file()}
+    line = _refused(invoke(*args), tmp_path)
+    assert f"{args[-1]}: is inside the task directory tasks/median-1" in line
+    assert (task_dir / target).read_bytes() == before[task_dir / target]
+    assert {path: path.read_bytes() for path in task_dir.rglob("*") if path.is_file()} == before
+
+
+@pytest.mark.parametrize(
+    ("token", "problem"),
+    [
+        ("s3cret\n", "starts or ends with whitespace"),
+        ("s3cret ", "starts or ends with whitespace"),
+        ("   ", "starts or ends with whitespace"),
+        ("s3\x1bcret", "holds a control character"),
+    ],
+)
+def test_a_token_no_request_could_send_is_refused_unshown(
+    invoke: Invoke,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    token: str,
+    problem: str,
+) -> None:
+    # The server compares the Authorization header stripped of surrounding whitespace: a
+    # token read with its newline would refuse every request of a server that seemed to run.
+    monkeypatch.setenv("ASSAY_TOKEN", token)
+    stderr = _refused(invoke("serve", "--env-only", "--tasks", "missing"), tmp_path)
+    assert f"'--token' (env var: 'ASSAY_TOKEN'): {problem}" in stderr
+    assert "s3" not in stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "missing", "--policy", "reference", "--prices", "/dev/null"],
+        ["config", "reachability", "/dev/null"],
+        ["import", "humaneval", "/dev/null", "--out", "out"],
+        ["import", "mbpp", "pipe", "--out", "out"],
+    ],
+)
+def test_a_file_to_read_that_is_a_fifo_or_device_is_refused_unopened(
+    invoke: Invoke, tmp_path: Path, args: list[str]
+) -> None:
+    # Read whole, /dev/zero never ends and a FIFO waits for a writer that never comes.
+    os.mkfifo(tmp_path / "pipe")
+    stderr = _refused(invoke(*args), tmp_path)
+    named = "/dev/null" if "/dev/null" in args else "pipe"
+    assert f"'{named}' is a FIFO, socket or device, not a regular file" in stderr
+    assert not (tmp_path / "out").exists()

@@ -84,6 +84,17 @@ def test_a_task_without_task_toml_is_one_broken_task(tmp_path: Path) -> None:
     assert str(taskset.failures[0].error).startswith(f"{task_dir}/task.toml: file is missing")
 
 
+def test_a_set_given_where_one_task_is_asked_is_named_as_a_set(
+    tmp_path: Path, run_cli: Callable[..., Result]
+) -> None:
+    task_dir = save_task(make_median_task(), tmp_path / "set")
+    fix = f"pass one task directory, such as {task_dir}"
+    _refused(tmp_path / "set", f"set: is a directory of tasks, not one task \\({fix}\\)")
+    result = run_cli("verify", str(tmp_path / "set"), "--solution", str(task_dir / "solutions"))
+    assert result.exit_code == 2
+    assert fix in result.stderr
+
+
 @pytest.mark.parametrize("part", ["hidden", "solutions", "workspace"])
 def test_a_task_with_only_one_part_left_is_still_one_task(tmp_path: Path, part: str) -> None:
     task_dir = save_task(make_median_task(), tmp_path)

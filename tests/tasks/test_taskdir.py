@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import string
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,6 +103,40 @@ def test_saving_a_set_writes_all_or_nothing(tmp_path: Path) -> None:
     (tmp_path / "median-2" / "mine.txt").unlink()
     (tmp_path / "median-2").rmdir()
     assert save_tasks(tasks, tmp_path) == SavedTasks(written=2, unchanged=1)
+
+
+_FULL_DISK = """
+import resource, signal, sys
+from pathlib import Path
+from assay.errors import InputError
+from assay.tasks.taskdir import save_tasks
+from tests.conftest import make_median_task
+
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file past the limit fails to grow: EFBIG
+resource.setrlimit(resource.RLIMIT_FSIZE, (2**20, 2**20))
+small = make_median_task("median-1")
+big = make_median_task("median-2")
+big = big.model_copy(update={"hidden": big.hidden | {"data.bin": bytes(2 * 2**20)}})
+try:
+    save_tasks([small, big], Path(sys.argv[1]))
+except InputError as exc:
+    print(exc)
+"""
+
+
+def test_a_set_that_cannot_be_written_whole_is_one_line_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "tasks"
+    printed = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    ).stdout
+    assert printed.startswith(f"{out}: cannot write the tasks: File too large")
+    assert list(out.iterdir()) == []
 
 
 def test_content_version_is_stable_and_covers_every_part() -> None:

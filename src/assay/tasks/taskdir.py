@@ -45,6 +45,8 @@ def _load_task(directory: Path) -> Task:
             problem = "is a symbolic link that leads to no directory (dangling, or a loop)"
         raise TaskFormatError(problem, path=directory, fix="pass a directory holding task.toml")
     spec_path = directory / TASK_TOML
+    if not os.path.lexists(spec_path):
+        _not_a_set(directory)
     spec = parse_spec(
         _read_text(
             spec_path,
@@ -70,6 +72,18 @@ def _load_task(directory: Path) -> Task:
         hidden=read_files(directory / "hidden"),
         solutions=_read_solutions(directory / "solutions"),
     )
+
+
+def _not_a_set(directory: Path) -> None:
+    """Raise when ``directory``, which has no task.toml, holds task directories: a set of tasks
+    was given where one task is asked for."""
+    for child in sorted(directory.iterdir()):
+        if not child.name.startswith(".") and (child / TASK_TOML).is_file():
+            raise TaskFormatError(
+                "is a directory of tasks, not one task",
+                path=directory,
+                fix=f"pass one task directory, such as {child}",
+            )
 
 
 @dataclass(frozen=True)
@@ -130,7 +144,8 @@ def save_tasks(tasks: Sequence[Task], parent: Path) -> SavedTasks:
     """Save each task as ``parent/<id>/`` (see :func:`save_task`), all or none.
 
     If any directory there holds something other than its task (another task, an edited copy,
-    unrelated files), nothing is written and :class:`InputError` names it.
+    unrelated files), nothing is written and :class:`InputError` names it. A write that fails
+    part way (a full disk) removes what this call wrote, and is an :class:`InputError` too.
     """
     parent = Path(parent)
     clashes = [
@@ -146,10 +161,22 @@ def save_tasks(tasks: Sequence[Task], parent: Path) -> SavedTasks:
             path=parent / clashes[0].id,
             fix="write into an empty directory, or move these directories away",
         )
-    unchanged = sum((parent / task.id).exists() for task in tasks)
-    for task in tasks:
-        save_task(task, parent)
-    return SavedTasks(written=len(tasks) - unchanged, unchanged=unchanged)
+    fresh = [task for task in tasks if not (parent / task.id).exists()]
+    written: list[Path] = []
+    try:
+        for task in fresh:
+            written.append(save_task(task, parent))
+    except BaseException as exc:  # all or none: what this call wrote goes, whatever stopped it
+        for directory in written:
+            shutil.rmtree(directory, ignore_errors=True)
+        if isinstance(exc, OSError):
+            raise InputError(
+                f"cannot write the tasks: {exc.strerror or exc}; none of them was kept",
+                path=parent,
+                fix="free some space or choose another directory",
+            ) from None
+        raise
+    return SavedTasks(written=len(fresh), unchanged=len(tasks) - len(fresh))
 
 
 def task_files(task: Task) -> Files:
