@@ -551,6 +551,8 @@ def test_sanitized_mbpp_as_published_one_json_array_is_read(tmp_path: Path) -> N
         (b"\xff\xfe", "is not UTF-8 text"),
         (b"[" * 100_000 + b"]" * 100_000 + b"\n", "the file is nested too deeply to read"),
         (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000 + b"\n", "line 1 is nested too deeply"),
+        (b'{"task_id": ' + b"9" * 5000 + b"}\n", "line 1 holds a number too long to read"),
+        (b"[" + b"9" * 5000 + b"]\n", "the file holds a number too long to read"),
         (
             b'{"task_id": true, "prompt": "p", "canonical_solution": "c", "test": "t", '
             b'"entry_point": "f"}\n',

@@ -145,6 +145,14 @@ def bad_input(tmp_path: Path, case: str) -> tuple[Path, str]:  # noqa: PLR0911 -
         spider(root, [])
         (root / "dev.json").write_text("[{")
         return root, f"{root}/dev.json: is not JSON"
+    if case == "nested-too-deeply":
+        spider(root, [])
+        (root / "dev.json").write_text("[" * 100_000 + "]" * 100_000)
+        return root, f"{root}/dev.json: is nested too deeply to read"
+    if case == "number-too-long":
+        spider(root, [])
+        (root / "dev.json").write_text(f'[{{"db_id": {"9" * 5000}}}]')
+        return root, f"{root}/dev.json: holds a number too long to read"
     if case == "not-a-list":
         spider(root, [])
         (root / "dev.json").write_text(json.dumps({"db_id": "x"}))
@@ -165,6 +173,8 @@ CASES = [
     "no-db-id",
     "missing-database",
     "not-json",
+    "nested-too-deeply",
+    "number-too-long",
     "not-a-list",
     "empty-query",
     "not-sqlite",

@@ -144,6 +144,10 @@ def _json(text: str, path: Path, where: str, fix: str) -> object:
             field=where,
             fix=fix,
         ) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise InputError(
+            f"{where} holds a number too long to read", path=path, field=where, fix=fix
+        ) from None
 
 
 def _text(path: Path) -> str:
@@ -154,7 +158,8 @@ def _text(path: Path) -> str:
             with gzip.open(path, "rb") as compressed:
                 raw = compressed.read(MAX_FILE_BYTES + 1)
         else:
-            raw = path.read_bytes()
+            with path.open("rb") as plain:
+                raw = plain.read(MAX_FILE_BYTES + 1)
         if len(raw) > MAX_FILE_BYTES:
             raise InputError(
                 f"holds more than {MAX_FILE_BYTES // 2**20} MiB of JSON lines",

@@ -166,6 +166,14 @@ def _read_entries(layout: Layout, path: Path) -> list[Entry]:
         raise InputError(
             f"is not JSON: {exc.msg} at line {exc.lineno}", path=path, fix="repair the JSON"
         ) from None
+    except RecursionError:
+        raise InputError(
+            "is nested too deeply to read", path=path, fix="give a JSON list of question objects"
+        ) from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise InputError(
+            "holds a number too long to read", path=path, fix="repair the JSON"
+        ) from None
     if not isinstance(data, list):
         raise InputError(
             "is not a list of entries", path=path, fix="give a JSON list of question objects"
