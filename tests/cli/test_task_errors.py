@@ -138,7 +138,10 @@ def test_a_task_that_is_wrong_and_could_not_be_checked_whole_is_rejected(
     assert result.exit_code == 1, result.output
     [audit] = json.loads((tmp_path / "report.json").read_text())["tasks"]
     assert audit["decision"] == "rejected"
-    assert {f["check"] for f in audit["findings"]} == {"known-bad", "verify"}
+    # the verdict that could not be had is filed under the check that asked for it
+    assert {f["check"] for f in audit["findings"]} == {"known-bad", "empty"}
+    [unverified] = [f for f in audit["findings"] if f["check"] == "empty"]
+    assert "the worker died" in json.dumps(unverified)
 
 
 def test_a_task_file_that_cannot_be_read_rejects_that_task_only(
