@@ -88,6 +88,19 @@ class RunSpec(BaseModel):
         ]
 
 
+def kept_spec(name: str, stored: object, *, doing: str, field: str, fix: str) -> RunSpec:
+    """The spec of run ``name`` as the store keeps it; a one-line :class:`InputError` saying it
+    cannot be ``doing`` (resumed, profiled) when another assay wrote it."""
+    try:
+        return RunSpec.model_validate(stored)
+    except ValidationError:
+        raise InputError(
+            f"run {name!r} was written by another assay and cannot be {doing}",
+            field=field,
+            fix=fix,
+        ) from None
+
+
 def _require_episodes(task: Task) -> None:
     """Refuse ``task`` when its family gives agents no tools: every episode of it would stop
     the run, which could then neither finish nor be resumed with these tasks."""
@@ -138,14 +151,7 @@ def start_run(store: Store, name: str, spec: RunSpec) -> Started:
         raise InputError(
             f"{name!r} is the name of an {existing.kind} run", field="run", fix="pick another name"
         )
-    try:
-        kept = RunSpec.model_validate(existing.spec)
-    except ValidationError:
-        raise InputError(
-            f"run {name!r} was written by another assay and cannot be resumed",
-            field="run",
-            fix="pick another name",
-        ) from None
+    kept = kept_spec(name, existing.spec, doing="resumed", field="run", fix="pick another name")
     differs = differences(kept, spec)
     if differs:
         raise InputError(

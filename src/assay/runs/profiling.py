@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
-
 from assay.errors import InputError
 from assay.profiles import RunProfile, Sample, build_profile
-from assay.runs.plan import RunSpec
+from assay.runs.plan import kept_spec
 from assay.store import Store
 
 
@@ -25,15 +23,14 @@ def run_profile(store: Store, run: str) -> RunProfile:
             field="profile",
             fix="name a run made by `assay run` or `assay profile` (`assay runs` lists them)",
         )
-    try:
-        spec = RunSpec.model_validate(record.spec)
-    except ValidationError:
-        raise InputError(
-            f"run {run!r} was written by another assay and cannot be profiled",
-            field="profile",
-            fix="profile it with the assay that wrote it, or run the tasks again under another "
-            "--run name",
-        ) from None
+    spec = kept_spec(
+        run,
+        record.spec,
+        doing="profiled",
+        field="profile",
+        fix="profile it with the assay that wrote it, or run the tasks again under another "
+        "--run name",
+    )
     versions = dict(spec.tasks)
     samples = [
         Sample(task_id=kept.verdict.task_id, sample=kept.sample, status=kept.verdict.status.value)
