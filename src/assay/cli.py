@@ -36,6 +36,8 @@ from assay.settings import (
 )
 
 if TYPE_CHECKING:
+    from types import FrameType
+
     from assay.audit import AuditReport, TaskAudit
     from assay.policies import Policy
     from assay.runs import RunnerOptions, RunSpec
@@ -1978,8 +1980,14 @@ def _terminate_as_interrupt() -> Iterator[None]:
         yield
         return
 
-    def interrupt(_signum: int, _frame: object) -> None:
-        raise KeyboardInterrupt
+    def interrupt(_signum: int, frame: FrameType | None) -> None:
+        # What Ctrl-C would do now: inside an event loop, asyncio's SIGINT handler cancels the
+        # main task and lets every task end in order, where a KeyboardInterrupt raised here
+        # would land in whatever the loop was doing and leave its tasks torn down half-way.
+        ctrl_c = signal.getsignal(signal.SIGINT)
+        if not callable(ctrl_c):  # SIGINT ignored, as in a job a shell started in background
+            raise KeyboardInterrupt
+        ctrl_c(signal.SIGINT, frame)
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
