@@ -315,3 +315,42 @@ def test_a_duplicate_id_names_the_task_that_has_it(tmp_path: Path) -> None:
         f"{second}/task.toml: id: another task in the set has this id, 'a': {first} "
         "(give every task a unique id)"
     )
+
+
+def test_files_that_add_up_past_the_task_budget_are_refused_before_they_are_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("assay.tasks.taskdir.MAX_TASK_BYTES", 8 * 2**10)
+    root = tmp_path / "set"
+    save_task(make_median_task("fine"), root)
+    big = save_task(make_median_task("big"), root)
+    (big / "workspace").mkdir(exist_ok=True)
+    (big / "hidden").mkdir(exist_ok=True)
+    (big / "workspace" / "a.bin").write_bytes(b"a" * 5000)  # each under any file limit,
+    (big / "hidden" / "b.bin").write_bytes(b"b" * 5000)  # together over the task's
+    error = _refused(big, r"set/big: holds files adding up to more than 8 KiB: task files are")
+    assert "keep large data out of the task" in str(error)
+    taskset = TaskSet.load(root)
+    assert [task.id for task in taskset] == ["fine"]
+    assert [failure.path.name for failure in taskset.failures] == ["big"]
+
+
+def test_solutions_count_against_the_task_budget(
+    task_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("assay.tasks.taskdir.MAX_TASK_BYTES", 8 * 2**10)
+    for label in ("bad-one", "bad-two", "bad-three"):
+        (task_dir / "solutions" / label).mkdir(parents=True)
+        (task_dir / "solutions" / label / "solution.py").write_bytes(b"#" * 3000)
+    _refused(task_dir, r"median-1: holds files adding up to more than 8 KiB")
+
+
+def test_a_task_of_very_many_small_files_is_refused_by_count(
+    task_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("assay.tasks.taskdir.MAX_TASK_FILES", 50)
+    (task_dir / "workspace").mkdir(exist_ok=True)
+    for number in range(60):
+        (task_dir / "workspace" / f"f{number}.txt").write_bytes(b"")  # empty files count too
+    error = _refused(task_dir, r"median-1: holds more than 50 files")
+    assert "archive" in str(error)

@@ -65,12 +65,13 @@ def _load_task(directory: Path) -> Task:
     )
     if not prompt.strip():
         raise TaskFormatError("prompt is empty", path=prompt_path, fix="describe the task")
+    budget = TreeBudget(directory)
     return Task(
         spec=spec,
         prompt=prompt,
-        workspace=read_files(directory / "workspace"),
-        hidden=read_files(directory / "hidden"),
-        solutions=_read_solutions(directory / "solutions"),
+        workspace=read_files(directory / "workspace", budget),
+        hidden=read_files(directory / "hidden", budget),
+        solutions=_read_solutions(directory / "solutions", budget),
     )
 
 
@@ -227,21 +228,54 @@ MAX_SPEC_BYTES = 2**20
 """The largest ``task.toml``: settings, not data (data belongs in ``hidden/``)."""
 
 
-def read_files(root: Path) -> Files:
+MAX_TASK_BYTES = 2 * MAX_FILE_BYTES
+"""The most a task's files (workspace, hidden files and solutions together) may add up to."""
+MAX_TASK_FILES = 100_000
+"""The most files a task may hold: each is a file written into every sandbox job's tree."""
+
+
+class TreeBudget:
+    """What is left of :data:`MAX_TASK_BYTES` and :data:`MAX_TASK_FILES` for the trees read into
+    one task (``where``, named in the error), counted before each file is read."""
+
+    def __init__(self, where: Path) -> None:
+        self.where = where
+        self.bytes_left, self.files_left = MAX_TASK_BYTES, MAX_TASK_FILES
+
+    def spend(self, size: int, files: int = 1) -> None:
+        self.bytes_left -= size
+        self.files_left -= files
+        if self.files_left < 0:
+            raise TaskFormatError(
+                f"holds more than {MAX_TASK_FILES:,} files: each is written into every job's tree",
+                path=self.where,
+                fix="pack many small files into one archive the task unpacks, or fewer files",
+            )
+        if self.bytes_left < 0:
+            raise TaskFormatError(
+                f"holds files adding up to more than {_size(MAX_TASK_BYTES)}: task files are "
+                "read whole into memory",
+                path=self.where,
+                fix=_TOO_BIG,
+            )
+
+
+def read_files(root: Path, budget: TreeBudget | None = None) -> Files:
     """Every regular file below ``root`` by relative POSIX path, or nothing if there is no
-    ``root``.
+    ``root``; ``budget`` is what the files may add up to (by default, one task's worth).
 
     Raises :class:`TaskFormatError` naming the path for a symbolic link, a special file (a FIFO,
-    a socket, a device), a file larger than :data:`MAX_FILE_BYTES`, and a file or directory that
-    cannot be read: an unreadable directory is never taken for an empty one.
+    a socket, a device), a file larger than :data:`MAX_FILE_BYTES`, files together beyond the
+    budget, and a file or directory that cannot be read: an unreadable directory is never taken
+    for an empty one.
     """
     try:
-        return _read_tree(root)
+        return _read_tree(root, budget or TreeBudget(root))
     except OSError as exc:
         raise unreadable(exc, root) from None
 
 
-def _read_tree(root: Path) -> Files:
+def _read_tree(root: Path, budget: TreeBudget) -> Files:
     if not _is_directory(root):
         return {}
     files: Files = {}
@@ -258,9 +292,10 @@ def _read_tree(root: Path) -> Files:
                     pending.append((path, f"{prefix}{entry.name}/"))
                 else:
                     status = entry.stat(follow_symlinks=False)
-                    files[f"{prefix}{entry.name}"] = _read_capped(
-                        path, MAX_FILE_BYTES, _TOO_BIG, status
-                    )
+                    budget.spend(status.st_size)
+                    data = _read_capped(path, MAX_FILE_BYTES, _TOO_BIG, status)
+                    budget.spend(max(0, len(data) - status.st_size), files=0)  # grown since
+                    files[f"{prefix}{entry.name}"] = data
     return dict(sorted(files.items()))
 
 
@@ -392,7 +427,7 @@ def _is_directory(path: Path) -> bool:
     return True
 
 
-def _read_solutions(root: Path) -> dict[str, Files]:
+def _read_solutions(root: Path, budget: TreeBudget) -> dict[str, Files]:
     if not _is_directory(root):
         return {}
     solutions: dict[str, Files] = {}
@@ -403,7 +438,7 @@ def _read_solutions(root: Path) -> dict[str, Files]:
                 path=child,
                 fix="name solution directories reference, reference-<label> or bad-<label>",
             )
-        solutions[child.name] = read_files(child)
+        solutions[child.name] = read_files(child, budget)
     return solutions
 
 
