@@ -1282,7 +1282,6 @@ def _rollout(
             sampling=sampling,
             max_requests=asked.max_requests,
         )
-        check_policy(policy, taskset.tasks, asked.k)
         spec = RunSpec.of(
             taskset.tasks,
             root=str(taskset.root.resolve()),
@@ -1292,6 +1291,7 @@ def _rollout(
             sampling=sampling,
             max_turns=asked.max_turns,
         )
+        check_policy(policy, taskset.tasks, asked.k, mode=spec.mode)
         name = asked.run_name or _new_run_name()
         counts = _run_to_the_end(
             store,

@@ -14,7 +14,7 @@ from assay.episodes import read_jsonl
 from assay.store import Store
 from assay.tasks import save_task
 from tests.conftest import REFERENCE, make_median_task
-from tests.policies.server import ModelServer, Reply, serve
+from tests.policies.server import VLLM_NO_TOOLS, ModelServer, Reply, serve
 from tests.policies.server import Status as HTTPStatus
 
 Run = Callable[..., Result]
@@ -107,6 +107,24 @@ def test_an_unreachable_model_server_is_one_line_and_exit_3_before_any_episode(
     assert "cannot reach the model endpoint at http://127.0.0.1:9/v1" in line
     with Store(tmp_path / "store.db") as store:
         assert store.runs() == []
+
+
+def test_a_server_without_tool_calling_stops_a_tools_run_before_any_episode(
+    run_cli: Run, tasks_dir: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.tools_refused = VLLM_NO_TOOLS
+    model_server.play(Reply(content=f"```python\n{REFERENCE.decode()}```"))
+    args = ["--policy", "openai:test-model", "--base-url", model_server.base_url, "--run", "t"]
+    line = one_line_error(run_cli("run", str(tasks_dir), *args, "--mode", "tools"))
+    assert "does not take tool calls" in line
+    assert "--mode single" in line
+    assert model_server.requests == []  # no episode asked anything
+    with Store(tmp_path / "store.db") as store:
+        assert store.runs() == []
+    ran = run_cli("run", str(tasks_dir), *args, "--mode", "single")  # the same server, one turn
+    assert ran.exit_code == 0, ran.output
+    assert "100.0% of 2" in ran.stdout
 
 
 def test_episodes_ending_in_error_exit_3_and_are_retried_on_resume(

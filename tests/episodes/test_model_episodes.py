@@ -14,7 +14,7 @@ from assay.tasks import Task
 from assay.verdicts import Status
 from tests.conftest import BAD_NO_SORT, REFERENCE
 from tests.episodes.conftest import drive, model_policy
-from tests.policies.server import ModelServer, Reply, call
+from tests.policies.server import VLLM_NO_TOOLS, ModelServer, Reply, call
 from tests.policies.server import Status as HTTPStatus
 
 WRITE = Reply(tool_calls=(call("write_file", path="solution.py", content=REFERENCE.decode()),))
@@ -249,3 +249,31 @@ def test_a_trajectory_whose_messages_hold_unicode_line_separators_reads_back(
     [back] = read_jsonl(path)
     assert back.steps[-1].message.content == said
     assert back == trajectory
+
+
+def test_a_server_refusing_tool_calls_is_an_error_never_the_models_fail(
+    model_server: ModelServer, median_task: Task, pool: PoolSandbox
+) -> None:
+    model_server.tools_refused = VLLM_NO_TOOLS
+    trajectory = drive(median_task, model_policy(model_server), pool)
+    assert trajectory.verdict.status is Status.ERROR
+    assert trajectory.end is EndReason.INFRASTRUCTURE
+    assert "does not take tool calls" in trajectory.end_detail
+    assert len(model_server.requests) == 1
+
+
+@pytest.mark.parametrize("arguments", ['{"path": "solution.py", "content": ', "[1, 2]", "7"])
+def test_a_malformed_call_stays_an_observation_on_a_server_that_renders_the_arguments(
+    model_server: ModelServer, median_task: Task, pool: PoolSandbox, arguments: str
+) -> None:
+    """A server that parses the conversation's tool calls to render them refuses a request
+    holding one that is no JSON object: such a call is sent back as ``{}``, so that the model
+    reads why it was refused rather than its episode ending as a fail at the next turn."""
+    model_server.parses_arguments = True
+    model_server.play(Reply(tool_calls=(("write_file", arguments),)), WRITE, SUBMIT)
+    trajectory = drive(median_task, model_policy(model_server), pool)
+    assert trajectory.verdict.status is Status.PASS
+    assert trajectory.failed_tool_calls == 1
+    assert trajectory.steps[0].message.tool_calls[0].arguments == arguments  # kept as sent
+    sent = model_server.requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"]
+    assert sent == "{}"

@@ -3,6 +3,10 @@
 It serves ``/v1/chat/completions`` and ``/v1/models`` with the standard library's HTTP server, so
 the policy under test talks HTTP through the ``openai`` package exactly as it would to vLLM. Each
 chat request takes the next scripted action; when the script runs out, the last action repeats.
+The probe a run sends before its episodes (:data:`PROBE_PROMPT`) is answered apart, by
+``probe_answer``, and kept in ``probes``, so that a script plays to episodes only. A server set
+with ``tools_refused`` answers every request offering tools (probe or not) with a 400 of that
+message, as vLLM does when started without ``--enable-auto-tool-choice``.
 """
 
 from __future__ import annotations
@@ -15,6 +19,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeVar
+
+from assay.policies.openai_chat import PROBE_PROMPT
+
+VLLM_NO_TOOLS = (
+    '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+)
+"""What vLLM answers (400) to a request with tools when started without tool calling."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,15 @@ class ModelServer:
     """When set, what ``/v1/models`` answers instead of the list of ``models``."""
     script: list[Action] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    tools_refused: str | None = None
+    """When set, every request with tools is answered 400 with this message."""
+    parses_arguments: bool = False
+    """When set, a request whose conversation holds a tool call with arguments that are no JSON
+    object is answered 400, as vLLM's older releases did when rendering the chat template."""
+    probe_answer: Action | None = None
+    """What a run's probe is answered; None: a short well-formed reply."""
+    probes: list[dict[str, Any]] = field(default_factory=list)
+    """The probes asked, in order (not in ``requests``)."""
     headers: list[dict[str, str]] = field(default_factory=list)
     """The headers of each chat request, in order."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -97,12 +117,46 @@ class ModelServer:
             self.script = list(actions)
             self.requests.clear()
 
+    def answer(self, body: dict[str, Any]) -> Action:
+        """The action for one chat request: a refusal of its tools, the probe's answer, or
+        the next of the script."""
+        messages = body.get("messages") or [{}]
+        if messages[-1].get("content") == PROBE_PROMPT:
+            with self._lock:
+                self.probes.append(body)
+            if self.tools_refused is not None and body.get("tools"):
+                return Status(400, self.tools_refused)
+            return self.probe_answer or Reply(content="ready")
+        if self.tools_refused is not None and body.get("tools"):
+            with self._lock:
+                self.requests.append(body)
+            return Status(400, self.tools_refused)
+        unparsed = self.parses_arguments and _unparsed_arguments(messages)
+        if unparsed:
+            with self._lock:
+                self.requests.append(body)
+            return Status(400, unparsed)
+        return self.next_action(body)
+
     def next_action(self, body: dict[str, Any]) -> Action:
         with self._lock:
             self.requests.append(body)
             if not self.script:
                 return Status(500, "the test gave no script")
             return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+
+
+def _unparsed_arguments(messages: list[dict[str, Any]]) -> str | None:
+    """The error of the first tool call in ``messages`` whose arguments are no JSON object."""
+    for message in messages:
+        for sent in message.get("tool_calls") or ():
+            try:
+                value = json.loads(sent["function"]["arguments"])
+            except ValueError as exc:
+                return str(exc)
+            if not isinstance(value, dict):
+                return "tool call arguments must be an object"
+    return None
 
 
 def _completion(reply: Reply) -> dict[str, Any]:
@@ -162,7 +216,7 @@ def _handler(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": {"message": "not found"}})
                 return
             server.headers.append({name.lower(): value for name, value in self.headers.items()})
-            action = server.next_action(body)
+            action = server.answer(body)
             if isinstance(action, Status):
                 error = {"error": {"message": action.message, "type": "test", "code": None}}
                 self._send(action.code, error, action.headers)

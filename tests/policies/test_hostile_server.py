@@ -232,3 +232,48 @@ def test_models_of_the_wrong_shape_in_the_list_are_left_out(model_server: ModelS
     model_server.models_answer = Raw(body.replace(b"test-model", b"more"))
     with pytest.raises(PolicySpecError, match="does not serve 'test-model'"):
         _check(_policy(model_server))
+
+
+def test_an_answer_a_gateway_ended_in_error_is_retried_then_an_error_never_a_fail(
+    model_server: ModelServer,
+) -> None:
+    broken = Raw(
+        json.dumps(
+            {"model": "m", "choices": [{"message": {"content": ""}, "finish_reason": "error"}]}
+        ).encode()
+    )
+    model_server.play(broken, Reply(content="fine"))
+    assert _ask(_policy(model_server)).message.content == "fine"
+    model_server.play(broken)
+    with pytest.raises(
+        PolicyError,
+        match=r"after 2 attempts \(an answer that ended in error \(finish_reason error\)\)",
+    ):
+        _ask(_policy(model_server))
+
+
+@pytest.mark.parametrize(
+    ("finish", "said"),
+    [
+        ("length", "the model reached its token limit before any text or tool call"),
+        ("content_filter", "the provider's content filter withheld the answer"),
+        ("stop", "the model gave an empty answer"),
+    ],
+)
+def test_an_empty_answer_says_why_it_is_empty(
+    model_server: ModelServer, finish: str, said: str
+) -> None:
+    body = {
+        "model": "m",
+        "choices": [
+            {
+                "message": {"content": None, "reasoning_content": "Let me think. " * 50},
+                "finish_reason": finish,
+            }
+        ],
+    }
+    model_server.play(Raw(json.dumps(body).encode()))
+    turn = _ask(_policy(model_server))
+    assert turn.failure is not None
+    assert turn.failure.startswith(said)
+    assert turn.message.content is None  # the reasoning is not taken for the answer

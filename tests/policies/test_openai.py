@@ -13,6 +13,7 @@ import pytest
 
 from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
 from assay.policies import Message, OpenAIPolicy, PolicyRequest, PolicyTurn, Sampling
+from assay.policies.messages import MAX_ARGUMENT_CHARS
 from tests.conftest import make_median_task
 from tests.policies.server import Drop, ModelServer, Raw, Reply, Status, call, serve
 
@@ -356,3 +357,18 @@ def test_the_cap_holds_across_samples(crowded: Crowded) -> None:
     turns = _run(policy, sixty())
     assert [turn.message.content for turn in turns] == ["ok"] * 60
     assert crowded.most == 40  # every slot used, never more than the cap
+
+
+@pytest.mark.parametrize("size", [300_000, MAX_ARGUMENT_CHARS + 50])
+def test_long_arguments_are_not_cut_into_json_that_does_not_parse(
+    model_server: ModelServer, size: int
+) -> None:
+    """Arguments the episode takes (up to its limit) arrive whole; longer ones keep enough to
+    be told too long, never cut into text the episode would call malformed JSON."""
+    arguments = json.dumps({"path": "big.py", "content": "x" * size})
+    model_server.play(Reply(tool_calls=(("write_file", arguments),)))
+    [sent] = _ask(_policy(model_server)).message.tool_calls
+    if len(arguments) <= MAX_ARGUMENT_CHARS:
+        assert sent.arguments == arguments
+    else:
+        assert len(sent.arguments) == MAX_ARGUMENT_CHARS + 1

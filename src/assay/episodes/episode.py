@@ -18,12 +18,10 @@ from assay.episodes.records import Budget, EndReason, Mode
 from assay.errors import InputError
 from assay.families import family_of, version_label
 from assay.families.base import ToolResult, Toolset, gives_tools, no_episodes
-from assay.policies.messages import Message, ToolCall, Usage
+from assay.policies.messages import MAX_ARGUMENT_CHARS, Message, ToolCall, Usage
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.verdicts import Status, Timings, Verdict, Versions
-
-MAX_ARGUMENT_CHARS = 1_000_000
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Role = Literal["system", "user", "assistant", "tool"]
+MAX_ARGUMENT_CHARS = 1_000_000
+"""The longest arguments a tool call may have; a policy keeps one character more of longer ones,
+so that the episode can say they are too long rather than that they are cut-off JSON."""
 
 
 class ToolCall(BaseModel):

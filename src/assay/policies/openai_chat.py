@@ -6,7 +6,11 @@ completion (a gateway's page or error object) are retried with backoff and, once
 spent, raised as :class:`PolicyError` (infrastructure: the episode is an ``error``, never scored).
 What the model itself does (a refusal, a context too long for it, an empty answer) comes back as a
 turn with ``failure`` set, and the episode ends as ``fail``: a policy must not be able to turn its
-failures into errors and so raise its pass rate.
+failures into errors and so raise its pass rate. A server's settings are not the model's doing
+either: a refusal of tool calls at all (vLLM without ``--enable-auto-tool-choice``), an answer
+streamed when asked whole, or a gateway's ``finish_reason: error`` is raised as
+:class:`PolicyError`; :meth:`OpenAIPolicy.probe` meets the first two, and options the server
+refuses, once before a run, so that it stops with one line rather than scoring 0%.
 
 Sample ``i`` of a task is asked with the seed ``seed + i`` (:meth:`OpenAIPolicy.for_sample`), so
 the k samples of one task differ even under a server that is deterministic for a given seed; the
@@ -23,7 +27,7 @@ import os
 import random
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -33,7 +37,7 @@ import openai
 
 from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
 from assay.policies.base import PolicyIdentity, PolicyRequest, PolicyTurn, Sampling
-from assay.policies.messages import Message, ToolCall, Usage
+from assay.policies.messages import MAX_ARGUMENT_CHARS, Message, ToolCall, Usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRIED_STATUS = frozenset({408, 409, 429})
@@ -46,6 +50,24 @@ a server that sends without end is cut off here rather than when memory runs out
 MAX_TOOL_CALLS = 64
 MAX_TOKEN_COUNT = 10**12
 """Token counts above this are not counts (a database column of 64 bits could not sum them)."""
+PROBE_PROMPT = "Reply with the one word: ready."
+"""The question of the request :meth:`OpenAIPolicy.probe` sends before a run."""
+_PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "ready",
+        "description": "Say that you are ready.",
+        "parameters": {"type": "object", "properties": {}},
+    },
+}
+STREAMED = (
+    "an answer streamed as server-sent events although asked for one whole answer (stream "
+    "false); use a server or gateway that answers whole"
+)
+TOOLS_FIX = (
+    "run with --mode single, or restart the server with tool calling on (vLLM: "
+    "--enable-auto-tool-choice --tool-call-parser NAME; llama.cpp: --jinja)"
+)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -177,13 +199,7 @@ class OpenAIPolicy:
         the SDK's response model, built for every answer, would be read for four fields.
         """
         started = time.monotonic()
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": [message.to_openai() for message in request.messages],
-            **self.sampling.model_dump(exclude_none=True),
-        }
-        if request.tools:
-            body["tools"] = list(request.tools)
+        body = self._body(request.messages, request.tools)
         retries, waited = 0, 0.0
         while True:
             attempt, queued = time.monotonic(), [0.0]
@@ -191,6 +207,8 @@ class OpenAIPolicy:
                 response = await self._post(body, queued)
                 break
             except openai.APIStatusError as exc:
+                if request.tools and _refuses_tools(exc):  # the server's setting, not the model
+                    raise PolicyError(f"{_tools_line(exc, self.base_url)} ({TOOLS_FIX})") from None
                 if exc.status_code in REFUSED_STATUS:
                     return self._refused(exc, started, retries, waited + queued[0])
                 if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
@@ -206,6 +224,17 @@ class OpenAIPolicy:
             waited += time.monotonic() - attempt  # the whole failed attempt and its backoff
             retries += 1
         return self._turn(response, started, retries, waited + queued[0])
+
+    def _body(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The request for ``messages`` with the sampling options, and ``tools`` if any."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": [_wire(message) for message in messages],
+            **self.sampling.model_dump(exclude_none=True),
+        }
+        if tools:
+            body["tools"] = list(tools)
+        return body
 
     async def _post(self, body: dict[str, Any], queued: list[float]) -> dict[str, Any]:
         """One request, cut off ``timeout_s`` after it was sent whatever the server does (the
@@ -226,9 +255,13 @@ class OpenAIPolicy:
                     options={"timeout": self.timeout_s},
                 )
         if not isinstance(_field(response, "choices"), list):
+            if _streamed(response):
+                raise NotACompletionError(STREAMED)
             error = _field(_field(response, "error"), "message")
             said = f": {_brief(error)}" if isinstance(error, str) else ""
             raise NotACompletionError(f"an answer without choices{said}")
+        if _finish(response) == "error":  # a gateway's: its upstream failed mid-answer
+            raise NotACompletionError("an answer that ended in error (finish_reason error)")
         return cast(dict[str, Any], response)
 
     async def check(self) -> list[str]:
@@ -260,6 +293,51 @@ class OpenAIPolicy:
                 fix=f"it serves: {', '.join(served[:10])}",
             )
         return served
+
+    async def probe(self, *, tools: bool) -> None:
+        """Send one short request shaped as an episode's first (a system and a user message,
+        the sampling options, and a tool when ``tools``), so that a server that would refuse
+        every episode says so before any starts, rather than each episode failing one by one.
+
+        Raises :class:`PolicySpecError` when the server refuses it: with ``tools``, a refusal
+        of tool calls (vLLM started without ``--enable-auto-tool-choice``); otherwise any 400,
+        413 or 422, which a two-line conversation cannot earn (an option the model does not
+        take, a ``--max-tokens`` past its context). Raises :class:`PolicyError` for any other
+        status that is not retried (a route or key refused), and for an answer streamed as
+        events (a server that cannot answer whole). What the run's own retries judge (a
+        timeout, a 5xx, a 429, another body that is no completion) passes unremarked.
+        """
+        system = Message(role="system", content="You are a helpful assistant.")
+        messages = (system, Message(role="user", content=PROBE_PROMPT))
+        body = self._body(messages, [_PROBE_TOOL] if tools else [])
+        wait = min(self.timeout_s, 60.0)
+        try:
+            async with asyncio.timeout(wait):
+                answer = await self._clients.client().post(
+                    "/chat/completions", cast_to=object, body=body, options={"timeout": wait}
+                )
+        except openai.APIStatusError as exc:
+            if tools and _refuses_tools(exc):
+                raise PolicySpecError(
+                    _tools_line(exc, self.base_url), field="mode", fix=TOOLS_FIX
+                ) from None
+            if exc.status_code in REFUSED_STATUS:
+                raise PolicySpecError(
+                    f"the model endpoint at {self.base_url} refused a two-line request, so it "
+                    f"would refuse every episode ({exc.status_code}: {_error_text(exc)})",
+                    field="policy",
+                    fix="check --temperature, --top-p, --max-tokens and --seed against what the "
+                    "server accepts",
+                ) from None
+            if exc.status_code < 500 and exc.status_code not in RETRIED_STATUS:
+                raise PolicyError(_status_line(exc, self.base_url)) from None
+        except (openai.APIConnectionError, TimeoutError, aiohttp.ClientError):
+            pass  # reachable a moment ago (check); the run's retries judge the rest
+        except (ValueError, RecursionError):
+            pass  # a 200 that is no completion: retried in the run, then an error there
+        else:
+            if _streamed(answer):  # a setting of the server, which no retry changes
+                raise PolicyError(f"the model endpoint at {self.base_url} sent {STREAMED}")
 
     async def aclose(self) -> None:
         """Close the HTTP clients of the running event loop, if any were opened (those of the
@@ -392,8 +470,24 @@ def _message(response: object) -> tuple[Message, str | None]:
     if refusal:
         return message, f"the model refused: {_brief(refusal)}"
     if not calls and not (content or "").strip():
-        return message, "the model gave an empty answer"
+        return message, _EMPTY.get(_finish(response) or "", "the model gave an empty answer")
     return message, None
+
+
+_EMPTY = {
+    "length": "the model reached its token limit before any text or tool call (finish_reason "
+    "length: a reasoning model may have spent it thinking; see --max-tokens)",
+    "content_filter": "the provider's content filter withheld the answer (finish_reason "
+    "content_filter)",
+}
+"""Why an answer with neither text nor tool calls is empty, by its finish reason."""
+
+
+def _finish(response: object) -> str | None:
+    """The first choice's finish reason, as sent."""
+    choices = _field(response, "choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    return _text(_field(first, "finish_reason"), 40)
 
 
 def _content(value: object) -> str | None:
@@ -424,13 +518,35 @@ def _arguments_text(arguments: object) -> str:
     """Arguments as JSON text: servers that send an object get it encoded; anything else is
     kept as text the tool will refuse."""
     if isinstance(arguments, str):
-        return _clean(arguments[:MAX_TEXT_CHARS])
+        return _clean(arguments[: MAX_ARGUMENT_CHARS + 1])
     if isinstance(arguments, dict):
         try:
-            return json.dumps(arguments)[:MAX_TEXT_CHARS]
+            return json.dumps(arguments)[: MAX_ARGUMENT_CHARS + 1]
         except (TypeError, ValueError, RecursionError):
             pass
     return _clean(repr(arguments)[:2000])
+
+
+def _wire(message: Message) -> dict[str, Any]:
+    """``message`` as sent, but for the arguments of its tool calls that are no JSON object,
+    sent as ``{}``: servers render the conversation's calls through the model's chat template,
+    which needs objects, and some (vLLM's older releases) refuse the whole request for one
+    that is not, so that one malformed call would end the episode at the next turn as the model's
+    failure instead of the observation saying what was wrong. The trajectory keeps them as
+    they came."""
+    data = message.to_openai()
+    for call in data.get("tool_calls", ()):
+        function = call["function"]
+        if not _is_object(function["arguments"]):
+            function["arguments"] = "{}"
+    return data
+
+
+def _is_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
 
 
 def _exhausted(failure: Exception, base_url: str, retries: int) -> PolicyError:
@@ -490,6 +606,31 @@ def _caused_by(failure: BaseException, *kinds: type[BaseException]) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+def _streamed(answer: object) -> bool:
+    """Whether ``answer`` is a stream of server-sent events (what the client gives back, as
+    text, for an ``text/event-stream`` answer)."""
+    return isinstance(answer, str) and answer.lstrip().startswith(("data:", "event:"))
+
+
+def _refuses_tools(exc: openai.APIStatusError) -> bool:
+    """Whether the server's error says it takes no tools at all: vLLM's '"auto" tool choice
+    requires --enable-auto-tool-choice and --tool-call-parser to be set', llama.cpp's 'tools
+    param requires --jinja flag', Ollama's 'MODEL does not support tools', 'tools are not
+    supported'. A conversation a model made wrong (a tool message left unanswered, a context
+    too long) names no such setting."""
+    text = _error_text(exc).lower()
+    return "tool" in text and any(
+        word in text for word in ("support", "requires", "enable", "--jinja", "parser")
+    )
+
+
+def _tools_line(exc: openai.APIStatusError, base_url: str) -> str:
+    return (
+        f"the model endpoint at {base_url} does not take tool calls (it answered "
+        f"{exc.status_code}: {_error_text(exc)})"
+    )
 
 
 def _status_line(exc: openai.APIError, base_url: str) -> str:

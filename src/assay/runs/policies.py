@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from assay.episodes.records import EndReason
+from assay.episodes.records import EndReason, Mode
 from assay.errors import InputError, PolicySpecError
 from assay.policies import parse_policy
 from assay.policies.base import Policy, PolicyTurn, Sampling
@@ -58,13 +58,18 @@ def recorded_episodes(store: Store, run: str) -> dict[tuple[str, int], Recorded]
     }
 
 
-def check_policy(policy: Policy, tasks: Sequence[Task], k: int) -> None:
+def check_policy(
+    policy: Policy, tasks: Sequence[Task], k: int, *, mode: Mode | None = None
+) -> None:
     """Refuse, before any episode, a policy that cannot act on every episode of the run: a
     ``bad:LABEL`` some task lacks, a replay of a run without some task or sample, a model
-    endpoint that cannot be reached (:class:`assay.errors.ModelUnreachableError`) or does not
-    serve the model (:class:`PolicySpecError`)."""
+    endpoint that cannot be reached (:class:`assay.errors.ModelUnreachableError`), does not
+    serve the model, or refuses a short request shaped as the run's episodes would send it
+    (:class:`PolicySpecError`): an option it does not take, or, in ``mode`` tools, any tool
+    calls at all; or that answers only as a stream (:class:`assay.errors.PolicyError`). When
+    ``mode`` is None the probe sends no tools."""
     if isinstance(policy, OpenAIPolicy):
-        asyncio.run(_ping(policy))
+        asyncio.run(_ping(policy, tools=mode == "tools"))
     if isinstance(policy, ScriptedPolicy) and policy.kind == "bad":
         for task in tasks:
             if f"bad-{policy.label}" not in task.solutions:
@@ -85,8 +90,9 @@ def check_policy(policy: Policy, tasks: Sequence[Task], k: int) -> None:
                     )
 
 
-async def _ping(policy: OpenAIPolicy) -> None:
+async def _ping(policy: OpenAIPolicy, *, tools: bool) -> None:
     try:
         await policy.check()
+        await policy.probe(tools=tools)
     finally:
         await policy.aclose()
