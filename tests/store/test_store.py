@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -86,3 +87,28 @@ def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="cannot open the results database"):
         Store(path)
     assert path.read_text().startswith("these are my notes")
+
+
+def test_runners_opening_one_new_store_together_all_open_it(tmp_path: Path) -> None:
+    """Several processes started together on a new store file (two runners sharing a run): one
+    creates its tables while the others look at it. Each of them must see an assay store, not
+    half of one (read as another program's database) nor a locked file."""
+    refused: list[str] = []
+    for round_ in range(80):
+        path = tmp_path / f"s{round_}.db"
+        start = threading.Barrier(6)
+
+        def open_store(path: Path = path, start: threading.Barrier = start) -> None:
+            start.wait()
+            try:
+                with Store(path):
+                    pass
+            except StoreError as exc:
+                refused.append(str(exc))
+
+        openers = [threading.Thread(target=open_store) for _ in range(6)]
+        for opener in openers:
+            opener.start()
+        for opener in openers:
+            opener.join()
+    assert refused == []

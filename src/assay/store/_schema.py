@@ -184,8 +184,15 @@ def refuse_foreign(db: sqlite3.Connection, path: str) -> None:
     """ValueError when ``db`` is another program's database, which assay neither reads as a
     store nor writes its own tables into: of no assay schema yet holding tables, or of a
     schema number assay uses without the table every assay store has."""
-    version = schema_version(db, path)
-    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    # One statement, so one snapshot: read apart, another process creating the store could
+    # commit between the two reads, and its new tables would look like another program's.
+    rows = db.execute(
+        "SELECT (SELECT user_version FROM pragma_user_version), NULL"
+        " UNION ALL SELECT (SELECT user_version FROM pragma_user_version), name"
+        " FROM sqlite_master WHERE type = 'table'"
+    ).fetchall()
+    version = checked_version(int(rows[0][0]), path)
+    names = {name for _, name in rows if name is not None}
     if (version == 0 and names) or (version > 0 and "audit_runs" not in names):
         raise ValueError(
             f"{path}: an SQLite database of another program, not an assay store "
@@ -195,7 +202,11 @@ def refuse_foreign(db: sqlite3.Connection, path: str) -> None:
 
 def schema_version(db: sqlite3.Connection, path: str) -> int:
     """The schema version of ``db``; ValueError for one written by a newer assay."""
-    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    return checked_version(int(db.execute("PRAGMA user_version").fetchone()[0]), path)
+
+
+def checked_version(version: int, path: str) -> int:
+    """``version``, or ValueError for one written by a newer assay."""
     if version > SCHEMA_VERSION:
         raise ValueError(f"{path}: written by a newer assay (schema {version}); upgrade assay")
     return version

@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -78,7 +79,7 @@ class Store:
             ) from None
         try:
             refuse_foreign(self._db, str(self.path))  # before WAL changes its header
-            self._db.execute("PRAGMA journal_mode=WAL")
+            _write_ahead(self._db, timeout_s)
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA foreign_keys=ON")
             migrate(self._db, str(self.path))
@@ -563,6 +564,23 @@ def _connect(database: Path | str, timeout_s: float, *, uri: bool = False) -> sq
     return sqlite3.connect(
         database, timeout=timeout_s, isolation_level=None, check_same_thread=False, uri=uri
     )
+
+
+def _write_ahead(db: sqlite3.Connection, timeout_s: float) -> None:
+    """Put ``db`` in WAL mode, unless another connection already has. Changing the mode is
+    refused at once, without the connection's wait, while another connection is opening the
+    same new file (two runners started together): it is tried again until ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+        else:
+            return
 
 
 def _require_writable(path: Path) -> None:
