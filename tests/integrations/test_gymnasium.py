@@ -225,3 +225,23 @@ def test_no_step_before_reset(pool: PoolSandbox) -> None:
 @pytest.fixture(autouse=True)
 def _no_stray_tasks_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ASSAY_TASKS", raising=False)
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"task": "median-1"}, "unknown option 'task'"),
+        ({"task_id": "median-1", "seed": 3}, "unknown option 'seed'"),
+        (["task_id"], "options is list, not a dict"),
+    ],
+)
+def test_options_other_than_a_task_id_are_refused(
+    options: object, said: str, pool: PoolSandbox
+) -> None:
+    # a misspelt task_id used to draw a task at random without a word
+    env = AssayEnv("code", tasks=[make_median_task(), make_median_task("median-2")], sandbox=pool)
+    with pytest.raises(InputError, match=said):
+        env.reset(options=options)  # type: ignore[arg-type]
+    _, info = env.reset(options={"task_id": "median-2"})
+    assert info["task_id"] == "median-2"
+    env.close()

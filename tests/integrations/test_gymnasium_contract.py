@@ -51,3 +51,14 @@ def test_what_a_command_prints_is_an_observation_of_the_space(pool: PoolSandbox)
     assert "p\ufffdq" in observation
     assert env.render() is None
     env.close()
+
+
+def test_a_prompt_past_the_space_is_cut_to_an_observation_of_it(pool: PoolSandbox) -> None:
+    # a task directory's prompt.md may hold a MiB, more characters than the space allows
+    long = make_median_task().model_copy(update={"prompt": "x" * 1_040_000})
+    for mode in ("tools", "single"):
+        env = AssayEnv("code", tasks=[long], sandbox=pool, mode=mode)  # type: ignore[arg-type]
+        observation, _ = env.reset(seed=0)
+        assert env.observation_space.contains(observation), (mode, len(observation))
+        assert observation.endswith("characters in all, the first ones shown]")
+        env.close()

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.errors import InputError
+from assay.integrations.rewards import Judge
 from assay.integrations.trl import AssayRewards
 from assay.integrations.verl import compute_score_batch
 from assay.sandbox import PoolSandbox
@@ -70,3 +71,41 @@ def test_trl_reads_a_conversation_with_its_extra_keywords(pool: PoolSandbox) -> 
     assert scores[:2] == [1.0, 1.0]
     assert scores[2] < 1.0  # no answer at all earns no pass
     assert rewards.errors(prompts=[prompt] * 3, completions=completions) == [0.0] * 3
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"retries": -1}, "retries is -1"),
+        ({"retries": 1.5}, "retries is 1.5"),
+        ({"workers": -2}, "workers is -2"),
+    ],
+)
+def test_counts_that_would_judge_nothing_are_refused(options: dict[str, object], said: str) -> None:
+    # with fewer than no retries no completion was ever judged, and each got a 0 all the same
+    with pytest.raises(InputError, match=said):
+        Judge([make_median_task()], sandbox=Untouchable(), **options)  # type: ignore[arg-type]
+    if "retries" in options:
+        with pytest.raises(InputError, match=said):
+            AssayRewards([make_median_task()], sandbox=Untouchable(), **options)  # type: ignore[arg-type]
+
+
+def test_a_conversation_ending_with_a_tool_is_judged_on_what_the_model_said(
+    pool: PoolSandbox,
+) -> None:
+    # a tool's output (a file read back, a command's echo) is no answer of the model's
+    rewards = AssayRewards([make_median_task()], sandbox=pool)
+    completions = [
+        [
+            {"role": "assistant", "content": "let me look", "tool_calls": [{"id": "c"}]},
+            {"role": "tool", "tool_call_id": "c", "content": GOOD},
+        ],
+        [{"role": "tool", "content": GOOD}],
+        [
+            {"role": "assistant", "content": GOOD},
+            {"role": "tool", "content": "ok"},
+        ],
+        [],
+    ]
+    scores = rewards.reward(["p"] * 4, completions, task_id=["median-1"] * 4)
+    assert scores == [0.0, 0.0, 1.0, 0.0]

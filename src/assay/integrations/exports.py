@@ -162,7 +162,7 @@ def sft_rows(trajectories: Iterable[Trajectory], tools: Mapping[str, str]) -> li
             "mode": t.mode,
             "messages": [_message(m) for m in (*t.prompt, *_completion(t))],
             "tools": tools.get(t.task_id, "[]") if t.mode == "tools" else "[]",
-            "score": t.verdict.score,
+            "score": _score(t),
         }
         for t in trajectories
         if t.verdict.status is Status.PASS
@@ -190,8 +190,8 @@ def preference_rows(trajectories: Iterable[Trajectory]) -> list[Row]:
                     "prompt": [_message(m) for m in chosen.prompt],
                     "chosen": [_message(m) for m in _completion(chosen)],
                     "rejected": [_message(m) for m in _completion(rejected)],
-                    "chosen_score": chosen.verdict.score,
-                    "rejected_score": rejected.verdict.score,
+                    "chosen_score": _score(chosen),
+                    "rejected_score": _score(rejected),
                     "chosen_episode": chosen.episode_id,
                     "rejected_episode": rejected.episode_id,
                 }
@@ -298,6 +298,13 @@ def _message(message: Message) -> Row:
         ],
         "tool_call_id": message.tool_call_id or "",
     }
+
+
+def _score(trajectory: Trajectory) -> float | None:
+    """The verdict's score, or None when it could not be made (a judge unreachable: the status
+    stands, the score is a placeholder 0 that a trainer weighting by it would take for one)."""
+    verdict = trajectory.verdict
+    return verdict.score if verdict.scored else None
 
 
 def _completion(trajectory: Trajectory) -> list[Message]:

@@ -134,7 +134,7 @@ class AssayEnv(gymnasium.Env[str, str]):
     ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         self._end_episode()
-        task = self._pick((options or {}).get("task_id"))
+        task = self._pick(_task_option(options))
         episode = Episode(task, self._box(), mode=self.mode, budget=self.budget)
         observation = episode.reset()
         self._episode = episode
@@ -316,14 +316,39 @@ def _default_tasks(family: str, sandbox: Sandbox | None) -> tuple[Task, ...]:
         return _generated[family]
 
 
+def _task_option(options: object) -> object:
+    """The task id ``reset``'s options name, or None to draw one. Any other option is refused:
+    a misspelt ``task_id`` would draw a task at random, unnoticed."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise InputError(
+            f"options is {type(options).__name__}, not a dict",
+            field="options",
+            fix='pass options={"task_id": ID}, or none to draw a task',
+        )
+    unknown = sorted(str(key) for key in options if key != "task_id")
+    if unknown:
+        raise InputError(
+            f"unknown option {unknown[0][:100]!r}",
+            field="options",
+            fix="the only option is task_id, the id of one of env.tasks",
+        )
+    return options.get("task_id")
+
+
 def _observed(text: str) -> str:
     """``text`` as an observation of :class:`AnyText`: a NUL (a command may print one) and
-    what is not Unicode text shown as U+FFFD, so that every observation lies in the space."""
+    what is not Unicode text shown as U+FFFD, and past :data:`MAX_TEXT` characters (a task's
+    prompt may hold a MiB) cut, saying so, so that every observation lies in the space."""
     text = text.replace("\0", "\ufffd")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        text = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if len(text) > MAX_TEXT:
+        note = f"\n[truncated: {len(text)} characters in all, the first ones shown]"
+        text = text[: MAX_TEXT - len(note)] + note
     return text
 
 

@@ -66,6 +66,9 @@ class Judge:
         retries: int = RETRIES,
         workers: int | None = None,
     ) -> None:
+        _check_count("retries", retries, least=0)
+        if workers is not None:
+            _check_count("workers", workers, least=1)
         self.tasks = {task.id: task for task in load_tasks(tasks)}
         self._sandbox = sandbox
         self.retries = retries
@@ -117,6 +120,15 @@ class Judge:
         if self._sandbox is None:
             self._sandbox = shared_sandbox()
         return self._sandbox
+
+
+def _check_count(name: str, value: object, *, least: int) -> None:
+    """Refuse a count below ``least`` or not a whole number: fewer than no retries would judge
+    nothing, and every completion would be an unjudged one, scored without a verdict."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InputError(
+            f"{name} is {value!r}", field=name, fix=f"give a whole number, {least} or more"
+        )
 
 
 def neutral_scores(judgements: Sequence[Judgement], groups: Sequence[object]) -> list[float]:

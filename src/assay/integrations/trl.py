@@ -14,7 +14,7 @@ its row names, in the sandbox pool, the batch at once.
 The dataset is ``assay export tasks`` output: TRL passes its ``task_id`` column to reward
 functions as a keyword (with ``prompts``, ``completions`` and columns of its own, hence
 ``**kwargs``). Completions are plain text or, for conversational prompts, lists of messages whose
-last one is the answer.
+last assistant message is the answer (a tool's output after it is none of the model's).
 
 Errors: TRL turns a ``None`` reward into NaN and sums the reward functions with ``nansum``, so
 with one reward function a ``None`` becomes a 0, a false failure. Instead an error verdict is
@@ -91,12 +91,15 @@ class AssayRewards:
 
 
 def _text(completion: Any) -> str:
-    """The answer: the text, or the content of the last message (of a conversation, or a
-    message alone), whose content may be a list of parts as in OpenAI's chat format."""
+    """The answer: the text, or the content of the assistant's last message (of a
+    conversation, or a message alone), whose content may be a list of parts as in OpenAI's chat
+    format. A conversation that ends with a tool's answer (its turns ran out) is judged on what
+    the model said last, never on what a tool printed, which is no answer of the model's."""
     if isinstance(completion, str):
         return completion
-    if isinstance(completion, list) and completion:
-        completion = completion[-1]
+    if isinstance(completion, list):
+        said = [m for m in completion if not isinstance(m, dict) or _spoken(m)]
+        completion = said[-1] if said else None
     if isinstance(completion, dict):
         content = completion.get("content")
         if isinstance(content, list):
@@ -104,6 +107,11 @@ def _text(completion: Any) -> str:
             return "".join(str(p.get("text") or "") for p in parts if p.get("type") == "text")
         return str(content or "")
     return "" if completion is None else str(completion)
+
+
+def _spoken(message: dict[str, Any]) -> bool:
+    """Whether ``message`` is the model's own (an assistant's, or one naming no role)."""
+    return bool(message.get("role", "assistant") == "assistant")
 
 
 def _key(prompt: Any) -> str:

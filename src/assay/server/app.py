@@ -1,8 +1,9 @@
 """The environment server's ASGI application: the HTTP API, OpenEnv's WebSocket, the guards.
 
-Every refused is a JSON :class:`Problem` with the right status: 401 without the token, 404 for
-a session that is not (or no longer) open, 413 past the body limit, 400 for a body that is not
-JSON, 422 for JSON of the wrong shape, 503 past the cap on sessions. Nothing a client sends
+Every refused is a JSON :class:`Problem` with the right status: 401 without the token, 403 for
+a web page of another site when there is no token, 404 for a session that is not (or no longer)
+open, 413 past the body limit, 400 for a body that is not JSON, 422 for JSON of the wrong shape,
+503 past the cap on sessions. Nothing a client sends
 makes a 500. The blocking work (tool calls in the sandbox, verification) runs on worker threads.
 """
 
@@ -11,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import ipaddress
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
@@ -43,8 +46,9 @@ TOKEN_PATH = "/token/"  # noqa: S105 - a path prefix, not a password
 
 
 def create_app(manager: SessionManager, *, token: str | None = None) -> Starlette:
-    """The application over ``manager``'s sessions; with ``token``, every request needs it."""
-    api = _Api(manager, secured=token is not None)
+    """The application over ``manager``'s sessions; with ``token``, every request needs it (an
+    empty one is none, as :func:`~assay.server.check_binding` takes it: the description says so)."""
+    api = _Api(manager, secured=bool(token))
     routes = [
         Route("/health", api.health, methods=["GET"]),
         Route("/openapi.json", api.openapi, methods=["GET"]),
@@ -246,7 +250,13 @@ async def _internal_error(_request: Request, exc: Exception) -> Response:
 class _TokenGuard:
     """Every HTTP request needs ``Authorization: Bearer <token>``; a WebSocket may carry it in
     that header or in its path (``/token/<token>/ws``), since some clients send no headers.
-    Tokens are compared in constant time. Without a token configured, everything passes."""
+    Tokens are compared in constant time.
+
+    Without a token configured, a request from a web page of another site is refused (403): a
+    browser sends its page's ``Origin``, and without this any page the user opened could reach
+    the loopback server (a WebSocket is not held back by the browser's same-origin rule, nor is
+    a page whose name was rebound to 127.0.0.1) and run code in the sandbox. Clients that are
+    not browsers send no ``Origin``, and pass."""
 
     def __init__(self, app: ASGIApp, token: str | None) -> None:
         self.app = app
@@ -262,16 +272,53 @@ class _TokenGuard:
             # the last part is the route: a token may hold slashes (base64 does)
             carried, _, rest = path.removeprefix(TOKEN_PATH).rpartition("/")
             scope = {**scope, "path": f"/{rest}"}
+        if self.token is None and not _local_origin(scope):
+            message = "a web page of another site may not use this server (its Origin header)"
+            refused = _problem(403, "forbidden_origin", message)
+            await _refuse(scope, receive, send, refused, "forbidden origin")
+            return
         if self.token is None or _valid(self.token, scope, carried):
             await self.app(scope, receive, send)
             return
-        if scope["type"] == "websocket":
-            await receive()  # websocket.connect; closing before accepting refuses the handshake
-            await send({"type": "websocket.close", "code": 1008, "reason": "unauthorized"})
-            return
         response = _problem(401, "unauthorized", "this server needs Authorization: Bearer <token>")
         response.headers["WWW-Authenticate"] = "Bearer"
-        await response(scope, receive, send)
+        await _refuse(scope, receive, send, response, "unauthorized")
+
+
+async def _refuse(
+    scope: Scope, receive: Receive, send: Send, response: Response, reason: str
+) -> None:
+    """Answer with ``response``; a WebSocket's handshake is refused (policy violation)."""
+    if scope["type"] == "websocket":
+        await receive()  # websocket.connect; closing before accepting refuses the handshake
+        await send({"type": "websocket.close", "code": 1008, "reason": reason})
+        return
+    await response(scope, receive, send)
+
+
+def _local_origin(scope: Scope) -> bool:
+    """Whether the request names no ``Origin``, or one on this machine (a page the server's
+    own user serves on loopback)."""
+    origins = [value for name, value in scope.get("headers", []) if name == b"origin"]
+    if not origins:
+        return True
+    for origin in origins:
+        try:
+            host = urlsplit(origin.decode("latin-1")).hostname
+        except ValueError:
+            return False
+        if host is None or not _loopback_name(host):
+            return False
+    return True
+
+
+def _loopback_name(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _valid(token: bytes, scope: Scope, carried: str | None) -> bool:

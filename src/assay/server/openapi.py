@@ -96,13 +96,14 @@ def _problems(secured: bool, *statuses: int) -> dict[str, Any]:
     words = {
         400: "The body is not JSON.",
         401: "The token is missing or wrong.",
+        403: "The request came from a web page of another site (its Origin header).",
         404: "No such session (closed, or reclaimed when idle), or no such task.",
         409: "The session has no episode yet.",
         413: "The body is too large.",
         422: "The JSON has the wrong shape.",
         503: "The cap on open sessions is reached.",
     }
-    shown = (401, *statuses) if secured else statuses
+    shown = (401, *statuses) if secured else (403, *statuses)
     return {str(status): _answer(words[status], Problem) for status in shown}
 
 
