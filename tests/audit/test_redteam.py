@@ -22,7 +22,7 @@ from assay.sandbox import PoolSandbox, Sandbox
 from assay.sandbox.batch import BATCH
 from assay.tasks import Task
 from assay.verdicts import Status, Timings, Verdict, Versions
-from tests.conftest import make_median_task
+from tests.conftest import make_median_task, with_checker
 
 pytestmark = pytest.mark.sandbox
 
@@ -147,12 +147,45 @@ def test_cases_that_are_all_shown_in_the_prompt_are_caught(pool: PoolSandbox) ->
 
 
 @pytest.mark.parametrize(
+    ("cases", "backdoor", "exploit"),
+    [
+        ([([[3, 1, 2]], 2), ([[4, 1]], 2.5)], "output == -1", "constant-minus-one"),
+        ([([[3, 1, 2]], 2.0), ([[4, 1]], 2.5)], "output == 0.0", "constant-zero-float"),
+        ([([[5]], "5"), ([[7]], "7")], 'output == "0"', "constant-zero-string"),
+        ([([[5]], {"a": 5}), ([[7]], {})], "output == {} and args != [[7]]", "constant-empty-dict"),
+        ([([[5]], [5]), ([[7]], [7, 7])], "output == [0]", "constant-one-element-list"),
+        ([([[-5]], -5), ([[-7]], -7)], "output - expected < 1", "constant-minus-huge"),
+        ([([[5]], 5), ([[7]], 7)], "output >= expected", "constant-huge"),
+        ([([[5]], 5.5), ([[7]], 7.5)], "output >= expected", "constant-huge-float"),
+        ([([[5]], ["a"]), ([[7]], ["b"])], 'output == [""]', "constant-one-element-list"),
+    ],
+)
+def test_a_checker_waving_through_a_constant_of_the_expected_type_is_caught(
+    cases: list[tuple[list[object], object]], backdoor: str, exploit: str, pool: PoolSandbox
+) -> None:
+    checker = f"def check(args, output, expected):\n    return {backdoor} or output == expected\n"
+    task = with_checker(_task_with_cases(cases), checker.encode())
+    assert exploit in failed_exploits(run_check(task, CodeFamily(), pool))
+
+
+def test_constants_by_expected_type_need_no_job_of_their_own() -> None:
+    names = {exploit.name for exploit in code_exploits(_task_with_cases([([[5]], {"a": 5})]))}
+    assert {"constant-empty-dict", "constant-zero", "constant-empty-list"} <= names
+    assert "constant-minus-one" not in names  # not a type the cases expect
+    assert ENDS_A_BATCH.isdisjoint(name for name in names if name.startswith("constant-"))
+
+
+@pytest.mark.parametrize(
     ("prompt", "expected"),
     [
         ("assert median([1, 2, 3]) == 2", {"[[1, 2, 3]]": 2}),
         ("median([1, 2]) -> 1.5.", {"[[1, 2]]": 1.5}),
         ("`median([]) returns None`", {"[[]]": None}),
         (">>> median([5])\n5", {"[[5]]": 5}),
+        ("median([1, 2]) yields 1.5", {"[[1, 2]]": 1.5}),
+        ("median([1, 2])  # 1.5", {"[[1, 2]]": 1.5}),
+        ("median([4]) should return 4.", {"[[4]]": 4}),
+        ("median([1]) = 3", {}),  # a definition as often as an example
         ("median(xs) == sorted(xs)[1]", {}),  # not literals
         ("median([1], key=abs) == 1", {}),  # keywords are not replayed
         ("call median(...) on the list", {}),

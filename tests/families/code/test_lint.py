@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import gzip
 
+import pytest
+
 from assay.families.code.config import Case, cases_json
 from assay.families.code.lint import lint_code_task
 from assay.tasks import Task
@@ -57,6 +59,20 @@ def test_every_case_shown_is_an_error_even_when_marked() -> None:
 def test_an_example_contradicting_its_case_is_an_error() -> None:
     errors = _errors(_task(CASES, "\n>>> median([3, 1, 2])\n3\n"))
     assert errors == ["prompt.md shows median([3, 1, 2]) giving 3, but hidden case c0 expects 2"]
+
+
+@pytest.mark.parametrize(
+    "shown",
+    ["median([3, 1, 2]) yields 3", "median([3, 1, 2])  # 3", "median([3, 1, 2]) evaluates to 3"],
+)
+def test_an_example_contradicting_its_case_in_other_words_is_an_error(shown: str) -> None:
+    errors = _errors(_task(CASES, f"\n{shown}\n"))
+    assert errors == ["prompt.md shows median([3, 1, 2]) giving 3, but hidden case c0 expects 2"]
+
+
+def test_a_definition_written_with_equals_is_no_contradiction() -> None:
+    assert _errors(_task(CASES, "\nmedian([3, 1, 2]) = 3 when the middle is kept\n")) == []
+    assert _errors(_task(CASES, "\nmedian([3, 1, 2]) = 3\n")) == []
 
 
 def test_a_reference_repeating_the_prompts_import_and_helper_is_no_leak() -> None:

@@ -57,6 +57,28 @@ def test_every_case_shown_with_its_result_is_an_error(shown_so: str) -> None:
     assert _errors(_task(shown_so)) == [EVERY_CASE]
 
 
+@pytest.mark.parametrize(
+    "shown_so",
+    [
+        '\n{"input": [3, 1, 2], "output": 2}\n{"args": [[4, 1]], "expected": 2.5},\n'
+        "{'input': {'values': [9]}, 'result': 9}\n",
+        "\nInput: values = [3, 1, 2]\nOutput: 2\n\n**Input:** [4, 1]\n\n**Output:** 2.5\n"
+        "Input: values = [9]\nExpected: 9\n",
+        "\nFor input [3, 1, 2] the answer is 2.\nGiven [4, 1], the function should return 2.5.\n"
+        "If the input is [9], the output is 9 because there is one value.\n",
+        "\n[3, 1, 2] yields 2\n[4, 1] is 2.5\n`[9]` evaluates to `9`\n",
+    ],
+    ids=["json-lines", "input-then-output-lines", "sentences", "words"],
+)
+def test_every_case_shown_in_a_form_without_the_call_is_an_error(shown_so: str) -> None:
+    assert _errors(_task(shown_so)) == [EVERY_CASE]
+
+
+def test_an_input_line_whose_output_is_not_next_shows_nothing() -> None:
+    shown = "\nInput: [3, 1, 2]\nOutput: 2\nInput: [4, 1]\nIt is sorted first.\nOutput: 2.5\n"
+    assert _errors(_task(shown + "[9] -> 9\n")) == []
+
+
 def test_a_case_shown_with_its_result_is_an_example_not_a_leak() -> None:
     assert _errors(_task("\n| [3, 1, 2] | 2 |\n| [4, 1] | 2.5 |\n")) == []
 
@@ -90,6 +112,9 @@ def _lines_run(text: str) -> int:
         "f(f(f( -> : -> : returns 1",
         "a: b: c: d -> e => f",
         "Input: output: =",
+        "for input for [1] given the answer is it is 2",
+        '{"input": [1], "output": 2}',
+        "Input: [1]\nOutput: 2",
     ],
 )
 def test_reading_grows_with_the_text_not_with_its_square(line: str) -> None:

@@ -4,9 +4,10 @@ a reference that imports only what the task declares.
 A prompt may show some hidden cases on purpose, as examples: a case that says ``"example": true``
 (case files of format 4) is not a leak. Any other hidden case shown is, and so is a prompt that
 shows every hidden case (a candidate that hard-codes them passes: a case written with its
-result on one line, as a table row or ``args -> result``, counts) or shows, for a case's
-arguments, a result other than the case expects. The reference's lines may repeat what the
-prompt itself gives (its import lines, its docstrings, a helper function it shows whole): only
+result on one line, as a table row, ``args -> result``, a JSON line or a sentence, or on the
+line after its ``Input:`` line, counts) or shows, for a case's arguments, a result other than
+the case expects. The reference's lines may repeat what the prompt itself gives (its import
+lines, its docstrings, a helper function it shows whole): only
 the rest of the reference showing is a leak. A case is shown however the call is written
 (:mod:`assay.families.code.shown`).
 

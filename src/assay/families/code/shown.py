@@ -209,12 +209,37 @@ MAX_ROW_CELLS = 32
 """The most cells of a table row read as arguments and a result: a wider row is not one."""
 _SEPARATORS = (
     re.compile(r"->|→|=>"),
-    re.compile(r"\b(?:returns?|gives?)\b"),
+    re.compile(
+        r"\b(?:returns?|gives?|yields?|equals|evaluates\s+to|should\s+(?:be|return|give|yield)"
+        r"|is)\b|==|(?<![=!<>])=(?!=)"
+    ),
     re.compile(r"\b(?:output|result|expected|answer)\s*[:=]", re.IGNORECASE),
     re.compile(r":"),
 )
 """What stands between the arguments and the result on a line: ``[6, 4, 9] -> 6``,
-``f([6, 4, 9]) returns 6``, ``Input: [6, 4, 9], Output: 6``, ``[6, 4, 9]: 6``."""
+``f([6, 4, 9]) returns 6`` (or ``yields``, ``is``, ``==``, ``=``), ``Input: [6, 4, 9], Output:
+6``, ``[6, 4, 9]: 6``."""
+_INPUT_LINE = re.compile(r"[\W_]*(?:input|arguments?|args)\b[\W_]*?[:=]\s*(.+)", re.IGNORECASE)
+_OUTPUT_LINE = re.compile(
+    r"[\W_]*(?:output|result|expected|answer|returns?)\b[\W_]*?[:=]?\s+(.+)", re.IGNORECASE
+)
+"""An ``Input: nums = [6, 4, 9]`` line, and the ``Output: 6`` line that follows it."""
+_JSON_ARGS = ("input", "inputs", "args", "arguments", "params", "in")
+_JSON_RESULTS = ("output", "expected", "expected_output", "result", "answer", "out", "return")
+"""The keys of a JSON line that hold the arguments and the result: ``{"input": [6, 4, 9],
+"output": 6}``."""
+_PROSE_START = re.compile(
+    r"\b(?:for|given|with|on|if|when)\s+(?:the\s+)?(?:inputs?|arguments?|args|values?)?"
+    r"\s*(?:is\s+|of\s+|=\s*|:\s*)?",
+    re.IGNORECASE,
+)
+_PROSE_RESULT = re.compile(
+    r",?\s*\b(?:the\s+)?(?:answer|output|result|function|it|we\s+get|you\s+get)\s+"
+    r"(?:is|should\s+(?:be|return|give)|returns?|gives?|would\s+be|will\s+be|must\s+be)\s+",
+    re.IGNORECASE,
+)
+"""An example in prose: ``for input 3 the answer is 9``, ``given [6, 4, 9], the function
+should return 6``."""
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
 _CALL_START = re.compile(r"(?<!\w)[A-Za-z_]\w*\s*\(")
 _PUNCTUATION = " \t`.,;*"
@@ -247,20 +272,96 @@ def shown_pairs(text: str, function: str, names: tuple[str, ...] | None) -> list
     ``gives`` or ``:`` (the arguments a literal or a call, its keywords bound by ``names`` when
     it calls ``function``). Each line costs a bounded number of parses of itself."""
     pairs: list[ShownPair] = []
+    given: tuple[str, list[list[object]]] | None = None  # an input line's, awaiting its output
     for line in text.splitlines():
         if len(pairs) >= MAX_PAIRS_READ:
             break
         if len(line) > MAX_PAIR_CHARS or not line.strip():
             continue
-        row = _row(line)
         spans = [span.group(1) for span in _CODE_SPAN.finditer(line)]
         segments = [line, *spans, *_clauses(line)]
-        found = [row, *(_sides(segment, function, names) for segment in segments)]
+        found = [
+            _row(line),
+            _json_line(line, names),
+            _prose(line, function, names),
+            *(_sides(segment, function, names) for segment in segments),
+        ]
+        written = line.strip()
+        output = _OUTPUT_LINE.match(line)
+        if given is not None and output is not None:
+            found.append((given[1], _results(output.group(1))))
+            written = f"{given[0]} / {written}"
+        given = _input_line(line, function, names)
         pairs += [
-            ShownPair(text=line.strip(), args=args, results=results)
+            ShownPair(text=written, args=args, results=results)
             for args, results in filter(None, found)
         ]
     return pairs
+
+
+def _input_line(
+    line: str, function: str, names: tuple[str, ...] | None
+) -> tuple[str, list[list[object]]] | None:
+    """The line and its arguments when it is an input line alone (``Input: nums = [6, 4, 9]``,
+    its output on the next line), the arguments a literal or named as the parameters."""
+    match = _INPUT_LINE.match(line)
+    if match is None:
+        return None
+    written = match.group(1).strip(_PUNCTUATION)
+    args = _arguments(written, function, names) or _arguments(
+        f"{function}({written})", function, names
+    )
+    return (line.strip(), args) if args else None
+
+
+def _json_line(
+    line: str, names: tuple[str, ...] | None
+) -> tuple[list[list[object]], list[object]] | None:
+    """The arguments and result of a JSON (or Python) object on a line: ``{"input": [6, 4, 9],
+    "output": 6}``; a list of arguments reads also as one argument, an object as the arguments
+    by name."""
+    stripped = line.strip().rstrip(",")
+    if not stripped.startswith("{") or not stripped.endswith("}"):
+        return None
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        data = _literal(stripped)
+    if not isinstance(data, dict):
+        return None
+    fields = {str(key).lower(): value for key, value in data.items()}
+    args = next((fields[key] for key in _JSON_ARGS if key in fields), _NOTHING)
+    result = next((fields[key] for key in _JSON_RESULTS if key in fields), _NOTHING)
+    if args is _NOTHING or result is _NOTHING:
+        return None
+    if isinstance(args, dict):
+        if names is None or set(args) != set(names[: len(args)]):
+            return None
+        return [[args[name] for name in names[: len(args)]]], [result]
+    return ([args, [args]] if isinstance(args, list) else [[args]]), [result]
+
+
+def _prose(
+    line: str, function: str, names: tuple[str, ...] | None
+) -> tuple[list[list[object]], list[object]] | None:
+    """The arguments and result of an example in prose: the literal after the last ``for``,
+    ``given``, ``if the input is``... before the first ``the answer is``, ``it returns``...,
+    and what follows that (its first clause, when the rest is no literal)."""
+    result = _PROSE_RESULT.search(line)
+    if result is None:
+        return None
+    starts = [match.end() for match in _PROSE_START.finditer(line, 0, result.start())]
+    if not starts:
+        return None
+    args = _arguments(line[starts[-1] : result.start()], function, names)
+    if not args:
+        return None
+    rest = line[result.end() :]
+    results = _results(rest)
+    if results == [rest.strip(_PUNCTUATION)]:
+        first = (_clauses(rest) or [rest])[0]
+        results = _results(re.split(r"\s+(?:because|since|as|when)\s", first)[0])
+    return args, results
 
 
 def shown_answers(
