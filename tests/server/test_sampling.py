@@ -63,6 +63,13 @@ def test_the_curriculum_prefers_the_band_and_falls_back_to_any() -> None:
     }
 
 
+def test_a_negative_seed_is_a_draw_of_its_own() -> None:
+    """``random.Random`` takes -n for n; a sampling seed must not."""
+    positive = [draw(TASKS, SamplingSpec(seed=seed), {}).id for seed in range(1, 41)]
+    negative = [draw(TASKS, SamplingSpec(seed=-seed), {}).id for seed in range(1, 41)]
+    assert positive != negative
+
+
 def test_a_seed_repeats_the_draw() -> None:
     firsts = {draw(TASKS, SamplingSpec(seed=11), {}).id for _ in range(20)}
     assert len(firsts) == 1

@@ -24,7 +24,8 @@ def draw(
     rng: random.Random | None = None,
 ) -> Task:
     """One task matching ``spec``; raises :class:`InputError` when none does."""
-    rng = random.Random(spec.seed) if spec.seed is not None else (rng or random.Random())
+    # A seed as text: random.Random(-n) is random.Random(n), and two seeds must be two draws.
+    rng = random.Random(f"draw:{spec.seed}") if spec.seed is not None else (rng or random.Random())
     wanted = frozenset(spec.tags)
     candidates = [task for task in tasks if _matches(task, spec, wanted)]
     if spec.weights:
