@@ -391,3 +391,57 @@ def test_every_port_of_a_range_to_the_internet_is_compared(
     assert (
         f"shop/web -> an IPv4 address of the internet (203.0.113.77) :{line}/TCP" in (failed[name])
     )
+
+
+def _deployment(**pod_spec: object) -> dict[str, object]:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "api", "namespace": "shop"},
+        "spec": {
+            "selector": {"matchLabels": {"app": "api"}},
+            "template": {
+                "metadata": {"labels": {"app": "api"}},
+                "spec": {"containers": [{"name": "api", "image": "api:1"}], **pod_spec},
+            },
+        },
+    }
+
+
+def _workload_guard(submitted: dict[str, object], reference: dict[str, object]) -> str:
+    [guard] = guard_criteria(
+        meaning([*CLUSTER, submitted]),
+        meaning([*CLUSTER, reference]),
+        [WEB_NOT_TO_DB],
+        kinds=("Deployment",),
+        task_id="t",
+    )
+    return "" if guard.passed else guard.evidence
+
+
+def test_a_workload_that_takes_back_the_token_it_declined_fails() -> None:
+    """The reference's pods decline their service account's token: a submission that drops
+    ``automountServiceAccountToken: false`` (or sets it true) mounts it again."""
+    declined = _deployment(automountServiceAccountToken=False)
+    assert _workload_guard(declined, declined) == ""
+    assert _workload_guard(declined, _deployment()) == ""  # declining more is no power
+    for taken in (_deployment(), _deployment(automountServiceAccountToken=True)):
+        assert _workload_guard(taken, declined) == (
+            "Deployment shop/api: mounts its service account's token, which it declined"
+        )
+
+
+def test_a_workload_that_changes_its_service_account_or_node_fails() -> None:
+    plain = _deployment()
+    assert _workload_guard(_deployment(serviceAccountName="default"), plain) == ""
+    assert _workload_guard(_deployment(serviceAccountName="deployer"), plain) == (
+        "Deployment shop/api: runs as service account deployer"
+    )
+    # the old field name, which the API server still reads when the new one is unset
+    assert "service account deployer" in _workload_guard(
+        _deployment(serviceAccount="deployer"), plain
+    )
+    kept = _deployment(serviceAccountName="deployer")
+    assert _workload_guard(kept, kept) == ""  # the reference's own account is no gain
+    pinned = _workload_guard(_deployment(nodeName="cp-1"), plain)
+    assert pinned == "Deployment shop/api: nodeName cp-1 (past the scheduler and the node's taints)"

@@ -226,6 +226,71 @@ def _paused(found: Obj) -> None:
     found["spec"]["paused"] = True
 
 
+def _pod_security(**settings: object) -> Callable[[Obj], None]:
+    def change(found: Obj) -> None:
+        _pod_spec(found).setdefault("securityContext", {}).update(settings)
+
+    return change
+
+
+def _pod_field(**settings: object) -> Callable[[Obj], None]:
+    def change(found: Obj) -> None:
+        _pod_spec(found).update(settings)
+
+    return change
+
+
+def _unmasked_proc(found: Obj) -> None:
+    _first_container(found).setdefault("securityContext", {})["procMount"] = "Unmasked"
+
+
+def _root_group_behind_a_null(found: Obj) -> None:
+    """Group 0 on the pod, and every container's ``runAsGroup`` written as null."""
+    _pod_security(runAsGroup=0)(found)
+    for container in _pod_spec(found)["containers"]:
+        container.setdefault("securityContext", {})["runAsGroup"] = None
+
+
+CONTROL_PLANE = "node-role.kubernetes.io/control-plane"
+# Each passed every criterion with a score of 1.0: the guard knew only the node's namespaces
+# and paths, privilege, capabilities, user 0 and host ports.
+NODE_ATTACKS: dict[str, Callable[[Obj], None]] = {
+    "root group on the pod": _pod_security(runAsGroup=0),
+    "root group behind a null": _root_group_behind_a_null,
+    "root as a supplemental group": _pod_security(supplementalGroups=[0]),
+    "root as the fsGroup": _pod_security(fsGroup=0),
+    "an unmasked /proc": _unmasked_proc,
+    "an unsafe sysctl": _pod_security(sysctls=[{"name": "kernel.msgmax", "value": "65536"}]),
+    "an unsafe sysctl written with slashes": _pod_security(
+        sysctls=[{"name": "kernel/sem", "value": "250 32000 100 128"}]
+    ),
+    "no seccomp profile": _pod_security(seccompProfile={"type": "Unconfined"}),
+    "pinned to a control-plane node": _pod_field(nodeName="control-plane-1"),
+    "tolerating every taint": _pod_field(tolerations=[{"operator": "Exists"}]),
+    "on the control plane by label": _pod_field(
+        nodeSelector={CONTROL_PLANE: ""},
+        tolerations=[{"key": CONTROL_PLANE, "operator": "Exists", "effect": "NoSchedule"}],
+    ),
+    "another service account": _pod_field(serviceAccountName="deployer"),
+    "sharing the pod's processes": _pod_field(shareProcessNamespace=True),
+}
+
+
+@pytest.mark.parametrize("template_id", ["security-context-deployment", "limits-deployment"])
+@pytest.mark.parametrize("attack", NODE_ATTACKS, ids=str)
+def test_a_workload_that_leaves_its_pod_for_the_node_fails(
+    template_id: str, attack: str, pool: PoolSandbox
+) -> None:
+    task = _task(template_id)
+    verdict = family.verify(
+        task, {"attack.yaml": _dump(_changed(NODE_ATTACKS[attack])(task))}, pool
+    )
+    assert verdict.status is Status.FAIL, verdict.criteria
+    [failed] = [c for c in verdict.criteria if not c.passed]
+    assert failed.name == "the workloads keep their replicas and gain no powers"
+    assert failed.evidence.startswith("Deployment "), failed.evidence
+
+
 WORKLOAD_ATTACKS: dict[str, tuple[str, Callable[[Obj], None]]] = {
     "hardened, SYS_ADMIN added": ("security-context-deployment", _add_capabilities),
     "hardened, root user on the pod": ("security-context-deployment", _root_user("pod")),
@@ -364,3 +429,54 @@ def test_a_range_opened_only_on_its_declared_ports_fails(seed: int, pool: PoolSa
     assert verdict.score < 1.0
     reference = family.verify(task, task.solutions["reference"], pool)
     assert reference.status is Status.PASS, reference.criteria
+
+
+ESCAPES = (
+    "reference-in-the-root-group",
+    "reference-with-an-unsafe-sysctl",
+    "reference-on-the-control-plane",
+    "reference-as-another-account",
+)
+
+
+@pytest.mark.parametrize("template_id", ["security-context-deployment", "limits-deployment"])
+def test_the_red_team_hands_the_reference_powers_beyond_its_pods(
+    template_id: str, pool: PoolSandbox
+) -> None:
+    task = _task(template_id)
+    tried = {e.name: e for e in family.exploits(task)}
+    names = [*ESCAPES]
+    if template_id == "security-context-deployment":  # a container security context to write in
+        names.append("reference-with-an-unmasked-proc")
+    for name in names:
+        verdict = family.verify(task, tried[name].files, pool)
+        assert verdict.status is Status.FAIL, (name, verdict.criteria)
+        [failed] = [c for c in verdict.criteria if not c.passed]
+        assert failed.name == "the workloads keep their replicas and gain no powers", name
+
+
+def _by_shared_labels(task: Task) -> list[Obj]:
+    """The reference with each namespace it names by name (``kubernetes.io/metadata.name``)
+    named instead by its other labels, which anyone who makes a namespace may give it."""
+    cluster = yaml.safe_load_all(task.workspace["cluster.yaml"].decode())
+    labels = {o["metadata"]["name"]: o["metadata"].get("labels") for o in cluster if o}
+    text = yaml.safe_dump_all(_reference(task), sort_keys=False)
+    for name, own in labels.items():
+        if own:
+            flow = yaml.safe_dump(own, default_flow_style=True).strip()
+            text = text.replace(f"kubernetes.io/metadata.name: {name}\n", f"{flow[1:-1]}\n")
+    changed = [o for o in yaml.safe_load_all(text) if o]
+    assert changed != _reference(task)
+    return changed
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_a_namespace_named_by_a_label_anyone_may_copy_fails(seed: int, pool: PoolSandbox) -> None:
+    # monitoring/prometheus let in by its namespace's `team: observability` rather than its
+    # name passed every criterion: the namespace made later the guard knew had no labels.
+    task = _task("netpol-allow-scrape", seed)
+    verdict = family.verify(task, {"attack.yaml": _dump(_by_shared_labels(task))}, pool)
+    assert verdict.status is Status.FAIL, verdict.criteria
+    [failed] = [c for c in verdict.criteria if not c.passed]
+    assert failed.name == "no one else gets in"
+    assert "in a namespace made later with its labels ->" in failed.evidence

@@ -71,7 +71,7 @@ def test_the_reference_passes_on_every_backend(sandbox: Sandbox) -> None:
         "no one else gets in",
         "nothing else is cut off",
     ]
-    assert verdict.versions.family.startswith("config@9+schemas-1.")
+    assert verdict.versions.family.startswith("config@10+schemas-1.")
     assert any(p.lower().startswith("pyyaml==") for p in verdict.versions.python.packages)
 
 
@@ -83,6 +83,10 @@ GUARDS = {
     "bad-selects-nothing": ["no one else gets in"],
     "bad-isolates-the-namespace": ["nothing else is cut off"],
 }
+BY_LABEL = b"namespaceSelector: {matchLabels: {team:"
+"""How a known-bad solution names a namespace by a label its owner chose, which any namespace
+made later may carry too: it lets that namespace in, as the reference (naming by name) does
+not."""
 
 
 @pytest.mark.parametrize("label", sorted(BROKEN))
@@ -97,7 +101,11 @@ def test_each_known_bad_solution_fails_on_what_it_breaks(label: str, pool: PoolS
     assert evidence in failed[name]
     # a policy that selects no pod leaves the database open to the internet too; one that
     # isolates the whole namespace cuts the cache off from it
-    assert guards == GUARDS.get(label, []), failed
+    expected = GUARDS.get(label, [])
+    refused = name.startswith("policy.yaml")  # refused whole: no guard judges it
+    if not refused and any(BY_LABEL in text for text in task.solutions[label].values()):
+        expected = sorted({"no one else gets in", *expected})
+    assert guards == expected, failed
 
 
 def test_doing_nothing_fails(pool: PoolSandbox) -> None:

@@ -11,11 +11,11 @@ import pytest
 from assay.families.base import SensitivityFamily
 from assay.families.config import ConfigFamily
 from assay.families.config.cluster import make_cluster
+from assay.families.config.powers import powers
 from assay.families.config.selectors import ObjectError
 from assay.families.config.workloads import (
     ContainerRules,
     container_problems,
-    powers,
     quantity,
     service_problems,
     services_from_objects,
@@ -374,7 +374,14 @@ allowed = true
 def test_a_submission_passes_when_it_meets_one_reading(pool: PoolSandbox) -> None:
     family = ConfigFamily()
     task = with_hidden(fixture_task(), "expected-whole-namespace.toml", OR_READING)
-    or_policy = task.solutions["bad-or-instead-of-and"]
+    # its namespaces named by name: a label such as `team: api` lets in any namespace made
+    # later so labelled, which no reading asks for
+    or_policy = {
+        name: text.replace(b"{team: api}", b"{kubernetes.io/metadata.name: api}").replace(
+            b"{team: observability}", b"{kubernetes.io/metadata.name: monitoring}"
+        )
+        for name, text in task.solutions["bad-or-instead-of-and"].items()
+    }
     verdict = family.verify(task, or_policy, pool)
     assert verdict.status is Status.PASS, verdict.summary
     assert verdict.summary == "4/4 requirements met (reading whole-namespace, best of 2)"
@@ -396,3 +403,74 @@ def test_every_probe_makes_the_reference_fail(pool: PoolSandbox) -> None:
         assert "expected-whole-namespace.toml" not in probe.task.hidden
         verdict = family.verify(probe.task, task.solutions["reference"], pool)
         assert verdict.status is Status.FAIL, probe.name
+
+
+def test_powers_take_in_groups_proc_sysctls_profiles_placement_and_accounts() -> None:
+    cp = "node-role.kubernetes.io/control-plane"
+    safe = _deployment(
+        [{"name": "api", "securityContext": {"procMount": "Default", "runAsGroup": 1000}}],
+        securityContext={
+            "sysctls": [
+                {"name": "net.ipv4.ip_local_port_range", "value": "1024 65535"},
+                {"name": "net/ipv4/tcp_syncookies", "value": "1"},
+            ],
+            "seccompProfile": {"type": "RuntimeDefault"},
+            "supplementalGroups": [1000],
+            "fsGroup": 2000,
+        },
+        serviceAccountName="default",
+        tolerations=[{"key": "dedicated", "operator": "Equal", "value": "api"}],
+        nodeSelector={"disktype": "ssd"},
+    )
+    assert powers(workloads_from_objects([safe])["Deployment shop/api"]) == frozenset()
+    strong = _deployment(
+        [
+            {
+                "name": "api",
+                "securityContext": {
+                    "procMount": "Unmasked",
+                    "appArmorProfile": {"type": "Unconfined"},
+                    "windowsOptions": {"hostProcess": True},
+                },
+            }
+        ],
+        securityContext={
+            "runAsGroup": 0,
+            "sysctls": [{"name": "kernel/msgmax", "value": "65536"}],
+            "seccompProfile": {"type": "Unconfined"},
+            "supplementalGroups": [0],
+            "fsGroup": 0,
+        },
+        initContainers=[{"name": "setup", "securityContext": {"runAsGroup": None}}],
+        serviceAccount="deployer",
+        shareProcessNamespace=True,
+        nodeName="cp-1",
+        nodeSelector={cp: ""},
+        affinity={
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": cp, "operator": "Exists"}]}]
+                }
+            }
+        },
+        tolerations=[{"operator": "Exists"}, {"key": cp, "effect": "NoSchedule"}],
+    )
+    assert powers(workloads_from_objects([strong])["Deployment shop/api"]) == {
+        "container api: runs as group 0 (root)",
+        "container api: procMount Unmasked",
+        "container api: seccompProfile Unconfined",
+        "container api: appArmorProfile Unconfined",
+        "container api: a Windows host process",
+        "init container setup: runs as group 0 (root)",
+        "init container setup: seccompProfile Unconfined",
+        "fsGroup 0 (root)",
+        "supplementalGroups holds 0 (root)",
+        "unsafe sysctl kernel.msgmax",
+        "shareProcessNamespace",
+        "runs as service account deployer",
+        "nodeName cp-1 (past the scheduler and the node's taints)",
+        "nodeSelector for a control-plane node",
+        "node affinity for a control-plane node",
+        "tolerates every taint",
+        "tolerates the control-plane taint",
+    }

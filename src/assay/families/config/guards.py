@@ -29,12 +29,22 @@ same cluster, catch that:
     the reference's does (a paused Deployment, an ``OnDelete`` update strategy: the template
     meets every requirement and the running pods never take it), and no workload's pods gain a
     power on their node
-    (:func:`~.workloads.powers`: its namespaces or paths, a privileged container, an added
-    capability, user 0, a host port) that the reference does not give them.
+    (:func:`~.powers.powers`: its namespaces or paths, a privileged container, an added
+    capability, user or group 0, an unmasked ``/proc``, an unsafe sysctl, a node it picks
+    past the scheduler or the control-plane taint, another service account, a host port)
+    that the reference does not give them, nor mounts a service account token the
+    reference's pods decline.
 ``no Service opens the cluster to the outside``
     For a task whose submission may hold Services: none is of type ``NodePort`` or
     ``LoadBalancer``, or takes ``externalIPs``, where the reference's Service of that name is
     not (selecting the right pods is no licence to put them on the internet).
+
+``no one else gets in`` also lets in no pod made later in a namespace made later with the
+labels of one of today's pods and namespaces (every label but the namespace's name, which only
+the API server sets) where the reference keeps it out and the submission would keep it out
+of a namespace without those labels: a rule naming a namespace by a label its
+owner chose (``team: observability``) rather than by its name lets in whoever makes another
+namespace so labelled.
 
 The two reachability guards also hold a replica of each pod made later (its namespace, labels
 and ports, an address nobody knows yet) to the access of the pod it copies, wherever the
@@ -52,7 +62,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Collection, Iterable, Sequence
 
-from assay.families.config.cluster import IPAddress, Pod
+from assay.families.config.cluster import NAME_LABEL, Cluster, IPAddress, Pod
 from assay.families.config.expectations import (
     ConnectionKey,
     Expectations,
@@ -68,8 +78,9 @@ from assay.families.config.network import (
     merge_ranges,
     subtract_ranges,
 )
+from assay.families.config.powers import powers, token_mounted
 from assay.families.config.rbac import Grant, Permissions, Subject, describe
-from assay.families.config.workloads import WORKLOAD_KINDS, powers
+from assay.families.config.workloads import WORKLOAD_KINDS
 from assay.verdicts import Criterion
 
 CLEAN = "none beyond the reference"
@@ -141,6 +152,18 @@ def _reachability(
         ):
             line = f"{_who(source)} -> {_who(destination)} :{port[0]}/{port[1]}"
             (opened if now else cut).append(line)
+    # A namespace made later may carry any label of one of today's but its name: a rule that
+    # lets a pod in by such a label (and would not let it in from a namespace without it),
+    # where the reference keeps it out, lets in whoever makes a namespace so labelled.
+    found_later, reference_later = _with_copies(found), _with_copies(reference)
+    for source, destination, bare_source, bare_destination, port in _copied(found.cluster):
+        checked += 1
+        if (
+            found_later.allowed(source, destination, *port)
+            and not found_later.allowed(bare_source, bare_destination, *port)
+            and not reference_later.allowed(source, destination, *port)
+        ):
+            opened.append(f"{_who(source)} -> {_who(destination)} :{port[0]}/{port[1]}")
     return [
         criterion("no one else gets in", opened, checked, "reachability", clean=CLEAN),
         criterion(
@@ -255,6 +278,42 @@ def _replicas(pods: Sequence[Pod]) -> Iterable[tuple[Pod, Pod, Pod, Pod, tuple[i
                 yield other, replica, other, pod, port
 
 
+def _with_copies(reach: Reachability) -> Reachability:
+    """``reach`` with, for each namespace of its cluster, one made later with its labels but
+    its name (which only the API server sets)."""
+    cluster = reach.cluster
+    copies = {
+        _copy(name): {
+            **{k: v for k, v in labels.items() if k != NAME_LABEL},
+            NAME_LABEL: _copy(name),
+        }
+        for name, labels in cluster.namespaces.items()
+    }
+    return Reachability(Cluster({**cluster.namespaces, **copies}, cluster.pods), reach.policies)
+
+
+_UNLABELLED = next(o.namespace for o in OUTSIDE if o.namespace != WORLD)
+
+
+def _copy(namespace: str) -> str:
+    return f"a namespace made later labelled like {namespace}"  # no namespace can be called so
+
+
+def _copied(cluster: Cluster) -> Iterable[tuple[Pod, Pod, Pod, Pod, tuple[int, str]]]:
+    """Each connection from and to a pod made later with the labels of a pod of the cluster,
+    in a namespace made later with the labels of the pod's, on the destination's declared
+    ports: source, destination, and the two with the copy in a namespace without labels."""
+    for pod in cluster.pods:
+        name = f"a copy of {pod.ref} in a namespace made later with its labels"
+        copy = Pod(_copy(pod.namespace), name, labels=pod.labels, ports=pod.ports)
+        bare = Pod(_UNLABELLED, name, labels=pod.labels, ports=pod.ports)
+        for other in cluster.pods:
+            for port in _declared(other):
+                yield copy, other, bare, other, port
+            for port in _declared(copy):
+                yield other, copy, other, bare, port
+
+
 def _later_replica(pod: Pod) -> Pod:
     """A pod like ``pod`` made later (another replica of its workload): its namespace, labels
     and ports, and an address nobody knows yet."""
@@ -265,6 +324,8 @@ def _later_replica(pod: Pod) -> Pod:
 def _who(pod: Pod) -> str:
     if pod.namespace == WORLD:
         return f"{pod.name} ({pod.ip})"
+    if pod.namespace.startswith("a namespace made later labelled like"):
+        return pod.name
     if pod in OUTSIDE:
         return f"{pod.name} (namespace {pod.namespace})"
     return pod.ref
@@ -278,6 +339,8 @@ def _workloads(found: Meaning, reference: Meaning) -> Criterion:
             wrong.append(f"{ref} runs {workload.replicas} replicas, not {before.replicas}")
         if before is not None and workload.held and not before.held:
             wrong.append(f"{ref}: its running pods never take the new template ({workload.held})")
+        if before is not None and token_mounted(workload) and not token_mounted(before):
+            wrong.append(f"{ref}: mounts its service account's token, which it declined")
         gained = powers(workload) - (powers(before) if before is not None else frozenset())
         wrong += [f"{ref}: {power}" for power in sorted(gained)]
     return criterion(

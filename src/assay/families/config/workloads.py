@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from assay.families.config.cluster import Cluster, Pod, container_port, metadata
@@ -78,6 +78,9 @@ class Workload:
     held: str | None = None
     """Why its running pods never take a changed template (``spec.paused`` of a Deployment,
     ``updateStrategy`` ``OnDelete`` of a StatefulSet or DaemonSet); None when they do."""
+    pod_spec: Mapping[str, object] = field(default_factory=dict)
+    """Its pod spec as written, for what :mod:`.powers` reads of it (placement, service
+    account, sysctls)."""
 
     def every_container(self) -> list[tuple[str, Container]]:
         """Its containers, init containers and ephemeral containers, each with what it is
@@ -146,6 +149,7 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
             tuple(key for key in HOST_NAMESPACES if spec.get(key) is True),
             _host_paths(spec),
             held,
+            spec,
         )
         _unique_names(found[ref])
     return found
@@ -323,22 +327,6 @@ def _inherited(c: Container, workload: Workload, key: str) -> object:
 def _added(c: Container) -> list[str]:
     added = _mapping(c.security.get("capabilities")).get("add")
     return [str(a) for a in added] if isinstance(added, list) else []
-
-
-def powers(workload: Workload) -> frozenset[str]:
-    """What ``workload``'s pods may do beyond what a pod may by default, one line each: share
-    the node's network, process or IPC namespace, mount a path of the node, run a container
-    privileged, with an added capability, as user 0 or on a port of the node."""
-    found = set(workload.host_namespaces)
-    found |= {f"hostPath volume {path}" for path in workload.host_paths}
-    for where, c in workload.every_container():
-        if c.security.get("privileged") is True:
-            found.add(f"{where}: privileged")
-        found |= {f"{where}: adds capability {cap}" for cap in _added(c)}
-        if _user(c, workload) == 0:
-            found.add(f"{where}: runs as user 0 (root)")
-        found |= {f"{where}: hostPort {port}" for port in c.host_ports}
-    return frozenset(found)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,92 @@
+"""The reference's workloads handed powers beyond their pods, for the red-team check
+(:mod:`.exploits`): each passes a hardening task's requirements, and the workload guard must
+tell it apart from the reference.
+
+Shaped from the reference's text as written, without reading its YAML on the host: a line
+added after each block-style ``securityContext:`` header (the pod's, at the indentation of its
+``containers:`` key, or a container's, deeper), or pod keys before each ``containers:`` line.
+A hack whose key the reference already writes is left out (a key written twice in one mapping
+is refused, which would fail for the wrong reason).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+CONTROL_PLANE = "node-role.kubernetes.io/control-plane"
+_CONTAINERS = re.compile(r"(?m)^( +)containers:[ ]*$")
+_SECURITY = re.compile(r"(?m)^( +)securityContext:[ ]*\n(?=( +)\S)")
+
+
+def escapes(reference: str) -> list[tuple[str, str, str]]:
+    """Each hack as ``(name, what, text)``; none when the reference has no pod spec written
+    in block style."""
+    pods = {len(m.group(1)) for m in _CONTAINERS.finditer(reference)}
+    if not pods:
+        return []
+    found = []
+    for name, what, pod, container in (
+        ("reference-in-the-root-group", "the reference's pods in group 0", "runAsGroup: 0", ""),
+        (
+            "reference-with-an-unsafe-sysctl",
+            "the reference's pods setting a sysctl of the node's kernel",
+            "sysctls: [{name: kernel.msgmax, value: '65536'}]",
+            "",
+        ),
+        (
+            "reference-with-an-unmasked-proc",
+            "the reference's containers seeing the node's /proc unmasked",
+            "",
+            "procMount: Unmasked",
+        ),
+    ):
+        text = _secured(reference, pods, pod, container)
+        if text is not None:
+            found.append((name, what, text))
+    for name, what, keys in (
+        (
+            "reference-on-the-control-plane",
+            "the reference's pods pinned to a control-plane node, past its taint",
+            (
+                "nodeName: control-plane",
+                f"tolerations: [{{key: {CONTROL_PLANE}, operator: Exists}}]",
+            ),
+        ),
+        (
+            "reference-as-another-account",
+            "the reference's pods running as another service account",
+            ("serviceAccountName: assay-admin",),
+        ),
+    ):
+        text = _before_containers(reference, keys)
+        if text is not None:
+            found.append((name, what, text))
+    return found
+
+
+def _secured(reference: str, pods: set[int], pod: str, container: str) -> str | None:
+    """``reference`` with ``pod`` added to each pod's security context (or a new one made for
+    it where the reference writes none) and ``container`` to each container's; None when a
+    key is written already or nowhere to go."""
+    if any(line and line.split(":")[0] in reference for line in (pod, container)):
+        return None
+    headers = [len(m.group(1)) for m in _SECURITY.finditer(reference)]
+    if pod and not any(indent in pods for indent in headers):
+        return _CONTAINERS.sub(rf"\1securityContext: {{{pod}}}\n\1containers:", reference)
+
+    def added(match: re.Match[str]) -> str:
+        line = pod if len(match.group(1)) in pods else container
+        return match.group(0) + (f"{match.group(2)}{line}\n" if line else "")
+
+    text = _SECURITY.sub(added, reference)
+    return text if text != reference else None
+
+
+def _before_containers(reference: str, keys: Sequence[str]) -> str | None:
+    """``reference`` with ``keys`` written in each pod spec before its containers; None when
+    it writes one of them already."""
+    if any(key.split(":")[0] + ":" in reference for key in keys):
+        return None
+    lines = "".join(rf"\1{key}\n" for key in keys)
+    return _CONTAINERS.sub(lines + r"\1containers:", reference)

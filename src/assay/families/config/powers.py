@@ -1,0 +1,160 @@
+"""What a workload's pods may do beyond what a pod may by default, for the workload guard.
+
+Each power is one line naming where it comes from. A pod gains one by:
+
+- sharing the node's network, process or IPC namespace (``hostNetwork``, ``hostPID``,
+  ``hostIPC``), or mounting a path of the node (a ``hostPath`` volume);
+- a container (init and ephemeral ones too) run privileged, with an added capability, as user
+  0 or group 0 (``runAsGroup``, or the pod's ``fsGroup`` or ``supplementalGroups``, which every
+  process of the pod joins), with the node's ``/proc`` unmasked (``procMount: Unmasked``),
+  outside the runtime's seccomp or AppArmor profile (``Unconfined``), as a Windows host
+  process, or on a port of the node (``hostPort``);
+- a sysctl outside Kubernetes' safe set (:data:`SAFE_SYSCTLS`): the others reach past the pod
+  into the node's kernel;
+- seeing its other containers' processes and files (``shareProcessNamespace``);
+- running where the scheduler would not put it: on a node named outright (``nodeName``, past
+  the scheduler and its taints), on a control-plane node by its label (``nodeSelector``, a
+  required node affinity), or tolerating the control-plane taint or every taint;
+- running as a service account other than its namespace's ``default`` (its rights are not the
+  pod's to choose in a task that never names it).
+
+Whether a pod mounts its service account's token is no power of its own (every pod does by
+default); a workload that stops declining it (``automountServiceAccountToken: false``) is told
+apart by :func:`token_mounted`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from assay.families.config.workloads import Container, Workload
+
+SAFE_SYSCTLS = frozenset(
+    {
+        "kernel.shm_rmid_forced",
+        "net.ipv4.ip_local_port_range",
+        "net.ipv4.ip_unprivileged_port_start",
+        "net.ipv4.tcp_syncookies",
+        "net.ipv4.ping_group_range",
+        "net.ipv4.ip_local_reserved_ports",
+        "net.ipv4.tcp_keepalive_time",
+        "net.ipv4.tcp_fin_timeout",
+        "net.ipv4.tcp_keepalive_intvl",
+        "net.ipv4.tcp_keepalive_probes",
+    }
+)
+"""The sysctls Kubernetes counts safe (namespaced, isolated between pods): the kubelet allows
+them by default and the baseline Pod Security Standard admits no other."""
+CONTROL_PLANE_LABELS = (
+    "node-role.kubernetes.io/control-plane",
+    "node-role.kubernetes.io/master",
+)
+"""The label and taint key of a control-plane node (``master`` before Kubernetes 1.24)."""
+DEFAULT_ACCOUNT = "default"
+
+
+def powers(workload: Workload) -> frozenset[str]:
+    """What ``workload``'s pods may do beyond what a pod may by default, one line each (see
+    the module's docstring); empty for a plain pod."""
+    found = set(workload.host_namespaces)
+    found |= {f"hostPath volume {path}" for path in workload.host_paths}
+    for where, c in workload.every_container():
+        found |= {f"{where}: {power}" for power in _container_powers(c, workload)}
+    found |= _pod_powers(workload.pod_spec, workload.pod_security)
+    return frozenset(found)
+
+
+def token_mounted(workload: Workload) -> bool:
+    """Whether ``workload``'s pods mount their service account's API token: unless the pod
+    spec declines it (``automountServiceAccountToken: false``)."""
+    return workload.pod_spec.get("automountServiceAccountToken") is not False
+
+
+def _container_powers(c: Container, workload: Workload) -> set[str]:
+    security = c.security
+    found = set()
+    if security.get("privileged") is True:
+        found.add("privileged")
+    found |= {f"adds capability {cap}" for cap in _added(c)}
+    if _inherited(c, workload, "runAsUser") == 0:
+        found.add("runs as user 0 (root)")
+    if _inherited(c, workload, "runAsGroup") == 0:
+        found.add("runs as group 0 (root)")
+    if security.get("procMount") not in (None, "Default"):
+        found.add(f"procMount {str(security.get('procMount'))[:40]}")
+    for key in ("seccompProfile", "appArmorProfile"):
+        if _mapping(_inherited(c, workload, key)).get("type") == "Unconfined":
+            found.add(f"{key} Unconfined")
+    if _mapping(_inherited(c, workload, "windowsOptions")).get("hostProcess") is True:
+        found.add("a Windows host process")
+    found |= {f"hostPort {port}" for port in c.host_ports}
+    return found
+
+
+def _pod_powers(spec: Mapping[str, object], security: Mapping[str, object]) -> set[str]:
+    found = set()
+    if security.get("fsGroup") == 0:
+        found.add("fsGroup 0 (root)")
+    groups = security.get("supplementalGroups")
+    if isinstance(groups, list) and 0 in groups:
+        found.add("supplementalGroups holds 0 (root)")
+    sysctls = security.get("sysctls")
+    for item in sysctls if isinstance(sysctls, list) else []:
+        name = str(_mapping(item).get("name", "")).replace("/", ".")
+        if name not in SAFE_SYSCTLS:
+            found.add(f"unsafe sysctl {name[:80]}")
+    if spec.get("shareProcessNamespace") is True:
+        found.add("shareProcessNamespace")
+    found |= _placement(spec)
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if isinstance(account, str) and account and account != DEFAULT_ACCOUNT:
+        found.add(f"runs as service account {account[:80]}")
+    return found
+
+
+def _placement(spec: Mapping[str, object]) -> set[str]:
+    """Where the pod runs that the scheduler would not put it: a node named outright, a
+    control-plane node, past the control-plane taint or every taint."""
+    found = set()
+    node = spec.get("nodeName")
+    if isinstance(node, str) and node:
+        found.add(f"nodeName {node[:80]} (past the scheduler and the node's taints)")
+    selector = _mapping(spec.get("nodeSelector"))
+    if any(key in selector for key in CONTROL_PLANE_LABELS):
+        found.add("nodeSelector for a control-plane node")
+    required = _mapping(
+        _mapping(_mapping(spec.get("affinity")).get("nodeAffinity")).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+    )
+    terms = required.get("nodeSelectorTerms")
+    for term in terms if isinstance(terms, list) else []:
+        expressions = _mapping(term).get("matchExpressions")
+        for expression in expressions if isinstance(expressions, list) else []:
+            if _mapping(expression).get("key") in CONTROL_PLANE_LABELS:
+                found.add("node affinity for a control-plane node")
+    tolerations = spec.get("tolerations")
+    for item in tolerations if isinstance(tolerations, list) else []:
+        toleration = _mapping(item)
+        key = toleration.get("key")
+        if not key and toleration.get("operator") == "Exists":
+            found.add("tolerates every taint")
+        elif key in CONTROL_PLANE_LABELS:
+            found.add("tolerates the control-plane taint")
+    return found
+
+
+def _inherited(c: Container, workload: Workload, key: str) -> object:
+    """A setting of the container's security context, or the pod's when the container leaves
+    it unset: missing or null (the API server reads ``runAsUser: null`` as no value)."""
+    value = c.security.get(key)
+    return workload.pod_security.get(key) if value is None else value
+
+
+def _added(c: Container) -> list[str]:
+    added = _mapping(c.security.get("capabilities")).get("add")
+    return [str(a) for a in added] if isinstance(added, list) else []
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return value if isinstance(value, dict) else {}
