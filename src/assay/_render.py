@@ -108,6 +108,17 @@ def plain(text: object, style: str = "") -> Text:
 
 
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+NOTE_CHARS = 300
+"""Characters of one finding, or of a task id, shown in the audit table (a task can make a
+finding of megabytes; the JSON report has it whole)."""
+
+
+def _short(text: str) -> str:
+    return (
+        text
+        if len(text) <= NOTE_CHARS
+        else f"{text[:NOTE_CHARS]}[... {len(text) - NOTE_CHARS} more]"
+    )
 
 
 def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
@@ -122,11 +133,11 @@ def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
     for audit in ordered[:limit]:
         colour = DECISION_STYLE[audit.decision]
         worst = sorted(audit.findings, key=lambda f: _SEVERITY_ORDER[f.severity])
-        notes = "; ".join(f"[{f.check}] {f.message}" for f in worst[:3]) or "-"
+        notes = "; ".join(_short(f"[{f.check}] {f.message}") for f in worst[:3]) or "-"
         if len(worst) > 3:
             notes += f" (and {len(worst) - 3} more in the JSON report)"
         table.add_row(
-            plain(audit.task_id),
+            plain(_short(audit.task_id)),
             plain(audit.decision.value, colour),
             plain(f"{audit.known_bad_caught}/{audit.known_bad}"),
             plain(notes),

@@ -5,7 +5,9 @@ disagree. It needs nothing from anywhere: styles are inline, charts are SVG draw
 (:mod:`assay._render_svg`), there is no script, and a Content-Security-Policy forbids loading
 anything, so it opens the same offline. Everything shown came from a task, a sandbox or the
 store (evidence holds agent-written code), so every value is escaped: a ``<script>`` in a
-finding is shown as text, never run.
+finding is shown as text, never run. And every value is cut (:data:`TEXT_CHARS`,
+:data:`BLOCK_CHARS`), so that a task that makes findings of megabytes still makes a page that
+opens; the JSON report holds them whole.
 """
 
 from __future__ import annotations
@@ -31,6 +33,14 @@ TASK_SECTIONS = 1000
 index and the JSON report."""
 FINDING_ROWS = 5000
 """Rows of the findings table, the most severe first."""
+TASK_FINDINGS = 50
+"""Findings listed in one task's section, and surviving mutants shown there."""
+ANCHOR_CHARS = 100
+"""Characters of a task id that make its fragment id (written in every link to the task)."""
+TEXT_CHARS = 2000
+"""Characters shown of one text (an id, a message, a summary); the JSON report has it whole."""
+BLOCK_CHARS = 8000
+"""Characters shown of one block (evidence, an exploit's code, a mutant's diff)."""
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 _DECISION_ORDER = {
     Decision.REJECTED: 0,
@@ -346,9 +356,11 @@ def _survivors(task: TaskAudit) -> str:
     )
     diffs = "".join(
         f'<div class="survivor"><div class="label">{_e(s.name)}</div>{_diff(s.diff)}</div>'
-        for s in m.survivors
+        for s in m.survivors[:TASK_FINDINGS]
     )
-    return head + diffs
+    more = len(m.survivors) - TASK_FINDINGS
+    note = f'<p class="muted">{more} more survivors in the JSON report.</p>' if more > 0 else ""
+    return head + diffs + note
 
 
 def _exploits(task: TaskAudit) -> str:
@@ -359,7 +371,7 @@ def _exploits(task: TaskAudit) -> str:
     won = "".join(
         f'<div class="exploit"><div class="label">{_e(x.name)}: {_e(x.what)}</div>'
         f'<p>verdict: <span class="{_e(x.status.value)}">{_e(x.status.value)}</span> '
-        f"&mdash; {_e(x.summary)}</p><pre>{_e(x.code)}</pre></div>"
+        f"&mdash; {_e(x.summary)}</p><pre>{_block(x.code)}</pre></div>"
         for x in r.won
     )
     return head + won
@@ -369,15 +381,18 @@ def _task_findings(findings: Sequence[Finding]) -> str:
     if not findings:
         return "<h4>Findings</h4><p class='empty'>None.</p>"
     rows = "".join(
-        f"<tr><td>{_e(f.check)}</td>{_severity(f)}<td>{_message(f)}</td></tr>" for f in findings
+        f"<tr><td>{_e(f.check)}</td>{_severity(f)}<td>{_message(f)}</td></tr>"
+        for f in findings[:TASK_FINDINGS]
     )
-    return f"<h4>Findings</h4><table class='findings'>{rows}</table>"
+    more = len(findings) - TASK_FINDINGS
+    note = f'<p class="muted">{more} more findings in the JSON report.</p>' if more > 0 else ""
+    return f"<h4>Findings</h4><table class='findings'>{rows}</table>{note}"
 
 
 def _message(finding: Finding) -> str:
     review = ' <span class="review">needs review</span>' if finding.review else ""
     evidence = (
-        f"<details><summary>evidence</summary><pre>{_e(finding.evidence)}</pre></details>"
+        f"<details><summary>evidence</summary><pre>{_block(finding.evidence)}</pre></details>"
         if finding.evidence
         else ""
     )
@@ -386,7 +401,7 @@ def _message(finding: Finding) -> str:
 
 def _diff(diff: str) -> str:
     lines = []
-    for line in diff.splitlines():
+    for line in _cut(diff, BLOCK_CHARS).splitlines():
         kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
         lines.append(f'<span class="{kind}">{_e(line)}</span>' if kind else _e(line))
     return '<pre class="diff">' + "\n".join(lines) + "</pre>"
@@ -403,13 +418,20 @@ def _ordered(tasks: Iterable[TaskAudit]) -> list[TaskAudit]:
 
 
 def _anchors(tasks: Iterable[TaskAudit]) -> dict[str, str]:
-    """A unique fragment id per task id, made of the id's safe characters."""
+    """A unique fragment id per task id, made of the safe characters of the id's first
+    :data:`ANCHOR_CHARS`, numbered when another task has it already."""
     anchors: dict[str, str] = {}
-    used: Counter[str] = Counter()
+    taken: set[str] = set()
+    seen: Counter[str] = Counter()
     for task in tasks:
-        slug = "task-" + (_SLUG.sub("-", task.task_id).strip("-") or "unnamed")
-        used[slug] += 1
-        anchors[task.task_id] = slug if used[slug] == 1 else f"{slug}-{used[slug]}"
+        safe = _SLUG.sub("-", task.task_id[:ANCHOR_CHARS]).strip("-")
+        slug = "task-" + (safe or "unnamed")
+        anchor = slug
+        while anchor in taken:
+            seen[slug] += 1
+            anchor = f"{slug}-{seen[slug] + 1}"
+        taken.add(anchor)
+        anchors[task.task_id] = anchor
     return anchors
 
 
@@ -452,8 +474,22 @@ def _severity(finding: Finding) -> str:
 
 
 def _e(value: object) -> str:
-    """``value`` as HTML text (see :func:`assay._render_svg.escape`)."""
-    return escape(value)
+    """``value`` as HTML text (see :func:`assay._render_svg.escape`), cut at
+    :data:`TEXT_CHARS`."""
+    return escape(_cut(str(value), TEXT_CHARS))
+
+
+def _block(value: str) -> str:
+    """``value`` as HTML text, cut at :data:`BLOCK_CHARS`."""
+    return escape(_cut(value, BLOCK_CHARS))
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit`` characters and how many more the JSON report holds: a
+    task or a sandbox may write megabytes, and a page of them would not open."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[... {len(text) - limit} more characters in the JSON report]"
 
 
 _STYLE = """

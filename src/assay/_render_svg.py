@@ -7,14 +7,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape as _escape
 
-from assay._text import BIDI_CONTROLS, escaped
+from assay._text import escaped
 
 
 def escape(value: object) -> str:
-    """``value`` as HTML text: markup escaped, bidirectional controls shown as escapes, and
-    characters UTF-8 cannot hold (lone surrogates) as ``?``."""
+    """``value`` as HTML text: markup escaped, control, bidirectional and invisible characters
+    shown as escapes (as on the terminal), and characters UTF-8 cannot hold (lone surrogates)
+    as ``?``."""
     text = str(value).encode("utf-8", "replace").decode("utf-8")
-    return _escape(escaped(text, BIDI_CONTROLS), quote=True)
+    return _escape(escaped(text), quote=True)
 
 
 WIDTH = 640

@@ -1,6 +1,7 @@
 """Text from outside (a benchmark, a task file, a sandbox's output) made safe to show: control
-characters, and the bidirectional ones that make text display in another order than it reads (a
-right-to-left override can make ``a < b`` show as ``b > a``), written as escapes."""
+characters, the bidirectional ones that make text display in another order than it reads (a
+right-to-left override can make ``a < b`` show as ``b > a``), and the ones that show as nothing,
+written as escapes."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ import re
 BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 """The bidirectional controls, as the body of a regular expression's character class."""
 BIDI_CONTROLS = re.compile(f"[{BIDI}]")
-CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}]")
-"""Control characters but tab and line feed, and the bidirectional ones."""
+INVISIBLE = r"\u00ad\u180e\u200b\u2028\u2029\u2060-\u2064\ufeff\U000e0000-\U000e007f"
+"""Characters that show as nothing (zero-width spaces, the byte-order mark, the tag characters
+that spell hidden text), so that two different strings would look the same."""
+CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}{INVISIBLE}]")
+"""Control characters but tab and line feed, the bidirectional ones and the invisible ones."""
 
 
 def escaped(text: str, pattern: re.Pattern[str] = CONTROLS) -> str:

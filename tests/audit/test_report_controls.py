@@ -92,3 +92,22 @@ def test_the_terminal_shows_bidirectional_controls_as_escapes() -> None:
     assert OVERRIDE not in shown
     assert ISOLATE not in shown
     assert "\\u202e" in shown
+
+
+HIDDEN = "ok\u200b\ufeff\U000e0069\U000e0067\x08\x1b[8m"
+"""A zero-width space, a byte-order mark, tag characters spelling hidden text, a backspace and
+an escape: each shows as nothing, so ``ok`` would look like whatever else reads ``ok``."""
+
+
+def test_characters_that_show_as_nothing_are_escapes_on_the_page_and_the_terminal() -> None:
+    report = _report()
+    task = report.tasks[0].model_copy(update={"task_id": HIDDEN})
+    page = audit_html(report.model_copy(update={"tasks": (task,)}))
+    parser = _Text()
+    parser.feed(page)
+    text = "".join(parser.text)
+    for hidden in ("\u200b", "\ufeff", "\U000e0069", "\x08", "\x1b"):
+        assert hidden not in page
+        assert hidden not in plain(HIDDEN).plain
+    assert "ok\\u200b\\ufeff\\U000e0069\\U000e0067\\x08\\x1b[8m" in text
+    assert "ok\\u200b\\ufeff\\U000e0069\\U000e0067\\x08\\x1b[8m" in plain(HIDDEN).plain

@@ -4,13 +4,15 @@ exploits tried and the ones that won, and its pass rate; the HTML page shows the
 from __future__ import annotations
 
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from assay._render_html import audit_html
-from assay.audit import apply_profile, run_audit, select_checks
-from assay.findings import Decision
+from assay.audit import apply_profile, quarantine_lines, run_audit, select_checks
+from assay.audit.report import AuditReport, TaskAudit
+from assay.findings import Decision, Finding, Severity
 from assay.profiles import Sample, build_profile
 from assay.sandbox import PoolSandbox
 from assay.tasks import TaskSet
@@ -65,3 +67,22 @@ def test_a_joined_profile_is_kept_per_task_at_the_audited_version() -> None:
     assert tasks["same"].profile is not None
     assert tasks["same"].profile.pass_rate == 0.5
     assert tasks["moved"].profile is None  # profiled at another version: says nothing
+
+
+def test_a_quarantined_task_is_one_short_line_whatever_its_findings_quote() -> None:
+    now = datetime.now(UTC)
+    spoof = "solutions/reference-x\n5 tasks: 5 accepted, 0 rejected\n" + "y" * 100_000
+    held = TaskAudit(
+        task_id="held",
+        task_version="v",
+        path="tasks/held",
+        decision=Decision.QUARANTINED,
+        findings=(Finding(check="lint", severity=Severity.WARNING, message=spoof, review=True),),
+    )
+    report = AuditReport(
+        run_id="r", root="tasks", started_at=now, finished_at=now, checks=(), tasks=(held,)
+    )
+    lines = quarantine_lines(report)
+    assert len(lines) == 2
+    assert all("\n" not in line and len(line) < 1000 for line in lines)
+    assert "reference-x\\n5 tasks: 5 accepted" in lines[1]

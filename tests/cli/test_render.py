@@ -199,3 +199,23 @@ def test_an_audit_whose_stderr_is_a_log_says_how_far_it_is(
     audited = run_cli("audit", str(median_dir.parent), "--checks", "reference")
     assert audited.exit_code == 0, audited.output
     assert "auditing: 1 of 1 after " in audited.stderr
+
+
+def test_the_audit_table_cuts_a_finding_of_megabytes() -> None:
+    now = datetime.now(UTC)
+    huge = "x" * 1_000_000
+    audit = TaskAudit(
+        task_id=f"t{huge}",
+        task_version="v",
+        path="/t",
+        decision=Decision.REJECTED,
+        findings=(Finding(check="lint", severity=Severity.ERROR, message=huge),) * 3,
+    )
+    report = AuditReport(
+        run_id="r", root="/", started_at=now, finished_at=now, checks=("lint",), tasks=(audit,)
+    )
+    started = time.monotonic()
+    text = shown(audit_table(report))
+    assert len(text) < 20_000
+    assert time.monotonic() - started < 10
+    assert "more]" in text

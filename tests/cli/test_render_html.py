@@ -388,3 +388,37 @@ def test_tasks_past_the_cap_are_listed_and_anchors_stay_unique(
     anchors = re.findall(r'<tr><td><a href="#(task-[^"]+)">', page)
     assert len(set(anchors)) == 3
     assert "Not recorded (a report before format 2)." in page
+
+
+def test_megabytes_from_a_task_make_a_page_of_bounded_size() -> None:
+    huge = "A" * 1_000_000
+    report = hostile_report()
+    broken = report.tasks[0]
+    assert broken.mutation is not None
+    assert broken.red_team is not None
+    finding = Finding(check="lint", severity=Severity.ERROR, message=f"shows {huge}", evidence=huge)
+    mutant = SurvivingMutant(name=f"m {huge}", diff=f"-{huge}\n+{huge}")
+    exploit = broken.red_team.won[0].model_copy(update={"summary": huge, "code": huge})
+    heavy = broken.model_copy(
+        update={
+            "task_id": f"t-{huge}",
+            "findings": (finding,) * 200,
+            "mutation": broken.mutation.model_copy(update={"survivors": (mutant,) * 200}),
+            "red_team": broken.red_team.model_copy(update={"won": (exploit,)}),
+        }
+    )
+    page = audit_html(report.model_copy(update={"tasks": (heavy,)}))
+    assert len(page) < 5_000_000, len(page)
+    assert "more characters in the JSON report" in page
+    assert "150 more findings in the JSON report." in page
+    assert "150 more survivors in the JSON report." in page
+
+
+def test_every_task_gets_its_own_anchor_whatever_its_id() -> None:
+    report = hostile_report()
+    fine = report.tasks[1]
+    ids = ("a!", "a?", "a-2", "a-2!")
+    tasks = tuple(fine.model_copy(update={"task_id": i}) for i in ids)
+    page = audit_html(report.model_copy(update={"tasks": tasks}))
+    anchors = re.findall(r'<section class="task" id="([^"]+)"', page)
+    assert len(anchors) == len(set(anchors)) == 4, anchors

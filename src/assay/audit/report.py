@@ -249,8 +249,23 @@ def quarantine_lines(report: AuditReport) -> list[str]:
     for task in held:
         reasons = held_by(task)
         more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
-        lines.append(f"  {task.task_id}: {reasons[0] if reasons else 'see its findings'}{more}")
+        reason = reasons[0] if reasons else "see its findings"
+        lines.append(f"  {_one_line(task.task_id)}: {_one_line(reason)}{more}")
     return lines
+
+
+REASON_CHARS = 300
+"""Characters of a task id or of a finding shown in a line of :func:`quarantine_lines`."""
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line (line breaks written ``\\n``), cut at :data:`REASON_CHARS`: a
+    finding can quote a task's file names, which may hold a line break and a line that reads
+    like one of the totals."""
+    flat = text.replace("\r", "\\r").replace("\n", "\\n")
+    if len(flat) <= REASON_CHARS:
+        return flat
+    return f"{flat[:REASON_CHARS]}[... {len(flat) - REASON_CHARS} more]"
 
 
 def summary_line(report: AuditReport) -> str:
