@@ -9,18 +9,22 @@ import pytest
 
 from assay.audit import Decision, run_audit
 from assay.families.workflow.config import expected_state, initial_state, workflow_config
+from assay.families.workflow.family import DECIDING, WorkflowFamily
 from assay.families.workflow.generator import (
+    RERUN_SUFFIX,
     _distinct_draws,
     _draw,
     _template_order,
     draft_task,
     generate_workflow_tasks,
+    self_check,
 )
 from assay.families.workflow.prompts import STYLES
 from assay.families.workflow.templates import LOCALES, TEMPLATES
 from assay.sandbox import LocalSandbox
 from assay.tasks import TaskSet, save_task
 from assay.tasks.similarity import near_duplicates
+from assay.verdicts import Status
 
 
 def test_the_bank_has_fifteen_workflows_over_every_service() -> None:
@@ -88,3 +92,47 @@ def test_a_hundred_drafts_hold_no_near_duplicate_prompts() -> None:
         for index, template in enumerate(order)
     }
     assert near_duplicates(prompts) == []
+
+
+def _rerun_bads() -> list[tuple[str, str]]:
+    found = []
+    for template in TEMPLATES:
+        task = draft_task(template, random.Random(f"rerun:{template.id}"), 23, 0)
+        found += [(template.id, name) for name in task.known_bad() if name.endswith(RERUN_SUFFIX)]
+    return found
+
+
+def test_some_known_bads_are_wrong_only_on_a_rerun() -> None:
+    labels = {name for _, name in _rerun_bads()}
+    assert "bad-duplicates-on-rerun" in labels
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize(("template_id", "name"), _rerun_bads())
+def test_a_known_bad_wrong_on_a_rerun_is_right_the_first_time(template_id: str, name: str) -> None:
+    """Its first run meets every requirement; only the idempotence check catches it (a known
+    bad caught by its first run shows nothing about reruns)."""
+    template = next(t for t in TEMPLATES if t.id == template_id)
+    task = draft_task(template, random.Random(f"rerun:{template_id}:fresh"), 29, 1)
+    verdict = WorkflowFamily().verify(task, task.solutions[name], LocalSandbox())
+    failed = {c.name: c.evidence for c in verdict.criteria if not c.passed and c.kind in DECIDING}
+    assert verdict.status is Status.FAIL
+    assert list(failed) == ["idempotent"], failed
+    if name == "bad-duplicates-on-rerun":
+        assert "unexpected message(s)" in failed["idempotent"]
+
+
+@pytest.mark.sandbox
+def test_the_self_check_refuses_a_rerun_known_bad_caught_on_its_first_run() -> None:
+    template = next(t for t in TEMPLATES if t.id == "invoice-routing")
+    task = draft_task(template, random.Random("rerun:self-check"), 31, 0)
+    wrong_at_once = task.solutions["bad-leaves-files-in-incoming"]
+    solutions = {
+        "reference": task.solutions["reference"],
+        "bad-duplicates-on-rerun": wrong_at_once,
+    }
+    problem = self_check(
+        WorkflowFamily(), task.model_copy(update={"solutions": solutions}), LocalSandbox()
+    )
+    assert isinstance(problem, str)
+    assert "bad-duplicates-on-rerun is not right the first time" in problem

@@ -5,6 +5,10 @@ from __future__ import annotations
 import pytest
 
 from assay.families.workflow import WorkflowFamily
+from assay.families.workflow.cloud import read_state, seed
+from assay.families.workflow.emulator import Emulator
+from assay.families.workflow.judge import judge_state
+from assay.families.workflow.state import CloudState, TableState
 from assay.sandbox import LocalSandbox
 from assay.tasks import Limits, Task
 from assay.verdicts import Status, Verdict
@@ -157,6 +161,34 @@ def test_an_episode_that_deleted_and_created_a_kept_resource_again_fails(
     assert kept.status is Status.PASS, kept.criteria
 
 
+FORGED_BIRTH = b"""
+import contextlib
+url = sqs.get_queue_url(QueueName="audit")["QueueUrl"]
+born = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["CreatedTimestamp"])
+bodies = [m["Body"] for m in sqs.receive_message(QueueUrl=url).get("Messages", [])]
+sqs.delete_queue(QueueUrl=url)
+with contextlib.suppress(Exception):
+    sqs.create_queue(QueueName="audit", Attributes=born["Attributes"])
+url = sqs.create_queue(QueueName="audit")["QueueUrl"]
+with contextlib.suppress(Exception):
+    sqs.set_queue_attributes(QueueUrl=url, Attributes=born["Attributes"])
+for body in bodies:
+    sqs.send_message(QueueUrl=url, MessageBody=body)
+"""
+
+
+def test_a_queue_created_again_cannot_take_back_its_birth(
+    family: WorkflowFamily, task: Task
+) -> None:
+    """A queue's creation time is read-only, as in the real SQS: a script that deletes a kept
+    queue and sets the old time on the new one is still caught."""
+    script = task.solutions["reference"]["solution.py"] + FORGED_BIRTH
+    verdict = verify(family, task, script)
+    assert verdict.status is Status.FAIL
+    assert set(failed(verdict)) == {"queue:audit"}
+    assert "deleted and created again" in failed(verdict)["queue:audit"]
+
+
 def test_doing_nothing_fails(family: WorkflowFamily, task: Task) -> None:
     verdict = family.verify(task, family.empty_solution(task), LocalSandbox())
     assert verdict.status is Status.FAIL
@@ -234,3 +266,71 @@ def test_the_script_runs_beside_the_workspace_files(family: WorkflowFamily, task
     reads = b"import json\nassert 'inbox' in json.load(open('state.json'))['buckets']\n"
     verdict = verify(family, task, reads)
     assert {c.name: c.passed for c in verdict.criteria}["script"] is True
+
+
+BINARY_ITEM = b"""
+import boto3
+dynamodb = boto3.client("dynamodb")
+dynamodb.create_table(
+    TableName="junk",
+    KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+    AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}],
+    BillingMode="PAY_PER_REQUEST",
+)
+dynamodb.put_item(TableName="junk", Item={"id": {"S": "a"}, "status": {"B": b"received"}})
+dynamodb.put_item(TableName="junk", Item={"id": {"S": "b"}, "tags": {"BS": [b"x", b"y"]}})
+"""
+
+
+def test_a_binary_attribute_is_judged_not_a_crash(family: WorkflowFamily, task: Task) -> None:
+    """No state holds a binary value: one left in an item is a difference the evidence shows,
+    never equal to the text of its bytes, and never an exception of the trusted side."""
+    verdict = verify(family, task, BINARY_ITEM)
+    assert verdict.status is Status.FAIL
+    assert failed(verdict)["table:junk"] == "table junk should not exist"
+
+
+def test_a_binary_value_never_equals_the_text_of_its_bytes(emulator: Emulator) -> None:
+    item = {"id": "a", "status": "received"}
+    state = CloudState(tables={"orders": TableState(hash_key="id", items=(item,))})
+    seed(emulator, state)
+    binary = {"id": {"S": "a"}, "status": {"B": b"received"}}
+    emulator.client("dynamodb").put_item(TableName="orders", Item=binary)
+    [criterion] = judge_state(state, state, read_state(emulator))
+    assert not criterion.passed
+    assert "<binary: 8 bytes" in criterion.evidence
+
+
+@pytest.mark.parametrize("name", ["../escape.py", "/etc/escape.py", "nul\0name.py", ""])
+def test_a_file_name_outside_the_workspace_is_a_fail_not_an_error(
+    family: WorkflowFamily, task: Task, name: str
+) -> None:
+    """The candidate chose the name: the sandbox refusing it must not turn a fail into an
+    error (which is retried and never scored)."""
+    solution = {"solution.py": b"pass\n", name: b"x"}
+    verdict = family.verify(task, solution, LocalSandbox())
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert "cannot be a file of the workspace" in failed(verdict)["script"]
+
+
+def test_asking_for_s3_default_encryption_changes_nothing(
+    family: WorkflowFamily, task: Task
+) -> None:
+    """S3 encrypts every bucket and object with SSE-S3 unless told otherwise: a script that
+    asks for it explicitly does the same work as the reference and passes."""
+    explicit = b"""
+s3.put_bucket_encryption(
+    Bucket=BUCKET,
+    ServerSideEncryptionConfiguration={
+        "Rules": [{"ApplyServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}}]
+    },
+)
+kept = s3.get_object(Bucket=BUCKET, Key="keep/readme.txt")["Body"].read()
+s3.put_object(Bucket=BUCKET, Key="keep/readme.txt", Body=kept, ServerSideEncryption="AES256")
+"""
+    verdict = verify(family, task, task.solutions["reference"]["solution.py"] + explicit)
+    assert verdict.status is Status.PASS, failed(verdict)
+    kms = explicit.replace(b'ServerSideEncryption="AES256"', b'ServerSideEncryption="aws:kms"')
+    verdict = verify(family, task, task.solutions["reference"]["solution.py"] + kms)
+    assert verdict.status is Status.FAIL
+    assert "encryption" in failed(verdict)["bucket:inbox"]

@@ -14,8 +14,10 @@ standard input and answers each with one line on standard output:
 An emulator is a process of its own because moto's backends are global to a process: two
 emulators never share state. It serves only the services of :data:`SERVICES`, signed the way
 the SDK signs, and the regional ones in :data:`REGION` only; moto's own control endpoints
-(``/moto-api``, which can reset or dump every backend) and anything unsigned get a 403. It
-dies with its parent, and the parent dies when its standard input closes.
+(``/moto-api``, which can reset or dump every backend) and anything unsigned get a 403; a
+queue attribute that the real SQS does not let a request set is refused (see
+:data:`SQS_SETTABLE`). It dies with its parent, and the parent dies when its standard input
+closes.
 """
 
 from __future__ import annotations
@@ -46,6 +48,28 @@ MEMORY_LIMIT_BYTES = 2 * 2**30
 """Address space an emulator may use; past it, requests fail inside moto, not on the host."""
 CPU_LIMIT_S = 300
 """CPU seconds an emulator may use in its life: agent code cannot make it work without end."""
+SQS_SETTABLE = frozenset(
+    {
+        "ContentBasedDeduplication",
+        "DeduplicationScope",
+        "DelaySeconds",
+        "FifoQueue",
+        "FifoThroughputLimit",
+        "KmsDataKeyReusePeriodSeconds",
+        "KmsMasterKeyId",
+        "MaximumMessageSize",
+        "MessageRetentionPeriod",
+        "Policy",
+        "ReceiveMessageWaitTimeSeconds",
+        "RedriveAllowPolicy",
+        "RedrivePolicy",
+        "SqsManagedSseEnabled",
+        "VisibilityTimeout",
+    }
+)
+"""The queue attributes a request may set, as in the real SQS. moto stores any name it is
+given, its read-only ones too (``CreatedTimestamp``, which tells a queue deleted and created
+again from the one that was there): those are refused as the real SQS refuses them."""
 _PR_SET_PDEATHSIG = 1
 
 StartResponse = Callable[..., Any]
@@ -187,6 +211,7 @@ def main() -> None:
         create_backend_app,
     )
 
+    settable_queue_attributes_only()
     app = guarded(DomainDispatcherApplication(create_backend_app))
     _warm(app)
     out = sys.stdout
@@ -202,6 +227,23 @@ def main() -> None:
             answer = {"error": f"unknown command {command.get('op')!r}"}
         out.write(json.dumps(answer) + "\n")
         out.flush()
+
+
+def settable_queue_attributes_only() -> None:
+    """Make moto's queues refuse attributes outside :data:`SQS_SETTABLE` with SQS's own
+    ``InvalidAttributeName``, whichever request (and protocol) names them."""
+    from moto.sqs.exceptions import InvalidAttributeName  # noqa: PLC0415 - loaded with moto
+    from moto.sqs.models import Queue  # noqa: PLC0415 - likewise
+
+    original = Queue._set_attributes  # the one place every attribute is set
+
+    def checked(queue: Any, attributes: dict[str, Any], now: float | None = None) -> None:
+        for name in attributes:
+            if name not in SQS_SETTABLE:
+                raise InvalidAttributeName(name)
+        original(queue, attributes, now)
+
+    Queue._set_attributes = checked  # type: ignore[method-assign,assignment]
 
 
 def logging_off() -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer  # type: ignore[import-untyped]
+from boto3.dynamodb.types import Binary, TypeDeserializer, TypeSerializer  # type: ignore[import-untyped]
 from botocore.exceptions import ClientError, ParamValidationError  # type: ignore[import-untyped]
 
 from assay.errors import TaskFormatError
@@ -180,17 +180,23 @@ def _decimals(value: Any) -> Any:
 
 
 def _plain(value: Any) -> Any:
+    """An attribute value of an item as plain JSON. A binary value (no state can hold one)
+    becomes a summary that no text equals, even a text of the same bytes."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Binary | bytes | bytearray):
+        return _binary(value.value if isinstance(value, Binary) else bytes(value))
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, set | frozenset):
         return sorted(_plain(v) for v in value)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, bytes | bytearray):
-        return text_of(bytes(value))
     return value
+
+
+def _binary(data: bytes) -> str:
+    return f"<binary: {len(data)} bytes, sha256 {hashlib.sha256(data).hexdigest()[:16]}>"
 
 
 def text_of(body: bytes) -> str:

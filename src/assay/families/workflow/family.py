@@ -6,7 +6,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, TaskFormatError
@@ -35,7 +35,7 @@ from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_
 if TYPE_CHECKING:
     from assay.families.workflow.tools import Replay, WorkflowTools
 
-VERSION = "7"
+VERSION = "8"
 EPISODE_FILE = ".episode"
 """A submission file naming a live episode's emulator by its secret token (see ``tools``)."""
 EMPTY_SCRIPT = b"# does nothing\n"
@@ -227,6 +227,11 @@ class _Case:
 def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
     if SCRIPT not in solution:
         return record(Status.FAIL, f"{SCRIPT} was not submitted")
+    unplaceable = _unplaceable(solution)
+    if unplaceable is not None:
+        why = f"the submitted file name {unplaceable[:200]!r} cannot be a file of the workspace"
+        refused = Criterion(name="script", passed=False, evidence=why, kind="script")
+        return record(Status.FAIL, why, (refused,))
     try:
         emulator = emulators().start()
     except SandboxError as exc:
@@ -245,6 +250,17 @@ def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
     return _decide(tuple(criteria), record)
+
+
+def _unplaceable(solution: Files) -> str | None:
+    """The first file name of ``solution`` that names no place in the workspace (empty,
+    absolute, climbing out with ``..``, holding a NUL byte), or None. The sandbox refuses such
+    a name as an error of its own; a submission holding one is the candidate's doing, a fail."""
+    for name in solution:
+        path = PurePosixPath(name)
+        if not name.strip("/.") or "\0" in name or path.is_absolute() or ".." in path.parts:
+            return name
+    return None
 
 
 def _run_and_judge(

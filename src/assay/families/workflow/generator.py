@@ -7,7 +7,8 @@ and in the language of the drawn locale (a vague request, for templates that hav
 with another expected state and reference per reasonable reading), adds a script that does
 nothing and one that does the job and also deletes something it was not asked to, and verifies
 every solution in the sandbox against a real emulator: every reference must pass and every
-known-bad must fail, else the draw is redrawn. The same seed gives the same tasks.
+known-bad must fail (one labelled ``...-on-rerun`` by the idempotence check alone, its first
+run being right), else the draw is redrawn. The same seed gives the same tasks.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from assay.errors import VerifierError
 from assay.families.workflow.config import READING_SEPARATOR, SCRIPT
-from assay.families.workflow.family import WorkflowFamily
+from assay.families.workflow.family import DECIDING, WorkflowFamily
 from assay.families.workflow.prompts import STYLES, VAGUE, language_of, styles_for
 from assay.families.workflow.state import CloudState
 from assay.families.workflow.templates import (
@@ -35,12 +36,14 @@ from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.similarity import is_near_duplicate, shingles
 from assay.tasks.spec import Limits, TaskSpec
-from assay.verdicts import Status
+from assay.verdicts import Status, Verdict
 
 MAX_DRAWS = 3
 PROMPT_DRAWS = 4
 CALLS_WEIGHT = 0.25
 """Weight of the api-calls criterion in generated tasks (the score only, never the status)."""
+RERUN_SUFFIX = "-on-rerun"
+"""Ends the label of a known-bad script whose first run is right and whose second is not."""
 LIMITS = Limits(timeout_s=60, cpu_s=30, memory_mb=512)
 """Per run of the script; the audit's headroom check sums both runs of a verification."""
 
@@ -119,18 +122,28 @@ def _make_task(template: Template, seed: int, index: int, first: int, sandbox: S
 
 def self_check(family: WorkflowFamily, task: Task, sandbox: Sandbox) -> int | str:
     """The API requests the reference made when ``task`` is sound; else why it is not (a
-    reference that fails, a known-bad that passes)."""
+    reference that fails, a known-bad that passes, a ``...-on-rerun`` known-bad caught by its
+    first run)."""
     calls = 0
     for name, files in sorted(task.solutions.items()):
         verdict = family.verify(task, files, sandbox)
         want = Status.PASS if name.startswith("reference") else Status.FAIL
+        failed = [f"{c.name}: {c.evidence}" for c in verdict.criteria if not c.passed]
         if verdict.status is not want:
-            failed = [f"{c.name}: {c.evidence}" for c in verdict.criteria if not c.passed]
             return f"solutions/{name} is {verdict.status.value}, not {want.value}: {failed[:3]}"
+        if name.endswith(RERUN_SUFFIX) and not _fails_on_rerun_only(verdict):
+            return f"solutions/{name} is not right the first time, wrong on a rerun: {failed[:3]}"
         if name == "reference":
             counted = [c.evidence for c in verdict.criteria if c.name == "api-calls"]
             calls = int(counted[0].split()[0]) if counted else 0
     return max(calls, 1)
+
+
+def _fails_on_rerun_only(verdict: Verdict) -> bool:
+    """Whether the one deciding criterion ``verdict`` fails is the idempotence check: what a
+    known-bad labelled ``...-on-rerun`` must show, its first run being right."""
+    failed = {c.kind for c in verdict.criteria if c.kind in DECIDING and not c.passed}
+    return failed == {"idempotence"}
 
 
 def draft_task(

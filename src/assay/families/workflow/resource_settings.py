@@ -12,7 +12,8 @@ Read for each bucket: its policy, ACL, public access block, versioning, encrypti
 tags, CORS, website, logging, notifications, ownership controls, replication, transfer
 acceleration, request payment, object lock, inventory, analytics, metrics and intelligent-tiering
 configurations, and multipart uploads in progress; for each object, its ACL, tags, storage
-class, encryption and website redirect (its content type, user metadata and other headers that
+class, encryption and website redirect (S3's own default encryption, SSE-S3, asked for
+explicitly, reads as the default it is) (its content type, user metadata and other headers that
 describe the body are not judged: a task that writes an object may write them as it likes). For
 each queue: its attributes (policy, redrive, visibility, retention, delays, size, encryption...)
 and tags. For each table: capacity, indexes, stream, encryption, deletion protection, table
@@ -93,6 +94,9 @@ class _Get:
     default: Any = None
 
 
+SSE_S3 = {"SSEAlgorithm": "AES256"}
+"""The encryption S3 applies to every bucket and object unless told otherwise: asking for it
+explicitly changes nothing, so it reads as the default."""
 _BUCKET = (
     _Get("policy", "get_bucket_policy", "Policy", "NoSuchBucketPolicy"),
     _Get(
@@ -107,6 +111,7 @@ _BUCKET = (
         "get_bucket_encryption",
         "ServerSideEncryptionConfiguration",
         "ServerSideEncryptionConfigurationNotFoundError",
+        {"Rules": [{"ApplyServerSideEncryptionByDefault": SSE_S3, "BucketKeyEnabled": False}]},
     ),
     _Get(
         "lifecycle", "get_bucket_lifecycle_configuration", "Rules", "NoSuchLifecycleConfiguration"
@@ -306,7 +311,7 @@ def object_reads(s3: Any, bucket: str, key: str, head: dict[str, Any]) -> Reads:
     encryption = {k: head[k] for k in ("ServerSideEncryption", "SSEKMSKeyId") if k in head}
     reads: Reads = {
         "storage_class": _known(storage if storage != "STANDARD" else None),
-        "encryption": _known(encryption),
+        "encryption": _known(_unless(encryption, {"ServerSideEncryption": "AES256"})),
         "website_redirect": _known(head.get("WebsiteRedirectLocation")),
         "acl": partial(_acl_of, s3.get_object_acl, Bucket=bucket, Key=key),
     }

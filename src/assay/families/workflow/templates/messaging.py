@@ -191,7 +191,7 @@ def order_intake(rng: random.Random, locale_name: str) -> Draft:
             ),
         ),
         bad={
-            "duplicates-on-rerun": (
+            "keeps-handled-messages": (
                 (
                     "        sqs.delete_message(QueueUrl=intake, "
                     'ReceiptHandle=message["ReceiptHandle"])\n',

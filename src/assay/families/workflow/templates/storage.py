@@ -153,7 +153,21 @@ def invoice_routing(rng: random.Random, locale_name: str) -> Draft:
             "wrong-routing": (
                 ('QUEUE_PREFIX + str(invoice["region"])', "QUEUE_PREFIX + REGIONS[0]"),
             ),
-            "duplicates-on-rerun": (("    move(key, PROCESSED)\n", ""),),
+            "leaves-files-in-incoming": (("    move(key, PROCESSED)\n", ""),),
+            # right the first time; a second run routes the processed files again
+            "duplicates-on-rerun": (
+                (
+                    'for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, '
+                    "Prefix=INCOMING):\n    keys += [",
+                    "for page in (\n    page\n    for prefix in (INCOMING, PROCESSED)\n"
+                    '    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=BUCKET, '
+                    "Prefix=prefix)\n):\n    keys += [",
+                ),
+                (
+                    "    move(key, PROCESSED)\n",
+                    "    if key.startswith(INCOMING):\n        move(key, PROCESSED)\n",
+                ),
+            ),
             "skips-summary": (("if keys:", "if not keys:"),),
             "deletes-malformed": (
                 (
