@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -163,3 +165,21 @@ def test_the_generator_writes_exception_cases_that_catch_a_solution_that_never_r
         assert verdict.status is Status.FAIL, label
         failed = {c.name for c in verdict.criteria if not c.passed}
         assert failed >= {case.id for case in raising}, label
+
+
+def test_a_prompt_with_a_long_word_is_read_once_not_once_a_letter() -> None:
+    """Read at every letter of a 300,000-letter word, the name of an exception was read to the
+    word's end each time: many minutes of one core for a prompt of 300 kB. Run apart, so that a
+    reading that grows with the square of the word fails here instead of hanging the suite."""
+    reading = (
+        "from assay.families.code.raising import promised_exceptions\n"
+        "text = 'A' * 300_000 + ' raises ValueError and ' + 'Bad' * 100_000 + ' is raised'\n"
+        "print(sorted(promised_exceptions(text)))\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", reading], check=False, capture_output=True, text=True, timeout=60
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading a long word took more than a minute: once a letter, not once")
+    assert done.stdout.split() == ["['ValueError']"], done.stderr

@@ -21,7 +21,10 @@ _BUILTIN_EXCEPTIONS: dict[str, type[BaseException]] = {
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException)
 }
-_NAME = r"`?([A-Z][A-Za-z]*(?:Error|Exception))\b`?"
+_NAME = r"`?\b([A-Z][A-Za-z]*(?:Error|Exception))\b`?"
+"""An exception's name, from the start of a word only: tried at every letter of a long word, the
+name's letters would be read to the word's end again and again (a 500,000-letter word took
+minutes)."""
 _PROMISE = re.compile(
     rf"\b(?i:raises?|raising|throw[sn]?|throwing|fail(?:s|ing)?\s+with)\s+(?i:an?\s+)?{_NAME}"
     rf"|{_NAME}\s+(?i:is|are|be|gets?)\s+(?i:raised|thrown)\b"
