@@ -70,6 +70,16 @@ def test_an_example_contradicting_its_case_in_other_words_is_an_error(shown: str
     assert errors == ["prompt.md shows median([3, 1, 2]) giving 3, but hidden case c0 expects 2"]
 
 
+def test_a_contradiction_of_megabytes_is_one_short_line() -> None:
+    long_list = list(range(100_000))
+    cases = [Case(id="c0", args=[long_list], expected=[0] * 100_000, example=True), *CASES[1:]]
+    (error,) = _errors(_task(cases, f"\n>>> median({long_list})\n{[1] * 100_000}\n"))
+    assert len(error) < 1000
+    assert error.startswith("prompt.md shows median([0, 1, 2, 3,")
+    assert "but hidden case c0 expects [0, 0, 0" in error
+    assert "(300,000 characters)" in error  # the shown value's length, said
+
+
 def test_a_definition_written_with_equals_is_no_contradiction() -> None:
     assert _errors(_task(CASES, "\nmedian([3, 1, 2]) = 3 when the middle is kept\n")) == []
     assert _errors(_task(CASES, "\nmedian([3, 1, 2]) = 3\n")) == []

@@ -196,8 +196,9 @@ def _contradicted_examples(
         if not same:
             findings.append(
                 _error(
-                    f"prompt.md shows {call_text(config.function, _args(case))} giving {shown!r}, "
-                    f"but hidden case {case.id} expects {decode(case.expected)!r}",
+                    f"prompt.md shows {_cut(call_text(config.function, _args(case)))} giving "
+                    f"{_cut(repr(shown))}, but hidden case {case.id} expects "
+                    f"{_cut(repr(decode(case.expected)))}",
                     "correct the example or the case",
                 )
             )
@@ -430,4 +431,14 @@ def _copied_hidden(task: Task) -> list[Finding]:
 
 
 def _error(message: str, evidence: str = "") -> Finding:
-    return Finding(check=CHECK, severity=Severity.ERROR, message=message, evidence=evidence[:300])
+    return Finding(
+        check=CHECK, severity=Severity.ERROR, message=_cut(message, 2000), evidence=evidence[:300]
+    )
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    """``text``, or its start and how long it is: a value a prompt or a case holds may be of
+    megabytes, and a finding is one line, kept in every report and the store."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text):,} characters)"
