@@ -3,6 +3,7 @@ runners sharing one run. Every episode is kept exactly once, whatever happens to
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import sqlite3
 import time
@@ -16,6 +17,9 @@ from tests.runs.conftest import assay, assert_each_episode_kept_once, finish
 
 TOTAL = 12  # 3 tasks x k 4
 SLOW_ANSWER = Reply(content=f"```python\n{REFERENCE.decode()}```\n", delay_s=0.1)
+# Slow enough that the runner cannot end the nine or more episodes left after a kill while this
+# test, starved of CPU on a loaded machine, waits to see one more: the last kill must land midway.
+SLOWER_ANSWER = dataclasses.replace(SLOW_ANSWER, delay_s=0.4)
 
 
 def run_args(tasks_dir: Path, server: ModelServer, name: str) -> list[str]:
@@ -67,7 +71,7 @@ def test_sigkill_again_and_again_then_resume_keeps_each_episode_once(
     tmp_path: Path, tasks_dir: Path, model_server: ModelServer
 ) -> None:
     model_server.models = ["test-model"]
-    model_server.play(SLOW_ANSWER)
+    model_server.play(SLOWER_ANSWER)
     db = tmp_path / "s.db"
     done = 0
     for _ in range(3):  # killed as soon as it has kept one more episode
