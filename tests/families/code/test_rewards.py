@@ -60,10 +60,12 @@ def test_a_slow_candidate_scores_low_on_runtime_and_still_passes(sandbox: Sandbo
     fast = family.verify(task, {"solution.py": REFERENCE}, sandbox)
     slow = family.verify(task, {"solution.py": SLOW}, sandbox)
     assert fast.status is slow.status is Status.PASS
-    assert _rubric_criterion(fast, "fast").score == 1.0
+    # the reference's own code, measured on a loaded machine, may pass the 20 ms floor by a bit
+    assert _rubric_criterion(fast, "fast").score > 0.9
     assert _rubric_criterion(slow, "fast").score == 0.0
     assert "ratio" in _rubric_criterion(slow, "fast").evidence
-    assert (fast.score, slow.score) == (1.0, 0.5)
+    assert fast.score > 0.95
+    assert slow.score == 0.5
 
 
 FORGERS = {
