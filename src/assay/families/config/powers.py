@@ -27,7 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from assay.families.config.workloads import Container, Workload
+from assay.families.config.workloads import (
+    Container,
+    Workload,
+    added_capabilities,
+    inherited,
+    mapping_of,
+)
 
 SAFE_SYSCTLS = frozenset(
     {
@@ -75,17 +81,17 @@ def _container_powers(c: Container, workload: Workload) -> set[str]:
     found = set()
     if security.get("privileged") is True:
         found.add("privileged")
-    found |= {f"adds capability {cap}" for cap in _added(c)}
-    if _inherited(c, workload, "runAsUser") == 0:
+    found |= {f"adds capability {cap}" for cap in added_capabilities(c)}
+    if inherited(c, workload, "runAsUser") == 0:
         found.add("runs as user 0 (root)")
-    if _inherited(c, workload, "runAsGroup") == 0:
+    if inherited(c, workload, "runAsGroup") == 0:
         found.add("runs as group 0 (root)")
     if security.get("procMount") not in (None, "Default"):
         found.add(f"procMount {str(security.get('procMount'))[:40]}")
     for key in ("seccompProfile", "appArmorProfile"):
-        if _mapping(_inherited(c, workload, key)).get("type") == "Unconfined":
+        if mapping_of(inherited(c, workload, key)).get("type") == "Unconfined":
             found.add(f"{key} Unconfined")
-    if _mapping(_inherited(c, workload, "windowsOptions")).get("hostProcess") is True:
+    if mapping_of(inherited(c, workload, "windowsOptions")).get("hostProcess") is True:
         found.add("a Windows host process")
     found |= {f"hostPort {port}" for port in c.host_ports}
     return found
@@ -100,7 +106,7 @@ def _pod_powers(spec: Mapping[str, object], security: Mapping[str, object]) -> s
         found.add("supplementalGroups holds 0 (root)")
     sysctls = security.get("sysctls")
     for item in sysctls if isinstance(sysctls, list) else []:
-        name = str(_mapping(item).get("name", "")).replace("/", ".")
+        name = str(mapping_of(item).get("name", "")).replace("/", ".")
         if name not in SAFE_SYSCTLS:
             found.add(f"unsafe sysctl {name[:80]}")
     if spec.get("shareProcessNamespace") is True:
@@ -119,42 +125,26 @@ def _placement(spec: Mapping[str, object]) -> set[str]:
     node = spec.get("nodeName")
     if isinstance(node, str) and node:
         found.add(f"nodeName {node[:80]} (past the scheduler and the node's taints)")
-    selector = _mapping(spec.get("nodeSelector"))
+    selector = mapping_of(spec.get("nodeSelector"))
     if any(key in selector for key in CONTROL_PLANE_LABELS):
         found.add("nodeSelector for a control-plane node")
-    required = _mapping(
-        _mapping(_mapping(spec.get("affinity")).get("nodeAffinity")).get(
+    required = mapping_of(
+        mapping_of(mapping_of(spec.get("affinity")).get("nodeAffinity")).get(
             "requiredDuringSchedulingIgnoredDuringExecution"
         )
     )
     terms = required.get("nodeSelectorTerms")
     for term in terms if isinstance(terms, list) else []:
-        expressions = _mapping(term).get("matchExpressions")
+        expressions = mapping_of(term).get("matchExpressions")
         for expression in expressions if isinstance(expressions, list) else []:
-            if _mapping(expression).get("key") in CONTROL_PLANE_LABELS:
+            if mapping_of(expression).get("key") in CONTROL_PLANE_LABELS:
                 found.add("node affinity for a control-plane node")
     tolerations = spec.get("tolerations")
     for item in tolerations if isinstance(tolerations, list) else []:
-        toleration = _mapping(item)
+        toleration = mapping_of(item)
         key = toleration.get("key")
         if not key and toleration.get("operator") == "Exists":
             found.add("tolerates every taint")
         elif key in CONTROL_PLANE_LABELS:
             found.add("tolerates the control-plane taint")
     return found
-
-
-def _inherited(c: Container, workload: Workload, key: str) -> object:
-    """A setting of the container's security context, or the pod's when the container leaves
-    it unset: missing or null (the API server reads ``runAsUser: null`` as no value)."""
-    value = c.security.get(key)
-    return workload.pod_security.get(key) if value is None else value
-
-
-def _added(c: Container) -> list[str]:
-    added = _mapping(c.security.get("capabilities")).get("add")
-    return [str(a) for a in added] if isinstance(added, list) else []
-
-
-def _mapping(value: object) -> Mapping[str, object]:
-    return value if isinstance(value, dict) else {}

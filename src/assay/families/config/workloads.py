@@ -124,7 +124,7 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
         held = _held(str(kind), spec)
         replicas = None
         if kind in ("Deployment", "StatefulSet"):
-            count = _mapping(spec).get("replicas")
+            count = mapping_of(spec).get("replicas")
             count = 1 if count is None else count  # the API server's default, null or missing
             if type(count) is not int or count < 0:
                 raise ObjectError(f"{ref}: spec.replicas must be a number of at least 0")
@@ -141,7 +141,7 @@ def workloads_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str,
         found[ref] = Workload(
             ref,
             labels,
-            _mapping(spec.get("securityContext")),
+            mapping_of(spec.get("securityContext")),
             _containers(spec, "containers", ref),
             _containers(spec, "initContainers", ref),
             _containers(spec, "ephemeralContainers", ref),
@@ -159,10 +159,10 @@ def _held(kind: str, spec: object) -> str | None:
     """Why a controller of ``kind`` with ``spec`` rolls no change of its template out to its
     pods: a paused Deployment, or a StatefulSet or DaemonSet that waits for them to be deleted
     by hand."""
-    spec = _mapping(spec)
+    spec = mapping_of(spec)
     if kind == "Deployment" and spec.get("paused") is True:
         return "spec.paused"
-    strategy = _mapping(spec.get("updateStrategy")).get("type")
+    strategy = mapping_of(spec.get("updateStrategy")).get("type")
     if kind in ("StatefulSet", "DaemonSet") and strategy == "OnDelete":
         return "updateStrategy OnDelete"
     return None
@@ -181,7 +181,7 @@ def _host_paths(spec: Mapping[str, object]) -> tuple[str, ...]:
     listed = spec.get("volumes")
     paths = []
     for volume in listed if isinstance(listed, list) else []:
-        host = _mapping(_mapping(volume).get("hostPath"))
+        host = mapping_of(mapping_of(volume).get("hostPath"))
         if host:
             paths.append(str(host.get("path", "")))
     return tuple(paths)
@@ -205,7 +205,7 @@ def _containers(spec: Mapping[str, object], key: str, ref: str) -> tuple[Contain
     for item in listed if isinstance(listed, list) else []:
         if not isinstance(item, dict):
             continue
-        resources = _mapping(item.get("resources"))
+        resources = mapping_of(item.get("resources"))
         where = f"{ref}: {_KINDS_OF_CONTAINER[key]} {item.get('name', '')}"
         name = item.get("name")
         problem = dns_label_problem(name) if isinstance(name, str) and name else "is required"
@@ -214,13 +214,13 @@ def _containers(spec: Mapping[str, object], key: str, ref: str) -> tuple[Contain
         ports = item.get("ports") if isinstance(item.get("ports"), list) else []
         for port in ports or []:
             container_port(port, where)
-        host_ports = [_mapping(port).get("hostPort") for port in ports or []]
+        host_ports = [mapping_of(port).get("hostPort") for port in ports or []]
         container = Container(
             name=str(item.get("name", "")),
             image=str(item.get("image", "")),
-            limits={k: str(v) for k, v in _mapping(resources.get("limits")).items()},
-            requests={k: str(v) for k, v in _mapping(resources.get("requests")).items()},
-            security=_mapping(item.get("securityContext")),
+            limits={k: str(v) for k, v in mapping_of(resources.get("limits")).items()},
+            requests={k: str(v) for k, v in mapping_of(resources.get("requests")).items()},
+            security=mapping_of(item.get("securityContext")),
             host_ports=tuple(p for p in host_ports if type(p) is int and p),
         )
         _check_resources(container, where)
@@ -248,7 +248,7 @@ def _check_resources(container: Container, where: str) -> None:
             )
 
 
-def _mapping(value: object) -> Mapping[str, object]:
+def mapping_of(value: object) -> Mapping[str, object]:
     return value if isinstance(value, dict) else {}
 
 
@@ -290,7 +290,7 @@ def _security_problems(c: Container, workload: Workload, rules: ContainerRules) 
     capability added back is not dropped."""
     security = c.security
     problems = []
-    non_root = _inherited(c, workload, "runAsNonRoot")
+    non_root = inherited(c, workload, "runAsNonRoot")
     if rules.run_as_non_root and non_root is not True:
         problems.append("runAsNonRoot is not true")
     if rules.run_as_non_root and _user(c, workload) == 0:
@@ -300,10 +300,10 @@ def _security_problems(c: Container, workload: Workload, rules: ContainerRules) 
     if rules.no_privilege_escalation and security.get("allowPrivilegeEscalation") is not False:
         problems.append("allowPrivilegeEscalation is not false")
     if rules.drop_all_capabilities:
-        dropped = _mapping(security.get("capabilities")).get("drop")
+        dropped = mapping_of(security.get("capabilities")).get("drop")
         if not isinstance(dropped, list) or "ALL" not in dropped:
             problems.append("capabilities.drop does not hold ALL")
-        added = _added(c)
+        added = added_capabilities(c)
         if added:
             problems.append(f"capabilities.add holds {', '.join(added)}")
     if security.get("privileged") is True and (
@@ -314,18 +314,18 @@ def _security_problems(c: Container, workload: Workload, rules: ContainerRules) 
 
 
 def _user(c: Container, workload: Workload) -> object:
-    return _inherited(c, workload, "runAsUser")
+    return inherited(c, workload, "runAsUser")
 
 
-def _inherited(c: Container, workload: Workload, key: str) -> object:
+def inherited(c: Container, workload: Workload, key: str) -> object:
     """A setting of the container's security context, or the pod's when the container leaves
     it unset: missing or null (the API server reads ``runAsUser: null`` as no value)."""
     value = c.security.get(key)
     return workload.pod_security.get(key) if value is None else value
 
 
-def _added(c: Container) -> list[str]:
-    added = _mapping(c.security.get("capabilities")).get("add")
+def added_capabilities(c: Container) -> list[str]:
+    added = mapping_of(c.security.get("capabilities")).get("add")
     return [str(a) for a in added] if isinstance(added, list) else []
 
 
@@ -366,7 +366,7 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
         if obj.get("kind") != "Service":
             continue
         name, namespace, _labels = metadata(obj)
-        spec = _mapping(obj.get("spec"))
+        spec = mapping_of(obj.get("spec"))
         selector = spec.get("selector")
         kind = spec.get("type") or "ClusterIP"  # the API server's default
         if kind not in SERVICE_TYPES:
@@ -381,7 +381,7 @@ def services_from_objects(objects: Iterable[Mapping[str, object]]) -> dict[str, 
         listed = listed if isinstance(listed, list) else []
         names: set[str] = set()
         for index, item in enumerate(listed):
-            port = _mapping(item)
+            port = mapping_of(item)
             number = port.get("port")
             if type(number) is not int:
                 raise ObjectError(f"Service {namespace}/{name}: a port needs a number")
