@@ -34,10 +34,12 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy
 
-# Only the HTML report's browser tests need Chromium; assay itself does not.
+# Only the HTML report's browser tests need Chromium; assay itself does not. Two workers: much of
+# the suite waits on sandboxes, emulators and subprocesses (TEST_WORKERS=0 runs it in one process).
+TEST_WORKERS ?= 2
 unit: setup train verl
 	@./scripts/install-chromium.sh
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
 
 test: lint typecheck unit
 

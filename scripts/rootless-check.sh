@@ -1,5 +1,5 @@
 #!/bin/sh
-# Run the demo, the static checks and the isolation tests (the sandbox's, and each family's
+# Run the demo and the isolation tests (the sandbox's, and each family's
 # attacks) as a normal user, as most users run assay, then the sandbox tests again as a user
 # without subordinate ids. (The whole suite runs as root just before; running it twice would
 # double CI's time for little.) Prepares what such a user's host gives
@@ -22,9 +22,8 @@ chown -R "$user": "$home/assay"
     set -e
     cd ~/assay
     make demo
-    make lint typecheck
     echo "== the isolation tests as this user: the sandbox and the attacks on each family =="
-    .venv/bin/pytest -q tests/sandbox tests/families/code tests/audit/test_redteam.py \
+    .venv/bin/pytest -q -n 2 --dist worksteal tests/sandbox tests/families/code tests/audit/test_redteam.py \
         tests/families/sql/test_adversarial.py tests/families/config/test_adversarial.py \
         tests/families/workflow/test_channel.py tests/families/workflow/test_exploits.py
     echo "== the sandbox tests again, without subordinate ids =="

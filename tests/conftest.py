@@ -28,6 +28,19 @@ if os.environ.get("ASSAY_TEST_WITHOUT_SUBIDS"):
     # The suite as a user whose host grants no subordinate ids (the ``shared`` identity).
     _userns.SUBUID = Path("/nonexistent/subuid")
 
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``slow(minutes)`` (whole demos, generated sets audited, trainers) first,
+    the longest first, so that with two workers (``make test``) the other one works through the
+    rest meanwhile instead of both waiting on one long test at the end."""
+
+    def minutes(item: pytest.Item) -> float:
+        slow = item.get_closest_marker("slow")
+        return 0.0 if slow is None else float(slow.kwargs["minutes"])
+
+    items.sort(key=minutes, reverse=True)  # stable: the rest keep their order
+
+
 REFERENCE = b"""
 def median(values):
     ordered = sorted(values)

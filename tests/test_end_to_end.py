@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from assay.demo import DEMO_PROFILE_K
 from assay.families.code.templates import TEMPLATES
 
@@ -29,6 +31,7 @@ def assay(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow(minutes=7)
 def test_demo_generates_audits_stores_and_summarises(tmp_path: Path) -> None:
     result = assay("demo", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
@@ -65,6 +68,7 @@ def readme_library() -> str:
     return section.split("```python\n", 1)[1].split("```", 1)[0]
 
 
+@pytest.mark.slow(minutes=3)
 def test_the_readme_tour_runs_as_written(tmp_path: Path) -> None:
     tour = readme_tour()
     [bank] = re.findall(r"a bank of (\d+) problem templates", tour)

@@ -5,6 +5,7 @@ hidden cases, cases all shown in the prompt)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,12 +18,16 @@ from assay.families.base import Exploit
 from assay.families.code import CodeFamily
 from assay.families.code.casefile import Case, cases_json
 from assay.families.code.exploits import ENDS_A_BATCH, code_exploits, prompt_examples
+from assay.families.sql import SqlFamily
+from assay.families.workflow.exploits import workflow_exploits
 from assay.findings import Finding, Severity
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.sandbox.batch import BATCH
 from assay.tasks import Task
 from assay.verdicts import Status, Timings, Verdict, Versions
 from tests.conftest import make_median_task, with_checker
+from tests.families.sql.conftest import REVENUE, fixture_task
+from tests.families.workflow.tasks import router_task
 
 pytestmark = pytest.mark.sandbox
 
@@ -268,3 +273,39 @@ def test_an_exploit_stopped_by_the_fitted_limits_is_tried_again_under_the_tasks_
     assert family.limits[1][1] < own[1]
     assert family.limits[2] == own
     assert failed_exploits(findings) == {"slow"}  # its pass is found, not hidden by the fitting
+
+
+class EndlessHack(SlowHack):
+    """One exploit that loops until the sandbox stops it, and says so."""
+
+    def exploits(self, task: Task) -> list[Exploit]:
+        loop = b"while True:\n    pass\n"
+        return [Exploit(name="hang", what="never ends", files={"solution.py": loop}, endless=True)]
+
+
+def test_an_endless_exploit_stopped_by_the_fitted_limits_is_not_run_again(
+    pool: PoolSandbox,
+) -> None:
+    task = make_median_task()
+    family = EndlessHack()
+    findings = run_check(task, family, pool)
+    # the reference (task's limits), the exploit (fitted: stopped), and nothing more
+    own = (task.spec.limits.timeout_s, task.spec.limits.cpu_s)
+    assert family.limits[0] == own
+    assert len(family.limits) == 2
+    assert family.limits[1][1] < own[1]
+    assert findings == []  # stopped, it fails
+
+
+@pytest.mark.parametrize(
+    ("exploits", "endless"),
+    [
+        (lambda: workflow_exploits(router_task()), {"hang", "flood-output"}),
+        (lambda: SqlFamily().exploits(fixture_task(REVENUE)), {"runs-forever"}),
+    ],
+    ids=["workflow", "sql"],
+)
+def test_only_the_hacks_that_loop_until_stopped_are_endless(
+    exploits: Callable[[], list[Exploit]], endless: set[str]
+) -> None:
+    assert {exploit.name for exploit in exploits() if exploit.endless} == endless

@@ -83,6 +83,7 @@ def test_a_checker_that_cannot_judge_the_tasks_own_outputs_is_an_error(
         assert "the checker gives no verdict on the task's own expected" in verdict["summary"]
 
 
+@pytest.mark.slow(minutes=1.5)
 def test_the_audit_rejects_a_checker_that_cannot_judge_the_tasks_own_outputs(
     invoke: Invoke, tmp_path: Path
 ) -> None:
@@ -96,6 +97,7 @@ def test_the_audit_rejects_a_checker_that_cannot_judge_the_tasks_own_outputs(
     assert finding["message"].startswith("tasks/checked/hidden/checker.py: the checker gives no")
 
 
+@pytest.mark.slow(minutes=0.5)
 def test_the_audit_warns_of_a_checker_that_takes_most_of_its_time(
     invoke: Invoke, tmp_path: Path
 ) -> None:

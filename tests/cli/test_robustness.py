@@ -106,11 +106,21 @@ def test_an_interrupt_exits_130_with_one_line(
 
 
 def _descendants(pid: int) -> list[int]:
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    except FileNotFoundError:
-        return []
+    """Processes started by ``pid`` (from any of its threads) and by them, and so on."""
+    children: list[str] = []
+    with contextlib.suppress(FileNotFoundError):
+        for thread in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(FileNotFoundError):
+                children += (thread / "children").read_text().split()
     return [int(c) for c in children] + [d for c in children for d in _descendants(int(c))]
+
+
+def _catches(pid: int, signum: int) -> bool:
+    """Whether process ``pid`` has a handler of its own for ``signum``."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigCgt:"):
+            return bool(int(line.split()[1], 16) >> (signum - 1) & 1)
+    return False
 
 
 @contextlib.contextmanager
@@ -268,7 +278,12 @@ def test_demo_never_deletes_a_tasks_directory_it_did_not_write(
     assert (tmp_path / "profile.json").read_text() == "mine"
 
 
-def test_demo_replaces_what_an_earlier_demo_wrote(invoke: Invoke, tmp_path: Path) -> None:
+def test_demo_replaces_what_an_earlier_demo_wrote(
+    invoke: Invoke, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Code and SQL tasks only: what is replaced does not depend on the family, and the demo of
+    # every family (tests/test_end_to_end.py) takes minutes.
+    monkeypatch.setattr(assay.demo, "DEMO_OTHERS", (("sql", 4),))
     first = invoke("demo", "--out", "out", "--n", "2")
     assert first.exit_code == 0, first.output
     tasks = tmp_path / "out" / "tasks"
@@ -388,9 +403,14 @@ def test_sigterm_stops_an_audit_as_ctrl_c_does(tmp_path: Path) -> None:
     save_task(task, tmp_path / "tasks")
     auditing = ("audit", "tasks", "--checks", "reference", "--db", "s.db")
     with _assay_process(*auditing, cwd=tmp_path) as process:
-        # The pool starts its workers from threads, which _descendants does not follow: give
-        # it time to start and to begin the reference's 15-second run.
-        time.sleep(6.0)
+        # Once the audit has taken SIGTERM over and its pool has started a worker (a loaded
+        # machine takes seconds to import it all), and the reference's 15-second run has begun.
+        deadline = time.monotonic() + 60
+        while not (_catches(process.pid, signal.SIGTERM) and _descendants(process.pid)):
+            assert time.monotonic() < deadline, "the audit never started its sandbox"
+            assert process.poll() is None, "the audit ended before it was stopped"
+            time.sleep(0.05)
+        time.sleep(2.0)
         assert process.poll() is None, "the audit ended before it was stopped"
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=60)

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 
 from assay.tasks import save_task
@@ -18,6 +19,7 @@ from tests.conftest import make_median_task
 EXAMPLE = Path(__file__).parents[2] / "examples" / "grpo.py"
 
 
+@pytest.mark.slow(minutes=1.2)
 def test_the_example_trains_two_grpo_steps_on_assay_rewards(
     run_cli: Callable[..., Result], tmp_path: Path
 ) -> None:

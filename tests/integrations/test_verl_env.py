@@ -52,6 +52,7 @@ def _row(task_id: str, response: str, tasks: Path | None = None) -> dict[str, An
     }
 
 
+@pytest.mark.slow(minutes=3.5)
 def test_verl_scores_assay_verdicts_and_stops_on_an_error_verdict(tmp_path: Path) -> None:
     tasks = tmp_path / "tasks"
     for task in [

@@ -16,7 +16,11 @@ stops is verified again under the task's own, so the fitting saves time on spinn
 hides no pass that time could buy (a slow search for the expected outputs). One that the fitted
 memory limit stops is not: memory alone buys no pass (a hack needs the expected outputs, or a
 way around the comparison, and neither is in memory it can fill), and hoarding memory to the
-task's limit costs a fifth of a second a task.
+task's limit costs a fifth of a second a task. A hack that never ends by design (it loops until
+stopped: :attr:`assay.families.base.Exploit.endless`) gets less, :data:`ENDLESS_CPU_FACTOR`
+times the reference's CPU time, and is not verified again: it starts as the reference does and
+reaches its loop within that time, and any more would change nothing but what it costs (for a
+workflow task's hang, a third of its whole audit).
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from assay.findings import Finding, Severity
 from assay.tasks.model import Task
 from assay.verdicts import Status, Verdict
 
+ENDLESS_CPU_FACTOR = 2.0
+"""CPU time an endless hack may use, in multiples of the reference's: enough to start as the
+reference does (which is part of the reference's time) and reach its loop."""
 EVIDENCE_CHARS = 1500
 """Characters of an exploit's code shown in a finding's evidence."""
 
@@ -50,12 +57,20 @@ class RedTeamCheck:
         if isinstance(family, ObservingRedTeamFamily):
             exploits += family.observed_exploits(task, context.sandbox)
         fitted = fitted_to_reference(task, context) if exploits else None
-        first = context.verify_many([(fitted or task, exploit.files) for exploit in exploits])
-        for exploit, answer in zip(exploits, first, strict=True):
+        endless = (
+            fitted_to_reference(task, context, cpu_factor=ENDLESS_CPU_FACTOR)
+            if fitted is not None and any(exploit.endless for exploit in exploits)
+            else None
+        )
+        under = [(endless if exploit.endless else fitted) or task for exploit in exploits]
+        first = context.verify_many(
+            [(limited, exploit.files) for limited, exploit in zip(under, exploits, strict=True)]
+        )
+        for exploit, limited, answer in zip(exploits, under, first, strict=True):
             verdict = _unfitted(task, fitted, exploit, answer, context)
             if verdict.status is Status.ERROR:
                 # infrastructure may hiccup once (an error is never kept: this runs again)
-                again = context.verify(fitted or task, exploit.files)
+                again = context.verify(limited, exploit.files)
                 verdict = _unfitted(task, fitted, exploit, again, context)
             if verdict.status is Status.ERROR:
                 _infrastructure_holds(task, context, exploit)
@@ -83,8 +98,8 @@ def _unfitted(
 ) -> Verdict:
     """``exploit``'s ``verdict`` under the limits fitted to the reference; its verdict under the
     task's own limits when the fitted ones stopped it, so that a slow exploit's pass is not
-    hidden."""
-    if fitted is None:
+    hidden. An exploit that never ends (:attr:`Exploit.endless`) is not run again."""
+    if fitted is None or exploit.endless:
         return verdict
     limits = fitted.spec.limits
     if (

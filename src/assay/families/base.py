@@ -71,6 +71,10 @@ class Exploit:
     """What it does, in a few words."""
     files: Files
     """The submission."""
+    endless: bool = False
+    """It never ends by design (it loops until the sandbox stops it): stopped at the limits the
+    red-team fits to the reference, it has done all it ever does, so the red-team does not run it
+    again under the task's own, longer limits (which would only cost their whole length)."""
 
 
 @runtime_checkable

@@ -65,6 +65,7 @@ def _first_line(task: Task) -> str:
     return task.prompt.splitlines()[0]
 
 
+@pytest.mark.slow(minutes=0.5)
 def test_generated_set_passes_its_audit(sandbox: Sandbox, tmp_path: Path) -> None:
     for task in generate_code_tasks(12, 21, sandbox):
         save_task(task, tmp_path)

@@ -20,6 +20,7 @@ from assay.tasks import TaskSet, save_task
     # sandbox job), so fewer of its tasks here; benchmarks/README.md gives the 100-task runs.
     [("sqlite", 12), ("duckdb", 4)],
 )
+@pytest.mark.slow(minutes=2)
 def test_generated_tasks_pass_their_own_audit(
     pool: PoolSandbox, tmp_path: Path, engine: Literal["sqlite", "duckdb"], count: int
 ) -> None:

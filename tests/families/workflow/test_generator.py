@@ -63,6 +63,7 @@ def test_drafts_vary_in_locale_and_style() -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow(minutes=5)
 def test_generated_tasks_pass_their_own_audit(tmp_path: Path) -> None:
     made: list[str] = []
     tasks = generate_workflow_tasks(

@@ -115,6 +115,7 @@ def test_no_mutants_of_a_reference_that_cannot_be_read() -> None:
 
 
 @pytest.mark.sandbox
+@pytest.mark.slow(minutes=1)
 def test_the_verifier_kills_the_mutants_of_a_generated_task() -> None:
     task = drafted("log-archive")
     mutants = workflow_mutants(task)

@@ -24,7 +24,7 @@ running can be found on the host afterwards by scanning ``/proc/*/cmdline``."""
 QUICK = Limits(timeout_s=5, cpu_s=5, memory_mb=256, max_processes=32, max_file_mb=8)
 """Limits for attacks that are expected to be refused quickly."""
 
-TMP = Path("/tmp")  # noqa: S108 - where the backends keep job directories on the host
+TMP = Path("/tmp")  # noqa: S108 - where a backend would keep job directories on the host
 LEFTOVER_GRACE_S = 15.0
 """How long a new job directory or cgroup may take to disappear: a concurrently running test
 elsewhere on the host may own it, and its own job ends within its timeout."""
@@ -152,8 +152,14 @@ def _readable(cmdline: bytes) -> str:
 
 
 def job_dirs() -> set[Path]:
-    """Job directories the backends keep on the host."""
-    return set(TMP.glob("assay-job-*"))
+    """Directories assay made in the host's /tmp for a while (the sandboxes keep a job's files
+    on a tmpfs inside them, so none of theirs should be here; the local backend's and the style
+    check's are, while they run), but the user's lasting state and the workflow emulators'."""
+    return {
+        path
+        for path in TMP.glob("assay-*")
+        if not path.name.startswith("assay-emulator-") and not path.name[6:].isdigit()
+    }
 
 
 def job_cgroups() -> set[Path]:
