@@ -57,10 +57,12 @@ def test_runtime_score_is_one_at_the_references_time_and_falls_with_the_log_of_t
 
 def test_a_slow_candidate_scores_low_on_runtime_and_still_passes(sandbox: Sandbox) -> None:
     task = with_rubric(RUNTIME)
-    fast = family.verify(task, {"solution.py": REFERENCE}, sandbox)
+    # Load only ever adds CPU time (a busy machine measured the reference's own code at 29 ms,
+    # past the 20 ms floor): the best of three runs is its speed.
+    runs = [family.verify(task, {"solution.py": REFERENCE}, sandbox) for _ in range(3)]
+    fast = max(runs, key=lambda verdict: _rubric_criterion(verdict, "fast").score)
     slow = family.verify(task, {"solution.py": SLOW}, sandbox)
     assert fast.status is slow.status is Status.PASS
-    # the reference's own code, measured on a loaded machine, may pass the 20 ms floor by a bit
     assert _rubric_criterion(fast, "fast").score > 0.9
     assert _rubric_criterion(slow, "fast").score == 0.0
     assert "ratio" in _rubric_criterion(slow, "fast").evidence
