@@ -57,12 +57,12 @@ class RedTeamCheck:
         if isinstance(family, ObservingRedTeamFamily):
             exploits += family.observed_exploits(task, context.sandbox)
         fitted = fitted_to_reference(task, context) if exploits else None
-        endless = (
+        fitted_endless = (
             fitted_to_reference(task, context, cpu_factor=ENDLESS_CPU_FACTOR)
             if fitted is not None and any(exploit.endless for exploit in exploits)
             else None
         )
-        under = [(endless if exploit.endless else fitted) or task for exploit in exploits]
+        under = [(fitted_endless if exploit.endless else fitted) or task for exploit in exploits]
         first = context.verify_many(
             [(limited, exploit.files) for limited, exploit in zip(under, exploits, strict=True)]
         )
