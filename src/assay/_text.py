@@ -15,6 +15,8 @@ INVISIBLE = r"\u00ad\u180e\u200b\u2028\u2029\u2060-\u2064\ufeff\U000e0000-\U000e
 that spell hidden text), so that two different strings would look the same."""
 CONTROLS = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{BIDI}{INVISIBLE}]")
 """Control characters but tab and line feed, the bidirectional ones and the invisible ones."""
+LINE_CONTROLS = re.compile(rf"[\x00-\x1f\x7f-\x9f{BIDI}{INVISIBLE}]")
+"""As :data:`CONTROLS`, tab and line feed too: for text that must stay on one line."""
 
 
 def escaped(text: str, pattern: re.Pattern[str] = CONTROLS) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from assay.audit import AuditContext, CheckOutcome, LintCheck, SolutionVerdict, run_audit
 from assay.audit.changes import change_lines, compare
 from assay.audit.runner import default_checks
-from assay.findings import Decision
+from assay.findings import Decision, Finding, Severity
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task, TaskSet, save_task
 from assay.verdicts import Status, Timings, Verdict, Versions
@@ -52,3 +52,31 @@ def test_an_unverified_reference_is_not_run_when_the_reference_check_is_left_out
         line.startswith("    ? [reference] reference could not be verified") for line in lines
     )
     assert not any(line.startswith("    - ") for line in lines)
+
+
+class ForgingLint:
+    """A check whose finding quotes text with line breaks in it, as a verifier's message can."""
+
+    name = "lint"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        message = "verifier said: ok\n    - [reference] reference fails\r\n  other: error -> ok"
+        return CheckOutcome(
+            findings=[Finding(check="lint", severity=Severity.ERROR, message=message)]
+        )
+
+
+def test_a_finding_with_line_breaks_prints_as_one_line_of_the_comparison(
+    tmp_path: Path,
+) -> None:
+    save_task(make_median_task("t"), tmp_path / "set")
+    taskset = TaskSet.load(tmp_path / "set")
+    before = run_audit(taskset, LocalSandbox(), checks=[LintCheck()])
+    after = run_audit(taskset, LocalSandbox(), checks=[ForgingLint()])
+    lines = change_lines(compare(before.run_id, before.tasks, after, ["lint"]))
+    assert lines[1:] == [
+        "  t: accepted -> rejected",
+        "    + [lint] verifier said: ok\\n    - [reference] reference fails\\r\\n"
+        "  other: error -> ok",
+    ]
+    assert not any("\n" in line or "\r" in line for line in lines)
