@@ -156,3 +156,8 @@ def container_port(port: object, where: str) -> ContainerPort:
     if problem is not None:
         raise ObjectError(f"{where}: ports.name: {problem}")
     return ContainerPort(number, str(protocol), name or None)
+
+
+def mapping_of(value: object) -> Mapping[str, object]:
+    """``value`` when it is a mapping (an object of the YAML), else an empty one."""
+    return value if isinstance(value, dict) else {}

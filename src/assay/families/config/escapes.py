@@ -6,7 +6,9 @@ Shaped from the reference's text as written, without reading its YAML on the hos
 added after each block-style ``securityContext:`` header (the pod's, at the indentation of its
 ``containers:`` key, or a container's, deeper), or pod keys before each ``containers:`` line.
 A hack whose key the reference already writes is left out (a key written twice in one mapping
-is refused, which would fail for the wrong reason).
+is refused, which would fail for the wrong reason). What the reference's pods decline
+(``hostUsers: false``, ``automountServiceAccountToken: false``) is taken back where it is
+written.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 
 CONTROL_PLANE = "node-role.kubernetes.io/control-plane"
 _CONTAINERS = re.compile(r"(?m)^( +)containers:[ ]*$")
+_PROJECTED = "{name: assay-sa, projected: {sources: [{serviceAccountToken: {path: sa}}]}}"
 _SECURITY = re.compile(r"(?m)^( +)securityContext:[ ]*\n(?=( +)\S)")
 
 
@@ -40,6 +43,18 @@ def escapes(reference: str) -> list[tuple[str, str, str]]:
             "",
             "procMount: Unmasked",
         ),
+        (
+            "reference-as-a-super-privileged-container",
+            "the reference's pods labelled spc_t, SELinux's unconfined super-privileged container",
+            "seLinuxOptions: {type: spc_t}",
+            "",
+        ),
+        (
+            "reference-without-apparmor",
+            "the reference's containers outside any AppArmor profile",
+            "",
+            "appArmorProfile: {type: Unconfined}",
+        ),
     ):
         text = _secured(reference, pods, pod, container)
         if text is not None:
@@ -62,6 +77,35 @@ def escapes(reference: str) -> list[tuple[str, str, str]]:
         text = _before_containers(reference, keys)
         if text is not None:
             found.append((name, what, text))
+    return found + _taken_back(reference)
+
+
+def _taken_back(reference: str) -> list[tuple[str, str, str]]:
+    """The reference's pods taking back what they decline: the node's user namespace
+    (``hostUsers: false`` made true) and their service account's token
+    (``automountServiceAccountToken: false`` made true, or kept with the token mounted by a
+    projected volume). None for what the reference does not decline."""
+    found = []
+    for name, what, key in (
+        (
+            "reference-in-the-node-user-namespace",
+            "the reference's pods back in the node's user namespace",
+            "hostUsers",
+        ),
+        (
+            "reference-mounting-its-token",
+            "the reference's pods mounting the service account token they decline",
+            "automountServiceAccountToken",
+        ),
+    ):
+        text, count = re.subn(rf"(?m)^( +){key}: false[ ]*$", rf"\1{key}: true", reference)
+        if count:
+            found.append((name, what, text))
+    if re.search(r"(?m)^ +automountServiceAccountToken: false[ ]*$", reference):
+        projected = _before_containers(reference, (f"volumes: [{_PROJECTED}]",))
+        if projected is not None:
+            what = "the reference's pods declining the token and mounting it by a volume"
+            found.append(("reference-projecting-its-token", what, projected))
     return found
 
 

@@ -4,19 +4,16 @@ permissions. Pure Python over parsed, size-bounded data."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from assay.families.config.cluster import DEFAULT_NAMESPACE, cluster_from_objects
 from assay.families.config.names import check_metadata
 from assay.families.config.network import Reachability, policies_from_objects
+from assay.families.config.powers import account_tokens
 from assay.families.config.rbac import Permissions
 from assay.families.config.selectors import ObjectError
-from assay.families.config.workloads import (
-    Service,
-    Workload,
-    services_from_objects,
-    workloads_from_objects,
-)
+from assay.families.config.services import Service, services_from_objects
+from assay.families.config.workloads import Workload, workloads_from_objects
 
 CLUSTER_SCOPED = frozenset({"Namespace", "ClusterRole", "ClusterRoleBinding"})
 
@@ -33,6 +30,9 @@ class Meaning:
     """By ``Kind ns/name``."""
     services: Mapping[str, Service]
     """By ``ns/name``."""
+    accounts: Mapping[str, bool] = field(default_factory=dict)
+    """Whether pods mount the token of each ``ServiceAccount`` that says so, by ``ns/name``
+    (:func:`~.powers.account_tokens`)."""
 
 
 def identity(obj: Mapping[str, object]) -> Identity:
@@ -82,4 +82,5 @@ def meaning(objects: Sequence[Mapping[str, object]]) -> Meaning:
         Permissions(objects),
         workloads_from_objects(objects),
         services_from_objects(objects),
+        account_tokens(objects),
     )

@@ -7,8 +7,13 @@ Each power is one line naming where it comes from. A pod gains one by:
 - a container (init and ephemeral ones too) run privileged, with an added capability, as user
   0 or group 0 (``runAsGroup``, or the pod's ``fsGroup`` or ``supplementalGroups``, which every
   process of the pod joins), with the node's ``/proc`` unmasked (``procMount: Unmasked``),
-  outside the runtime's seccomp or AppArmor profile (``Unconfined``), as a Windows host
+  outside the runtime's seccomp or AppArmor profile (``Unconfined``, or the older annotation
+  ``container.apparmor.security.beta.kubernetes.io/NAME: unconfined``), as a Windows host
   process, or on a port of the node (``hostPort``);
+- an SELinux label of its choosing, of the pod or a container (``seLinuxOptions``): a ``type``
+  outside those the baseline Pod Security Standard admits (:data:`SELINUX_TYPES`; ``spc_t``,
+  the super-privileged container, is unconfined as a privileged one is), or a ``user`` or
+  ``role``;
 - a sysctl outside Kubernetes' safe set (:data:`SAFE_SYSCTLS`): the others reach past the pod
   into the node's kernel;
 - seeing its other containers' processes and files (``shareProcessNamespace``);
@@ -18,21 +23,25 @@ Each power is one line naming where it comes from. A pod gains one by:
 - running as a service account other than its namespace's ``default`` (its rights are not the
   pod's to choose in a task that never names it).
 
-Whether a pod mounts its service account's token is no power of its own (every pod does by
-default); a workload that stops declining it (``automountServiceAccountToken: false``) is told
-apart by :func:`token_mounted`.
+What a pod declines that a pod has by default is no power of its own, but a workload that
+stops declining what the reference's declines is told apart by :func:`restraints`: its service
+account's token (``automountServiceAccountToken: false`` on the pod, or, where the pod leaves
+it unset, on its service account; a projected volume of the token mounts it all the same), and
+the node's user namespace (``hostUsers: false``: the pod's users are not the node's, so its
+root is not the node's root; like ``hostPID`` and ``hostNetwork``, sharing the node's is the
+power, only it is the default).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from assay.families.config.cluster import mapping_of, metadata
 from assay.families.config.workloads import (
     Container,
     Workload,
     added_capabilities,
     inherited,
-    mapping_of,
 )
 
 SAFE_SYSCTLS = frozenset(
@@ -57,6 +66,16 @@ CONTROL_PLANE_LABELS = (
 )
 """The label and taint key of a control-plane node (``master`` before Kubernetes 1.24)."""
 DEFAULT_ACCOUNT = "default"
+SELINUX_TYPES = frozenset(
+    {"", "container_t", "container_init_t", "container_kvm_t", "container_engine_t"}
+)
+"""The SELinux types the baseline Pod Security Standard admits: the runtime's confined
+container domains. Any other (``spc_t``, ``unconfined_t``) runs outside that confinement."""
+APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
+"""The prefix of the annotation that set a container's AppArmor profile before the
+``appArmorProfile`` field (the API server still reads it); the container's name follows."""
+MOUNTS_DECLINED = "mounts its service account's token, which it declined"
+USERS_LEFT = "runs in the node's user namespace, which it left (hostUsers: false)"
 
 
 def powers(workload: Workload) -> frozenset[str]:
@@ -70,10 +89,56 @@ def powers(workload: Workload) -> frozenset[str]:
     return frozenset(found)
 
 
-def token_mounted(workload: Workload) -> bool:
-    """Whether ``workload``'s pods mount their service account's API token: unless the pod
-    spec declines it (``automountServiceAccountToken: false``)."""
-    return workload.pod_spec.get("automountServiceAccountToken") is not False
+def account_tokens(objects: Iterable[Mapping[str, object]]) -> dict[str, bool]:
+    """Each ``ServiceAccount`` among ``objects`` that says whether pods mount its token
+    (``automountServiceAccountToken``), by ``ns/name``."""
+    found = {}
+    for obj in objects:
+        if obj.get("kind") == "ServiceAccount":
+            mounted = obj.get("automountServiceAccountToken")
+            if isinstance(mounted, bool):
+                name, namespace, _labels = metadata(obj)
+                found[f"{namespace}/{name}"] = mounted
+    return found
+
+
+def token_mounted(workload: Workload, accounts: Mapping[str, bool]) -> bool:
+    """Whether ``workload``'s pods mount their service account's API token: by a projected
+    volume of it, whatever else says; else as the pod spec says
+    (``automountServiceAccountToken``), else as its service account does (``accounts``, from
+    :func:`account_tokens`), else they do."""
+    spec = workload.pod_spec
+    if _projects_a_token(spec):
+        return True
+    mounted = spec.get("automountServiceAccountToken")
+    if isinstance(mounted, bool):
+        return mounted
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount") or DEFAULT_ACCOUNT
+    return accounts.get(f"{workload.namespace}/{account}", True)
+
+
+def _projects_a_token(spec: Mapping[str, object]) -> bool:
+    """Whether a projected volume of the pod holds its service account's token
+    (``serviceAccountToken``): mounted where ``automountServiceAccountToken`` is false too."""
+    volumes = spec.get("volumes")
+    for volume in volumes if isinstance(volumes, list) else []:
+        sources = mapping_of(mapping_of(volume).get("projected")).get("sources")
+        for source in sources if isinstance(sources, list) else []:
+            if mapping_of(source).get("serviceAccountToken") is not None:
+                return True
+    return False
+
+
+def restraints(workload: Workload, accounts: Mapping[str, bool]) -> frozenset[str]:
+    """What ``workload``'s pods decline that a pod has by default, each as the line that
+    says it is lost (:data:`MOUNTS_DECLINED`, :data:`USERS_LEFT`); ``accounts`` as for
+    :func:`token_mounted`."""
+    found = set()
+    if not token_mounted(workload, accounts):
+        found.add(MOUNTS_DECLINED)
+    if workload.pod_spec.get("hostUsers") is False:
+        found.add(USERS_LEFT)
+    return frozenset(found)
 
 
 def _container_powers(c: Container, workload: Workload) -> set[str]:
@@ -91,6 +156,9 @@ def _container_powers(c: Container, workload: Workload) -> set[str]:
     for key in ("seccompProfile", "appArmorProfile"):
         if mapping_of(inherited(c, workload, key)).get("type") == "Unconfined":
             found.add(f"{key} Unconfined")
+    if workload.annotations.get(APPARMOR_ANNOTATION + c.name) == "unconfined":
+        found.add("AppArmor unconfined (annotation)")
+    found |= _selinux(security)
     if mapping_of(inherited(c, workload, "windowsOptions")).get("hostProcess") is True:
         found.add("a Windows host process")
     found |= {f"hostPort {port}" for port in c.host_ports}
@@ -109,6 +177,7 @@ def _pod_powers(spec: Mapping[str, object], security: Mapping[str, object]) -> s
         name = str(mapping_of(item).get("name", "")).replace("/", ".")
         if name not in SAFE_SYSCTLS:
             found.add(f"unsafe sysctl {name[:80]}")
+    found |= {f"pod {power}" for power in _selinux(security)}
     if spec.get("shareProcessNamespace") is True:
         found.add("shareProcessNamespace")
     found |= _placement(spec)
@@ -147,4 +216,18 @@ def _placement(spec: Mapping[str, object]) -> set[str]:
             found.add("tolerates every taint")
         elif key in CONTROL_PLANE_LABELS:
             found.add("tolerates the control-plane taint")
+    return found
+
+
+def _selinux(security: Mapping[str, object]) -> set[str]:
+    """The SELinux label a security context chooses beyond the baseline's: a type outside
+    :data:`SELINUX_TYPES`, a user or a role."""
+    options = mapping_of(security.get("seLinuxOptions"))
+    found = set()
+    kind = options.get("type")
+    if kind is not None and kind not in SELINUX_TYPES:
+        found.add(f"seLinuxOptions type {str(kind)[:40]} (outside the container domains)")
+    for key in ("user", "role"):
+        if options.get(key):
+            found.add(f"seLinuxOptions {key} {str(options[key])[:40]}")
     return found
