@@ -277,3 +277,23 @@ def test_a_malformed_call_stays_an_observation_on_a_server_that_renders_the_argu
     assert trajectory.steps[0].message.tool_calls[0].arguments == arguments  # kept as sent
     sent = model_server.requests[1]["messages"][2]["tool_calls"][0]["function"]["arguments"]
     assert sent == "{}"
+
+
+def test_calls_past_the_most_a_turn_takes_are_recorded_and_the_model_told(
+    model_server: ModelServer, median_task: Task, pool: PoolSandbox
+) -> None:
+    """70 calls in one answer: the first 64 run; the 6 others are not lost without a word."""
+    model_server.play(Reply(tool_calls=WRITE.tool_calls * 70), SUBMIT)
+    trajectory = drive(median_task, model_policy(model_server), pool)
+    first = trajectory.steps[0]
+    assert (len(first.message.tool_calls), len(first.tools)) == (64, 64)
+    assert first.dropped_tool_calls == 6
+    assert trajectory.failed_tool_calls == 6
+    note = "[6 more tool calls were not run: a turn takes at most its first 64 calls"
+    assert note in first.tools[-1].result.output
+    assert note not in first.tools[-2].result.output
+    told = model_server.requests[1]["messages"][-1]
+    assert told["role"] == "tool"
+    assert note in told["content"]
+    assert trajectory.verdict.status is Status.PASS
+    assert trajectory.steps[1].dropped_tool_calls == 0

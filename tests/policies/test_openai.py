@@ -14,6 +14,7 @@ import pytest
 from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
 from assay.policies import Message, OpenAIPolicy, PolicyRequest, PolicyTurn, Sampling
 from assay.policies.messages import MAX_ARGUMENT_CHARS
+from assay.policies.openai_chat import MAX_TOOL_CALLS
 from tests.conftest import make_median_task
 from tests.policies.server import Drop, ModelServer, Raw, Reply, Status, call, serve
 
@@ -372,3 +373,11 @@ def test_long_arguments_are_not_cut_into_json_that_does_not_parse(
         assert sent.arguments == arguments
     else:
         assert len(sent.arguments) == MAX_ARGUMENT_CHARS + 1
+
+
+def test_calls_past_the_most_a_turn_takes_are_counted(model_server: ModelServer) -> None:
+    model_server.play(Reply(tool_calls=(call("run", command="true"),) * 70))
+    turn = _ask(_policy(model_server))
+    assert len(turn.message.tool_calls) == MAX_TOOL_CALLS == 64
+    assert turn.dropped_tool_calls == 6
+    assert turn.failure is None

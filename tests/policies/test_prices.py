@@ -35,6 +35,10 @@ def test_tables_are_read_from_toml_and_json(tmp_path: Path) -> None:
             "m.input_per_mtok: Input should be greater than or equal to 0",
         ),
         ("[m]\ninput_per_mtok = 1\n", "m.output_per_mtok: Field required"),
+        (  # an episode's cost would be inf, then stored as null: "no price"
+            "[m]\ninput_per_mtok = inf\noutput_per_mtok = 1\n",
+            "m.input_per_mtok: Input should be a finite number",
+        ),
         ("m = [", "not valid toml"),
     ],
 )

@@ -174,6 +174,32 @@ def test_a_replay_sends_the_recorded_actions_to_the_current_task(
     assert episode.trajectory.verdict.status is Status.PASS
 
 
+class Overflowing(Slow):
+    """The reference policy, as a model whose first turn asked for more calls than a turn
+    takes (three were dropped)."""
+
+    async def act(self, request: PolicyRequest) -> PolicyTurn:
+        turn = await self.inner.act(request)
+        first = len(request.messages) <= 2
+        return turn.model_copy(update={"dropped_tool_calls": 3 if first else 0})
+
+
+def test_a_replay_drops_the_calls_the_recorded_turn_dropped(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    tasks = median_tasks(1)
+    with Store(tmp_path / "s.db") as store:
+        run_tasks(store, "over", tasks, Overflowing(), pool)
+        run_tasks(store, "again", tasks, open_policy("replay:over", store), pool)
+        [recorded] = store.episodes("over", task_id="median-0", sample=0)
+        [replayed] = store.episodes("again", task_id="median-0", sample=0)
+    for episode in (recorded, replayed):
+        first = episode.trajectory.steps[0]
+        assert first.dropped_tool_calls == 3
+        assert "[3 more tool calls were not run" in first.tools[-1].result.output
+        assert all(step.dropped_tool_calls == 0 for step in episode.trajectory.steps[1:])
+
+
 def test_policies_that_cannot_act_on_every_episode_are_refused_first(
     tmp_path: Path, pool: PoolSandbox
 ) -> None:

@@ -15,7 +15,8 @@ def test_the_description_asks_for_a_token_only_when_one_is_needed(
     pool: PoolSandbox, token: str | None, needed: bool
 ) -> None:
     manager = SessionManager([make_median_task()], pool)
-    with TestClient(create_app(manager, token=token)) as http:
+    app = create_app(manager, token=token)
+    with TestClient(app, base_url="http://127.0.0.1:8400") as http:  # a loopback Host
         asked = http.get("/health").status_code == 401
         description = http.get("/openapi.json", headers={"Authorization": f"Bearer {token}"})
     assert asked is needed

@@ -106,6 +106,11 @@ class Episode:
         self.usage = self.usage + usage
         self.record_wait(waited_s)
 
+    def record_dropped(self, count: int) -> None:
+        """Count ``count`` tool calls a turn held past the most a policy takes, never run,
+        among the failed calls."""
+        self.failed_calls += count
+
     def record_wait(self, seconds: float) -> None:
         """Leave ``seconds`` out of the wall-time budget: time spent waiting on the
         infrastructure (a free request slot or sandbox thread, a model endpoint's failed

@@ -46,7 +46,8 @@ async def run_episode(
     """One attempt by ``policy`` at ``task``, judged, as a :class:`Trajectory`.
 
     Infrastructure failures (the model endpoint after its retries, a sandbox that cannot run)
-    end the episode with an ``error`` verdict; whatever the policy does ends in pass or fail.
+    end the episode with an ``error`` verdict; whatever the policy does ends in pass or fail,
+    a turn that does not come within the budget's ``max_turn_s`` too (the act is cut off).
     Raises :class:`assay.errors.InputError` when the task or the policy cannot form an episode
     at all (a family without tools, a ``bad:LABEL`` the task lacks).
     """
@@ -87,8 +88,12 @@ class _Run:
                 self.end(spent, episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
                 return
             request = PolicyRequest(messages=tuple(messages), tools=tools, task=episode.task)
-            turn = await policy.act(request)
+            turn = await self._act(policy, request)
+            if turn is None:
+                return
             episode.record_turn(turn.usage, turn.waited_s)
+            if episode.mode == "tools":
+                episode.record_dropped(turn.dropped_tool_calls)
             self.model_s += turn.latency_s
             messages.append(turn.message)
             self.final = turn.message
@@ -108,18 +113,46 @@ class _Run:
                 self.steps.append(self._step(turn, (), 0.0))
                 return
             asked = time.monotonic()
-            tool_steps, tools_s = await asyncio.to_thread(self._run_calls, calls, messages, asked)
+            tool_steps, tools_s = await asyncio.to_thread(
+                self._run_calls, calls, messages, asked, turn.dropped_tool_calls
+            )
             self.steps.append(self._step(turn, tool_steps, tools_s))
             if episode.submitted or self.judged is not None:
                 return
 
+    async def _act(self, policy: Policy, request: PolicyRequest) -> PolicyTurn | None:
+        """The policy's answer, or None when it did not come within the budget's time for a
+        turn: the act is cancelled and left behind (one that ignores its cancellation runs on
+        without holding the episode), and the episode ends, a fail. An act that blocks the
+        event loop itself, never awaiting, cannot be cut off."""
+        limit = self.episode.budget.max_turn_s
+        if limit is None:
+            return await policy.act(request)
+        asked = time.monotonic()
+        acting = asyncio.ensure_future(policy.act(request))
+        try:
+            done, _ = await asyncio.wait({acting}, timeout=limit)
+        finally:
+            if not acting.done():
+                acting.cancel()
+                acting.add_done_callback(_forget)
+        if done:
+            return acting.result()
+        self.model_s += time.monotonic() - asked
+        spent = (
+            f"turn time limit passed ({limit:g} s): the policy had not answered, and was cut off"
+        )
+        self.end(spent, self.episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
+        return None
+
     def _run_calls(
-        self, calls: tuple[ToolCall, ...], messages: list[Message], asked: float
+        self, calls: tuple[ToolCall, ...], messages: list[Message], asked: float, dropped: int
     ) -> tuple[tuple[ToolStep, ...], float]:
         """Run one turn's calls (on a thread, asked for at ``asked``: the wait for a free one
         is not the policy's time) and their seconds; after a submit, judge too. A call is not
         run once the calls before it spent the episode's CPU or wall-time budget: the episode
-        ends there, a fail, whatever the rest of the turn would have done."""
+        ends there, a fail, whatever the rest of the turn would have done. The last result
+        run says how many calls the policy ``dropped`` past the most a turn takes."""
         started = time.monotonic()
         self.episode.record_wait(started - asked)
         done: list[ToolStep] = []
@@ -127,14 +160,17 @@ class _Run:
             spent = self.episode.overspent()
             if spent:
                 self.end(spent, self.episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
-                return tuple(done), time.monotonic() - started
+                break
             result = self.episode.step(call)
             done.append(ToolStep(call=call, result=result))
             messages.append(Message(role="tool", tool_call_id=call.id, content=result.output))
             if self.episode.submitted:
                 break
+        if dropped and done:
+            done[-1] = _with_dropped(done[-1], dropped, len(calls))
+            messages[-1] = messages[-1].model_copy(update={"content": done[-1].result.output})
         tools_s = time.monotonic() - started
-        if self.episode.submitted:
+        if self.episode.submitted and self.judged is None:
             self._judge()
         return tuple(done), tools_s
 
@@ -147,6 +183,7 @@ class _Run:
             model_s=turn.latency_s,
             tools_s=tools_s,
             retries=turn.retries,
+            dropped_tool_calls=turn.dropped_tool_calls,
             failure=turn.failure,
         )
 
@@ -209,3 +246,22 @@ class _Run:
             cost=cost,
             started_at=started_at,
         )
+
+
+def _with_dropped(step: ToolStep, dropped: int, taken: int) -> ToolStep:
+    """``step`` with its result saying that ``dropped`` calls past the first ``taken`` of the
+    turn were not run: the model reads it, and the trajectory keeps what the model read."""
+    calls = "call was" if dropped == 1 else "calls were"
+    note = (
+        f"\n\n[{dropped} more tool {calls} not run: a turn takes at most its first {taken} "
+        "calls; make fewer calls a turn]"
+    )
+    result = step.result.model_copy(update={"output": step.result.output + note})
+    return step.model_copy(update={"result": result})
+
+
+def _forget(acting: asyncio.Future[PolicyTurn]) -> None:
+    """Take the outcome of an act that was cut off, so that what it raised is not reported as
+    an exception nobody retrieved."""
+    if not acting.cancelled():
+        acting.exception()

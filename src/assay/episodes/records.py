@@ -33,7 +33,8 @@ class EndReason(StrEnum):
     STOPPED = "stopped"
     """The agent stopped calling tools without submitting; its workspace was judged."""
     BUDGET = "budget"
-    """A budget ran out (turns, tokens, wall time, sandbox CPU); the episode fails."""
+    """A budget ran out (turns, tokens, wall time, sandbox CPU), or a policy's turn outlived
+    its time limit; the episode fails."""
     POLICY_FAILED = "policy_failed"
     """The model itself failed (refusal, context too long, empty answer); the episode fails."""
     INFRASTRUCTURE = "infrastructure"
@@ -56,6 +57,14 @@ class Budget(BaseModel):
     )
     max_sandbox_cpu_s: float | None = Field(
         default=60.0, gt=0, description="CPU seconds used by the agent's commands together."
+    )
+    max_turn_s: float | None = Field(
+        default=1800.0,
+        gt=0,
+        description="Wall time one policy turn may take to answer, every wait included: a "
+        "policy whose act has not returned by then is cut off and the episode fails. It bounds "
+        "a policy that hangs; a model policy's own timeout and retries fit in it (openai:MODEL's "
+        "defaults, 5 attempts of 120 s, do).",
     )
 
 
@@ -80,6 +89,12 @@ class Step(BaseModel):
     model_s: float = Field(default=0.0, ge=0, description="Wall time waiting for the policy.")
     tools_s: float = Field(default=0.0, ge=0, description="Wall time running the tool calls.")
     retries: int = Field(default=0, ge=0, description="Requests the policy retried this turn.")
+    dropped_tool_calls: int = Field(
+        default=0,
+        ge=0,
+        description="Tool calls the model sent past the most a turn takes: not in ``message``, "
+        "never run, counted among the failed tool calls; the last tool result run says so.",
+    )
     failure: str | None = Field(default=None, description="The policy's own failure, if any.")
 
 
@@ -117,7 +132,10 @@ class Trajectory(BaseModel):
     budget: Budget = Field(description="The budget the episode ran under.")
     steps: tuple[Step, ...] = Field(default=(), description="Every turn, in order.")
     failed_tool_calls: int = Field(
-        default=0, ge=0, description="Tool calls refused or failed (observations, not ends)."
+        default=0,
+        ge=0,
+        description="Tool calls refused or failed (observations, not ends), those dropped past "
+        "the most a turn takes too.",
     )
     end: EndReason = Field(description="Why the episode ended.")
     end_detail: str = Field(default="", description="The end in words: which budget, what error.")

@@ -44,6 +44,12 @@ class PolicyTurn(BaseModel):
         "leaves it out.",
     )
     retries: int = Field(default=0, ge=0, description="Requests retried before this answer.")
+    dropped_tool_calls: int = Field(
+        default=0,
+        ge=0,
+        description="Tool calls the answer held past the most a turn takes: left out of "
+        "``message``, never run; the episode records them and tells the model.",
+    )
     failure: str | None = Field(
         default=None,
         description="Set when the model itself failed (refusal, overlong context, empty answer): "

@@ -48,6 +48,8 @@ MAX_RESPONSE_BYTES = 32 * 2**20
 """The largest answer read: a chat completion of any context a model has is far smaller, and
 a server that sends without end is cut off here rather than when memory runs out."""
 MAX_TOOL_CALLS = 64
+"""The most tool calls one answer is taken with; those past it are counted, never run
+(:attr:`PolicyTurn.dropped_tool_calls`), and the model is told so."""
 MAX_TOKEN_COUNT = 10**12
 """Token counts above this are not counts (a database column of 64 bits could not sum them)."""
 PROBE_PROMPT = "Reply with the one word: ready."
@@ -383,6 +385,7 @@ class OpenAIPolicy:
             latency_s=time.monotonic() - started,
             waited_s=waited,
             retries=retries,
+            dropped_tool_calls=_dropped_calls(response),
             failure=failure,
         )
 
@@ -472,6 +475,14 @@ def _message(response: object) -> tuple[Message, str | None]:
     if not calls and not (content or "").strip():
         return message, _EMPTY.get(_finish(response) or "", "the model gave an empty answer")
     return message, None
+
+
+def _dropped_calls(response: object) -> int:
+    """How many tool calls the answer held past :data:`MAX_TOOL_CALLS`."""
+    choices = _field(response, "choices")
+    first = choices[0] if isinstance(choices, list) and choices else None
+    sent = _field(_field(first, "message"), "tool_calls")
+    return max(0, len(sent) - MAX_TOOL_CALLS) if isinstance(sent, list) else 0
 
 
 _EMPTY = {

@@ -20,8 +20,12 @@ class Price(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    input_per_mtok: float = Field(ge=0, description="Dollars per million prompt tokens.")
-    output_per_mtok: float = Field(ge=0, description="Dollars per million completion tokens.")
+    input_per_mtok: float = Field(
+        ge=0, allow_inf_nan=False, description="Dollars per million prompt tokens."
+    )
+    output_per_mtok: float = Field(
+        ge=0, allow_inf_nan=False, description="Dollars per million completion tokens."
+    )
 
 
 class PriceTable(BaseModel):

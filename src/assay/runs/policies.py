@@ -49,7 +49,11 @@ def recorded_episodes(store: Store, run: str) -> dict[tuple[str, int], Recorded]
     return {
         (stored.trajectory.task_id, stored.sample): Recorded(
             turns=tuple(
-                PolicyTurn(message=step.message, failure=step.failure)
+                PolicyTurn(
+                    message=step.message,
+                    failure=step.failure,
+                    dropped_tool_calls=step.dropped_tool_calls,
+                )
                 for step in stored.trajectory.steps
             ),
             infrastructure_error=stored.trajectory.end is EndReason.INFRASTRUCTURE,

@@ -1,9 +1,9 @@
 """The environment server's ASGI application: the HTTP API, OpenEnv's WebSocket, the guards.
 
-Every refused is a JSON :class:`Problem` with the right status: 401 without the token, 403 for
-a web page of another site when there is no token, 404 for a session that is not (or no longer)
-open, 413 past the body limit, 400 for a body that is not JSON, 422 for JSON of the wrong shape,
-503 past the cap on sessions. Nothing a client sends
+Every refused is a JSON :class:`Problem` with the right status: 401 without the token, 403
+(when there is no token) for a web page of another site or a ``Host`` that is not loopback, 404
+for a session that is not (or no longer) open, 413 past the body limit, 400 for a body that is
+not JSON, 422 for JSON of the wrong shape, 503 past the cap on sessions. Nothing a client sends
 makes a 500. The blocking work (tool calls in the sandbox, verification) runs on worker threads.
 """
 
@@ -14,6 +14,7 @@ import contextlib
 import hmac
 import ipaddress
 import json
+import re
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
 from urllib.parse import urlsplit
@@ -254,9 +255,18 @@ class _TokenGuard:
 
     Without a token configured, a request from a web page of another site is refused (403): a
     browser sends its page's ``Origin``, and without this any page the user opened could reach
-    the loopback server (a WebSocket is not held back by the browser's same-origin rule, nor is
-    a page whose name was rebound to 127.0.0.1) and run code in the sandbox. Clients that are
-    not browsers send no ``Origin``, and pass."""
+    the loopback server (a WebSocket is not held back by the browser's same-origin rule) and run
+    code in the sandbox. Clients that are not browsers send no ``Origin``, and pass.
+
+    Nor, without a token, is a request whose ``Host`` header names anything but loopback
+    (``localhost``, 127.0.0.0/8, ``[::1]``, with any port): a page of ``evil.example`` whose
+    name was rebound to 127.0.0.1 sends same-origin requests, with no ``Origin`` or its own,
+    and the ``Host`` it was loaded from, ``evil.example:PORT``, which it cannot change. A server
+    without a token binds only to loopback (:func:`~assay.server.check_binding`), so the
+    address it was bound to is always one of these names; a client reaching it through another
+    name (an alias in ``/etc/hosts``) is refused too, and connects through 127.0.0.1 or
+    ``localhost`` instead, or the server is given a token. A request with no ``Host`` at all
+    (HTTP/1.0) passes: every browser sends one."""
 
     def __init__(self, app: ASGIApp, token: str | None) -> None:
         self.app = app
@@ -272,6 +282,15 @@ class _TokenGuard:
             # the last part is the route: a token may hold slashes (base64 does)
             carried, _, rest = path.removeprefix(TOKEN_PATH).rpartition("/")
             scope = {**scope, "path": f"/{rest}"}
+        if self.token is None and not _local_host(scope):
+            message = (
+                "the Host header names neither localhost, 127.0.0.1 nor [::1]: a web page whose "
+                "name was rebound to this machine may not use this server; connect through "
+                "127.0.0.1 or localhost, or serve with a token"
+            )
+            refused = _problem(403, "forbidden_host", message)
+            await _refuse(scope, receive, send, refused, "forbidden host")
+            return
         if self.token is None and not _local_origin(scope):
             message = "a web page of another site may not use this server (its Origin header)"
             refused = _problem(403, "forbidden_origin", message)
@@ -310,6 +329,21 @@ def _local_origin(scope: Scope) -> bool:
         if host is None or not _loopback_name(host):
             return False
     return True
+
+
+def _local_host(scope: Scope) -> bool:
+    """Whether the request's ``Host`` names loopback (a name with an optional port, an IPv6
+    address in brackets), or it sends none; several ``Host`` headers are refused."""
+    hosts = [value for name, value in scope.get("headers", []) if name == b"host"]
+    if not hosts:
+        return True
+    if len(hosts) > 1:
+        return False
+    named = _HOST.fullmatch(hosts[0].decode("latin-1"))
+    return named is not None and _loopback_name((named["v6"] or named["name"]).lower())
+
+
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9.-]+))(?::[0-9]{1,5})?")
 
 
 def _loopback_name(host: str) -> bool:

@@ -96,7 +96,8 @@ def _problems(secured: bool, *statuses: int) -> dict[str, Any]:
     words = {
         400: "The body is not JSON.",
         401: "The token is missing or wrong.",
-        403: "The request came from a web page of another site (its Origin header).",
+        403: "The request came from a web page of another site (its Origin header), or named "
+        "a host that is not loopback (its Host header: a page whose name was rebound here).",
         404: "No such session (closed, or reclaimed when idle), or no such task.",
         409: "The session has no episode yet.",
         413: "The body is too large.",
