@@ -235,13 +235,44 @@ def write_rows(rows: Sequence[Row], path: Path, format: Format) -> None:  # noqa
     try:
         target = staging / "out"
         writers[format](rows, target)
-        if path.is_dir():
-            shutil.rmtree(path)
-        target.replace(path)
+        _put(target, path, staging / "earlier")
     except OSError as exc:
         raise InputError(f"cannot write it: {exc.strerror or exc}", path=path) from None
+    except UnicodeEncodeError:
+        raise InputError(
+            f"{_not_text(rows)} holds a lone surrogate (an unpaired \\ud800-\\udfff), which no "
+            "file can hold as text; nothing was written",
+            path=path,
+            fix="replace it in the text, e.g. with U+FFFD",
+        ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _put(target: Path, path: Path, aside: Path) -> None:
+    """Move ``target`` to ``path``; an earlier dataset directory there is moved ``aside`` (to be
+    removed with the staging directory) and put back if the move fails, never deleted first."""
+    if not path.is_dir():
+        target.replace(path)  # a file is replaced at once
+        return
+    path.rename(aside)
+    try:
+        target.rename(path)
+    except OSError:
+        aside.rename(path)
+        raise
+
+
+def _not_text(rows: Sequence[Row]) -> str:
+    """Where the first text that UTF-8 cannot encode is (a lone surrogate: a JSON ``\\ud800``
+    escape, decoded): a row and its field."""
+    for index, row in enumerate(rows):
+        for key, value in row.items():
+            try:
+                json.dumps(value, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                return f"row {index}'s {key}"
+    return "a row"
 
 
 _DATASET_FILE = re.compile(r"data-\d+-of-\d+\.arrow|dataset_info\.json|state\.json")

@@ -8,7 +8,8 @@ tool call as JSON, ``{"tool": "write_file", "arguments": {"path": "solution.py",
 "..."}}``, and the observation is what the tool gave back; ``submit`` ends the episode, and the
 verdict, computed from a fresh run of the submission (or, for workflows, the emulator's final
 state), is the reward: its score, in [0, 1]. With ``mode="single"`` an action is the whole answer
-with a fenced block, judged at once.
+with a fenced block, judged at once. An action that is not a ``str`` (bytes, a dict, None) is
+refused with :class:`assay.errors.InputError`, the episode untouched.
 
 Which ends are which:
 
@@ -157,10 +158,11 @@ class AssayEnv(gymnasium.Env[str, str]):
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         if episode.submitted:
             raise gymnasium.error.ResetNeeded("the episode has ended: call reset()")
+        _check_action(action)
         episode.record_turn(Usage())
         if self.mode == "single":
-            return self._judged(episode, Message(role="assistant", content=str(action)))
-        call = _tool_call(str(action))
+            return self._judged(episode, Message(role="assistant", content=action))
+        call = _tool_call(action)
         if isinstance(call, str):  # not a tool call: an observation, as a refused call would be
             episode.failed_calls += 1
             return self._observe(episode, call)
@@ -350,6 +352,18 @@ def _observed(text: str) -> str:
         note = f"\n[truncated: {len(text)} characters in all, the first ones shown]"
         text = text[: MAX_TEXT - len(note)] + note
     return text
+
+
+def _check_action(action: object) -> None:
+    """Refuse an action that is not text, before it costs the episode a turn: its ``str()`` (a
+    dict's or bytes' repr, ``"None"``) is no tool call and no answer, and judged it would be a
+    fail the agent never made."""
+    if not isinstance(action, str):
+        raise InputError(
+            f"the action is {type(action).__name__}, not str",
+            field="action",
+            fix="pass the model's text: a tool call as JSON text (json.dumps), or the answer",
+        )
 
 
 def _tool_call(action: str) -> ToolCall | str:

@@ -9,12 +9,18 @@ the same task in the batch): under GRPO's group-relative advantage that completi
 zero, so it pushes the policy neither way, where a 0 would punish the model for the machine's
 failure. A group with no judged completion gets 0 for all: equal rewards, zero advantages. Each
 integration counts its errors where its trainer logs.
+
+A task set read from a directory is watched for the length of a run: a release of the set
+written in place, or a task edited, is what the next batch is judged against (see
+:meth:`Judge.judge`), never the tasks as they were when training started.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +39,10 @@ from assay.verdicts import Verdict
 
 RETRIES = 2
 """Further attempts at a completion whose verdict was an error or had no score."""
+RECHECK_S = 1.0
+"""Seconds a look at a task directory stands: a batch judged later looks again. Looking stats
+every file of the set (a tenth of a second for a thousand tasks), which a reward called once a
+response, from many threads, would otherwise pay on every call."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +66,7 @@ class Judgement:
 class Judge:
     """Judges completions against a task set (``tasks``: a directory, a sequence of tasks, or
     None for the directory in ``ASSAY_TASKS``) in ``sandbox`` (default: the process's shared
-    pool)."""
+    pool). A directory is loaded again when its files change; see :meth:`judge`."""
 
     def __init__(
         self,
@@ -69,29 +79,45 @@ class Judge:
         _check_count("retries", retries, least=0)
         if workers is not None:
             _check_count("workers", workers, least=1)
-        self.tasks = {task.id: task for task in load_tasks(tasks)}
+        self._root: Path | None = None
+        self.tasks: dict[str, Task]
+        """The tasks by id, as the last batch was judged against them."""
+        if tasks is None or isinstance(tasks, str | Path):
+            self._root = _directory(tasks).absolute()  # the same set after a chdir
+            self.tasks, self._seen = _settled_load(self._root, _fingerprint(self._root))
+        else:
+            self.tasks, self._seen = _by_id(list(tasks)), b""
+        self._checked = time.monotonic()
+        self._checking = threading.Lock()
         self._sandbox = sandbox
         self.retries = retries
         self.workers = workers or 2 * (os.cpu_count() or 1)
 
     def judge(self, task_ids: Sequence[str], completions: Sequence[str]) -> list[Judgement]:
-        """Each completion judged as the single-turn answer to its task, concurrently."""
+        """Each completion judged as the single-turn answer to its task, concurrently.
+
+        A task set read from a directory is first looked at again (at most every
+        :data:`RECHECK_S` seconds, by the files' sizes, times and inodes): if a file of it
+        changed, or a task came or went, the set is loaded again and this batch is judged against
+        it; a directory that is gone or unusable raises :class:`InputError`. A batch judged while
+        another thread loads the set is judged against the set as it was."""
+        tasks = self._current()
         if len(task_ids) != len(completions):
             raise InputError(
                 f"{len(task_ids)} task ids for {len(completions)} completions",
                 field="task_id",
                 fix="give one task id per completion",
             )
-        unknown = sorted({t for t in task_ids if t not in self.tasks})
+        unknown = sorted({t for t in task_ids if t not in tasks})
         if unknown:
             raise InputError(
                 f"no task {unknown[0]!r} in the task set ({len(unknown)} unknown)",
                 field="task_id",
                 fix="export the dataset from the same task set the rewards read",
             )
-        toolless = sorted({t for t in task_ids if not gives_tools(family_of(self.tasks[t]))})
+        toolless = sorted({t for t in task_ids if not gives_tools(family_of(tasks[t]))})
         if toolless:
-            family = self.tasks[toolless[0]].family
+            family = tasks[toolless[0]].family
             raise InputError(
                 f"task {toolless[0]!r} is of family {family!r}, which gives agents no tools: "
                 "no answer to it can be judged",
@@ -99,10 +125,26 @@ class Judge:
                 fix="train on `assay export tasks` output, which leaves such tasks out",
             )
         with ThreadPoolExecutor(min(self.workers, max(1, len(completions)))) as threads:
-            return list(threads.map(self._one, task_ids, completions))
+            return list(threads.map(self._one, [tasks[t] for t in task_ids], completions))
 
-    def _one(self, task_id: str, completion: str) -> Judgement:
-        task = self.tasks[task_id]
+    def _current(self) -> dict[str, Task]:
+        """The tasks, loaded again first if their directory changed; see :meth:`judge`."""
+        root = self._root
+        if root is None or time.monotonic() - self._checked < RECHECK_S:
+            return self.tasks
+        if not self._checking.acquire(blocking=False):  # another thread is looking
+            return self.tasks
+        try:
+            seen = _fingerprint(root)
+            if seen != self._seen:
+                self.tasks, self._seen = _settled_load(root, seen)
+            self._checked = time.monotonic()
+        finally:
+            self._checking.release()
+        return self.tasks
+
+    def _one(self, task: Task, completion: str) -> Judgement:
+        task_id = task.id
         error = ""
         for attempt in range(1, self.retries + 2):
             episode = Episode(task, self._box(), mode="single")
@@ -151,6 +193,15 @@ def neutral_scores(judgements: Sequence[Judgement], groups: Sequence[object]) ->
 
 def load_tasks(tasks: str | Path | Sequence[Task] | None) -> list[Task]:
     """The tasks rewards are computed against; see :class:`Judge`."""
+    if tasks is not None and not isinstance(tasks, str | Path):
+        return list(tasks)
+    from assay.tasks import TaskSet  # noqa: PLC0415
+
+    return list(TaskSet.load(_directory(tasks)).tasks)
+
+
+def _directory(tasks: str | Path | None) -> Path:
+    """The directory ``tasks`` names, or for None the one in ``ASSAY_TASKS``."""
     if tasks is None:
         where = os.environ.get("ASSAY_TASKS")
         if not where:
@@ -159,12 +210,53 @@ def load_tasks(tasks: str | Path | Sequence[Task] | None) -> list[Task]:
                 field="tasks",
                 fix="pass tasks=DIR or set ASSAY_TASKS to the directory the dataset came from",
             )
-        tasks = Path(where)
-    if isinstance(tasks, str | Path):
-        from assay.tasks import TaskSet  # noqa: PLC0415
+        return Path(where)
+    return Path(tasks)
 
-        return list(TaskSet.load(Path(tasks)).tasks)
-    return list(tasks)
+
+def _by_id(tasks: Sequence[Task]) -> dict[str, Task]:
+    return {task.id: task for task in tasks}
+
+
+def _settled_load(root: Path, seen: bytes) -> tuple[dict[str, Task], bytes]:
+    """The set under ``root`` as it is on disk, and what it looked like (``seen``) as it was
+    loaded. A set still being written (a task saved is renamed into place, the one it replaces
+    renamed away first) is loaded again once it settles; one that never does is loaded again by
+    the next batch, its look left blank."""
+    for _ in range(3):
+        tasks = _by_id(load_tasks(root))
+        settled = _fingerprint(root)
+        if settled == seen:
+            return tasks, seen
+        seen = settled
+    return tasks, b""
+
+
+def _fingerprint(root: Path) -> bytes:
+    """What changes when anything in the task set under ``root`` does: every entry's path,
+    inode, size, and modification and change times, by stat alone (reading the files would cost
+    what loading them does). Hidden entries of ``root`` itself (a task being saved is staged in
+    one) are left out, as :class:`assay.tasks.TaskSet` leaves them out."""
+    digest = hashlib.blake2b(digest_size=16)
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as listed:
+                entries = sorted(listed, key=lambda entry: entry.name)
+            for entry in entries:
+                if directory == root and entry.name.startswith("."):
+                    continue
+                found = entry.stat(follow_symlinks=False)
+                digest.update(
+                    f"{entry.path}\0{found.st_ino}\0{found.st_size}\0{found.st_mtime_ns}"
+                    f"\0{found.st_ctime_ns}\n".encode(errors="surrogateescape")
+                )
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+        except OSError as exc:  # gone meanwhile, or unreadable: loading says which
+            digest.update(f"{directory}\0{exc.errno}\n".encode(errors="surrogateescape"))
+    return digest.digest()
 
 
 _judges: dict[str, Judge] = {}
@@ -173,7 +265,8 @@ _judges_lock = threading.Lock()
 
 def judge_for(tasks_dir: str | Path) -> Judge:
     """One :class:`Judge` per task directory for the process (reward functions are called once
-    per batch, and loading a set every time would cost more than judging it)."""
+    per batch, and loading a set every time would cost more than judging it); it loads the
+    directory again when it changes (see :meth:`Judge.judge`)."""
     key = str(Path(tasks_dir).resolve())
     with _judges_lock:
         if key not in _judges:
@@ -181,4 +274,12 @@ def judge_for(tasks_dir: str | Path) -> Judge:
         return _judges[key]
 
 
-__all__ = ["RETRIES", "Judge", "Judgement", "judge_for", "load_tasks", "neutral_scores"]
+__all__ = [
+    "RECHECK_S",
+    "RETRIES",
+    "Judge",
+    "Judgement",
+    "judge_for",
+    "load_tasks",
+    "neutral_scores",
+]

@@ -20,26 +20,39 @@ Errors: TRL turns a ``None`` reward into NaN and sums the reward functions with 
 with one reward function a ``None`` becomes a 0, a false failure. Instead an error verdict is
 retried, and one that persists gets the mean score of the judged completions of the same task in
 the batch (TRL's group: its advantage is then zero; see :mod:`assay.integrations.rewards`).
-``rewards.errors``, listed with weight 0, adds nothing to the reward and is logged by TRL like
-every reward function (``rewards/errors/mean``): the share of the batch that could not be judged.
+``rewards.errors``, listed after ``rewards.reward`` with weight 0, adds nothing to the reward and
+is logged by TRL like every reward function (``rewards/errors/mean``): for each batch, 1.0 for a
+completion that could not be judged, so that the mean TRL logs over its logging steps is the
+share of the completions of those steps that could not be judged. ``rewards.judged`` and
+``rewards.unjudged`` are the run's totals, for a trainer that logs on its own schedule.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from assay.errors import InputError
-from assay.integrations.rewards import Judge, Judgement, neutral_scores
+from assay.integrations.rewards import Judge, neutral_scores
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
+
+KEPT_BATCHES = 16
+"""Batches whose errors :meth:`AssayRewards.errors` can still report: TRL asks right after the
+reward; more are kept for batches judged at once from several threads."""
 
 
 class AssayRewards:
     """The reward function (:meth:`reward`) and its error count (:meth:`errors`) over one task
-    set; see the module's docstring."""
+    set; see the module's docstring.
+
+    ``judged`` and ``unjudged`` count the completions judged, and those that could not be,
+    since this object was made: running totals, never reset, so that a trainer logging every N
+    steps logs the difference between two readings."""
 
     def __init__(
         self,
@@ -49,7 +62,7 @@ class AssayRewards:
         retries: int = 2,
     ) -> None:
         self.judge = Judge(tasks, sandbox=sandbox, retries=retries)
-        self._last: list[Judgement] = []
+        self._unjudged_by_batch: OrderedDict[bytes, list[bool]] = OrderedDict()
         self._lock = threading.Lock()
         self.judged = 0
         self.unjudged = 0
@@ -65,6 +78,12 @@ class AssayRewards:
                 field="task_id",
                 fix="train on `assay export tasks` output, which has one",
             )
+        if isinstance(task_ids, str | bytes):  # its letters would be taken for the column
+            raise InputError(
+                f"task_id is one {type(task_ids).__name__}, {task_ids[:100]!r}, not a column",
+                field="task_id",
+                fix="pass one task id per completion, as TRL passes a dataset's column",
+            )
         if len(prompts) != len(completions):
             raise InputError(
                 f"{len(prompts)} prompts for {len(completions)} completions",
@@ -72,32 +91,57 @@ class AssayRewards:
                 fix="pass one prompt per completion, as TRL does",
             )
         ids = [str(task_id) for task_id in task_ids]
-        judgements = self.judge.judge(ids, [_text(c) for c in completions])
+        texts = [_text(c) for c in completions]
+        judgements = self.judge.judge(ids, texts)
+        unjudged = [j.score is None for j in judgements]
+        key = _batch_key(prompts, texts)
         with self._lock:
-            self._last = judgements
-            failed = sum(j.score is None for j in judgements)
-            self.unjudged += failed
-            self.judged += len(judgements) - failed
+            self._unjudged_by_batch[key] = unjudged
+            self._unjudged_by_batch.move_to_end(key)
+            while len(self._unjudged_by_batch) > KEPT_BATCHES:
+                self._unjudged_by_batch.popitem(last=False)
+            self.unjudged += sum(unjudged)
+            self.judged += len(unjudged) - sum(unjudged)
         return neutral_scores(judgements, [(i, _key(p)) for i, p in zip(ids, prompts, strict=True)])
 
     def errors(self, prompts: Sequence[Any], completions: Sequence[Any], **_: Any) -> list[float]:
-        """1.0 for each completion of the last batch that could not be judged, else 0.0; give it
-        weight 0 so that it is only logged."""
+        """For the batch given (matched by its prompts and completions, however other batches'
+        calls interleave), 1.0 for each completion :meth:`reward` could not judge, else 0.0;
+        give it weight 0 so that it is only logged. A batch :meth:`reward` has not judged (this
+        function listed before it) raises :class:`InputError`: its errors are not known yet."""
+        key = _batch_key(prompts, [_text(c) for c in completions])
         with self._lock:
-            last = self._last
-        if len(last) != len(completions):
-            return [0.0] * len(completions)
-        return [1.0 if j.score is None else 0.0 for j in last]
+            unjudged = self._unjudged_by_batch.get(key)
+        if unjudged is None:
+            raise InputError(
+                "rewards.errors was given a batch that rewards.reward has not judged",
+                field="reward_funcs",
+                fix="list rewards.errors after rewards.reward in reward_funcs",
+            )
+        return [1.0 if lost else 0.0 for lost in unjudged]
+
+
+def _batch_key(prompts: Sequence[Any], texts: Sequence[str]) -> bytes:
+    """A digest of a batch (its prompts, and its completions' answers) that stands for it
+    without keeping its text."""
+    digest = hashlib.blake2b(digest_size=16)
+    for part in [*(_key(p) for p in prompts), "", *texts]:
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.digest()
 
 
 def _text(completion: Any) -> str:
-    """The answer: the text, or the content of the assistant's last message (of a
-    conversation, or a message alone), whose content may be a list of parts as in OpenAI's chat
-    format. A conversation that ends with a tool's answer (its turns ran out) is judged on what
-    the model said last, never on what a tool printed, which is no answer of the model's."""
+    """The answer: the text (bytes read as UTF-8), or the content of the assistant's last
+    message (of a conversation, or a message alone), whose content may be a list of parts as in
+    OpenAI's chat format. A conversation that ends with a tool's answer (its turns ran out) is
+    judged on what the model said last, never on what a tool printed, which is no answer of the
+    model's."""
     if isinstance(completion, str):
         return completion
-    if isinstance(completion, list):
+    if isinstance(completion, bytes):  # its repr, b'...', would hide every fenced block
+        return completion.decode("utf-8", "replace")
+    if isinstance(completion, list | tuple):
         said = [m for m in completion if not isinstance(m, dict) or _spoken(m)]
         completion = said[-1] if said else None
     if isinstance(completion, dict):
@@ -118,4 +162,4 @@ def _key(prompt: Any) -> str:
     return prompt if isinstance(prompt, str) else repr(prompt)
 
 
-__all__ = ["AssayRewards"]
+__all__ = ["KEPT_BATCHES", "AssayRewards"]

@@ -82,6 +82,12 @@ def _judge(extra_info: Mapping[str, Any] | None) -> Judge:
 def _tasks_dir(extra_info: Mapping[str, Any] | None) -> str:
     """The task set a row is judged against: its own ``tasks_dir``, else ``ASSAY_TASKS`` (a
     batch may mix rows of several sets, each judged against its own)."""
+    if extra_info is not None and not isinstance(extra_info, Mapping):
+        raise InputError(
+            f"extra_info is {type(extra_info).__name__}, not a mapping",
+            field="extra_info",
+            fix="give each row's extra_info as a dict, or none",
+        )
     where = (extra_info or {}).get("tasks_dir")
     if where:
         return str(where)

@@ -1,0 +1,76 @@
+"""Input of the wrong kind, from a caller rather than an agent, is refused in one line or read
+as what it plainly is: never judged as its ``str()``, which would be a fail nobody made."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assay.errors import InputError
+from assay.integrations.gymnasium import AssayEnv
+from assay.integrations.trl import AssayRewards
+from assay.integrations.verl import compute_score, compute_score_batch
+from assay.sandbox import PoolSandbox
+from assay.tasks import save_task
+from tests.conftest import REFERENCE, make_median_task
+
+GOOD = f"```python\n{REFERENCE.decode()}```\n"
+SUBMIT = '{"tool": "submit", "arguments": {}}'
+
+
+@pytest.mark.parametrize("mode", ["single", "tools"])
+@pytest.mark.parametrize(
+    ("action", "kind"),
+    [(GOOD.encode(), "bytes"), ({"tool": "submit", "arguments": {}}, "dict"), (None, "NoneType")],
+)
+def test_an_action_that_is_not_text_is_refused_and_costs_no_turn(
+    pool: PoolSandbox, mode: str, action: object, kind: str
+) -> None:
+    env = AssayEnv("code", tasks=[make_median_task()], sandbox=pool, mode=mode)  # type: ignore[arg-type]
+    env.reset(seed=0)
+    with pytest.raises(InputError) as refused:
+        env.step(action)  # type: ignore[arg-type]
+    assert str(refused.value).startswith(f"action: the action is {kind}, not str (")
+    # the episode goes on, untouched: the right answer as text still earns its reward
+    if mode == "single":
+        _, reward, terminated, _, _ = env.step(GOOD)
+    else:
+        write = {"path": "solution.py", "content": REFERENCE.decode()}
+        env.step(json.dumps({"tool": "write_file", "arguments": write}))
+        _, reward, terminated, _, _ = env.step(SUBMIT)
+    assert (reward, terminated) == (1.0, True)
+    env.close()
+
+
+def test_a_completion_as_bytes_or_a_tuple_of_messages_is_read_as_what_it_says(
+    pool: PoolSandbox,
+) -> None:
+    # their str() would hide the fenced block behind escapes: a right answer scored 0
+    rewards = AssayRewards([make_median_task()], sandbox=pool)
+    said = ({"role": "assistant", "content": GOOD},)
+    scores = rewards.reward(["p"] * 2, [GOOD.encode(), said], task_id=["median-1"] * 2)
+    assert scores == [1.0, 1.0]
+
+
+def test_a_task_id_given_as_one_string_is_refused_not_spelt_out() -> None:
+    rewards = AssayRewards([make_median_task()], sandbox=None)
+    with pytest.raises(InputError) as refused:
+        rewards.reward(["p"], [GOOD], task_id="median-1")
+    assert str(refused.value) == (
+        "task_id: task_id is one str, 'median-1', not a column (pass one task id per "
+        "completion, as TRL passes a dataset's column)"
+    )
+
+
+def test_an_extra_info_that_is_no_mapping_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    save_task(make_median_task(), tmp_path)
+    monkeypatch.setenv("ASSAY_TASKS", str(tmp_path))
+    said = "extra_info: extra_info is str, not a mapping"
+    with pytest.raises(InputError, match=said):
+        compute_score("assay", GOOD, "median-1", '{"tasks_dir": "x"}')  # type: ignore[arg-type]
+    with pytest.raises(InputError, match=said):
+        compute_score_batch(["assay"], [GOOD], ["median-1"], ["{}"])  # type: ignore[list-item]
