@@ -16,8 +16,10 @@ functions as a keyword (with ``prompts``, ``completions`` and columns of its own
 ``**kwargs``). Completions are plain text or, for conversational prompts, lists of messages whose
 last assistant message is the answer (a tool's output after it is none of the model's).
 
-Errors: TRL turns a ``None`` reward into NaN and sums the reward functions with ``nansum``, so
-with one reward function a ``None`` becomes a 0, a false failure. Instead an error verdict is
+Errors: TRL turns a ``None`` reward into NaN and sums the reward functions with ``nansum``. A
+row where every reward function gave ``None`` is set aside (TRL 1.16 gives it no advantage), but
+beside any reward function that gave a number (``rewards.errors`` among them) the ``None``
+becomes a 0, a false failure. Instead an error verdict is
 retried, and one that persists gets the mean score of the judged completions of the same task in
 the batch (TRL's group: its advantage is then zero; see :mod:`assay.integrations.rewards`).
 ``rewards.errors``, listed after ``rewards.reward`` with weight 0, adds nothing to the reward and
