@@ -5,7 +5,10 @@ from __future__ import annotations
 import http.client
 import os
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
@@ -119,3 +122,54 @@ def test_regional_services_answer_in_the_one_region_the_verdict_reads(
         _raw(emulator, "GET", queues, {"Authorization": signed.format("us-east-1", "sqs")}) == 200
     )
     assert _raw(emulator, "GET", "/", {"Authorization": signed.format("eu-west-1", "s3")}) == 200
+
+
+EXITING = """
+from assay.families.workflow.emulator import emulators
+with emulators().start() as emulator:
+    emulator.client("s3").list_buckets()
+print(emulators()._process.pid)
+"""
+
+
+def test_the_warm_parent_ends_with_the_interpreter_and_says_nothing() -> None:
+    """It was left running at exit: Python printed ``ResourceWarning: subprocess N is still
+    running``."""
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", EXITING],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(done.stdout), 0)
+
+
+def test_closing_an_emulator_after_its_factory_starts_no_parent() -> None:
+    """Its emulators died with the warm parent: stopping one must not start another parent
+    (seconds of moto's imports) only to find it gone."""
+    factory = EmulatorFactory()
+    emulator = factory.start()
+    factory.close()
+    started = time.perf_counter()
+    emulator.close()
+    assert time.perf_counter() - started < 1.0
+    assert factory._process is None
+    assert not running(emulator.pid)
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs (a process killed and not yet reaped by whoever adopted it does
+    not)."""
+    for _ in range(50):
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            return False
+        if state in ("Z", "X"):
+            return False
+        time.sleep(0.02)
+    return True

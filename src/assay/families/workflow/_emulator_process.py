@@ -8,7 +8,7 @@ standard input and answers each with one line on standard output:
   the Unix socket ``PATH`` (made connectable by any uid: the directory holding it is the
   access control) and answer ``{"pid": N, "start_s": S}`` once it accepts connections; it
   counts the requests it serves and tells the count to whoever presents ``T`` at
-  :data:`COUNT_PATH`;
+  :data:`COUNT_PATH`, and when each of its resources was made at :data:`BIRTHS_PATH`;
 - ``{"op": "stop", "pid": N}``: kill that emulator and reap it, answer ``{"stopped": N}``.
 
 An emulator is a process of its own because moto's backends are global to a process: two
@@ -37,6 +37,11 @@ from typing import Any
 
 COUNT_PATH = "/_assay/requests"
 """Where the trusted side asks how many requests an emulator served."""
+BIRTHS_PATH = "/_assay/births"
+"""Where the trusted side asks when each bucket, queue, table and log group was made, to the
+microsecond (a JSON object of ``bucket:NAME``... to the time): the APIs tell it to the second (a
+bucket) or the millisecond, so one deleted and made again within that time would look like the
+one that was there."""
 SERVICES = frozenset({"s3", "sqs", "dynamodb", "logs"})
 """The services an emulator answers; requests signed for any other are refused."""
 REGION = "us-east-1"
@@ -109,23 +114,54 @@ def admitted(authorization: str) -> bool:
 
 
 def counted(app: Wsgi, token: str) -> Wsgi:
-    """``app`` counting the requests it is sent; :data:`COUNT_PATH` with the right token (which
-    only the trusted side holds) answers the count instead of being served."""
+    """``app`` counting the requests it is sent; :data:`COUNT_PATH` and :data:`BIRTHS_PATH`
+    with the right token (which only the trusted side holds) are answered here instead of being
+    served (and counted)."""
     lock = threading.Lock()
     served = [0]
 
+    def count() -> str:
+        with lock:
+            return str(served[0])
+
+    answers = {COUNT_PATH: count, BIRTHS_PATH: births}
+
     def serve(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        if environ.get("PATH_INFO") == COUNT_PATH:
+        answer = answers.get(str(environ.get("PATH_INFO")))
+        if answer is not None:
             given = str(environ.get("HTTP_X_ASSAY_TOKEN", ""))
             if token and hmac.compare_digest(given.encode(), token.encode()):
                 start_response("200 OK", [("Content-Type", "text/plain")])
-                with lock:
-                    return [str(served[0]).encode()]
+                return [answer().encode()]
         with lock:
             served[0] += 1
         return app(environ, start_response)
 
     return serve
+
+
+def births() -> str:
+    """When each bucket, queue, table and log group of every account and region was made, to
+    the microsecond, as a JSON object of ``bucket:NAME``... to the time."""
+    from moto.dynamodb.models import dynamodb_backends  # noqa: PLC0415 - loaded with moto
+    from moto.logs.models import logs_backends  # noqa: PLC0415 - likewise
+    from moto.s3.models import s3_backends  # noqa: PLC0415 - likewise
+    from moto.sqs.models import sqs_backends  # noqa: PLC0415 - likewise
+
+    kinds: list[tuple[str, Any, str, str]] = [
+        ("bucket", s3_backends, "buckets", "creation_date"),
+        ("queue", sqs_backends, "queues", "created_timestamp"),
+        ("table", dynamodb_backends, "tables", "created_at"),
+        ("logs", logs_backends, "groups", "creation_time"),
+    ]
+    found = {
+        f"{kind}:{name}": str(getattr(made, when))
+        for kind, backends, held, when in kinds
+        for regions in list(backends.values())
+        for backend in list(regions.values())
+        for name, made in list(getattr(backend, held).items())
+    }
+    return json.dumps(found, sort_keys=True)
 
 
 def _warm(app: Wsgi) -> None:
@@ -204,7 +240,8 @@ def _stop(pid: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    """Warm up, say so, then answer commands until standard input closes."""
+    """Warm up, say so, then answer commands until standard input closes, then exit at once
+    (the emulators still running die with this process)."""
     logging_off()
     from moto.moto_server.werkzeug_app import (  # noqa: PLC0415 - only this process loads moto
         DomainDispatcherApplication,
@@ -227,6 +264,7 @@ def main() -> None:
             answer = {"error": f"unknown command {command.get('op')!r}"}
         out.write(json.dumps(answer) + "\n")
         out.flush()
+    os._exit(0)  # nothing is left to clean up: tearing moto's modules down took half a second
 
 
 def settable_queue_attributes_only() -> None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -25,7 +27,7 @@ from assay.families.workflow.resource_settings import (
     queue_reads,
     table_reads,
 )
-from assay.families.workflow.state import CloudState, TableState
+from assay.families.workflow.state import CloudState, Message, QueueMessage, TableState
 
 MAX_OBJECTS = 2_000
 MAX_MESSAGES = 5_000
@@ -90,8 +92,8 @@ def seed(emulator: Emulator, state: CloudState, path: str = "the initial state")
             url = sqs.create_queue(QueueName=queue)["QueueUrl"]
             for start in range(0, len(messages), 10):
                 entries = [
-                    {"Id": str(n), "MessageBody": body}
-                    for n, body in enumerate(messages[start : start + 10])
+                    _entry(str(n), message)
+                    for n, message in enumerate(messages[start : start + 10])
                 ]
                 _all_sent(sqs.send_message_batch(QueueUrl=url, Entries=entries))
     for table, content in state.tables.items():
@@ -132,6 +134,48 @@ def _refused(exc: Exception, path: str, field: str) -> TaskFormatError:
         field=field,
         fix="give the state names and contents the cloud accepts",
     )
+
+
+def _entry(number: str, message: Message) -> dict[str, Any]:
+    """The batch entry that sends ``message``, its attributes typed as SQS types them."""
+    if isinstance(message, str):
+        return {"Id": number, "MessageBody": message}
+    attributes = {
+        name: {"DataType": "String", "StringValue": value}
+        if isinstance(value, str)
+        else {"DataType": "Number", "StringValue": repr(value)}
+        for name, value in message.attributes.items()
+    }
+    return {"Id": number, "MessageBody": message.body, "MessageAttributes": attributes}
+
+
+def _attributes(sent: dict[str, Any]) -> dict[str, str | int | float]:
+    """A received message's attributes as a state holds them: a ``String`` one as its text, a
+    ``Number`` one as its number; any other type (binary, or a custom type such as
+    ``String.id``) as a summary that no value of a state equals."""
+    found: dict[str, str | int | float] = {}
+    for name, value in sent.items():
+        kind, text = value.get("DataType", ""), value.get("StringValue")
+        number = _number(text) if kind == "Number" else None
+        if kind == "String" and isinstance(text, str):
+            found[name] = text
+        elif number is not None:
+            found[name] = number
+        else:
+            shown = text if isinstance(text, str) else _binary(bytes(value.get("BinaryValue", b"")))
+            found[name] = f"<{kind} attribute: {shown}>"
+    return found
+
+
+def _number(text: object) -> int | float | None:
+    """The number a ``Number`` attribute holds, or None when it holds none."""
+    try:
+        number = Decimal(str(text))
+    except ArithmeticError:
+        return None
+    if not number.is_finite():
+        return None
+    return int(number) if number == number.to_integral_value() else float(number)
 
 
 def _all_sent(answer: dict[str, Any]) -> None:
@@ -189,10 +233,25 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     if isinstance(value, set | frozenset):
-        return sorted(_plain(v) for v in value)
+        return _set_of(value)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value
+
+
+def _set_of(values: set[Any] | frozenset[Any]) -> str:
+    """A set (DynamoDB's ``SS``, ``NS`` or ``BS``), which no state holds, as a summary of its
+    members in order: equal to the same set, whatever order it was written in, and never to a
+    list (``L``) of the same members."""
+    members = [_plain(v) for v in values]
+    if all(isinstance(m, str) for m in values):
+        kind = "string"
+    elif all(isinstance(m, Decimal) for m in values):
+        kind = "number"
+    else:
+        kind = "binary"
+    ordered = sorted(members)
+    return f"<{kind} set: {json.dumps(ordered, ensure_ascii=False)}>"
 
 
 def _binary(data: bytes) -> str:
@@ -227,22 +286,16 @@ def read_state(emulator: Emulator) -> CloudState:
 
 def births(emulator: Emulator) -> dict[str, str]:
     """When each bucket, queue, table and log group was created, by its criterion's name
-    (``bucket:NAME``...): one deleted and created again under its name has a later time (a
-    bucket's is to the second, so one recreated within the second it was made is missed).
-    Raises :class:`StateTooLargeError` past :data:`MAX_RESOURCES` of a kind."""
-    s3, sqs = emulator.client("s3"), emulator.client("sqs")
-    dynamodb, logs = emulator.client("dynamodb"), emulator.client("logs")
-    found = {f"bucket:{b['Name']}": str(b["CreationDate"]) for b in s3.list_buckets()["Buckets"]}
-    for url in _listed(sqs.get_paginator("list_queues").paginate(), "QueueUrls", "queues"):
-        name = url.rstrip("/").rsplit("/", 1)[-1]
-        answer = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["CreatedTimestamp"])
-        found[f"queue:{name}"] = answer["Attributes"]["CreatedTimestamp"]
-    for name in _listed(dynamodb.get_paginator("list_tables").paginate(), "TableNames", "tables"):
-        created = dynamodb.describe_table(TableName=name)["Table"]["CreationDateTime"]
-        found[f"table:{name}"] = str(created)
-    groups = logs.get_paginator("describe_log_groups").paginate()
-    for group in _listed(groups, "logGroups", "log groups"):
-        found[f"logs:{group['logGroupName']}"] = str(group["creationTime"])
+    (``bucket:NAME``...): one deleted and created again under its name has a later time. Asked
+    of the emulator itself, to the microsecond: the times the APIs tell are to the second (a
+    bucket's ``CreationDate``) or the millisecond, the same for a resource made again within
+    them. Raises :class:`StateTooLargeError` past :data:`MAX_RESOURCES` of a kind, and
+    :class:`~assay.errors.SandboxError` when the emulator does not tell."""
+    found = emulator.births()
+    kinds = Counter(label.partition(":")[0] for label in found)
+    for kind, count in sorted(kinds.items()):
+        if count > MAX_RESOURCES:
+            raise StateTooLargeError(f"more than {MAX_RESOURCES} {kind} resources")
     return found
 
 
@@ -284,16 +337,16 @@ def _buckets(
 
 def _queues(
     emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
-) -> dict[str, tuple[str, ...]]:
+) -> dict[str, tuple[Message, ...]]:
     sqs = emulator.client("sqs")
-    found: dict[str, tuple[str, ...]] = {}
+    found: dict[str, tuple[Message, ...]] = {}
     urls = _listed(sqs.get_paginator("list_queues").paginate(), "QueueUrls", "queues")
     for url in sorted(urls):
         deadline.check()
         name = url.rstrip("/").rsplit("/", 1)[-1]
         hidden = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
         reads[f"queue:{name}"] = queue_reads(sqs, url, hidden)
-        bodies: list[str] = []
+        bodies: list[Message] = []
         in_flight = int(hidden.get("ApproximateNumberOfMessagesNotVisible", "0"))
         bodies += [
             f"<a message in flight: received and not deleted ({n + 1})>" for n in range(in_flight)
@@ -306,17 +359,28 @@ def _queues(
         while True:
             deadline.check()
             batch = sqs.receive_message(
-                QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=READ_VISIBILITY_S
+                QueueUrl=url,
+                MaxNumberOfMessages=10,
+                VisibilityTimeout=READ_VISIBILITY_S,
+                MessageAttributeNames=["All"],
             ).get("Messages", [])
             if not batch:
                 break
-            bodies += [message["Body"] for message in batch]
+            bodies += [_message(message) for message in batch]
             handles += [message["ReceiptHandle"] for message in batch]
             if len(bodies) > MAX_MESSAGES:
                 raise StateTooLargeError(f"more than {MAX_MESSAGES} messages in {name}")
         _release(sqs, url, handles)
         found[name] = tuple(bodies)
     return found
+
+
+def _message(received: dict[str, Any]) -> Message:
+    """A received message as a state holds it: its body, with its attributes if it has any."""
+    sent = received.get("MessageAttributes") or {}
+    if not sent:
+        return str(received["Body"])
+    return QueueMessage(body=received["Body"], attributes=_attributes(sent))
 
 
 def _release(sqs: Any, url: str, handles: list[str]) -> None:

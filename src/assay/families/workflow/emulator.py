@@ -9,6 +9,7 @@ happens in the emulator's process, never in assay's.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import http.client
 import json
@@ -26,13 +27,15 @@ from typing import IO, Any
 
 from assay.errors import SandboxError
 from assay.families.workflow import _transport
-from assay.families.workflow._emulator_process import COUNT_PATH
+from assay.families.workflow._emulator_process import BIRTHS_PATH, COUNT_PATH
 
 SOCKET_NAME = "aws.sock"
 """Name of the socket in an emulator's directory."""
 START_TIMEOUT_S = 60.0
 _UTIME = 11
 """Index of utime (stime follows) in /proc/PID/stat after the command's closing parenthesis."""
+MAX_ANSWER_BYTES = 2**20
+"""Largest answer of the emulator to the trusted side's own questions."""
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -80,22 +83,46 @@ class Emulator:
 
     def requests_served(self) -> int:
         """How many requests the emulator has served (the trusted side's own included)."""
+        text = self._trusted(COUNT_PATH, 64)
+        if not text.isdigit():
+            raise SandboxError(f"the emulator did not tell its request count: {text[:60]}")
+        return int(text)
+
+    def births(self) -> dict[str, str]:
+        """When each bucket, queue, table and log group was made, to the microsecond, by its
+        criterion's name (``bucket:NAME``...): what the APIs tell is to the second (a bucket's
+        ``CreationDate``) or the millisecond. Raises :class:`SandboxError` when the emulator
+        does not tell."""
+        text = self._trusted(BIRTHS_PATH, MAX_ANSWER_BYTES)
+        try:
+            found = json.loads(text)
+        except ValueError:
+            found = None
+        if not isinstance(found, dict) or not all(isinstance(v, str) for v in found.values()):
+            raise SandboxError(
+                f"the emulator did not tell when its resources were made: {text[:60]}"
+            )
+        return found
+
+    def _trusted(self, path: str, limit: int) -> str:
+        """The emulator's answer at ``path``, which only the holder of its token gets."""
         connection = http.client.HTTPConnection("localhost", timeout=_transport.TIMEOUT_S)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.settimeout(_transport.TIMEOUT_S)
             sock.connect(str(self.socket_path))
             connection.sock = sock
-            connection.request("GET", COUNT_PATH, headers={"X-Assay-Token": self._token})
+            connection.request("GET", path, headers={"X-Assay-Token": self._token})
             answer = connection.getresponse()
-            text = answer.read(64).decode(errors="replace")
+            data = answer.read(limit + 1)
         except (OSError, http.client.HTTPException) as exc:
             raise SandboxError(f"the emulator did not answer: {exc}") from exc
         finally:
             connection.close()
-        if answer.status != 200 or not text.isdigit():
-            raise SandboxError(f"the emulator did not tell its request count: {text[:60]}")
-        return int(text)
+        text = data[:limit].decode(errors="replace")
+        if answer.status != 200 or len(data) > limit:
+            raise SandboxError(f"the emulator did not answer {path}: {text[:60]}")
+        return text
 
     def close(self) -> None:
         """Kill the emulator and remove its directory. Idempotent."""
@@ -141,9 +168,10 @@ class EmulatorFactory:
         return Emulator(self, directory, int(answer["pid"]), float(answer["start_s"]), token)
 
     def stop(self, pid: int) -> None:
-        """Kill and reap the emulator ``pid``."""
+        """Kill and reap the emulator ``pid``; nothing when the warm parent is gone, since its
+        emulators died with it (and starting another to stop none would take seconds)."""
         with contextlib.suppress(SandboxError):
-            self._ask({"op": "stop", "pid": pid})
+            self._ask({"op": "stop", "pid": pid}, start=False)
 
     def close(self) -> None:
         """End the warm parent, and with it every emulator still running. Idempotent."""
@@ -152,8 +180,12 @@ class EmulatorFactory:
         if process is not None:
             _end(process)
 
-    def _ask(self, command: dict[str, Any]) -> dict[str, Any]:
+    def _ask(self, command: dict[str, Any], *, start: bool = True) -> dict[str, Any]:
+        """The warm parent's answer to ``command``, starting the parent first unless
+        ``start`` is false (then an empty answer when it is not running)."""
         with self._lock:
+            if not start and (self._process is None or self._process.poll() is not None):
+                return {}
             process = self._running()
             stdin, stdout = _pipes(process)
             try:
@@ -174,6 +206,9 @@ class EmulatorFactory:
     def _running(self) -> subprocess.Popen[str]:
         if self._process is not None and self._process.poll() is None:
             return self._process
+        if self._process is not None:  # it died: reap it and close its pipes
+            _end(self._process)
+            self._process = None
         started = time.monotonic()
         process = subprocess.Popen(
             [sys.executable, "-m", "assay.families.workflow._emulator_process"],
@@ -200,6 +235,8 @@ def _pipes(process: subprocess.Popen[str]) -> tuple[IO[str], IO[str]]:
 
 
 def _end(process: subprocess.Popen[str]) -> None:
+    """Close the warm parent's input, which ends it at once, and reap it (killing it if it
+    lingers); close its pipes."""
     with contextlib.suppress(OSError):
         if process.stdin is not None:
             process.stdin.close()
@@ -208,6 +245,9 @@ def _end(process: subprocess.Popen[str]) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+    with contextlib.suppress(OSError):
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 _shared: EmulatorFactory | None = None
@@ -215,9 +255,18 @@ _shared_lock = threading.Lock()
 
 
 def emulators() -> EmulatorFactory:
-    """The process's emulator factory; its warm parent starts on first use."""
+    """The process's emulator factory; its warm parent starts on first use and is ended when
+    the interpreter exits."""
     global _shared  # noqa: PLW0603 - one warm parent per process
     with _shared_lock:
         if _shared is None:
             _shared = EmulatorFactory()
+            atexit.register(_close_at_exit, _shared, os.getpid())
         return _shared
+
+
+def _close_at_exit(factory: EmulatorFactory, owner: int) -> None:
+    """Close ``factory`` in the process that made it (a forked child exiting must leave its
+    parent's warm parent alone)."""
+    if os.getpid() == owner:
+        factory.close()

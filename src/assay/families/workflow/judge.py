@@ -12,7 +12,9 @@ when any of them is not at its default.
 How contents compare: texts that hold JSON (an object or an array) in the expected state compare
 as JSON values; other texts compare with line endings and trailing white space at the end
 ignored. Objects compare by key; messages, log events of a stream and items compare as
-multisets, so a duplicate is a difference.
+multisets, so a duplicate is a difference. A queue's messages compare with their attributes
+when the expected state names the attributes of any of them (see :mod:`.state`), by their bodies
+alone otherwise.
 
 A vague request may have several reasonable readings, each with its expected state: the final
 state is judged against each, and the reading it comes closest to decides.
@@ -22,10 +24,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from assay.families.workflow.state import CloudState
+from assay.families.workflow.state import CloudState, Message, QueueMessage, body_of
 from assay.verdicts import Criterion
 
 MAX_EVIDENCE = 1_500
@@ -34,9 +36,10 @@ _SHOWN = 5
 
 def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -> list[Criterion]:
     """The criteria of ``actual`` against ``expected``, each resource once."""
-    before = _contents(initial)
-    want = _contents(expected)
-    got = _contents(actual)
+    attributed = _attributed(expected)
+    before = _contents(initial, attributed)
+    want = _contents(expected, attributed)
+    got = _contents(actual, attributed)
     criteria = []
     for resource in sorted(set(want) | set(got)):
         kind, name = resource
@@ -97,10 +100,21 @@ def _criterion(name: str, kind: str, differences: list[str], *, kept: bool) -> C
 Contents = dict[tuple[str, str], Any]
 
 
-def _contents(state: CloudState) -> Contents:
-    """Each resource's contents and settings in comparable form."""
+def _attributed(state: CloudState) -> frozenset[str]:
+    """The queues of ``state`` one of whose messages names its attributes."""
+    return frozenset(
+        name
+        for name, messages in state.queues.items()
+        if any(isinstance(message, QueueMessage) for message in messages)
+    )
+
+
+def _contents(state: CloudState, attributed: Collection[str]) -> Contents:
+    """Each resource's contents and settings in comparable form; the messages of the
+    ``attributed`` queues with their attributes, the others' by their bodies alone."""
     found = {
-        resource: (held, _settings(state, resource)) for resource, held in _held(state).items()
+        resource: (held, _settings(state, resource))
+        for resource, held in _held(state, attributed).items()
     }
     for label in state.settings:
         kind, _, name = label.partition(":")
@@ -114,13 +128,16 @@ def _settings(state: CloudState, resource: tuple[str, str]) -> dict[str, str]:
     return {name: _canonical(value) for name, value in settings.items()}
 
 
-def _held(state: CloudState) -> Contents:
+def _held(state: CloudState, attributed: Collection[str]) -> Contents:
     """Each resource's contents in comparable form."""
     found: Contents = {}
     for name, objects in state.buckets.items():
         found["bucket", name] = {key: _normal(body) for key, body in objects.items()}
     for name, messages in state.queues.items():
-        found["queue", name] = _multiset(_normal(body) for body in messages)
+        if name in attributed:
+            found["queue", name] = _multiset(_with_attributes(m) for m in messages)
+        else:
+            found["queue", name] = _multiset(_normal(body_of(m)) for m in messages)
     for name, table in state.tables.items():
         keys = (table.hash_key, table.range_key)
         found["table", name] = (keys, _multiset("json:" + _canonical(item) for item in table.items))
@@ -142,6 +159,12 @@ def _normal(text: str) -> str:
     return "text:" + text.replace("\r\n", "\n").rstrip()
 
 
+def _with_attributes(message: Message) -> str:
+    """A message's body (as :func:`_normal` has it) and its attributes, in comparable form."""
+    attributes = {} if isinstance(message, str) else message.attributes
+    return "message:" + _canonical([_normal(body_of(message)), attributes])
+
+
 def _canonical(value: Any) -> str:
     return json.dumps(_numbers(value), sort_keys=True, ensure_ascii=False)
 
@@ -161,7 +184,12 @@ def _multiset(values: Iterable[str]) -> Counter[str]:
 
 
 def _shown(value: str) -> str:
-    text = value.partition(":")[2]
+    kind, _, text = value.partition(":")
+    if kind == "message":
+        body, attributes = json.loads(text)
+        listed = _canonical(attributes)
+        clipped = listed[:120] + ("…" if len(listed) > 120 else "")
+        return f"{_shown(body)} with attributes {clipped}"
     return json.dumps(text[:120] + ("…" if len(text) > 120 else ""), ensure_ascii=False)
 
 
@@ -260,7 +288,8 @@ def idempotence(first: CloudState, second: CloudState, *, required: bool) -> Cri
 def _state_differences(
     first: CloudState, second: CloudState
 ) -> list[tuple[tuple[str, str], list[str]]]:
-    a, b = _contents(first), _contents(second)
+    every = _attributed(first) | _attributed(second)
+    a, b = _contents(first, every), _contents(second, every)
     found = []
     for resource in sorted(set(a) | set(b)):
         if resource not in b:

@@ -5,7 +5,7 @@ state (``hidden/``) and what the verifier reads back from an emulator::
 
     {
       "buckets": {"invoices": {"in/2024-05.csv": "id,region,amount\\n..."}},
-      "queues":  {"orders-eu": ["{\\"id\\": 7}", "..."]},
+      "queues":  {"orders-eu": ["{\\"id\\": 7}", {"body": "...", "attributes": {"tries": 2}}]},
       "tables":  {"stock": {"hash_key": "sku", "items": [{"sku": "A1", "qty": 3}]}},
       "logs":    {"/ops/invoices": {"summary": ["routed 12, quarantined 1"]}},
       "settings": {"bucket:invoices": {"versioning": {"Status": "Enabled"}},
@@ -13,20 +13,35 @@ state (``hidden/``) and what the verifier reads back from an emulator::
     }
 
 Object bodies, message bodies and log messages are text; items are JSON objects whose key
-attributes are strings or numbers. ``settings`` holds, by resource (``bucket:NAME``,
-``queue:NAME``, ``table:NAME``, ``logs:NAME``, and ``account:SERVICE`` for what belongs to the
-account), the settings that differ from those of a fresh resource: its policy, ACL, retention,
-tags... (see :mod:`.resource_settings` for what is read and how it is named). What a state leaves
-out is at its default, so a state without ``settings`` says that every resource keeps its
-defaults. An initial state holds none: the emulator is seeded with contents only.
+attributes are strings or numbers. A message is its body, or an object naming its body and its
+message attributes (a text is a ``String`` attribute, a number a ``Number`` one): a queue any of
+whose expected messages names its attributes is judged with every message's attributes (one that
+names none must have none); the other queues are judged by the bodies alone. No state holds a
+set (a DynamoDB ``SS``, ``NS`` or ``BS``): one read from an emulator equals no list.
+
+``settings`` holds, by resource (``bucket:NAME``, ``queue:NAME``, ``table:NAME``,
+``logs:NAME``, and ``account:SERVICE`` for what belongs to the account), the settings that differ
+from those of a fresh resource: its policy, ACL, retention, tags... (see :mod:`.resource_settings`
+for what is read and how it is named). What a state leaves out is at its default, so a state
+without ``settings`` says that every resource keeps its defaults. An initial state holds none:
+the emulator is seeded with contents only.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    ValidationError,
+)
 
 from assay.errors import TaskFormatError
 
@@ -34,6 +49,48 @@ MAX_STATE_BYTES = 8 * 2**20
 """Largest state file a task may hold."""
 ACCOUNT_SERVICES = ("dynamodb", "logs", "s3", "sqs")
 """Services whose account-wide settings a state may name (``account:SERVICE``)."""
+
+
+def _attribute_value(value: object) -> object:
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        # pydantic turns a ValueError, not a TypeError, into the field's error
+        raise ValueError("a message attribute is a text or a number")  # noqa: TRY004
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("a message attribute's number is finite")
+    return value
+
+
+AttributeValue = Annotated[str | int | float, BeforeValidator(_attribute_value)]
+"""A message attribute's value: a text (``String``) or a finite number (``Number``)."""
+
+
+class QueueMessage(BaseModel):
+    """A message and its message attributes (a message given as its body alone is one whose
+    attributes are not judged, unless another message of its queue names some)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    body: str = Field(description="The body (text).")
+    attributes: dict[str, AttributeValue] = Field(
+        default_factory=dict,
+        description="Attribute name to its value: a text is a String attribute, a number a "
+        "Number one. Empty: the message has none.",
+    )
+
+    def __hash__(self) -> int:
+        return hash(self.body)  # equal messages have equal bodies (2 == 2.0: not the JSON)
+
+
+Message = Annotated[
+    Annotated[str, Tag("body")] | Annotated[QueueMessage, Tag("message")],
+    Discriminator(lambda value: "message" if isinstance(value, dict | QueueMessage) else "body"),
+]
+"""A message of a queue: its body, or its body and attributes."""
+
+
+def body_of(message: Message) -> str:
+    """The body of ``message``."""
+    return message if isinstance(message, str) else message.body
 
 
 class TableState(BaseModel):
@@ -54,8 +111,9 @@ class CloudState(BaseModel):
     buckets: dict[str, dict[str, str]] = Field(
         default_factory=dict, description="Bucket name to object key to body (text)."
     )
-    queues: dict[str, tuple[str, ...]] = Field(
-        default_factory=dict, description="Queue name to the bodies of its messages."
+    queues: dict[str, tuple[Message, ...]] = Field(
+        default_factory=dict,
+        description="Queue name to its messages: each a body, or a body and its attributes.",
     )
     tables: dict[str, TableState] = Field(
         default_factory=dict, description="Table name to its keys and items."
@@ -109,7 +167,10 @@ def parse_state(data: bytes, path: str) -> CloudState:
         state = CloudState.model_validate(value)
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        loc = first["loc"]
+        if loc[:1] == ("queues",) and loc[3:4] == ("message",):
+            loc = loc[:3] + loc[4:]  # the tag of the form a message takes, not a field
+        field = ".".join(str(part) for part in loc) or "(top level)"
         raise TaskFormatError(
             first["msg"],
             path=path,
