@@ -70,7 +70,7 @@ def _main() -> None:
     _PRCTL[0](_PR_SET_DUMPABLE, 0, 0, 0, 0)
     _PRCTL[0](_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # A run that closes its stdin unread must not kill this process through SIGPIPE; each run
-    # gets the disposition this process was given (a warm worker's jobs have the default).
+    # gets the disposition this process was given (a fresh interpreter ignores it).
     _SIGPIPE.append(signal.signal(signal.SIGPIPE, signal.SIG_IGN))
     code = _program(spec)
     if spec.get("entry"):

@@ -146,6 +146,12 @@ _SYSCTL: "dict[str, int]" = {}
 on its /proc/self/net (its own /proc entry is hidden); a path looked up from either names the
 setting or the figures of the namespace the worker is in at that moment."""
 _MS_BIND, _MS_REC, _MS_RDONLY = 0x1000, 0x4000, 0x1
+_FRESH_DISPOSITIONS: "dict[signal.Signals, Any]" = {
+    signal.SIGPIPE: signal.SIG_IGN,
+    signal.SIGINT: signal.default_int_handler,
+}
+"""What a fresh interpreter sets at start (and SIGXFSZ ignored, as the worker has it), which
+the fast path sets in each job; the worker holds the default for each (see :func:`_main`)."""
 
 
 class _SockFprog(ctypes.Structure):
@@ -323,12 +329,15 @@ def _child(
         if meta.get("trusted_code") is not None:
             status = _run_python(_TRUSTED[meta["trusted_code"]], command)
         elif meta.get("python_code") is not None:
-            status = _run_python(compile(meta["python_code"], "<string>", "exec"), command)
+            status = _run_python(meta["python_code"], command)
         else:
             executable = command[0] if "/" in command[0] else _which(command[0])
             if executable is None:
                 os.write(2, f"{command[0]}: command not found\n".encode())
                 os._exit(127)
+            # As the bubblewrap backend's commands start: the worker ignores SIGXFSZ, as
+            # Python does, so that the job's files written past its limit fail with an error.
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
             os.execve(executable, command, os.environ)
     except BaseException:
         try:
@@ -366,10 +375,18 @@ def _standard_streams() -> None:
 
 
 def _run_python(code: "Any", command: "list[str]") -> int:
+    for number, disposition in _FRESH_DISPOSITIONS.items():  # as ``python -c`` starts
+        signal.signal(number, disposition)
     sys.argv = ["-c", *command[command.index("-c") + 2 :]]
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     status = 0
     try:
+        if isinstance(code, str):  # a job's own, compiled in its process, as ``python -c`` does
+            try:
+                code = compile(code, "<string>", "exec")
+            except (SyntaxError, ValueError) as exc:  # shown as ``python -c`` shows it: status 1
+                traceback.print_exception(exc, limit=0)
+                raise SystemExit(1) from None
         exec(code, namespace)
     except SystemExit as exc:
         if exc.code is None:
@@ -724,9 +741,14 @@ def _main() -> None:
         _install(worker_part)
     _send(sock, json.dumps({"ready": os.getpid()}).encode())
     _standard_streams()
-    # Jobs get the default disposition, as a fresh interpreter's children do; for the worker a
-    # broken control socket is the end anyway.
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # The worker holds the dispositions an executed command starts with, the default (as the
+    # bubblewrap backend's commands do); the fast path takes a fresh interpreter's
+    # (_run_python). So the worker, init of its PID namespace, catches no signal, and the
+    # kernel drops every one a job sends it: Python's handler for SIGINT let a job that runs as
+    # the worker's uid (the shared identity) end the worker, and lose its own result. For the
+    # worker a broken control socket is the end anyway.
+    for number in _FRESH_DISPOSITIONS:
+        signal.signal(number, signal.SIG_DFL)
     for name in ("LD_BIND_NOW", "PWD"):  # loading is done; bubblewrap set PWD for its --chdir
         os.environ.pop(name, None)  # what is left is the jobs' environment
     gc.collect()

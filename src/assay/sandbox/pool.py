@@ -58,7 +58,13 @@ DEFAULT_CAP = 64
 MAX_CAP = POOL_UIDS.size
 """Each pool leases a block of this many uids, one per slot, that no other pool on the host
 holds while it lives."""
-_PYTHON_FLAGS = {"-I", "-S", "-E", "-s", "-B", "-u"}
+_FAST_FLAGS = frozenset({"-I", "-S"})
+"""Flags a command must give to take the fast path: the worker's own interpreter is isolated
+and without ``site``. A ``python -c`` without them finds what the worker lacks (its working
+directory first on ``sys.path``, the builtins ``site`` adds, such as ``exit``): it is executed."""
+_PYTHON_FLAGS = _FAST_FLAGS | {"-E", "-s", "-B"}
+"""Flags a fast-path command may give: ``-E`` and ``-s`` are part of ``-I``, and ``-B`` of the
+jobs' environment. Not ``-u``: the fast path's output is buffered."""
 PRELOADED = ("sqlite3", "argparse", "csv", "datetime", "decimal", "importlib")
 """Standard-library modules the families' harnesses load, and those the repo family's projects
 import most (a command line, CSV files, dates, money), that each worker imports once, before it
@@ -374,7 +380,7 @@ class PoolSandbox:
         if "-c" not in command:
             return None
         index = list(command).index("-c")
-        if index + 1 >= len(command) or not set(command[1:index]) <= _PYTHON_FLAGS:
+        if index + 1 >= len(command) or not _FAST_FLAGS <= set(command[1:index]) <= _PYTHON_FLAGS:
             return None
         return command[index + 1]
 
