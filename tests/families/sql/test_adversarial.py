@@ -97,6 +97,11 @@ ENGINE_WALLS = [
     "LOAD httpfs",
     "SELECT load_extension('/tmp/evil.so')",
     "SET enable_external_access = true",
+    "SELECT * FROM 'db/1.duckdb'",  # another database of the suite, beside this one
+    "SELECT * FROM read_text('db/1.sqlite')",
+    "SELECT * FROM glob('db/*')",
+    "ATTACH DATABASE 'db/1.sqlite' AS other",
+    "ATTACH 'db/1.duckdb' AS other (READ_ONLY)",
 ]
 
 
@@ -154,12 +159,19 @@ def test_the_red_team_exploits_all_fail(name: str, pool: PoolSandbox) -> None:
     """The hacks the audit's red-team check tries on every sql task."""
     task = _fast(fixture_task(name))
     exploits = family.exploits(task)
-    assert {"whole-table-customers", "reference-then-drop", "runs-forever"} <= {
-        e.name for e in exploits
-    }
+    assert {
+        "whole-table-customers",
+        "reference-then-drop",
+        "runs-forever",
+        "another-database",
+        "attach-another-database",
+        "sql-in-a-string",
+        "huge-sort",
+    } <= {e.name for e in exploits}
     for exploit in exploits:
         verdict = family.verify(task, exploit.files, pool)
         assert verdict.status is Status.FAIL, (exploit.name, verdict.summary)
+        assert all(not c.passed for c in verdict.criteria), exploit.name
 
 
 @pytest.mark.parametrize("name", [ORDERS, CITIES])
@@ -194,3 +206,31 @@ def test_a_task_whose_database_cannot_be_read_has_no_exploits() -> None:
     task = fixture_task(ORDERS)
     broken = task.model_copy(update={"workspace": {"shop.sql": b"DROP TABLE x;"}})
     assert family.exploits(broken) == []
+
+
+SPILLS = {
+    "sqlite": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 4000000) "
+    "SELECT COUNT(*) FROM (SELECT hex(randomblob(100)) AS h FROM r ORDER BY h)",
+    "duckdb": "SELECT COUNT(*) FROM (SELECT md5(range::VARCHAR) || md5((range + 1)::VARCHAR) AS h "
+    "FROM range(8000000) ORDER BY h)",
+}
+
+
+@pytest.mark.parametrize("name", [ORDERS, CITIES])
+def test_a_sort_past_the_memory_limit_fails_instead_of_writing_to_disk(
+    name: str, pool: PoolSandbox
+) -> None:
+    """A read-only engine still wrote a big sort to temporary files beside the database (DuckDB)
+    or in the job's temporary directory (SQLite), filling the job's disk at disk speed until
+    the time limit. Both now keep temporary data in memory, and the query fails on the limit."""
+    task = fixture_task(name)
+    config = sql_config(task).model_copy(update={"time_limit_s": 15.0})
+    files = _engine_files(task, suite(task, config)[:1], config)
+    limits = task.spec.limits.model_copy(update={"timeout_s": 60.0, "memory_mb": 256})
+    outputs = run_queries(
+        pool, config, files, [SPILLS[config.engine]], limits, stop_on_failure=True
+    )
+    outcome = outputs.outcome(0, 0)
+    assert isinstance(outcome, Failed), outcome
+    assert outcome.kind == "error", outcome
+    assert "memory" in outcome.message.lower(), outcome

@@ -13,6 +13,8 @@ import pytest
 
 from assay.errors import TaskFormatError
 from assay.families.sql import SqlFamily
+from assay.families.sql.gate import Accepted, check_query
+from assay.families.sql.mutants import query_mutants
 from assay.families.sql.neighbours import neighbours, write_neighbours
 from assay.sandbox import PoolSandbox
 from assay.tasks.taskdir import load_task
@@ -373,3 +375,83 @@ def test_a_row_on_a_boundary_adds_a_value_to_a_distinct_over_its_parents_column(
         assert any(told), seed
         for text in texts:  # every order names a customer that exists
             assert rows(text, ORPHANS) == [(0,)]
+
+
+def _markets() -> str:
+    """Twelve customers, one of them French, whose one order falls before the window: the
+    orders on the window's edge are almost all other countries'."""
+    countries = ("DE", "ES", "IT", "UK")
+    customers = [f"({n}, 'C{n}', '{'FR' if n == 1 else countries[n % 4]}')" for n in range(1, 13)]
+    orders, number = [], 0
+    for customer in range(1, 13):
+        for _ in range(1 if customer == 1 else 3):
+            number += 1
+            day = f"2024-0{1 + number % 6}-1{number % 9} 10:00:00"
+            orders.append(f"({number}, {customer}, '{day}')")
+    return (
+        "CREATE TABLE customers (\n  id INTEGER PRIMARY KEY,\n  name TEXT NOT NULL,\n"
+        "  country TEXT NOT NULL\n);\n"
+        "CREATE TABLE orders (\n  id INTEGER PRIMARY KEY,\n"
+        "  customer_id INTEGER NOT NULL REFERENCES customers (id),\n"
+        "  placed_at TIMESTAMP NOT NULL\n);\n"
+        f"INSERT INTO customers VALUES {', '.join(customers)};\n"
+        f"INSERT INTO orders VALUES {', '.join(orders)};\n"
+    )
+
+
+MARKETS = _markets()
+FRENCH = (
+    "SELECT {what} FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+    "WHERE c.country = 'FR' AND o.placed_at >= '2024-03-01'"
+)
+
+
+def _boundary_mutants(query: str) -> list[str]:
+    """The mutants of ``query`` that move its window's boundary (``>`` for ``>=``, a day off)."""
+    gate = check_query(query, "sqlite")
+    assert isinstance(gate, Accepted)
+    texts = [
+        m.files["query.sql"].decode()
+        for m in query_mutants(gate.tree, "sqlite")
+        if m.name in ("flip-comparison", "shift-boundary")
+    ]
+    return [t for t in texts if "'FR'" in t and "o.placed_at >= '2024-03-01'" not in t]
+
+
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_rows_on_a_windows_edge_meet_the_conditions_on_the_table_joined_to_them(
+    engine: str,
+) -> None:
+    """The French customers' orders since March: the condition on the window's own table is
+    the window alone, the other one is on the customer. Rows on the edge were copied from any
+    order, a German customer's as a rule, which the query drops anyway, and ``>`` for ``>=``
+    passed most suites. They are now copied from orders whose customer meets the query's
+    conditions, and every suite kills every mutant that moves the boundary."""
+    reference = FRENCH.format(what="COUNT(*)")
+    moved = _boundary_mutants(reference)
+    assert len(moved) == 3  # > for >=, and a day either side
+    assert all(rows(MARKETS, reference) == rows(MARKETS, mutant) for mutant in moved)
+    for seed in range(8):
+        texts = neighbours(MARKETS, [reference], engine=engine, seed=seed)
+        for mutant in moved:
+            told = [
+                engine_rows(engine, t, reference) != engine_rows(engine, t, mutant) for t in texts
+            ]
+            assert any(told), (seed, mutant)
+
+
+def test_a_new_parent_for_a_row_on_a_windows_edge_keeps_what_the_query_reads() -> None:
+    """A row on the edge in a group of its own may refer to a new customer in a group of its
+    own, for a DISTINCT over the customers' names: that customer got a fresh text in every text
+    column, its country too, and the query dropped it. It keeps the country now."""
+    reference = FRENCH.format(what="COUNT(DISTINCT c.name)")
+    edge = (
+        "SELECT DISTINCT c.name FROM customers AS c JOIN orders AS o ON o.customer_id = c.id "
+        "WHERE c.country = 'FR' AND o.placed_at BETWEEN '2024-02-29' AND '2024-03-01 23:59:59'"
+    )
+    assert rows(MARKETS, edge) == []
+    for seed in range(8):
+        names = {
+            row for text in neighbours(MARKETS, [reference], seed=seed) for row in rows(text, edge)
+        }
+        assert names - {("C1",)}, seed

@@ -45,7 +45,7 @@ def test_every_reference_passes_on_every_database(name: str, sandbox: Sandbox) -
             "workspace/shop.sql",
             *(f"hidden/{name}" for name in neighbours),
         ]
-        assert verdict.versions.family == "sql@3"
+        assert verdict.versions.family == "sql@4"
         expected = ("duckdb",) if task.spec.config["engine"] == "duckdb" else ()
         assert [p.split("==")[0] for p in verdict.versions.python.packages] == list(expected)  # type: ignore[union-attr]
 
@@ -139,6 +139,21 @@ def test_the_reference_with_a_comment_after_its_semicolon_passes(
     query = task.solutions["reference"]["query.sql"].decode().rstrip().rstrip(";") + after
     verdict = verify(task, query, pool)
     assert verdict.status is Status.PASS, verdict.summary
+
+
+@pytest.mark.parametrize("name", [REVENUE, CITIES])
+@pytest.mark.parametrize("after", [";;", "; ;\n", ";; -- the answer"])
+def test_the_reference_with_an_empty_statement_after_it_passes(
+    name: str, after: str, pool: PoolSandbox
+) -> None:
+    """``SELECT ...;;`` is one query to the gate and to DuckDB, but SQLite took the empty
+    statement for a second one and the right answer failed on every database."""
+    task = fixture_task(name)
+    query = task.solutions["reference"]["query.sql"].decode().rstrip().rstrip(";") + after
+    verdict = verify(task, query, pool)
+    assert verdict.status is Status.PASS, verdict.summary
+    second = query + "\nSELECT 1"  # a second statement is still refused, by the gate
+    assert verify(task, second, pool).status is Status.FAIL
 
 
 def test_the_wrong_order_fails_where_the_reference_orders(pool: PoolSandbox) -> None:

@@ -4,8 +4,10 @@
 It reads a JSON job from stdin (engine, database files, queries, limits, a nonce) and runs every
 query on every database, query by query, each database opened read-only and locked down: SQLite
 through an immutable read-only URI, ``query_only``, a heap limit and an authorizer that allows
-reading and nothing else; DuckDB read-only with external access, extensions and configuration
-changes off, one thread, a memory limit, and a single statement of type SELECT only. Each run
+reading and nothing else, temporary tables and sorts kept in memory; DuckDB read-only with
+external access, extensions, spilling to a temporary directory and configuration changes off,
+one thread, a memory limit, and a single statement of type SELECT only. Neither engine writes a
+file: a query past the memory limit fails rather than filling the job's disk. Each run
 has its own deadline (a progress handler, or an interrupt) and row limit. For each (query,
 database) it writes one ``<nonce><json>`` line:
 
@@ -103,12 +105,13 @@ def _sqlite_opener(job: "dict[str, Any]") -> "Opener":
         try:
             connection.text_factory = _text
             connection.execute("PRAGMA query_only=1")
+            connection.execute("PRAGMA temp_store=MEMORY")  # no temporary file for a big sort
             connection.execute(f"PRAGMA hard_heap_limit={heap}")
             connection.set_authorizer(authorize)
             deadline = time.monotonic() + job["time_limit_s"]
             connection.set_progress_handler(lambda: time.monotonic() > deadline, 10_000)
             try:
-                cursor = connection.execute(query)
+                cursor = connection.execute(_one_statement(query, sqlite3.complete_statement))
                 columns = [str(c[0]) for c in cursor.description or ()]
                 rows = _fetch(cursor, job["max_rows"])
             except sqlite3.OperationalError as exc:
@@ -134,6 +137,7 @@ def _duckdb_opener(job: "dict[str, Any]") -> "Opener":
         "autoload_known_extensions": False,
         "threads": 1,
         "memory_limit": f"{max(16, job['memory_mb'] // 2)}MB",
+        "temp_directory": "",  # nothing spilled beside the database: past the limit, it fails
         "lock_configuration": True,
     }
 
@@ -166,6 +170,16 @@ def _duckdb_opener(job: "dict[str, Any]") -> "Opener":
             connection.close()
 
     return run
+
+
+def _one_statement(query: str, complete: "Callable[[str], bool]") -> str:
+    """``query`` without the empty statements after its first (``SELECT 1;;``), which SQLite
+    would take for a second statement; any other text after it is left for SQLite to refuse."""
+    for end in (i + 1 for i, char in enumerate(query) if char == ";"):
+        if complete(query[:end]):
+            rest = query[end:].lstrip(" \t\r\n;")
+            return query[:end] + "\n" + rest
+    return query
 
 
 def _check_size(text: str, limit: int) -> None:

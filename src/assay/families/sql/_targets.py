@@ -4,8 +4,9 @@ Read from the sqlglot trees of the queries that pass the gate. Columns are resol
 through the query's aliases, or, unqualified, to every table in the query that has the column.
 A column compared for equality (``=``, ``<>``, ``IN``, ``NOT IN``) is a choice among values; it
 is kept with the other conditions its SELECT puts on the same row (``o.placed_at >= ...`` next to
-``o.status IN (...)``), so that rows holding each of the column's values can be made inside
-what the query otherwise keeps.
+``o.status IN (...)``), and with the tables the SELECT joins to that row by equal columns and
+the conditions it puts on theirs (``c.country = 'FR'`` for ``o.customer_id = c.id``), so that
+rows holding each of the column's values can be made inside what the query otherwise keeps.
 """
 
 from __future__ import annotations
@@ -35,6 +36,21 @@ class Targets:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another table of the same SELECT joined to a row by equal columns, with what the SELECT
+    asks of its rows: an order counts only when its customer is French."""
+
+    column: str
+    """The column of the row's own table that the join compares."""
+    table: str
+    other: str
+    """The column of ``table`` that the join compares with :attr:`column`."""
+    alias: str
+    conditions: tuple[str, ...]
+    """SQLite text of the conditions of the SELECT over ``alias``'s columns alone."""
+
+
+@dataclass(frozen=True)
 class Choice:
     """A column a query compares for equality with literals, and what else it asks of the row."""
 
@@ -45,6 +61,9 @@ class Choice:
     conditions: tuple[str, ...]
     """SQLite text of the other conditions of the same SELECT on the same row (its WHERE and
     its joins' ON), each over ``alias``'s columns only and holding no subquery."""
+    related: tuple[Related, ...] = ()
+    """The tables the SELECT joins to the row whose rows it puts conditions on: a row that no
+    row of one of them meeting those conditions joins is dropped by the query anyway."""
 
 
 _SIMPLE = (
@@ -163,8 +182,37 @@ def _conditioned(node: exp.Expr, tables: dict[str, Table]) -> list[Choice]:
                 c.name.lower() == column.name.lower() for c in condition.find_all(exp.Column)
             )
         )
-        found.append(Choice(sources[alias], column.name, alias, conditions))
+        related = _related(select, alias, sources, tables)
+        found.append(Choice(sources[alias], column.name, alias, conditions, related))
     return found
+
+
+def _related(
+    select: exp.Select, alias: str, sources: dict[str, str], tables: dict[str, Table]
+) -> tuple[Related, ...]:
+    """The tables joined to ``alias`` by an equality of columns in ``select``'s WHERE or ON,
+    each with the conditions ``select`` puts on its rows alone (those it puts none on left out)."""
+    found = []
+    for condition in _conditions(select):
+        if not isinstance(condition, exp.EQ):
+            continue
+        ends = [condition.this, condition.expression]
+        if not all(isinstance(end, exp.Column) for end in ends):
+            continue
+        owners = [_aliases_of(end, sources, tables) for end in ends]
+        for mine, theirs in ((0, 1), (1, 0)):
+            if owners[mine] != [alias] or len(owners[theirs]) != 1 or owners[theirs] == [alias]:
+                continue
+            other = owners[theirs][0]
+            conditions = tuple(
+                c.sql(dialect="sqlite")
+                for c in _conditions(select)
+                if _about(c, other, sources, tables)
+            )
+            if conditions:
+                column, joined = ends[mine].name, ends[theirs].name
+                found.append(Related(column, sources[other], joined, other, conditions))
+    return tuple(dict.fromkeys(found))
 
 
 def _window(node: exp.Expr, tables: dict[str, Table], targets: Targets) -> None:
@@ -178,7 +226,8 @@ def _window(node: exp.Expr, tables: dict[str, Table], targets: Targets) -> None:
         side = node.args.get("expression")
         values = (literal(side if isinstance(node.this, exp.Column) else node.this),)
     for choice in _conditioned(node, tables):
-        if choice.conditions and (choice, values) not in targets.windows:
+        wanted = choice.conditions or choice.related
+        if wanted and (choice, values) not in targets.windows:
             targets.windows.append((choice, values))
 
 

@@ -10,7 +10,10 @@ visible rows (some dropped from tables nothing references) and adds rows cloned 
   it (the next integer, a cent, a day, a second; the last second of a day for a date; a cent
   and a unit for a whole amount), some in a group of their own whose children refer to new
   parents, and some of those referring to a new parent themselves (so that a distinct count
-  over the window, or a DISTINCT over a parent's column, changes too);
+  over the window, or a DISTINCT over a parent's column, changes too). Rows on the edges of a
+  window are copied from rows the rest of the query keeps: rows meeting its other conditions
+  on the same row, and joined to rows of other tables that meet the conditions on those (an
+  order of a French customer, for French customers' orders since March);
 - for every join of two columns: a parent row that nothing joins (an empty group) and, where no
   foreign key forbids it, a child row whose key matches no parent (an orphan);
 - NULL in every nullable column; a duplicate of a row (new keys, same values) for DISTINCT;
@@ -39,6 +42,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+import sqlglot
 from sqlglot import exp
 
 from assay.errors import TaskFormatError
@@ -183,8 +187,34 @@ _Window = tuple[Choice, tuple[object, ...], list[list[object]]]
 
 
 def _kept(tables: dict[str, Table], creates: Sequence[exp.Expr], choice: Choice) -> list[int]:
-    """Positions of the visible rows that meet the other conditions of ``choice``'s query."""
-    return satisfying(tables, creates, choice.table, choice.alias, choice.conditions)
+    """Positions of the visible rows that meet the other conditions of ``choice``'s query, on
+    the row and on the rows the query joins to it (an order of a French customer, when the
+    query keeps French customers' orders only). When no row is joined to one that meets them,
+    the rows that meet the row's own conditions."""
+    kept = satisfying(tables, creates, choice.table, choice.alias, choice.conditions)
+    table = tables[choice.table]
+    joined = kept
+    for related in choice.related:
+        other = tables[related.table]
+        mine, theirs = table.index(related.column), other.index(related.other)
+        if mine is None or theirs is None:
+            continue
+        met = satisfying(tables, creates, related.table, related.alias, related.conditions)
+        values = {other.rows[i][theirs] for i in met} - {None}
+        joined = [i for i in joined if table.rows[i][mine] in values]
+    return joined or kept
+
+
+def _read(choice: Choice) -> dict[str, set[str]]:
+    """The columns that the conditions on each table joined to ``choice``'s row read, by table:
+    a new parent in a group of its own keeps their values, so the query keeps it too."""
+    found: dict[str, set[str]] = {}
+    for related in choice.related:
+        for condition in related.conditions:
+            tree = sqlglot.parse_one(condition, read="sqlite")
+            columns = {c.name.lower() for c in tree.find_all(exp.Column)}
+            found.setdefault(related.table, set()).update(columns)
+    return found
 
 
 def _choice_values(column: Column, rows: Sequence[Sequence[object]], index: int) -> list[object]:
@@ -245,12 +275,13 @@ class _Neighbour:
         vary: bool = False,
         parents: bool = False,
         among: Sequence[list[object]] = (),
+        keep: dict[str, set[str]] | None = None,
     ) -> list[object] | None:
         """Add a copy of a random row of ``name`` (of ``among`` when given) with fresh keys and
         ``changes`` and return it (None when the table has no row to copy); with ``children``,
         copies of its children too, so that it counts in joins and aggregates; with ``vary``,
         the children refer to new parents (see :meth:`_copy_children`); with ``parents``, the
-        row itself does (see :meth:`_own_parents`)."""
+        row itself does (see :meth:`_own_parents`, given ``keep``)."""
         table = self.tables[name]
         source = among or self.rows[name] or table.rows
         if not source:
@@ -265,7 +296,7 @@ class _Neighbour:
             if index is not None:
                 row[index] = value
         if parents:
-            for index, value in self._own_parents(name, original).items():
+            for index, value in self._own_parents(name, original, keep).items():
                 row[index] = value
         self.added.append((name, row))
         if children:
@@ -309,19 +340,27 @@ class _Neighbour:
                     found[column] = made[parent_column]
         return found
 
-    def _own_parents(self, name: str, original: Sequence[object]) -> dict[int, object]:
+    def _own_parents(
+        self, name: str, original: Sequence[object], keep: dict[str, set[str]] | None = None
+    ) -> dict[int, object]:
         """For each column of ``name`` that refers to a parent, the key of a new parent row in a
         group of its own (a copy of the row ``original`` refers to, with fresh keys and text):
         a row on a boundary then adds a value no other row has to a DISTINCT or a GROUP BY
         over its parent's columns (an order on the window's last day from a country that no
-        other order in the window comes from)."""
+        other order in the window comes from). The parent keeps the values of its columns
+        named in ``keep`` (by table) that the query's conditions read."""
         found: dict[int, object] = {}
         for parent, table in self.tables.items():
             for child, column, parent_column in table.children:
                 if child != name or parent == name:
                     continue
                 referred = [r for r in self.rows[parent] if r[parent_column] == original[column]]
-                alone = _new_group(table, self.fresh, parent)
+                kept = (keep or {}).get(parent, set())
+                alone = {
+                    column_name: value
+                    for column_name, value in _new_group(table, self.fresh, parent).items()
+                    if column_name.lower() not in kept
+                }
                 made = self.clone(parent, alone, children=False, among=referred)
                 if made is not None:
                     found[column] = made[parent_column]
@@ -355,8 +394,8 @@ class _Neighbour:
                 self.clone(choice.table, {choice.column: value}, among=among)
                 if self.rng.random() < 0.5:
                     alone = {**_new_group(table, self.fresh, choice.table), choice.column: value}
-                    own = self.rng.random() < 0.5
-                    self.clone(choice.table, alone, vary=True, parents=own, among=among)
+                    own, keep = self.rng.random() < 0.5, _read(choice)
+                    self.clone(choice.table, alone, vary=True, parents=own, among=among, keep=keep)
 
     def joins(self, aims: Targets) -> None:
         """On both sides of each join: a row nothing joins, and an orphan where allowed."""
