@@ -63,6 +63,15 @@ def test_the_totals_add_up_over_batches_judged_from_many_threads(pool: PoolSandb
     assert (rewards.judged, rewards.unjudged) == (9, 3)
 
 
+@pytest.fixture
+def watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A task directory of one task, looked at again before every batch."""
+    monkeypatch.setattr("assay.integrations.rewards.RECHECK_S", 0.0)
+    root = tmp_path / "tasks"
+    save_task(make_median_task(), root)
+    return root
+
+
 def _rewrite(root: Path) -> None:
     """Edit the first case of ``root``'s median-1 in place, as a person would: one character,
     the file's size unchanged, so that the reference answer is now wrong."""
@@ -73,11 +82,9 @@ def _rewrite(root: Path) -> None:
 
 
 def test_a_task_set_rewritten_during_a_run_is_the_one_judged_next(
-    pool: PoolSandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pool: PoolSandbox, watched: Path
 ) -> None:
-    monkeypatch.setattr("assay.integrations.rewards.RECHECK_S", 0.0, raising=False)
-    root = tmp_path / "tasks"
-    save_task(make_median_task(), root)
+    root = watched
     judge = Judge(root, sandbox=pool)
     [before] = judge.judge(["median-1"], [GOOD])
     assert before.score == 1.0
@@ -97,12 +104,10 @@ def test_a_task_set_rewritten_during_a_run_is_the_one_judged_next(
 
 
 def test_the_judge_for_a_directory_reloads_it_when_it_changes(
-    pool: PoolSandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pool: PoolSandbox, watched: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("assay.integrations._pool._pool", pool)
-    monkeypatch.setattr("assay.integrations.rewards.RECHECK_S", 0.0, raising=False)
-    root = tmp_path / "tasks"
-    save_task(make_median_task(), root)
+    root = watched
     [before] = judge_for(root).judge(["median-1"], [GOOD])
     _rewrite(root)
     [after] = judge_for(root).judge(["median-1"], [GOOD])
@@ -113,11 +118,9 @@ def test_the_judge_for_a_directory_reloads_it_when_it_changes(
 
 
 def test_a_directory_that_is_gone_is_refused_in_one_line(
-    pool: PoolSandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    pool: PoolSandbox, watched: Path, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr("assay.integrations.rewards.RECHECK_S", 0.0, raising=False)
-    root = tmp_path / "tasks"
-    save_task(make_median_task(), root)
+    root = watched
     judge = Judge(root, sandbox=pool)
     root.rename(tmp_path / "moved")
     with pytest.raises(InputError, match="no such directory"):
