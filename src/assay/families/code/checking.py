@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files as package_files
 
+from assay._ast import ast_parse
 from assay.errors import CheckerError, TaskFormatError
 from assay.families.code.config import CodeConfig, hidden_case_file
 from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
@@ -76,7 +77,7 @@ def checker_problem(task: Task, config: CodeConfig) -> TaskFormatError | None:
             "checker file is missing", path=where, fix="add it or drop code.checker"
         )
     try:
-        tree = ast.parse(source, filename=config.checker)
+        tree = ast_parse(source, filename=config.checker)
     except (SyntaxError, ValueError) as exc:
         return TaskFormatError(f"checker does not compile: {exc}", path=where, fix="fix it")
     for node in tree.body:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from assay._ast import ast_parse
+
 CLOCK_CALLS = frozenset(
     {
         "datetime.date.today",
@@ -42,7 +44,7 @@ def clock_reads(source: str) -> list[ClockRead]:
     """The calls in ``source`` that read the wall clock, in the order they are written; none
     when it does not parse (the audit's own run reports that)."""
     try:
-        tree = ast.parse(source)
+        tree = ast_parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     names = _imported_names(tree)

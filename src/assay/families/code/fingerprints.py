@@ -29,6 +29,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 
+from assay._ast import ast_parse
 from assay.errors import TaskFormatError
 from assay.families.code.casefile import hidden_cases
 from assay.families.code.config import code_config
@@ -82,7 +83,7 @@ def reference_fingerprint(source: bytes) -> str | None:
     """``reference:<digest>`` of the alpha-renamed syntax tree of ``source``, or None when it
     does not parse or has fewer than :data:`MIN_STATEMENTS` statements."""
     try:
-        tree = ast.parse(source)
+        tree = ast_parse(source)
     except (SyntaxError, ValueError, RecursionError):  # ValueError: null bytes, bad UTF-8
         return None
     _drop_docstrings(tree)

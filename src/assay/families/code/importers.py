@@ -30,6 +30,7 @@ from enum import StrEnum
 from importlib import metadata
 from importlib.resources import files as package_files
 
+from assay._ast import ast_parse
 from assay.errors import InputError
 from assay.families.code._codec import EncodingError, decode, normalize
 from assay.families.code.casefile import ENCODED, Case, cases_json
@@ -284,7 +285,7 @@ def _packages(problem: Problem) -> tuple[str, ...]:
     found: set[str] = set()
     for source in (problem.reference, problem.test):
         try:
-            tree = ast.parse(source)
+            tree = ast_parse(source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue  # the recording job says why it does not load
         for node in ast.walk(tree):

@@ -24,6 +24,7 @@ import re
 import sys
 from pathlib import PurePosixPath
 
+from assay._ast import ast_parse
 from assay.errors import TaskFormatError
 from assay.families._leaks import hidden_copies
 from assay.families.code._codec import EncodingError, decode, encode
@@ -214,7 +215,7 @@ def _given_lines(source: str, prompt: str, function: str) -> set[int]:
     """Line numbers of the reference that repeat what the prompt gives: import statements,
     docstrings, and helper functions or classes (not ``function``) shown whole in the prompt."""
     try:
-        tree = ast.parse(source)
+        tree = ast_parse(source)
     except (SyntaxError, ValueError):
         return set()
     lines = source.splitlines()
@@ -401,7 +402,7 @@ def _imported(path: str, data: bytes) -> list[tuple[str, str]]:
         return []
     try:
         text = data.decode()
-        tree = ast.parse(text, filename=path)
+        tree = ast_parse(text, filename=path)
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return []  # a reference that does not compile fails in the audit's own run
     lines = text.splitlines()

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Set
 from dataclasses import dataclass
 from typing import cast
 
+from assay._ast import ast_parse
 from assay.errors import TaskFormatError
 from assay.families.base import Mutant
 from assay.families.code.config import code_config
@@ -95,7 +96,7 @@ def source_mutants(
     if path not in files:
         return []
     try:
-        tree = ast.parse(files[path].decode())
+        tree = ast_parse(files[path].decode())
     except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
         return []
     original = ast.unparse(tree)

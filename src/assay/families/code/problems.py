@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from assay._ast import ast_parse
 from assay.errors import InputError
 
 HUMANEVAL_FIELDS = ("task_id", "prompt", "canonical_solution", "test", "entry_point")
@@ -207,12 +208,12 @@ def _identifier(name: str, path: Path, where: str, field: str) -> str:
 def _mbpp_function(code: str, tests: list[str], path: Path, where: str) -> str:
     """The function the asserts call that the code defines."""
     try:
-        defined = {node.name for node in ast.parse(code).body if isinstance(node, ast.FunctionDef)}
+        defined = {node.name for node in ast_parse(code).body if isinstance(node, ast.FunctionDef)}
     except SyntaxError as exc:
         raise _bad(path, where, "code", f"does not parse: {exc.msg}") from None
     for test in tests:
         try:
-            tree = ast.parse(test)
+            tree = ast_parse(test)
         except SyntaxError as exc:
             raise _bad(
                 path, where, "test_list", f"holds a line that does not parse: {exc.msg}"

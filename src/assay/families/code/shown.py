@@ -22,6 +22,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from assay._ast import ast_parse
 from assay.families.code._codec import EncodingError, encode, normalize
 
 MAX_CALL_CHARS = 10_000
@@ -46,7 +47,7 @@ def parameters(source: str, function: str) -> tuple[str, ...] | None:
     """The names of the parameters ``function`` takes by position, as ``source`` defines it at
     its top level; ``None`` when it does not."""
     try:
-        tree = ast.parse(source)
+        tree = ast_parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     for node in tree.body:
@@ -109,7 +110,7 @@ def _call_at(text: str, start: int, ends: list[int]) -> tuple[ast.Call | None, s
             break
         written = text[start : end + 1]
         try:
-            node = ast.parse(written, mode="eval").body
+            node = ast_parse(written, mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         return (node, written) if isinstance(node, ast.Call) else (None, written)
@@ -447,7 +448,7 @@ def _arguments(
     starts = [match.start() for match in _CALL_START.finditer(side)]
     for start in reversed(starts[-MAX_PARSE_TRIES:]):
         try:
-            node = ast.parse(side[start:], mode="eval").body
+            node = ast_parse(side[start:], mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.resources import files as package_files
 
+from assay._ast import ast_parse
 from assay.errors import VerifierError
 from assay.families._recent import Recent
 from assay.families.code._codec import decode, encode
@@ -96,7 +97,7 @@ def imported(source: bytes) -> list[str]:
     """The names a test module imports from the project's modules, as ``package.module:name``
     targets (none where the module does not parse)."""
     try:
-        tree = ast.parse(source.decode("utf-8"))
+        tree = ast_parse(source.decode("utf-8"))
     except (SyntaxError, UnicodeDecodeError, ValueError):
         return []
     names: list[str] = []

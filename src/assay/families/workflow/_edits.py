@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from assay._ast import ast_parse
 from assay.families.workflow.state import CloudState
 
 _WRITES = ("put_", "send_", "delete_", "copy_", "update_", "create_", "change_", "purge_")
@@ -207,7 +208,7 @@ def _flip(node: ast.Compare, index: int, flip: type[ast.cmpop]) -> Apply:
 
 def _index(node: ast.Subscript, value: int) -> Apply:
     def apply() -> None:
-        node.slice = ast.parse(str(value), mode="eval").body
+        node.slice = ast_parse(str(value), mode="eval").body
 
     return apply
 
@@ -231,11 +232,11 @@ def destinations(tree: ast.Module, scope: Scope) -> Iterator[tuple[str, Apply]]:
             others = sorted(
                 other
                 for other in used[keyword.arg] - {current}
-                if isinstance(ast.parse(other, mode="eval").body, ast.Dict) is shape
+                if isinstance(ast_parse(other, mode="eval").body, ast.Dict) is shape
             )
             if others:
                 name = f"{method}({keyword.arg}={others[0]}) (line {call.lineno})"
-                yield name, _set_keyword(keyword, ast.parse(others[0], mode="eval").body)
+                yield name, _set_keyword(keyword, ast_parse(others[0], mode="eval").body)
 
 
 def _set_keyword(keyword: ast.keyword, value: ast.expr) -> Apply:

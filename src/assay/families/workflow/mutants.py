@@ -31,6 +31,7 @@ import ast
 import difflib
 from collections.abc import Callable, Iterator
 
+from assay._ast import ast_parse
 from assay.errors import TaskFormatError
 from assay.families.base import Mutant
 from assay.families.workflow import _edits
@@ -53,7 +54,7 @@ def workflow_mutants(task: Task) -> list[Mutant]:
     try:
         initial = initial_state(task, workflow_config(task))
         source = files[SCRIPT].decode()
-        tree = ast.parse(source)
+        tree = ast_parse(source)
     except (TaskFormatError, KeyError, UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
         return []
     scope = Scope(_parameter_lines(source), initial)
@@ -61,7 +62,7 @@ def workflow_mutants(task: Task) -> list[Mutant]:
     mutants: list[Mutant] = []
     seen = {original}
     for kind, index in _chosen(tree, scope):
-        fresh = ast.parse(source)
+        fresh = ast_parse(source)
         name, apply = list(OPERATORS[kind](fresh, scope))[index]
         apply()
         mutated = ast.unparse(ast.fix_missing_locations(fresh))
