@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from assay.families.sql import databases
 from assay.tasks import Task
 from assay.tasks.taskdir import load_task
 
@@ -19,8 +20,12 @@ CITIES = "retail-cities-with-email"
 
 @pytest.fixture(scope="session", autouse=True)
 def engine_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Engine files built by these tests go to a directory of their own."""
+    """Engine files built by these tests go to a directory of their own. The engine files that
+    tests of other directories made before, in this process, are forgotten: kept in memory, they
+    would be used without a file in this directory."""
     home = tmp_path_factory.mktemp("cache")
+    databases.engine_data.cache_clear()
+    databases.engine_bytes.cache_clear()
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(home))
         yield home / "assay" / "sql"
