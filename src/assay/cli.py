@@ -1980,14 +1980,19 @@ def _terminate_as_interrupt() -> Iterator[None]:
         yield
         return
 
+    from assay.runs import interrupt_rollouts  # noqa: PLC0415
+
     def interrupt(_signum: int, frame: FrameType | None) -> None:
         # What Ctrl-C would do now: inside an event loop, asyncio's SIGINT handler cancels the
         # main task and lets every task end in order, where a KeyboardInterrupt raised here
         # would land in whatever the loop was doing and leave its tasks torn down half-way.
         ctrl_c = signal.getsignal(signal.SIGINT)
-        if not callable(ctrl_c):  # SIGINT ignored, as in a job a shell started in background
+        if callable(ctrl_c):
+            ctrl_c(signal.SIGINT, frame)
+        # SIGINT ignored, as in a job a shell started in background: asyncio has no handler
+        # of its own then, so the run is stopped the way its handler would have stopped it
+        elif not interrupt_rollouts():
             raise KeyboardInterrupt
-        ctrl_c(signal.SIGINT, frame)
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:

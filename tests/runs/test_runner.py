@@ -3,6 +3,11 @@ retried, sandbox crashes and a locked store recovered, resumes and replays."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+import gc
+import os
+import signal
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -239,3 +244,60 @@ def test_sample_i_of_a_task_is_asked_with_seed_plus_i(
     by_sample = {(e.sample, e.trajectory.verdict.status) for e in episodes}
     assert by_sample == {(0, Status.PASS), (1, Status.FAIL), (2, Status.PASS)}
     assert (counts.passed, counts.failed) == (4, 2)
+
+
+class SignalsFromASideTask:
+    """The reference policy, whose second act starts a task of its own (as an HTTP client
+    starts one to write a request) in which the process gets SIGTERM, and waits for an answer
+    that does not come."""
+
+    spec = "reference"
+
+    def __init__(self) -> None:
+        self.inner = parse_policy("reference")
+        self.acts = 0
+
+    def identity(self) -> PolicyIdentity:
+        return self.inner.identity()
+
+    async def act(self, request: PolicyRequest) -> PolicyTurn:
+        self.acts += 1
+        if self.acts < 2:
+            return await self.inner.act(request)
+
+        async def write() -> None:
+            os.kill(os.getpid(), signal.SIGTERM)  # its handler runs inside this task's step
+
+        asyncio.get_running_loop().create_task(write())
+        await asyncio.sleep(60)
+        raise AssertionError("the run was not stopped")
+
+
+def test_sigterm_with_ctrl_c_ignored_stops_the_run_in_order_wherever_it_lands(
+    tmp_path: Path, pool: PoolSandbox, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A run started in background (SIGINT ignored) gets SIGTERM while a task nobody awaits
+    runs: the run stops as Ctrl-C stops it, no task is left holding a KeyboardInterrupt, and
+    the run's jobs are given back."""
+    from assay.cli import _terminate_as_interrupt  # noqa: PLC0415
+
+    ctrl_c = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with Store(tmp_path / "s.db") as store:
+            with pytest.raises(KeyboardInterrupt), _terminate_as_interrupt():
+                run_tasks(
+                    store,
+                    "bg",
+                    median_tasks(2),
+                    SignalsFromASideTask(),
+                    pool,
+                    k=1,
+                    mode="single",
+                    options=dataclasses.replace(FAST, max_sandboxes=1, max_requests=1),
+                )
+            counts = store.job_counts("bg", now=0)
+        gc.collect()  # a task that ended holding an exception nobody read is reported now
+    finally:
+        signal.signal(signal.SIGINT, ctrl_c)
+    assert counts.leased == 0
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []

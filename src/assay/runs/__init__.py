@@ -12,7 +12,14 @@ from assay.runs.listing import RunRow, list_runs, rollout_episodes, verdict_item
 from assay.runs.plan import RunSpec, Started, differences, start_run
 from assay.runs.policies import check_policy, open_policy, recorded_episodes
 from assay.runs.profiling import run_profile
-from assay.runs.runner import Outcome, Runner, RunnerOptions, SampledPolicy, run_rollouts
+from assay.runs.runner import (
+    Outcome,
+    Runner,
+    RunnerOptions,
+    SampledPolicy,
+    interrupt_rollouts,
+    run_rollouts,
+)
 
 __all__ = [
     "Outcome",
@@ -24,6 +31,7 @@ __all__ = [
     "Started",
     "check_policy",
     "differences",
+    "interrupt_rollouts",
     "list_runs",
     "open_policy",
     "recorded_episodes",

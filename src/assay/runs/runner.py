@@ -110,11 +110,22 @@ def run_rollouts(
     with a thread pool of ``max_sandboxes`` threads); a model policy's client is closed at the
     end. Check the policy first with :func:`assay.runs.check_policy`."""
     options = options or RunnerOptions()
+    interrupted: list[bool] = []
 
     async def main() -> JobCounts:
-        asyncio.get_running_loop().set_default_executor(
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(
             ThreadPoolExecutor(options.max_sandboxes, thread_name_prefix="assay-sandbox")
         )
+        this = asyncio.current_task()
+        assert this is not None  # noqa: S101 - main runs as asyncio.run's task
+
+        def stop() -> None:
+            interrupted.append(True)
+            this.cancel()
+            loop.call_soon_threadsafe(_nothing)  # wakes a loop that waits on its selector
+
+        _STOPS[loop] = stop
         try:
             runner = Runner(
                 store,
@@ -127,10 +138,42 @@ def run_rollouts(
             )
             return await runner.run()
         finally:
+            _STOPS.pop(loop, None)
             if isinstance(policy, OpenAIPolicy):
                 await policy.aclose()
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except asyncio.CancelledError:
+        if not interrupted:
+            raise
+        raise KeyboardInterrupt from None
+
+
+_STOPS: dict[asyncio.AbstractEventLoop, Callable[[], None]] = {}
+"""How to stop the :func:`run_rollouts` running on each event loop."""
+
+
+def interrupt_rollouts() -> bool:
+    """Stop the :func:`run_rollouts` on this thread's running event loop as Ctrl-C stops it, for
+    a signal handler where Ctrl-C cannot (asyncio handles SIGINT only where it is not ignored):
+    the run's main task is cancelled, so the episodes under way stop, those that ended are
+    committed, the rest are given back, and :func:`run_rollouts` raises ``KeyboardInterrupt``.
+    False when no run is on this thread's loop or it was interrupted already (a second signal
+    then raises where it lands, as a second Ctrl-C does)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    stop = _STOPS.pop(loop, None)
+    if stop is None:
+        return False
+    stop()
+    return True
+
+
+def _nothing() -> None:
+    """A callback that does nothing."""
 
 
 class Runner:
