@@ -223,7 +223,15 @@ def episode_text(episode: StoredEpisode) -> Text:
             text.append_text(plain(f"→ {tool.call.name}({_cut(tool.call.arguments, 400)})\n"))
             style = "" if tool.result.ok else "red"
             text.append_text(plain(_indent(_cut(tool.result.output)) + "\n", style))
+        if step.dropped_tool_calls:
+            text.append_text(plain(_dropped_line(step.dropped_tool_calls) + "\n", "red"))
     return text
+
+
+def _dropped_line(count: int) -> str:
+    """Says that ``count`` tool calls of a turn were dropped, past the most a turn takes."""
+    calls = "tool call" if count == 1 else "tool calls"
+    return f"→ {count} more {calls} dropped, never run: past the most one turn takes"
 
 
 def episodes_json(episodes: Sequence[StoredEpisode]) -> str:

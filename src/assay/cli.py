@@ -1132,6 +1132,14 @@ def rollout_options(command: F) -> F:
             help="Policy turns per episode.",
         ),
         click.option(
+            "--max-turn-seconds",
+            type=_NumberRange(0, 86400, min_open=True),
+            default=1800,
+            show_default=True,
+            help="Seconds one policy turn may take, every wait and retry of a model's requests "
+            "included; a turn not answered by then is cut off and the episode fails (budget).",
+        ),
+        click.option(
             "--attempts",
             type=click.IntRange(1, 20),
             default=3,
@@ -1169,6 +1177,7 @@ class _Rollout:
     max_tokens: int | None
     seed: int | None
     max_turns: int
+    max_turn_seconds: float
     attempts: int
     prices: Path | None
     max_sandboxes: int
@@ -1257,7 +1266,13 @@ def _rollout(
     ``quiet``), call ``then`` with the store and the run's name, and exit with the run's code."""
     from assay.episodes import Budget  # noqa: PLC0415
     from assay.policies import PriceTable, Sampling  # noqa: PLC0415
-    from assay.runs import RunnerOptions, RunSpec, check_policy, open_policy  # noqa: PLC0415
+    from assay.runs import (  # noqa: PLC0415
+        RunnerOptions,
+        RunSpec,
+        check_policy,
+        open_policy,
+        turn_time_note,
+    )
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     taskset = _complete_taskset(TaskSet.load(asked.tasks_dir))
@@ -1271,7 +1286,7 @@ def _rollout(
         max_sandboxes=asked.max_sandboxes,
         max_requests=asked.max_requests,
         max_attempts=asked.attempts,
-        budget=Budget(max_turns=asked.max_turns),
+        budget=Budget(max_turns=asked.max_turns, max_turn_s=asked.max_turn_seconds),
         prices=PriceTable.from_file(asked.prices) if asked.prices is not None else None,
     )
     with _store(asked.db) as store:
@@ -1290,8 +1305,12 @@ def _rollout(
             mode="single" if asked.mode == "single" else "tools",
             sampling=sampling,
             max_turns=asked.max_turns,
+            max_turn_s=asked.max_turn_seconds,
         )
         check_policy(policy, taskset.tasks, asked.k, mode=spec.mode)
+        note = turn_time_note(policy, options.budget or Budget())
+        if note is not None:
+            click.echo(f"warning: --max-turn-seconds: {note}", err=True)
         name = asked.run_name or _new_run_name()
         counts = _run_to_the_end(
             store,

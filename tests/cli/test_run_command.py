@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
-from assay.episodes import read_jsonl
+from assay.episodes import Trajectory, read_jsonl
 from assay.store import Store
 from assay.tasks import save_task
 from tests.conftest import REFERENCE, make_median_task
@@ -186,6 +186,66 @@ def test_resuming_with_other_options_says_what_differs(run_cli: Run, tasks_dir: 
     other = run_cli("run", str(tasks_dir), "--policy", "empty", "--k", "2", "--run", "r")
     line = one_line_error(other)
     assert "run 'r' was started with policy reference, not empty; k 1, not 2" in line
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("0", "'--max-turn-seconds': 0.0 is not in the range 0<x<=86400"),
+        ("-5", "'--max-turn-seconds': -5.0 is not in the range 0<x<=86400"),
+        ("inf", "'--max-turn-seconds': inf is not in the range 0<x<=86400"),
+        ("nan", "'--max-turn-seconds': 'nan' is not a number"),
+        ("soon", "'--max-turn-seconds': 'soon' is not a valid float"),
+    ],
+)
+def test_a_bad_turn_time_limit_is_one_line_naming_the_option(
+    run_cli: Run, tasks_dir: Path, tmp_path: Path, value: str, said: str
+) -> None:
+    ran = run_cli("run", str(tasks_dir), "--policy", "reference", "--max-turn-seconds", value)
+    line = one_line_error(ran)
+    assert said in line
+    assert line.endswith(" run --help`)")
+    assert not (tmp_path / "store.db").exists()
+
+
+def test_a_turn_slower_than_its_time_limit_is_cut_off_and_fails(
+    run_cli: Run, tasks_dir: Path, model_server: ModelServer, tmp_path: Path
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.play(Reply(content=f"```python\n{REFERENCE.decode()}```", delay_s=3.0))
+    args = ["--policy", "openai:test-model", "--base-url", model_server.base_url, "--run", "t"]
+    ran = run_cli("run", str(tasks_dir), *args, "--mode", "single", "--max-turn-seconds", "0.5")
+    assert ran.exit_code == 0, ran.output
+    [episode, _] = read_back(tmp_path / "store.db", "t")
+    assert episode.budget.max_turn_s == 0.5
+    assert episode.end.value == "budget"
+    assert episode.end_detail.startswith("turn time limit passed (0.5 s)")
+    # a model's retries that cannot all fit in a turn are said before the run, in one line
+    [warning] = [line for line in ran.stderr.splitlines() if line.startswith("warning:")]
+    assert warning.startswith(
+        "warning: --max-turn-seconds: a turn may take 0.5 s, but openai:test-model may take "
+        "720 s to answer one (5 attempts of up to 120 s, up to 30 s apart)"
+    )
+    resumed = run_cli("run", str(tasks_dir), *args, "--mode", "single")
+    line = one_line_error(resumed)
+    assert "run 't' was started with max-turn-seconds 0.5, not 1800" in line
+
+
+def test_a_turn_time_limit_that_holds_a_models_retries_says_nothing(
+    run_cli: Run, tasks_dir: Path, model_server: ModelServer
+) -> None:
+    model_server.models = ["test-model"]
+    model_server.play(Reply(content=f"```python\n{REFERENCE.decode()}```"))
+    args = ["--policy", "openai:test-model", "--base-url", model_server.base_url]
+    ran = run_cli("run", str(tasks_dir), *args, "--mode", "single", "--max-turn-seconds", "720")
+    assert ran.exit_code == 0, ran.output
+    assert "warning" not in ran.stderr
+    assert "100.0% of 2" in ran.stdout
+
+
+def read_back(db: Path, run: str) -> list[Trajectory]:
+    with Store(db) as store:
+        return [episode.trajectory for episode in store.episodes(run)]
 
 
 @pytest.mark.parametrize(

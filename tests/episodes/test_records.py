@@ -28,6 +28,12 @@ from assay.tasks import Task, TaskSpec
         ("text ```python\nx\n``` inline", None),
         ("  ```python\n  indented\n  ```\n", "  indented\n"),
         ("```python\n```", "\n"),
+        # only Python's own line ends end a line: U+2028 or a form feed in code stays code
+        ('```python\ns = "a\u2028b"\n```', 's = "a\u2028b"\n'),
+        ("```python\n\x0cdef f(): pass  # \x1c\x85\n```", "\x0cdef f(): pass  # \x1c\x85\n"),
+        ("```python\r\na = 1\r\n```\r\n", "a = 1\n"),
+        ("```python\ra = 1\r```", "a = 1\n"),
+        ("```python\u2028a = 1\u2028```", None),
     ],
 )
 def test_the_last_closed_python_block_is_the_answer(text: str | None, block: str | None) -> None:

@@ -52,3 +52,9 @@ def test_an_owner_written_before_namespaces_were_kept_is_read_as_before() -> Non
     assert int(pid) == os.getpid()
     assert not known_dead(f"{host}:{pid}:{nonce}")
     assert not known_dead(f"elsewhere:{pid}:{nonce}")
+
+
+def test_an_owner_whose_pid_no_process_can_have_is_not_taken_for_dead() -> None:
+    host, _, nonce, namespace = new_owner().split(":")
+    # a store another program wrote may hold any digits; past a C long, os.kill overflows
+    assert not known_dead(f"{host}:99999999999999999999:{nonce}:{namespace}")

@@ -36,7 +36,13 @@ class Slow:
 
 def spec(**changes: object) -> RunSpec:
     base = RunSpec.of(
-        median_tasks(3), root="t", policy="reference", k=2, mode="tools", max_turns=20
+        median_tasks(3),
+        root="t",
+        policy="reference",
+        k=2,
+        mode="tools",
+        max_turns=20,
+        max_turn_s=1800,
     )
     return base.model_copy(update=changes)
 
@@ -48,6 +54,8 @@ def spec(**changes: object) -> RunSpec:
         ({"k": 3}, "was started with k 2, not 3"),
         ({"mode": "single"}, "was started with mode tools, not single"),
         ({"max_turns": 5}, "was started with max-turns 20, not 5"),
+        ({"max_turn_s": 60.0}, "was started with max-turn-seconds 1800, not 60"),
+        ({"max_turn_s": None}, "was started with max-turn-seconds 1800, not none"),
         (
             {"sampling": Sampling(temperature=0.5)},
             "was started with sampling defaults, not temperature=0.5",
@@ -100,8 +108,8 @@ def test_a_run_started_while_another_writer_holds_the_store_waits_for_it(
 
 def test_a_run_kept_before_its_turn_budget_was_resumes_with_any(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
-        start_run(store, "r", spec(max_turns=None))
-        assert start_run(store, "r", spec(max_turns=7)).state == "resumed"
+        start_run(store, "r", spec(max_turns=None, max_turn_s=None))
+        assert start_run(store, "r", spec(max_turns=7, max_turn_s=5.0)).state == "resumed"
 
 
 def test_a_run_name_is_checked_and_shared_with_audit_runs(tmp_path: Path) -> None:
@@ -123,7 +131,7 @@ def test_an_interrupted_run_keeps_what_ended_and_resumes_without_repeats(
     db = tmp_path / "s.db"
     tasks = median_tasks(3)
     with Store(db) as store:
-        start_run(store, "r", spec(max_turns=None))  # as run_tasks resumes it
+        start_run(store, "r", spec(max_turns=None, max_turn_s=None))  # as run_tasks resumes it
         ended: list[object] = []
 
         async def interrupted() -> None:
@@ -212,6 +220,13 @@ def test_policies_that_cannot_act_on_every_episode_are_refused_first(
         run_tasks(store, "one", tasks, parse_policy("reference"), pool, k=1)
         with pytest.raises(InputError, match="run 'one' has no episode of task median-0 sample 1"):
             check_policy(open_policy("replay:one", store), tasks, 2)
+        with pytest.raises(InputError) as caught:
+            check_policy(open_policy("replay:one", store), tasks, 1, mode="single")
+        check_policy(open_policy("replay:one", store), tasks, 1, mode="tools")
+    assert str(caught.value) == (
+        "mode: run 'one' ran its episodes in mode tools, not single: its recorded turns would "
+        "not act the same (replay it with --mode tools)"
+    )
 
 
 def test_a_cancel_that_comes_as_an_episode_ends_is_not_lost() -> None:

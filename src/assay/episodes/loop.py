@@ -25,8 +25,8 @@ from assay.episodes.records import (
     as_text_files,
     schema_names,
 )
-from assay.errors import PolicyError, SandboxError
-from assay.policies.base import Policy, PolicyRequest, PolicyTurn
+from assay.errors import AssayError, PolicyError, SandboxError
+from assay.policies.base import Policy, PolicyIdentity, PolicyRequest, PolicyTurn
 from assay.policies.messages import Message, ToolCall
 from assay.policies.prices import PriceTable
 from assay.sandbox.protocol import Sandbox
@@ -45,9 +45,11 @@ async def run_episode(
 ) -> Trajectory:
     """One attempt by ``policy`` at ``task``, judged, as a :class:`Trajectory`.
 
-    Infrastructure failures (the model endpoint after its retries, a sandbox that cannot run)
-    end the episode with an ``error`` verdict; whatever the policy does ends in pass or fail,
-    a turn that does not come within the budget's ``max_turn_s`` too (the act is cut off).
+    Infrastructure failures (the model endpoint after its retries, a sandbox that cannot run,
+    a policy whose act or identity raises outside its protocol, or returns no turn or no
+    identity) end the episode with an ``error`` verdict, what failed in its ``end_detail``;
+    whatever the policy answers ends in pass or fail, a turn that does not come within the
+    budget's ``max_turn_s`` too (the act is cut off).
     Raises :class:`assay.errors.InputError` when the task or the policy cannot form an episode
     at all (a family without tools, a ``bad:LABEL`` the task lacks).
     """
@@ -61,7 +63,8 @@ async def run_episode(
     except (PolicyError, SandboxError) as exc:
         run.end(str(exc), episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)))
     await run.judge()
-    return run.trajectory(policy, observation, started_at=started_at, prices=prices)
+    identity = run.identify(policy)
+    return run.trajectory(identity, observation, started_at=started_at, prices=prices)
 
 
 class _Run:
@@ -121,13 +124,26 @@ class _Run:
                 return
 
     async def _act(self, policy: Policy, request: PolicyRequest) -> PolicyTurn | None:
+        """:meth:`_answer`, with what a policy raises outside the :class:`Policy` protocol (a
+        third-party policy's bug: a ``TypeError``, a ``RuntimeError``) or an answer that is no
+        turn made a :class:`PolicyError`: the episode ends in error, retried and then kept
+        apart, and the run goes on. :class:`assay.errors.AssayError` passes as it is (bad input
+        stops the run); so do ``KeyboardInterrupt``, cancellation and exit."""
+        try:
+            return await self._answer(policy, request)
+        except AssayError:
+            raise
+        except Exception as exc:  # a policy's own failure is an episode's error
+            raise PolicyError(f"the policy raised {_described(exc)}") from exc
+
+    async def _answer(self, policy: Policy, request: PolicyRequest) -> PolicyTurn | None:
         """The policy's answer, or None when it did not come within the budget's time for a
         turn: the act is cancelled and left behind (one that ignores its cancellation runs on
         without holding the episode), and the episode ends, a fail. An act that blocks the
         event loop itself, never awaiting, cannot be cut off."""
         limit = self.episode.budget.max_turn_s
         if limit is None:
-            return await policy.act(request)
+            return _turn_of(await policy.act(request))
         asked = time.monotonic()
         acting = asyncio.ensure_future(policy.act(request))
         try:
@@ -137,7 +153,7 @@ class _Run:
                 acting.cancel()
                 acting.add_done_callback(_forget)
         if done:
-            return acting.result()
+            return _turn_of(acting.result())
         self.model_s += time.monotonic() - asked
         spent = (
             f"turn time limit passed ({limit:g} s): the policy had not answered, and was cut off"
@@ -200,9 +216,26 @@ class _Run:
                 str(exc), self.episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
             )
 
+    def identify(self, policy: Policy) -> PolicyIdentity:
+        """``policy``'s identity. One that raises, or returns no identity, ends the episode in
+        error (its trajectory could not say what produced it), unless it had ended in one
+        already; the trajectory names the policy by its spec."""
+        try:
+            identity = policy.identity()
+        except Exception as exc:  # noqa: BLE001 - a policy's own failure is an episode's error
+            problem = f"the policy's identity() raised {_described(exc)}"
+        else:
+            if isinstance(identity, PolicyIdentity):
+                return identity
+            problem = f"the policy's identity() returned a {type(identity).__name__}"
+        if self.judged is None or self.judged.verdict.status is not Status.ERROR:
+            failed = self.episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, problem)
+            self.end(problem, failed)
+        return PolicyIdentity(spec=str(getattr(policy, "spec", "")), kind="unknown")
+
     def trajectory(
         self,
-        policy: Policy,
+        identity: PolicyIdentity,
         observation: Observation,
         *,
         started_at: datetime,
@@ -212,7 +245,7 @@ class _Run:
         judged = self.judged or episode.unjudged(
             EndReason.INFRASTRUCTURE, Status.ERROR, "the episode was never judged"
         )
-        identity = policy.identity().model_copy(
+        identity = identity.model_copy(
             update={
                 "prompt_version": PROMPT_VERSION,
                 "tools_version": tools_version(observation.tools),
@@ -258,6 +291,22 @@ def _with_dropped(step: ToolStep, dropped: int, taken: int) -> ToolStep:
     )
     result = step.result.model_copy(update={"output": step.result.output + note})
     return step.model_copy(update={"result": result})
+
+
+def _turn_of(answer: object) -> PolicyTurn:
+    """``answer``, which a policy's act returned, when it is a turn."""
+    if not isinstance(answer, PolicyTurn):
+        shown = type(answer).__name__
+        raise PolicyError(f"the policy's act returned a {shown}, not a PolicyTurn")
+    return answer
+
+
+def _described(exc: Exception) -> str:
+    """``exc``'s type and message on one line, at most 500 characters of it."""
+    message = " ".join(str(exc).split())
+    if len(message) > 500:
+        message = f"{message[:500]}..."
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _forget(acting: asyncio.Future[PolicyTurn]) -> None:

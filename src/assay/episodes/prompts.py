@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ PROMPT_VERSION = hashlib.sha256(
     f"{TOOLS_SYSTEM}\0{SINGLE_SYSTEM}\0{PATCHED_FILES}".encode()
 ).hexdigest()[:12]
 """Changes whenever a template changes."""
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 def prompt_messages(task: Task, *, single: bool, fence: str) -> tuple[Message, ...]:
@@ -77,13 +79,16 @@ def tools_version(schemas: Sequence[dict[str, Any]]) -> str:
 def last_fenced_block(text: str | None, fence: str) -> str | None:
     """The body of the last closed ```FENCE block in ``text``, or None when there is none.
 
-    Read line by line, in linear time whatever the text holds.
+    Read line by line, in linear time whatever the text holds. Lines end where Python's own
+    source lines do (``\n``, ``\r\n``, ``\r``): the other characters ``str.splitlines`` takes
+    for ends (U+2028, a form feed, ``\x1c``) are the code's own, in a string literal or a
+    comment, and stay as they are.
     """
     if not text:
         return None
     last: str | None = None
     body: list[str] | None = None
-    for line in text.splitlines():
+    for line in _LINE_END.split(text):
         marker = line.strip()
         if body is None:
             if marker.startswith("```") and marker[3:].strip().lower() == fence.lower():

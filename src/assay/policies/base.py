@@ -101,6 +101,7 @@ class Policy(Protocol):
         """The next assistant message. Whatever the model does wrong is returned as a turn with
         ``failure`` set. Raises :class:`assay.errors.PolicyError` when the endpoint failed after
         its retries (infrastructure), :class:`assay.errors.PolicySpecError` when the policy
-        cannot act on this task at all (a ``bad:LABEL`` the task lacks).
+        cannot act on this task at all (a ``bad:LABEL`` the task lacks). Anything else it
+        raises (an ``Exception``) ends the episode in error too, its type and message kept.
         """
         ...

@@ -26,6 +26,9 @@ class Recorded:
     """The policy's turns in order (message and tool calls; the policy's own failure, if any)."""
     infrastructure_error: bool = False
     """Whether the recorded episode ended because the infrastructure failed."""
+    mode: str = "tools"
+    """The recorded episode's mode (tools or single): a replay in the other mode would send
+    tool calls no tool runs, or send no tools for the calls."""
 
 
 class ReplayPolicy:
@@ -50,6 +53,11 @@ class ReplayPolicy:
     def has(self, task_id: str, sample: int) -> bool:
         """Whether the run recorded an episode of ``task_id`` with this sample index."""
         return (task_id, sample) in self.recorded
+
+    def mode_of(self, task_id: str, sample: int) -> str | None:
+        """The mode of the recorded episode of ``task_id`` and ``sample``; None for none."""
+        episode = self.recorded.get((task_id, sample))
+        return None if episode is None else episode.mode
 
     async def act(self, request: PolicyRequest) -> PolicyTurn:
         """The recorded turn at this point of the conversation."""

@@ -4,13 +4,14 @@ runner processes.
 
 :func:`start_run` creates or resumes a run (:class:`RunSpec` is what it is asked to do);
 :func:`run_rollouts` (or a :class:`Runner` on a running event loop) runs its jobs;
-:func:`open_policy` parses a policy spec with the store at hand (``replay:RUN``);
+:func:`open_policy` parses a policy spec with the store at hand (``replay:RUN``), and
+:func:`turn_time_note` says when a budget's time for a turn is shorter than its retries;
 :func:`run_profile` reads a run's pass-rate profile.
 """
 
 from assay.runs.listing import RunRow, list_runs, rollout_episodes, verdict_items
 from assay.runs.plan import RunSpec, Started, differences, start_run
-from assay.runs.policies import check_policy, open_policy, recorded_episodes
+from assay.runs.policies import check_policy, open_policy, recorded_episodes, turn_time_note
 from assay.runs.profiling import run_profile
 from assay.runs.runner import (
     Outcome,
@@ -39,5 +40,6 @@ __all__ = [
     "run_profile",
     "run_rollouts",
     "start_run",
+    "turn_time_note",
     "verdict_items",
 ]

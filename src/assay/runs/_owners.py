@@ -39,7 +39,7 @@ def known_dead(owner: str) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    except PermissionError:
+    except (PermissionError, OverflowError):  # a pid past any the kernel gives is no process
         return False
     return _is_zombie(pid)
 

@@ -43,6 +43,12 @@ class RunSpec(BaseModel):
         description="Policy turns an episode may take (None: a run from before it was kept, "
         "not compared on resume).",
     )
+    max_turn_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="Seconds one policy turn may take before it is cut off (None: a run from "
+        "before it was kept, not compared on resume).",
+    )
 
     @classmethod
     def of(
@@ -55,10 +61,12 @@ class RunSpec(BaseModel):
         mode: Mode,
         sampling: Sampling | None = None,
         max_turns: int | None = None,
+        max_turn_s: float | None = None,
     ) -> RunSpec:
         """The spec of running ``tasks`` with ``policy``, ``k`` times each, in ``mode``, at
-        most ``max_turns`` turns an episode. Raises :class:`InputError` for a task no episode
-        can be formed on (its family gives agents no tools), before any run is made of it."""
+        most ``max_turns`` turns an episode and ``max_turn_s`` seconds a turn. Raises
+        :class:`InputError` for a task no episode can be formed on (its family gives agents no
+        tools), before any run is made of it."""
         for task in tasks:
             _require_episodes(task)
         versions = {task.id: task.content_version(version_label(family_of(task))) for task in tasks}
@@ -70,6 +78,7 @@ class RunSpec(BaseModel):
             k=k,
             mode=mode,
             max_turns=max_turns,
+            max_turn_s=max_turn_s,
         )
 
     def jobs(self) -> list[NewJob]:
@@ -157,8 +166,8 @@ def start_run(store: Store, name: str, spec: RunSpec) -> Started:
         raise InputError(
             f"run {name!r} was started with {differs}",
             field="run",
-            fix="resume it with the same tasks, policy, k, mode and max-turns, or pick another "
-            "--run name",
+            fix="resume it with the same tasks, policy, k, mode, max-turns and "
+            "max-turn-seconds, or pick another --run name",
         )
     return Started(name=name, spec=kept, state="resumed", reopened=store.reopen_errors(name))
 
@@ -176,6 +185,9 @@ def differences(kept: RunSpec, asked: RunSpec) -> str:
         parts.append(f"mode {kept.mode}, not {asked.mode}")
     if kept.max_turns is not None and kept.max_turns != asked.max_turns:
         parts.append(f"max-turns {kept.max_turns}, not {asked.max_turns}")
+    if kept.max_turn_s is not None and kept.max_turn_s != asked.max_turn_s:
+        asked_s = "none" if asked.max_turn_s is None else f"{asked.max_turn_s:g}"
+        parts.append(f"max-turn-seconds {kept.max_turn_s:g}, not {asked_s}")
     if kept.tasks != asked.tasks:
         parts.append(_task_difference(kept.tasks, asked.tasks))
     return "; ".join(parts)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from assay.episodes.records import EndReason, Mode
+from assay.episodes.records import Budget, EndReason, Mode
 from assay.errors import InputError, PolicySpecError
 from assay.policies import parse_policy
 from assay.policies.base import Policy, PolicyTurn, Sampling
@@ -57,6 +57,7 @@ def recorded_episodes(store: Store, run: str) -> dict[tuple[str, int], Recorded]
                 for step in stored.trajectory.steps
             ),
             infrastructure_error=stored.trajectory.end is EndReason.INFRASTRUCTURE,
+            mode=stored.trajectory.mode,
         )
         for stored in store.episodes(run)
     }
@@ -70,8 +71,9 @@ def check_policy(
     endpoint that cannot be reached (:class:`assay.errors.ModelUnreachableError`), does not
     serve the model, or refuses a short request shaped as the run's episodes would send it
     (:class:`PolicySpecError`): an option it does not take, or, in ``mode`` tools, any tool
-    calls at all; or that answers only as a stream (:class:`assay.errors.PolicyError`). When
-    ``mode`` is None the probe sends no tools."""
+    calls at all; or that answers only as a stream (:class:`assay.errors.PolicyError`); or a
+    replay of episodes recorded in another ``mode``. When ``mode`` is None the probe sends no
+    tools and a replay's modes are not compared."""
     if isinstance(policy, OpenAIPolicy):
         asyncio.run(_ping(policy, tools=mode == "tools"))
     if isinstance(policy, ScriptedPolicy) and policy.kind == "bad":
@@ -92,6 +94,34 @@ def check_policy(
                         field="policy",
                         fix="replay a run over the same tasks with at least this k",
                     )
+                recorded = policy.mode_of(task.id, sample)
+                if mode is not None and recorded != mode:
+                    raise InputError(
+                        f"run {policy.run!r} ran its episodes in mode {recorded}, not {mode}: "
+                        "its recorded turns would not act the same",
+                        field="mode",
+                        fix=f"replay it with --mode {recorded}",
+                    )
+
+
+def turn_time_note(policy: Policy, budget: Budget) -> str | None:
+    """Why ``budget``'s time for one turn may cut a model policy off before its own retries
+    have run out, in one line; None when they fit in it (or the policy is no model). A turn cut
+    off is a fail, kept and scored, where the retries run out would have been an error, retried
+    and never scored: an endpoint slow to recover then reads as a model that failed."""
+    limit = budget.max_turn_s
+    if limit is None or not isinstance(policy, OpenAIPolicy):
+        return None
+    attempts = policy.retries + 1
+    longest = attempts * policy.timeout_s + policy.retries * policy.max_backoff_s
+    if longest <= limit:
+        return None
+    return (
+        f"a turn may take {limit:g} s, but {policy.spec} may take {longest:g} s to answer one "
+        f"({attempts} attempts of up to {policy.timeout_s:g} s, up to "
+        f"{policy.max_backoff_s:g} s apart): a turn whose requests keep failing is cut off and "
+        f"judged a fail, not an error that is retried; allow at least {longest:g} s a turn"
+    )
 
 
 async def _ping(policy: OpenAIPolicy, *, tools: bool) -> None:
