@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from assay.sandbox import PoolSandbox
+from assay.sandbox import BubblewrapSandbox, PoolSandbox
 from assay.sandbox._exchange import HEADER, Exchange
 from assay.sandbox._userns import FIRST_JOB_ID
 from assay.tasks import Limits
@@ -248,3 +248,35 @@ def test_the_host_takes_a_jobs_output_once_the_worker_reports_its_end() -> None:
         os.close(out_w)
         host.close()
         worker.close()
+
+
+ENDINGS = {
+    "exit-past-c-long": "import sys; sys.exit(2**70)",
+    "excepthook": "import sys\nsys.excepthook = lambda *a: print('hook', a[0].__name__)\n1/0",
+    "traceback": "def f():\n    1/0\nf()",
+    "atexit": "import atexit; atexit.register(print, 'at exit')",
+    "thread": (
+        "import threading, time\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()"
+    ),
+    "stdout-lost": "import os; os.close(1); print('x')",
+    "surrogate": "print('\\udcff'); import sys; print(sys.stdout.errors, sys.stdout.encoding)",
+    "interrupted": "raise KeyboardInterrupt",
+}
+
+
+@pytest.mark.parametrize("code", ENDINGS.values(), ids=ENDINGS.keys())
+def test_python_code_ends_as_in_a_fresh_interpreter(
+    pool: PoolSandbox, bubblewrap: BubblewrapSandbox, code: str
+) -> None:
+    """The fast path ran the code and exited at once: no thread was waited for, no ``atexit``
+    function ran, ``sys.excepthook`` was ignored, a status past a C long was 0, a lost stdout
+    went unreported, tracebacks showed the worker's own frame, and stdout was strict where a
+    fresh interpreter's escapes surrogates."""
+    ends = []
+    for backend in (pool, bubblewrap):
+        result = backend.run([backend.python, "-I", "-S", "-c", code], limits=FAST)
+        # bubblewrap's init reports a signal's end as 128 + the signal
+        status = result.exit_code if result.signal is None else 128 + result.signal
+        ends.append((status, result.stdout, result.stderr))
+    assert ends[0] == ends[1]

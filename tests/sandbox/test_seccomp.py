@@ -59,6 +59,8 @@ CALLS = [(nr, ()) for nr in range(470)] + [
     *[(SOCKET, (family, SOCK_STREAM)) for family in range(64)],
     *[(SOCKETPAIR, (family, SOCK_STREAM)) for family in range(64)],
     (0x40000000 | 272, ()),  # x32 unshare
+    *[(302, (pid, resource, new)) for pid in (0, 1) for resource in range(16) for new in (0, 8)],
+    *[(160, (resource, 8)) for resource in range(16)],
 ]
 
 
@@ -144,3 +146,25 @@ def test_the_worker_part_leaves_the_worker_only_its_mounts_and_netns() -> None:
         assert run(worker, nr) == (ALLOW if name in WORKER_NEEDS else EPERM), name
     assert {name for name, nr in X86_64_DENIED.items() if run(job, nr) == EPERM} == WORKER_NEEDS
     assert len(job) < len(worker) // 4  # the part installed per job is small
+
+
+PRLIMIT64, SETRLIMIT, RLIMIT_NOFILE, RLIMIT_CORE = 302, 160, 7, 4
+
+
+def test_the_core_limit_can_be_read_but_not_changed() -> None:
+    """A job holds RLIMIT_CORE at 1, the one limit under which the kernel pipes no core to the
+    host's handler: lowering it to 0 would bring that back."""
+    program = filter_program()
+    if program is None:
+        pytest.skip("no filter for this architecture")
+    new, old = 0x7FFC_0000_1000, 0x7FFC_0000_2000
+    assert run(program, PRLIMIT64, (0, RLIMIT_CORE, 0, old)) == ALLOW  # getrlimit
+    assert run(program, PRLIMIT64, (0, RLIMIT_CORE, new, old)) == EPERM
+    assert run(program, PRLIMIT64, (0, RLIMIT_CORE, 0x1_0000_0000, 0)) == EPERM  # high half
+    assert run(program, PRLIMIT64, (0, RLIMIT_NOFILE, new, old)) == ALLOW
+    assert run(program, PRLIMIT64, (1, RLIMIT_NOFILE, new, old)) == EPERM  # another process
+    assert run(program, SETRLIMIT, (RLIMIT_CORE, new)) == EPERM
+    assert run(program, SETRLIMIT, (RLIMIT_NOFILE, new)) == ALLOW
+    parts = split_program()
+    assert parts is not None
+    assert run(parts[0], SETRLIMIT, (RLIMIT_CORE, new)) == EPERM  # in the pool, the worker's

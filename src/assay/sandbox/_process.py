@@ -10,9 +10,9 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from assay.errors import SandboxError
 from assay.sandbox._cgroups import JobGroup
@@ -42,6 +42,61 @@ def options_fd(options: Sequence[str]) -> int:
     os.write(fd, b"".join(option.encode() + b"\0" for option in options))
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
+
+
+def check_command(command: Sequence[str]) -> None:
+    """Raise :class:`SandboxError` for a command no process can be started with: an empty one,
+    a string (a sequence of one-letter arguments), or one with an argument that holds a NUL
+    byte (the kernel ends each argument at one)."""
+    if isinstance(command, str):
+        raise SandboxError(
+            f"the command is a string ({command[:200]!r}): give it as a list of arguments, "
+            "for example ['sh', '-c', 'echo hi']"
+        )
+    if not command:
+        raise SandboxError("no command to run")
+    for index, argument in enumerate(command):
+        if "\0" in argument:
+            raise SandboxError(
+                f"command argument {index} holds a NUL byte ({argument[:200]!r}): "
+                "pass such data in a file or on stdin"
+            )
+
+
+def check_files(files: Mapping[str, bytes], limits: Limits) -> None:
+    """Raise :class:`SandboxError` for files that cannot all be written in the workspace: a
+    name outside it, holding a NUL byte, naming a directory (``""``, ``"."``, ``"d/"``), or
+    also the directory of another; a file over ``limits.max_file_mb``; more files than
+    ``limits.max_files``. Either backend would fail the job for them, each its own way."""
+    paths: dict[PurePosixPath, str] = {}
+    for name, data in files.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            raise SandboxError(f"file path escapes the workspace: {name[:200]}")
+        if "\0" in name:
+            raise SandboxError(f"file name {name[:200]!r} holds a NUL byte: rename the file")
+        if not relative.parts or name.endswith("/"):
+            raise SandboxError(
+                f"file name {name[:200]!r} names a directory, not a file: give the file's path"
+            )
+        if len(data) > limits.max_file_mb * 2**20:
+            raise SandboxError(
+                f"file {name[:200]!r} is larger than limits.max_file_mb "
+                f"({limits.max_file_mb} MiB): raise the limit or shrink the file"
+            )
+        paths[relative] = name
+    if len(paths) > limits.max_files:
+        raise SandboxError(
+            f"{len(paths)} files are more than limits.max_files ({limits.max_files}): "
+            "raise the limit or send fewer files"
+        )
+    for relative, name in paths.items():
+        for parent in relative.parents[:-1]:
+            if parent in paths:
+                raise SandboxError(
+                    f"file {paths[parent][:200]!r} is also the directory of {name[:200]!r}: "
+                    "rename one of them"
+                )
 
 
 @dataclass(frozen=True)
@@ -134,6 +189,10 @@ def run_limited(
 
 MAX_OPEN_FILES = 256
 """Open descriptors per job process, on every backend."""
+CORE_LIMIT = (1, 1)
+"""RLIMIT_CORE of every job process: no core file (the kernel writes none under a page), and
+no core piped to the host's handler either (a ``|program`` core pattern ignores the limit but
+for exactly 1). The seccomp filter keeps a job from changing it."""
 
 
 def _limiter(
@@ -148,7 +207,7 @@ def _limiter(
         (resource.RLIMIT_CPU, (cpu, cpu + 1)),
         (resource.RLIMIT_AS, (memory, memory)),
         (resource.RLIMIT_FSIZE, (file_size, file_size)),
-        (resource.RLIMIT_CORE, (0, 0)),
+        (resource.RLIMIT_CORE, CORE_LIMIT),
         (resource.RLIMIT_NOFILE, (MAX_OPEN_FILES, MAX_OPEN_FILES)),
     ]
     if process_limit:

@@ -16,6 +16,9 @@ Compiled once (pure Python, no libseccomp needed) and installed either by bubble
 - sockets of any family but ``AF_UNIX``, ``AF_INET`` and ``AF_INET6`` (what a Python task
   uses), ``socketpair`` of any family but ``AF_UNIX``, and raw sockets of any family; for a job
   run without sockets, ``socket`` and ``socketpair`` altogether;
+- changing the core-dump limit (RLIMIT_CORE, which every job holds at 1: under a core pattern
+  that pipes to a program, the kernel starts that program, outside the job's limits, for a
+  crash under any other limit);
 - changing another process's limits, scheduling, priority or memory placement (prlimit64,
   sched_set*, setpriority, ioprio_set, migrate_pages, move_pages with another target than the
   caller): where jobs run as their worker's uid (a pool without root or subordinate ids), the
@@ -129,8 +132,8 @@ _CLONE_NAMESPACES = (
     | 0x40000000  # CLONE_NEWNET
     | 0x00000080  # CLONE_NEWTIME
 )
+_PRLIMIT64, _SETRLIMIT, _RLIMIT_CORE = 302, 160, 4
 _SELF_ONLY = {
-    "prlimit64": 302,
     "sched_setaffinity": 203,
     "sched_setparam": 142,
     "sched_setscheduler": 144,
@@ -200,6 +203,7 @@ def _argument_checks() -> list[bytes]:
         _insn(_RET_K, _ALLOW),
         _insn(_RET_K, _EPERM),
     ]
+    program += _limit_checks()
     for number in _SELF_ONLY.values():
         program += [
             _insn(_JEQ_K, number, 0, 4),
@@ -219,6 +223,31 @@ def _argument_checks() -> list[bytes]:
             _insn(_RET_K, _ALLOW),
         ]
     return program
+
+
+def _limit_checks() -> list[bytes]:
+    """prlimit64 for the caller alone (0), and neither it nor setrlimit changing RLIMIT_CORE
+    (reading it, with no new limit given, is allowed)."""
+    return [
+        _insn(_JEQ_K, _PRLIMIT64, 0, 12),
+        _insn(_LD_W_ABS, _arg_low(0)),
+        _insn(_JEQ_K, 0, 1, 0),
+        _insn(_RET_K, _EPERM),
+        _insn(_LD_W_ABS, _arg_low(1)),
+        _insn(_JEQ_K, _RLIMIT_CORE, 1, 0),
+        _insn(_RET_K, _ALLOW),
+        _insn(_LD_W_ABS, _arg_low(2)),  # the new limit: only a NULL pointer, both halves 0
+        _insn(_JEQ_K, 0, 0, 3),
+        _insn(_LD_W_ABS, _arg_low(2) + 4),
+        _insn(_JEQ_K, 0, 0, 1),
+        _insn(_RET_K, _ALLOW),
+        _insn(_RET_K, _EPERM),
+        _insn(_JEQ_K, _SETRLIMIT, 0, 4),
+        _insn(_LD_W_ABS, _arg_low(0)),
+        _insn(_JEQ_K, _RLIMIT_CORE, 0, 1),
+        _insn(_RET_K, _EPERM),
+        _insn(_RET_K, _ALLOW),
+    ]
 
 
 def filter_program(*, sockets: bool = True) -> bytes | None:

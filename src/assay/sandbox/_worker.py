@@ -32,7 +32,8 @@ from assay.sandbox._exchange import (
     WorkerGoneError,
     send,
 )
-from assay.sandbox._process import MAX_OPEN_FILES, options_fd
+from assay.sandbox._fresh_start import prefix
+from assay.sandbox._process import MAX_OPEN_FILES, check_files, options_fd
 from assay.sandbox._results import JobEnd, address_space_bytes, exec_result
 from assay.sandbox._userns import Identity, popen
 from assay.sandbox.protocol import ExecResult
@@ -91,7 +92,10 @@ class Worker:
         # Under conditions the interpreter honours its PYTHON* variables (the hash seed among
         # them), which are all ours: -I without ignoring the environment is -s -P.
         flags = ["-s", "-P"] if conditions else ["-I"]
-        argv = [bwrap, "--args", str(hidden), "--", python, *flags, "-S", "-c", ZYGOTE]
+        # Through the fresh start: the worker, and every job it forks, holds no signal ignored
+        # or blocked because this process does.
+        argv = [bwrap, "--args", str(hidden), "--", *prefix(python)]
+        argv += [python, *flags, "-S", "-c", ZYGOTE]
         argv.append(str(worker_end.fileno()))
         procs = self.groups.main.procs_files() if self.groups else []
         try:
@@ -169,6 +173,7 @@ class Worker:
         :attr:`healthy` to False when the worker could not clean up after the job. Raises
         :class:`WorkerFailedError` when it does not answer or dies.
         """
+        check_files(files, limits)
         payload = _payload(meta, files)
         self.jobs += 1
         if self.groups is not None:
@@ -379,11 +384,6 @@ def _prefill(fd: int, data: bytes) -> bytes:
 
 def _payload(meta: Mapping[str, object], files: Mapping[str, bytes]) -> bytes:
     names = sorted(files)
-    for name in names:
-        if name.startswith("/") or ".." in Path(name).parts:
-            raise SandboxError(f"file path escapes the workspace: {name}")
-        if "\0" in name:  # as the bubblewrap backend, which cannot pass such a name on
-            raise SandboxError(f"file name {name[:200]!r} holds a NUL byte: rename the file")
     encoded = marshal.dumps({**meta, "files": [(name, len(files[name])) for name in names]})
     return len(encoded).to_bytes(8, "big") + encoded + b"".join(files[name] for name in names)
 

@@ -146,6 +146,9 @@ _SYSCTL: "dict[str, int]" = {}
 on its /proc/self/net (its own /proc entry is hidden); a path looked up from either names the
 setting or the figures of the namespace the worker is in at that moment."""
 _MS_BIND, _MS_REC, _MS_RDONLY = 0x1000, 0x4000, 0x1
+_CORE_LIMIT = (1, 1)
+"""RLIMIT_CORE, as on the bubblewrap backend (``_process.CORE_LIMIT``): no core file, and none
+piped to the host's handler either; the seccomp filter keeps a job from changing it."""
 _FRESH_DISPOSITIONS: "dict[signal.Signals, Any]" = {
     signal.SIGPIPE: signal.SIG_IGN,
     signal.SIGINT: signal.default_int_handler,
@@ -358,20 +361,18 @@ def _which(name: str) -> "str | None":
 
 def _standard_streams() -> None:
     """Text streams over descriptors 0, 1 and 2 as ``python -c`` makes them, set up once in the
-    worker: each job's child gets them with empty buffers and its own pipes dup'ed under them."""
-    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)))
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)))
-    sys.stderr = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
-        errors="backslashreplace",
-        line_buffering=True,
-    )
-    for name, stream in (
-        ("__stdin__", sys.stdin),
-        ("__stdout__", sys.stdout),
-        ("__stderr__", sys.stderr),
-    ):
+    worker: each job's child gets them with empty buffers and its own pipes dup'ed under them.
+    Their names, modes, encodings and error handlers are those of the worker's own streams,
+    which its interpreter made under the jobs' environment (locale and conditions)."""
+    for fd, name, mode in ((0, "stdin", "r"), (1, "stdout", "w"), (2, "stderr", "w")):
+        own = getattr(sys, f"__{name}__")
+        raw = io.FileIO(fd, mode, closefd=False)
+        raw.name = f"<{name}>"  # as the interpreter names its own
+        buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+        stream = io.TextIOWrapper(buffered, own.encoding, own.errors, line_buffering=fd == 2)
+        stream.mode = mode  # type: ignore[misc]  # as above
         setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
 
 
 def _run_python(code: "Any", command: "list[str]") -> int:
@@ -380,6 +381,7 @@ def _run_python(code: "Any", command: "list[str]") -> int:
     sys.argv = ["-c", *command[command.index("-c") + 2 :]]
     namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     status = 0
+    interrupted = False
     try:
         if isinstance(code, str):  # a job's own, compiled in its process, as ``python -c`` does
             try:
@@ -389,21 +391,74 @@ def _run_python(code: "Any", command: "list[str]") -> int:
                 raise SystemExit(1) from None
         exec(code, namespace)
     except SystemExit as exc:
-        if exc.code is None:
-            status = 0
-        elif isinstance(exc.code, int):
-            status = exc.code & 0xFF
-        else:
-            sys.stderr.write(f"{exc.code}\n")
-            status = 1
-    except BaseException:
-        traceback.print_exc()
-        status = 1
+        status = _exit_status(exc.code)
+    except BaseException as exc:
+        interrupted = isinstance(exc, KeyboardInterrupt)
+        status = _uncaught(exc)
+    status = _finalize(status)
+    if interrupted:  # as the interpreter ends on an uncaught KeyboardInterrupt: by SIGINT
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    return status
+
+
+_C_LONG = 1 << 63
+
+
+def _exit_status(code: "Any") -> int:
+    """The exit status ``python -c`` gives ``SystemExit(code)``: an integer as the C ``long``
+    it becomes (one past that range is -1), anything else printed, and 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF if -_C_LONG <= code < _C_LONG else 0xFF
+    with contextlib.suppress(BaseException):
+        sys.stderr.write(f"{code}\n")
+    return 1
+
+
+def _uncaught(exc: BaseException) -> int:
+    """Report an uncaught exception through ``sys.excepthook``, with the job's frames only."""
+    tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+    exc = exc.with_traceback(tb)
+    sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+    try:
+        sys.excepthook(type(exc), exc, tb)
+    except SystemExit as hook_exit:
+        return _exit_status(hook_exit.code)
+    except BaseException as hook_error:
+        with contextlib.suppress(BaseException):
+            sys.stderr.write("Error in sys.excepthook:\n")
+            traceback.print_exception(hook_error.with_traceback(None))
+            sys.stderr.write("\nOriginal exception was:\n")
+            traceback.print_exception(exc)
+    return 1
+
+
+def _finalize(status: int) -> int:
+    """What the interpreter does as it exits: wait for the job's other threads (all but
+    daemons), run its ``atexit`` functions, and flush its standard streams; a failure to flush
+    stdout is reported and makes the status 120."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        with contextlib.suppress(BaseException):
+            threading._shutdown()
+    atexit = sys.modules.get("atexit")
+    if atexit is not None:
+        with contextlib.suppress(BaseException):
+            atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:  # noqa: SIM105 - no context manager object made in every job
+        if stream is None or getattr(stream, "closed", False):
+            continue
+        try:
             stream.flush()
-        except BaseException:  # noqa: S110 - a closed or broken stream loses its last output
-            pass
+        except BaseException as exc:
+            if stream is sys.stdout:
+                with contextlib.suppress(BaseException):
+                    sys.stderr.write(f"Exception ignored in: {stream!r}\n")
+                    traceback.print_exception(exc.with_traceback(None))
+                    sys.stderr.flush()
+            status = 120
     return status
 
 
@@ -733,7 +788,7 @@ def _main() -> None:
     # no core dumps, few descriptors, and no new privileges (the worker never executes anything).
     with contextlib.suppress(PermissionError):  # denied where bubblewrap made the namespace
         os.setgroups([])
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, _CORE_LIMIT)
     files = settings["max_open_files"]
     resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
     _check(_LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")

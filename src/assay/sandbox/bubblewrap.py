@@ -20,7 +20,14 @@ from pathlib import Path, PurePosixPath
 
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._cgroups import JobGroup, open_job_group
-from assay.sandbox._process import Finished, options_fd, run_limited
+from assay.sandbox._fresh_start import host_holds_signals, prefix
+from assay.sandbox._process import (
+    Finished,
+    check_command,
+    check_files,
+    options_fd,
+    run_limited,
+)
 from assay.sandbox._pyenv import hiding_args, resolve
 from assay.sandbox._results import JobEnd, exec_result
 from assay.sandbox._seccomp import NO_FILTER_NOTE, filter_program
@@ -85,6 +92,9 @@ class BubblewrapSandbox:
         self._uid_range = self.identity.one_shot_uids
         self._prlimit = None if self.identity.kind == "root" else shutil.which("prlimit")
         self._python = os.path.realpath(sys.executable)
+        # Where this process holds a signal ignored or blocked (started under ``nohup``, say),
+        # so would bubblewrap and the job: this prefix gives the job every one at its default.
+        self._fresh_start = prefix(self._python)
         self._system_args = system_view(Path(os.path.realpath(sys.base_prefix)))
         self._seccomp = filter_program()
         self._seccomp_no_sockets = filter_program(sockets=False)
@@ -141,9 +151,9 @@ class BubblewrapSandbox:
         sockets: bool = True,
     ) -> ExecResult:
         """Run ``command`` in a fresh sandbox; see :class:`assay.sandbox.Sandbox`."""
-        if not command:
-            raise SandboxError("no command to run")
+        check_command(command)
         limits = limits or Limits()
+        check_files(files or {}, limits)
         package_args = resolve(packages).mount_args()
         group = open_job_group(limits.memory_mb, limits.max_processes)
         with contextlib.ExitStack() as cleanup:
@@ -167,6 +177,7 @@ class BubblewrapSandbox:
                     "--",
                     *self._as_job_user(uid),
                     *self._process_limit(limits),
+                    *(self._fresh_start if host_holds_signals() else ()),
                     *command,
                 ]
                 finished = run_limited(
@@ -295,10 +306,6 @@ def _file_args(
     made: set[str] = set()
     for name in sorted(files):
         relative = PurePosixPath(name)
-        if relative.is_absolute() or ".." in relative.parts:
-            raise SandboxError(f"file path escapes the workspace: {name}")
-        if "\0" in name:
-            raise SandboxError(f"file name {name[:200]!r} holds a NUL byte: rename the file")
         for parent in reversed(relative.parents[:-1]):
             if str(parent) not in made:
                 made.add(str(parent))

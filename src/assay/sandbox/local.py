@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay.errors import SandboxError
-from assay.sandbox._process import run_limited
+from assay.sandbox._process import check_command, run_limited
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
 from assay.tasks.taskdir import write_files
@@ -58,6 +58,7 @@ class LocalSandbox:
         """
         if packages:
             raise SandboxError("the local backend cannot expose packages: use pool or bubblewrap")
+        check_command(command)
         limits = limits or Limits()
         workdir = Path(tempfile.mkdtemp(prefix="assay-local-"))
         try:

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from assay.errors import SandboxError, SandboxUnavailableError
 from assay.sandbox._exchange import WorkerFailedError, WorkerGoneError
+from assay.sandbox._process import check_command
 from assay.sandbox._pyenv import STANDARD_LIBRARY, Exposure, resolve
 from assay.sandbox._seccomp import split_program
 from assay.sandbox._uids import POOL_UIDS, UidLease, lease
@@ -362,8 +363,7 @@ class PoolSandbox:
             threading.Thread(target=self._retire, args=(worker,), daemon=True).start()
 
     def _meta(self, command: Sequence[str]) -> dict[str, object]:
-        if not command:
-            raise SandboxError("no command to run")
+        check_command(command)
         code = self._python_code(command)
         digest = self._trusted_digests.get(code) if code is not None else None
         return {

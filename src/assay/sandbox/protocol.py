@@ -96,6 +96,8 @@ class Sandbox(Protocol):
         Raises :class:`assay.errors.InputError` when a package is not installed in assay's
         environment, :class:`assay.errors.SandboxUnavailableError` when the backend cannot run
         on this host, and :class:`assay.errors.SandboxError` when the sandbox itself failed to
-        start.
+        start, or when no process can be started with ``command`` or ``files`` can not all be
+        written (a NUL byte, a name that is a directory, a file past ``limits.max_file_mb``,
+        more than ``limits.max_files``), on every backend alike.
         """
         ...
