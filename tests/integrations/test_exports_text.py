@@ -4,6 +4,9 @@ behind."""
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -50,3 +53,67 @@ def test_an_earlier_dataset_is_kept_when_its_replacement_cannot_be_moved_in(
     monkeypatch.undo()
     assert sorted(p.name for p in out.iterdir()) == earlier
     assert [p.name for p in tmp_path.iterdir()] == ["dataset"]
+
+
+ROWS = [{"task_id": "median-1"}]
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_a_name_the_file_system_takes_is_written_and_one_it_refuses_is_one_line(
+    tmp_path: Path,
+    format: Format,  # noqa: A002 - as write_rows names it
+) -> None:
+    longest = tmp_path / ("x" * 255)  # the longest name: the staging name must not grow it
+    write_rows(ROWS, longest, format)
+    assert longest.exists()
+    for refused in (tmp_path / ("y" * 256), Path("/proc/train.jsonl")):
+        with pytest.raises(InputError, match="cannot write here: ") as caught:
+            write_rows(ROWS, refused, format)
+        assert str(caught.value).startswith(f"{refused}: ")
+    assert [p.name for p in tmp_path.iterdir()] == [longest.name]
+
+
+@pytest.mark.parametrize("format", ["jsonl", "parquet"])
+def test_a_fifo_at_the_export_path_is_refused_not_replaced(
+    tmp_path: Path,
+    format: Format,  # noqa: A002 - as write_rows names it
+) -> None:
+    # A reader waiting on the FIFO would wait forever for a file put in its place.
+    fifo = tmp_path / "train.out"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match=r"train\.out: is a FIFO, socket or device"):
+        write_rows(ROWS, fifo, format)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["train.out"]
+
+
+@pytest.mark.parametrize("format", FORMATS)
+def test_an_export_through_a_link_replaces_what_it_names_and_keeps_the_link(
+    tmp_path: Path,
+    format: Format,  # noqa: A002 - as write_rows names it
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    write_rows([{"task_id": "old"}], runs / "dec", format)
+    latest = tmp_path / "latest"
+    latest.symlink_to(runs / "dec")
+    write_rows(ROWS, latest, format)
+    assert latest.readlink() == runs / "dec"
+    assert _read(runs / "dec", format) == ROWS
+    dangling = tmp_path / "next"
+    dangling.symlink_to(runs / "jan")
+    write_rows(ROWS, dangling, format)
+    assert dangling.is_symlink()
+    assert _read(runs / "jan", format) == ROWS
+
+
+def _read(path: Path, format: Format) -> list[dict[str, object]]:  # noqa: A002
+    if format == "jsonl":
+        return [json.loads(line) for line in path.read_text().splitlines()]
+    if format == "parquet":
+        import pyarrow.parquet as pq  # noqa: PLC0415 - an optional extra
+
+        return list(pq.read_table(path).to_pylist())
+    import datasets  # noqa: PLC0415 - an optional extra
+
+    return list(datasets.load_from_disk(str(path)).to_list())

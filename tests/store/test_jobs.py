@@ -127,3 +127,27 @@ def test_a_store_is_opened_by_path_or_url_and_other_backends_are_named(tmp_path:
     assert (tmp_path / "u.db").is_file()
     with pytest.raises(InputError, match=r"db: no store backend for 'postgresql' URLs yet"):
         open_store("postgresql://localhost/assay")
+
+
+def test_episodes_holding_text_a_database_cannot_hold_are_kept_together(path: Path) -> None:
+    # One episode's end holds a lone surrogate: the whole batch being kept was lost with it.
+    with Store(path) as store:
+        jobs = store.claim_jobs("r", owner="a", claim_id="t1", limit=2, lease_s=60, now=100)
+        odd = trajectory(jobs[1], Status.ERROR).model_copy(update={"end_detail": "bad \udcff byte"})
+        kept = store.finish_jobs(
+            [
+                Finished(job=jobs[0], trajectory=trajectory(jobs[0])),
+                Finished(job=jobs[1], trajectory=odd, error="bad \udcff byte"),
+            ]
+        )
+        assert kept == [True, True]
+        episodes = store.episodes("r")
+    assert [e.trajectory.end_detail for e in episodes] == ["", "bad \ufffd byte"]
+
+
+def test_a_sqlite_url_without_its_third_slash_is_named_as_such(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=r"'sqlite://runs\.db' names no file: a SQLite URL is"):
+        open_store("sqlite://runs.db")
+    with open_store(f"SQLite:///{tmp_path / 'u.db'}") as store:
+        assert store.runs() == []
+    assert (tmp_path / "u.db").is_file()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -112,3 +114,101 @@ def test_runners_opening_one_new_store_together_all_open_it(tmp_path: Path) -> N
         for opener in openers:
             opener.join()
     assert refused == []
+
+
+def test_text_a_database_cannot_hold_is_kept_with_a_replacement_character(
+    tmp_path: Path,
+) -> None:
+    # A solution file whose name is not UTF-8 (its bytes held as lone surrogates) and a summary
+    # with a lone surrogate: binding either raised, and the verdict just made was lost.
+    now = datetime.now(UTC)
+    verdict = Verdict(
+        task_id="t",
+        status=Status.FAIL,
+        score=0.5,
+        summary="half \ud800 done",
+        timings=Timings(wall_s=1),
+        versions=Versions(task="abc", family="code@1", assay="0.1.0"),
+    )
+    audit = TaskAudit(
+        task_id="t", task_version="abc", path="/x\udcff/t", decision=Decision.ACCEPTED
+    )
+    report = AuditReport(
+        run_id="run1", root="/x\udcff", started_at=now, finished_at=now, checks=(), tasks=(audit,)
+    )
+    path = tmp_path / "a.db"
+    with Store(path) as store:
+        store.add_verdict(verdict, solution="ok")
+        store.add_verdict(verdict, solution="sols/sol-\udcff.py", run_id="r\udcff")
+        store.add_audit(report, [])
+    with Store(path) as store:
+        kept = store.verdicts()
+        [run] = store.audit_runs()
+        [task] = store.task_audits("run1") or []
+        assert [v.id for v in store.verdicts(run_id="r\udcff")] == [kept[1].id]
+    assert [v.solution for v in kept] == ["ok", "sols/sol-\ufffd.py"]
+    assert [v.verdict.summary for v in kept] == ["half \ufffd done"] * 2
+    assert run.root == "/x\ufffd"
+    assert task.path == "/x\ufffd/t"
+
+
+def _opened_or_refused(path: Path, *, read_only: bool) -> str:
+    """What opening ``path`` says, within ten seconds: a FIFO the store waits on fails here."""
+    said: list[str] = []
+
+    def open_it() -> None:
+        try:
+            Store(path, timeout_s=1, read_only=read_only).close()
+            said.append("opened")
+        except StoreError as exc:
+            said.append(str(exc))
+
+    opening = threading.Thread(target=open_it, daemon=True)
+    opening.start()
+    opening.join(10)
+    if opening.is_alive() and stat.S_ISFIFO(os.lstat(path).st_mode):
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # lets the waiting reader go
+        opening.join(10)
+        return "waited on the FIFO"
+    return said[0]
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_fifo_or_device_given_as_the_store_is_refused_without_waiting(
+    tmp_path: Path, read_only: bool
+) -> None:
+    fifo = tmp_path / "runs.db"
+    os.mkfifo(fifo)
+    for path in (fifo, Path("/dev/zero")):
+        said = _opened_or_refused(path, read_only=read_only)
+        assert said == (
+            f"{path}: is a FIFO, socket or device, not a results database (point ASSAY_DB or "
+            "--db at a SQLite file, or at a new path to start one)"
+        )
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_a_store_path_the_system_refuses_is_one_line(tmp_path: Path, read_only: bool) -> None:
+    for path in (tmp_path / ("x" * 300), tmp_path / "a\x00b.db"):
+        with pytest.raises(StoreError, match="cannot open the results database: ") as caught:
+            Store(path, read_only=read_only)
+        assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_a_truncated_store_read_where_it_cannot_be_written_names_the_file(
+    tmp_path: Path,
+) -> None:
+    whole = tmp_path / "whole.db"
+    Store(whole).close()
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(whole.read_bytes()[:50])
+    for read_only in (False, True):
+        with pytest.raises(StoreError, match="malformed") as caught:
+            Store(cut, read_only=read_only)
+        assert str(caught.value).startswith(f"{cut}: cannot ")
+
+
+def test_reading_a_store_that_is_not_there_says_so(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match=r"nope\.db: no results database here"):
+        Store(tmp_path / "nope.db", read_only=True)
+    assert not (tmp_path / "nope.db").exists()

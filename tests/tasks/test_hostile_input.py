@@ -354,3 +354,20 @@ def test_a_task_of_very_many_small_files_is_refused_by_count(
         (task_dir / "workspace" / f"f{number}.txt").write_bytes(b"")  # empty files count too
     error = _refused(task_dir, r"median-1: holds more than 50 files")
     assert "archive" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ('"evil\\nkey"', r'"evil\\nkey"'),
+        ('"a\\rb\\u2028c"', r'"a\\rb\\u2028c"'),
+        ('"' + "k" * 5000 + '"', '"' + "k" * 60 + r'\.\.\."'),
+    ],
+)
+def test_an_unknown_key_with_a_line_break_is_named_on_one_line(
+    task_dir: Path, key: str, shown: str
+) -> None:
+    spec = _spec(task_dir).replace("[limits]\n", f"[limits]\n{key} = 1\n")
+    (task_dir / "task.toml").write_text(spec)
+    error = _refused(task_dir, rf"task\.toml: limits\.{shown}: unknown field")
+    assert len(str(error)) < 300

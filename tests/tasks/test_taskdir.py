@@ -254,3 +254,71 @@ def test_a_file_name_that_is_not_utf8_is_refused_by_name(tmp_path: Path, inside:
     assert message.encode()  # the line itself prints anywhere
     assert f"{inside}: holds a file named 'report\\xff.txt', which is not UTF-8" in message
     assert "rename it in UTF-8" in message
+
+
+def test_two_different_tasks_of_one_id_are_refused_as_such_and_nothing_is_written(
+    tmp_path: Path,
+) -> None:
+    first, second = make_median_task("dup"), make_median_task("dup", tags=("edited",))
+    with pytest.raises(InputError) as caught:
+        save_tasks([make_median_task("fine"), first, second], tmp_path / "out")
+    assert str(caught.value) == (
+        f"{tmp_path / 'out' / 'dup'}: id: two different tasks to be saved have the id 'dup'; "
+        "nothing was written (give every task a unique id)"
+    )
+    assert list((tmp_path / "out").glob("*")) == []
+    saved = save_tasks([first, first], tmp_path / "twice")
+    assert saved == SavedTasks(written=1, unchanged=0)
+    assert load_task(tmp_path / "twice" / "dup") == first
+
+
+@pytest.mark.parametrize(
+    ("workspace", "solutions", "problem"),
+    [
+        ({"./a.txt": b"x"}, {}, r'file path "workspace/\./a\.txt" that would not load back'),
+        ({"a//b.txt": b"x"}, {}, r'file path "workspace/a//b\.txt" that would not load back'),
+        ({"a/": b"x"}, {}, r'file path "workspace/a/" that would not load back'),
+        ({"": b"x"}, {}, r'file path "workspace/" that would not load back'),
+        ({"a\x00b": b"x"}, {}, r'file path "workspace/a\\u0000b" that would not load back'),
+        ({"\udcff": b"x"}, {}, r'file path "workspace/\\udcff" that would not load back'),
+        ({"a": b"x", "a/b": b"y"}, {}, r'has "workspace/a" both as a file and as a directory'),
+        ({}, {"mine": {"f.py": b"x"}}, r'solution named "mine", which a task directory cannot'),
+    ],
+)
+def test_a_task_that_would_not_load_back_as_it_is_is_not_saved(
+    tmp_path: Path,
+    workspace: dict[str, bytes],
+    solutions: dict[str, dict[str, bytes]],
+    problem: str,
+) -> None:
+    # Saved, each became another task (its content version changed without a word) or one that
+    # does not load; a NUL or a file that is also a directory was a traceback.
+    task = make_median_task("odd").model_copy(
+        update={"workspace": workspace, "solutions": solutions}
+    )
+    with pytest.raises(TaskFormatError, match=problem) as caught:
+        save_task(task, tmp_path / "out")
+    assert "\n" not in str(caught.value)
+    with pytest.raises(InputError, match=problem):
+        save_tasks([make_median_task("fine"), task], tmp_path / "set")
+    assert list(tmp_path.glob("*/*")) == []
+
+
+def test_a_replacement_that_cannot_be_moved_in_puts_the_old_task_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = make_median_task("m")
+    target = save_task(old, tmp_path)
+    moved = Path.rename
+
+    def failing(self: Path, destination: Path) -> Path:
+        if Path(destination) == target and ".old." not in str(self):  # the new task moving in
+            raise OSError(28, "No space left on device")
+        return moved(self, destination)
+
+    monkeypatch.setattr(Path, "rename", failing)
+    with pytest.raises(OSError, match="No space left"):
+        save_task(make_median_task("m", tags=("new",)), tmp_path, replace=True)
+    monkeypatch.undo()
+    assert load_task(target) == old
+    assert [p.name for p in tmp_path.iterdir()] == ["m"]  # nothing hidden left beside it

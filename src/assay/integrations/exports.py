@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
+import stat
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -201,7 +203,9 @@ def preference_rows(trajectories: Iterable[Trajectory]) -> list[Row]:
 
 def write_rows(rows: Sequence[Row], path: Path, format: Format) -> None:  # noqa: A002
     """Write ``rows`` to ``path`` in ``format``, whole or not at all: a file (or, for ``hf``,
-    a directory) appears only once complete, replacing one that was there."""
+    a directory) appears only once complete, replacing one that was there (or, where ``path``
+    is a symbolic link, the one it leads to). Anything else is :class:`InputError`, in one line:
+    see :func:`_written_path`."""
     writers: dict[str, Callable[[Sequence[Row], Path], None]] = {
         "jsonl": _write_jsonl,
         "parquet": _write_parquet,
@@ -211,31 +215,19 @@ def write_rows(rows: Sequence[Row], path: Path, format: Format) -> None:  # noqa
         raise InputError(
             f"unknown format {format!r}", field="format", fix="use " + ", ".join(FORMATS)
         )
-    parent = path.parent
-    if not parent.is_dir():
+    try:
+        written = _written_path(path, format)
+        staging = Path(tempfile.mkdtemp(dir=written.parent, prefix=".assay-export."))
+    except OSError as exc:
         raise InputError(
-            f"cannot write here: no directory {parent}",
+            f"cannot write here: {exc.strerror or exc}",
             path=path,
-            fix="create the directory first, or write somewhere else",
-        )
-    if path.exists() and format != "hf" and path.is_dir():
-        raise InputError("is a directory", path=path, fix="name a file to write")
-    if format == "hf" and path.exists() and not path.is_dir():
-        raise InputError(
-            "is a file; a dataset is a directory", path=path, fix="name a directory to write"
-        )
-    if format == "hf" and path.is_dir() and not _is_dataset(path):
-        raise InputError(
-            "is a directory holding other files than a dataset; it is replaced only when it "
-            "holds an earlier export",
-            path=path,
-            fix="name a new directory",
-        )
-    staging = Path(tempfile.mkdtemp(dir=parent, prefix=f".{path.name}."))
+            fix="choose a writable directory, and a name its file system takes",
+        ) from None
     try:
         target = staging / "out"
         writers[format](rows, target)
-        _put(target, path, staging / "earlier")
+        _put(target, written, staging / "earlier")
     except OSError as exc:
         raise InputError(f"cannot write it: {exc.strerror or exc}", path=path) from None
     except UnicodeEncodeError:
@@ -247,6 +239,46 @@ def write_rows(rows: Sequence[Row], path: Path, format: Format) -> None:  # noqa
         ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _written_path(path: Path, format: Format) -> Path:  # noqa: A002
+    """Where an export to ``path`` goes: ``path``, or the file or directory a symbolic link
+    there leads to (the link is kept, and what it names is replaced). Raises
+    :class:`InputError` for what no export may replace (a directory where a file is asked, a
+    file or another directory where a dataset is, a FIFO, socket or device); :class:`OSError`
+    when the system cannot look (a name too long)."""
+    written = Path(os.path.realpath(path)) if path.is_symlink() else path
+    parent = written.parent
+    if not parent.is_dir():
+        raise InputError(
+            f"cannot write here: no directory {parent}",
+            path=path,
+            fix="create the directory first, or write somewhere else",
+        )
+    if not written.exists():
+        return written
+    mode = written.stat().st_mode
+    if format != "hf" and stat.S_ISDIR(mode):
+        raise InputError("is a directory", path=path, fix="name a file to write")
+    if format == "hf" and not stat.S_ISDIR(mode):
+        raise InputError(
+            "is a file; a dataset is a directory", path=path, fix="name a directory to write"
+        )
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise InputError(
+            "is a FIFO, socket or device: an export is a file, written whole and then put in "
+            "its place",
+            path=path,
+            fix="name a regular file to write",
+        )
+    if format == "hf" and not _is_dataset(written):
+        raise InputError(
+            "is a directory holding other files than a dataset; it is replaced only when it "
+            "holds an earlier export",
+            path=path,
+            fix="name a new directory",
+        )
+    return written
 
 
 def _put(target: Path, path: Path, aside: Path) -> None:

@@ -28,8 +28,14 @@ def store_path(location: Path | str) -> Path:
     """The SQLite file ``location`` names: a path, or ``sqlite:///PATH``. Raises
     :class:`assay.errors.InputError` for a URL of a backend this assay lacks."""
     text = str(location)
-    if text.startswith("sqlite:///"):
-        return Path(text.removeprefix("sqlite:///"))
+    if text[:10].lower() == "sqlite:///":  # a URL's scheme is read in either case
+        return Path(text[10:])
+    if text[:9].lower() == "sqlite://":
+        raise InputError(
+            f"{text!r} names no file: a SQLite URL is sqlite:/// and then the file's path",
+            field="db",
+            fix="write sqlite:///runs.db for a relative path, sqlite:////srv/runs.db for /srv",
+        )
     if "://" in text:
         raise InputError(
             f"no store backend for {text.split('://', 1)[0]!r} URLs yet",

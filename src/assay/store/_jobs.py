@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from assay.store._storable import record_json
 from assay.store.records import Finished, Job, JobCounts, NewJob
 
 JOB_COLUMNS = (
@@ -166,7 +167,7 @@ def finish(db: Database, finished: Finished, *, created_at: str) -> bool:
             verdict.status.value,
             verdict.score,
             verdict.created_at.isoformat(),
-            verdict.model_dump_json(),
+            record_json(verdict),
             job.sample,
         ),
     )
@@ -191,7 +192,7 @@ def finish(db: Database, finished: Finished, *, created_at: str) -> bool:
             cost.usd,
             cost.sandbox_cpu_s,
             cost.wall_s,
-            trajectory.model_dump_json(),
+            record_json(trajectory),
         ),
     )
     return True

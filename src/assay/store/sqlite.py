@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -34,6 +35,7 @@ from assay.store._schema import (
     rollback,
     schema_version,
 )
+from assay.store._storable import record_json, storable_row
 from assay.store.records import (
     EpisodeTotals,
     Finished,
@@ -65,6 +67,7 @@ class Store:
         (nothing is created, migrated or written; a store of an older schema is refused)."""
         self.path = Path(path)
         self._lock = threading.RLock()
+        _require_a_file(self.path, to_read=read_only)
         if read_only:
             self._db = _read_only(self.path, timeout_s)
             return
@@ -143,7 +146,7 @@ class Store:
             )
             db.execute(
                 "INSERT INTO audit_reports (run_id, header) VALUES (?, ?)",
-                (report.run_id, report.model_dump_json(exclude={"tasks"})),
+                (report.run_id, record_json(report, exclude={"tasks"})),
             )
             for t in report.tasks:
                 db.execute(
@@ -154,7 +157,7 @@ class Store:
                         t.task_version,
                         t.path,
                         t.decision.value,
-                        t.model_dump_json(),
+                        record_json(t),
                     ),
                 )
             for label, verdict in verdicts:
@@ -488,22 +491,23 @@ class Store:
     def _select(self, query: str, params: Sequence[object] = ()) -> tuple[list[Any], list[str]]:
         try:
             with self._lock:
-                cursor = self._db.execute(query, params)
+                cursor = self._db.execute(query, storable_row(params))
                 names = [column[0] for column in cursor.description or ()]
                 return cursor.fetchall(), names
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: read failed: {exc}") from None
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; rolled back whole when anything in it raises."""
+    def _write(self) -> Iterator[_Storing]:
+        """One write transaction; rolled back whole when anything in it raises. Its statements
+        bind text as the database can hold it (see :mod:`assay.store._storable`)."""
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise _busy_or_failed(self.path, exc) from None
             try:
-                yield self._db
+                yield _Storing(self._db)
                 self._db.execute("COMMIT")
             except BaseException as exc:
                 rollback(self._db)
@@ -511,13 +515,25 @@ class Store:
                     raise _busy_or_failed(self.path, exc) from None
                 raise
 
-    def _claim_name(self, db: sqlite3.Connection, name: str, kind: RunKind) -> None:
+    def _claim_name(self, db: _Storing, name: str, kind: RunKind) -> None:
         row = db.execute("SELECT kind FROM runs WHERE name = ?", (name,)).fetchone()
         if row is not None:
             raise StoreError(
                 f"{self.path}: a {row[0]} run is already called {name!r}; "
                 f"a {kind} run needs another name"
             )
+
+
+class _Storing:
+    """The connection of a write transaction, binding each statement's text as
+    :func:`~assay.store._storable.storable`."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> sqlite3.Cursor:
+        """Run one statement."""
+        return self._db.execute(sql, storable_row(parameters))
 
 
 PROVING_CHECKS = ("reference", "known-bad")
@@ -583,6 +599,32 @@ def _write_ahead(db: sqlite3.Connection, timeout_s: float) -> None:
             return
 
 
+def _require_a_file(path: Path, *, to_read: bool) -> None:
+    """Refuse a path where no results database can be: a FIFO, socket or device (SQLite would
+    wait on a FIFO for a writer that never comes, or read a device as an empty store), a name
+    the system refuses (too long, holding a NUL), or nothing at all when it is ``to_read``."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if to_read:
+            raise StoreError(
+                f"{path}: no results database here (point ASSAY_DB or --db at an assay store)"
+            ) from None
+        return  # a new store, or a parent that is missing: opening says which
+    except (OSError, ValueError) as exc:
+        problem = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise StoreError(
+            f"{path}: cannot open the results database: {problem} "
+            "(point ASSAY_DB or --db at a SQLite file)"
+        ) from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
+        raise StoreError(
+            f"{path}: is {kind}, not a results database (point ASSAY_DB or --db at a SQLite "
+            "file, or at a new path to start one)"
+        )
+
+
 def _require_writable(path: Path) -> None:
     """Refuse a store file this process cannot write (read-only media, or its mode): SQLite
     would open it for reading without a word, and the first write, at the end of an audit
@@ -614,9 +656,12 @@ def _read_only(path: Path, timeout_s: float) -> sqlite3.Connection:
         raise StoreError(f"{path}: cannot read the results database: {exc}") from None
     try:
         refuse_foreign(db, str(path))
-    except (ValueError, sqlite3.Error) as exc:
+    except ValueError as exc:
         db.close()
         raise StoreError(str(exc)) from None
+    except sqlite3.Error as exc:
+        db.close()
+        raise StoreError(f"{path}: cannot read the results database: {exc}") from None
     if version != SCHEMA_VERSION:
         db.close()
         raise StoreError(
@@ -736,6 +781,6 @@ def _verdict_row(verdict: Verdict, solution: str, run_id: str | None) -> tuple[o
         verdict.status.value,
         verdict.score,
         verdict.created_at.isoformat(),
-        verdict.model_dump_json(),
+        record_json(verdict),
         None,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,7 @@ def _with_settings(data: dict[str, Any], path: Path) -> dict[str, Any]:
 
 def _spec_error(path: Path, exc: ValidationError, data: dict[str, Any]) -> InputError:
     first = exc.errors()[0]
-    field = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    field = ".".join(_key_shown(part) for part in first["loc"]) or "(top level)"
     if first["type"] == "extra_forbidden":
         family = data.get("family")
         if len(first["loc"]) == 1 and isinstance(family, str):
@@ -131,6 +132,20 @@ def _spec_error(path: Path, exc: ValidationError, data: dict[str, Any]) -> Input
             f"{first['msg']}; it is {shown}", path=path, field=field, fix="correct the value"
         )
     return TaskFormatError(first["msg"], path=path, field=field, fix="correct the value")
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]{1,60}")
+"""A key shown as it is; any other is quoted as TOML quotes it, and cut short."""
+
+
+def _key_shown(part: int | str) -> str:
+    """One part of a field's path as the message names it: a key holding a line break, a
+    control character or a dot is quoted with escapes (the message stays one line and names
+    the key exactly), and a key of more than 60 characters is cut short."""
+    if isinstance(part, int) or _BARE_KEY.fullmatch(part):
+        return str(part)
+    shown = json.dumps(part[:60])
+    return shown if len(part) <= 60 else f'{shown[:-1]}..."'
 
 
 def _unknown_family(family: str, path: Path) -> UnknownFamilyError | None:

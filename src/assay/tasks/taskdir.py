@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -106,6 +107,7 @@ def save_task(task: Task, parent: Path, *, replace: bool = False) -> Path:
     """
     parent = Path(parent)
     target = parent / task.id
+    _refuse_what_does_not_load_back(task, target)
     if target.exists() or target.is_symlink():
         if _holds(target, task):
             return target
@@ -129,16 +131,31 @@ def save_task(task: Task, parent: Path, *, replace: bool = False) -> Path:
         for part in parts:  # there even when empty: an empty solution is still a solution
             (staging / part).mkdir(parents=True, exist_ok=True)
         if target.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{task.id}.old.", dir=parent))
-            target.rename(retired / "task")
-            staging.rename(target)
-            shutil.rmtree(retired)
+            _swap(staging, target, Path(tempfile.mkdtemp(prefix=f".{task.id}.old.", dir=parent)))
         else:
             staging.rename(target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return target
+
+
+def _swap(staging: Path, target: Path, retired: Path) -> None:
+    """Put ``staging`` in place of ``target``, which is moved into the empty directory
+    ``retired`` first and removed with it once the new one is in place; when that fails, the
+    old one is put back, never left hidden in ``retired``."""
+    try:
+        target.rename(retired / "task")
+    except BaseException:
+        retired.rmdir()
+        raise
+    try:
+        staging.rename(target)
+    except BaseException:
+        (retired / "task").rename(target)
+        retired.rmdir()
+        raise
+    shutil.rmtree(retired)
 
 
 def save_tasks(tasks: Sequence[Task], parent: Path) -> SavedTasks:
@@ -149,6 +166,7 @@ def save_tasks(tasks: Sequence[Task], parent: Path) -> SavedTasks:
     part way (a full disk) removes what this call wrote, and is an :class:`InputError` too.
     """
     parent = Path(parent)
+    tasks = _one_of_each(tasks, parent)
     clashes = [
         task
         for task in tasks
@@ -178,6 +196,62 @@ def save_tasks(tasks: Sequence[Task], parent: Path) -> SavedTasks:
             ) from None
         raise
     return SavedTasks(written=len(fresh), unchanged=len(tasks) - len(fresh))
+
+
+def _refuse_what_does_not_load_back(task: Task, target: Path) -> None:
+    """Raise :class:`TaskFormatError` for a task that, written to ``target``, would load as
+    another task or not at all: a file path that is not plain (empty, ``.`` or ``..`` parts,
+    a NUL, text that is not UTF-8), a path that is both a file and a directory, or a solution
+    not named as solutions are."""
+    for name in task.solutions:
+        if not SOLUTION_LABEL.match(name):
+            raise TaskFormatError(
+                f"has a solution named {json.dumps(name)}, which a task directory cannot hold",
+                path=target / "solutions",
+                fix="name solutions reference, reference-<label> or bad-<label>",
+            )
+    paths = task_files(task)
+    directories: set[str] = set()
+    for relative in paths:
+        parts = relative.split("/")
+        if any(part in ("", ".", "..") for part in parts) or not _plain_text(relative):
+            raise TaskFormatError(
+                f"has a file path {json.dumps(relative)} that would not load back as it is",
+                path=target,
+                fix="name each file by a relative path of plain parts, such as data/cases.json",
+            )
+        directories.update("/".join(parts[:end]) for end in range(1, len(parts)))
+    for relative in sorted(directories & paths.keys()):
+        raise TaskFormatError(
+            f"has {json.dumps(relative)} both as a file and as a directory",
+            path=target,
+            fix="rename one of them",
+        )
+
+
+def _plain_text(text: str) -> bool:
+    """Whether ``text`` can name a file: UTF-8, no NUL."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return "\0" not in text
+
+
+def _one_of_each(tasks: Sequence[Task], parent: Path) -> list[Task]:
+    """``tasks`` with each task once; two different tasks of one id (an importer that named
+    two problems alike) are :class:`InputError`, before anything is written."""
+    by_id: dict[str, Task] = {}
+    for task in tasks:
+        earlier = by_id.setdefault(task.id, task)
+        if earlier != task:
+            raise InputError(
+                f"two different tasks to be saved have the id {task.id!r}; nothing was written",
+                path=parent / task.id,
+                field="id",
+                fix="give every task a unique id",
+            )
+    return list(by_id.values())
 
 
 def task_files(task: Task) -> Files:
