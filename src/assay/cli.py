@@ -86,7 +86,15 @@ class _StoreLocation(_PathType):
         from assay.store import store_path  # noqa: PLC0415
 
         path = value if isinstance(value, Path) else store_path(value)
-        if path.is_dir():
+        try:
+            is_dir = path.is_dir()
+        except OSError as exc:  # a name the system refuses (too long, say)
+            raise InputError(
+                f"cannot be a file here ({exc.strerror})",
+                path=str(path)[:200],
+                fix="point --db at a SQLite file with a shorter name",
+            ) from None
+        if is_dir:
             raise InputError("is a directory", path=path, fix="point --db at a SQLite file")
         if not _holds_sqlite_or_nothing(path):
             raise InputError(

@@ -209,6 +209,7 @@ def test_the_store_is_a_path_or_a_sqlite_url_and_other_urls_are_refused(
     for url, said in (
         ("postgresql://u@h/db", "db: no store backend for 'postgresql' URLs yet"),
         (str(tmp_path), "is a directory"),
+        (str(tmp_path / ("x" * 300)), "cannot be a file here (File name too long)"),
     ):
         refused = run_cli("runs", "--db", url)
         assert refused.exit_code == 2
