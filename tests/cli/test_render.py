@@ -151,7 +151,7 @@ def test_audit_and_read_back_show_markup_in_names_and_findings(
     audited = run_cli("audit", str(median_dir.parent))
     assert audited.exit_code == 1, audited.output
     assert "[bold]x[link=https:x]" in audited.stdout
-    assert "[/red]: unknown field" in audited.stdout
+    assert '"[/red]": unknown field' in audited.stdout
     assert "1 accepted, 1 rejected" in audited.stdout
     attempt = tmp_path / "[bold][link=https:x]attempt.py"
     attempt.write_bytes(RAISES_MARKUP)

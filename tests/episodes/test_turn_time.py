@@ -74,3 +74,40 @@ def test_an_act_slow_to_give_up_does_not_hold_the_episode(
     trajectory, took = _episode(median_task, pool, Sleeper(stubborn_s=20), 0.5)
     assert took < 15
     assert trajectory.end is EndReason.BUDGET
+
+
+class Queued(Sleeper):
+    """A policy that waits ``queued_s`` for a free request slot, its clock stopped, then takes
+    ``answer_s`` of the model's time on its second turn."""
+
+    def __init__(self, queued_s: float, answer_s: float) -> None:
+        super().__init__()
+        self.queued_s, self.answer_s = queued_s, answer_s
+
+    async def act(self, request: PolicyRequest) -> PolicyTurn:
+        self.turns += 1
+        if self.turns == 1:
+            name, arguments = WRITE
+            written = ToolCall(id="call-0", name=name, arguments=arguments)
+            return PolicyTurn(message=Message(role="assistant", tool_calls=(written,)))
+        with request.clock.paused():
+            await asyncio.sleep(self.queued_s)
+        await asyncio.sleep(self.answer_s)
+        return PolicyTurn(message=Message(role="assistant", content="done"))
+
+
+def test_a_wait_on_the_infrastructure_is_left_out_of_the_turn_limit(
+    median_task: Task, pool: PoolSandbox
+) -> None:
+    trajectory, _ = _episode(median_task, pool, Queued(queued_s=1.0, answer_s=0.1), 0.5)
+    assert trajectory.end_detail == ""
+    assert trajectory.verdict.status is Status.PASS
+
+
+def test_the_turn_limit_bounds_the_models_own_time_after_a_wait(
+    median_task: Task, pool: PoolSandbox
+) -> None:
+    trajectory, took = _episode(median_task, pool, Queued(queued_s=0.3, answer_s=3600), 0.5)
+    assert took < 15
+    assert trajectory.end is EndReason.BUDGET
+    assert trajectory.end_detail.startswith("turn time limit passed (0.5 s)")

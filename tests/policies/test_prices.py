@@ -62,3 +62,23 @@ def test_a_table_too_large_to_be_one_is_refused_unread(tmp_path: Path) -> None:
     path.write_bytes(b"m = \xff\n")
     with pytest.raises(InputError, match="not UTF-8 text"):
         PriceTable.from_file(path)
+
+
+def test_a_price_whose_cost_overflows_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "prices.toml"
+    path.write_text("[m]\ninput_per_mtok = 1e308\noutput_per_mtok = 1\n")
+    with pytest.raises(InputError) as caught:
+        PriceTable.from_file(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: m.input_per_mtok: Input should be less than or equal")
+    assert "at most 1e+06" in message
+    assert "\n" not in message
+    top = PriceTable(prices={"m": Price(input_per_mtok=1e6, output_per_mtok=1e6)})
+    most = 2**63 - 1  # the most tokens a turn records, reported on many turns
+    assert top.cost(("m",), Usage(input_tokens=most * 1000, output_tokens=most)) > 0
+
+
+@pytest.mark.parametrize("tokens", [10**305, 10**400], ids=["inf", "past-a-float"])
+def test_a_cost_is_never_infinite(tokens: int) -> None:
+    table = PriceTable(prices={"m": Price(input_per_mtok=1e6, output_per_mtok=1e6)})
+    assert table.cost(("m",), Usage(input_tokens=tokens, output_tokens=1)) is None

@@ -138,3 +138,22 @@ def test_a_rate_limited_endpoint_does_not_spend_the_wall_time_budget(
         [episode] = store.episodes("r")
     assert counts.passed == 1
     assert episode.trajectory.steps[0].retries == 2
+
+
+def test_the_wait_for_a_free_request_slot_is_not_counted_in_the_turn_limit(
+    tmp_path: Path, model_server: ModelServer, pool: PoolSandbox
+) -> None:
+    # One request at a time, 0.4 s each: the last of four episodes waits 1.2 s for its slot,
+    # past the turn limit, though its model answers each request well within it.
+    model_server.play(replace(ANSWER, delay_s=0.4))
+    options = RunnerOptions(
+        max_sandboxes=2, max_requests=1, max_attempts=1, budget=Budget(max_turn_s=1.0)
+    )
+    policy = model(model_server, concurrency=1)
+    with Store(tmp_path / "s.db") as store:
+        counts, _ = run_tasks(
+            store, "r", median_tasks(2), policy, pool, k=2, mode="single", options=options
+        )
+        episodes = [e.trajectory for e in store.episodes("r")]
+    assert [t.end_detail for t in episodes if t.verdict.status is not Status.PASS] == []
+    assert counts.passed == 4

@@ -11,6 +11,9 @@ import asyncio
 import time
 import uuid
 from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
 
 from assay.episodes.episode import Episode, Judged, Observation
 from assay.episodes.prompts import PROMPT_VERSION, tools_version
@@ -25,13 +28,14 @@ from assay.episodes.records import (
     as_text_files,
     schema_names,
 )
-from assay.errors import AssayError, PolicyError, SandboxError
-from assay.policies.base import Policy, PolicyIdentity, PolicyRequest, PolicyTurn
-from assay.policies.messages import Message, ToolCall
+from assay.errors import AssayError, InputError, PolicyError, SandboxError, VerifierError
+from assay.families.base import ToolResult
+from assay.policies.base import Policy, PolicyIdentity, PolicyRequest, PolicyTurn, TurnClock
+from assay.policies.messages import MAX_TOKEN_COUNT, Message, ToolCall
 from assay.policies.prices import PriceTable
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
-from assay.verdicts import Status
+from assay.verdicts import Status, Verdict
 
 
 async def run_episode(
@@ -47,7 +51,8 @@ async def run_episode(
 
     Infrastructure failures (the model endpoint after its retries, a sandbox that cannot run,
     a policy whose act or identity raises outside its protocol, or returns no turn or no
-    identity) end the episode with an ``error`` verdict, what failed in its ``end_detail``;
+    identity, a family whose verify or tool raises: the verifier crashed and judged nothing)
+    end the episode with an ``error`` verdict, what failed in its ``end_detail``;
     whatever the policy answers ends in pass or fail, a turn that does not come within the
     budget's ``max_turn_s`` too (the act is cut off).
     Raises :class:`assay.errors.InputError` when the task or the policy cannot form an episode
@@ -60,7 +65,7 @@ async def run_episode(
     run = _Run(episode)
     try:
         await run.drive(policy, messages, observation.tools)
-    except (PolicyError, SandboxError) as exc:
+    except (PolicyError, SandboxError, VerifierError) as exc:
         run.end(str(exc), episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)))
     await run.judge()
     identity = run.identify(policy)
@@ -134,25 +139,28 @@ class _Run:
         except AssayError:
             raise
         except Exception as exc:  # a policy's own failure is an episode's error
-            raise PolicyError(f"the policy raised {_described(exc)}") from exc
+            raise PolicyError(f"the policy raised {described(exc)}") from exc
 
     async def _answer(self, policy: Policy, request: PolicyRequest) -> PolicyTurn | None:
         """The policy's answer, or None when it did not come within the budget's time for a
         turn: the act is cancelled and left behind (one that ignores its cancellation runs on
-        without holding the episode), and the episode ends, a fail. An act that blocks the
-        event loop itself, never awaiting, cannot be cut off."""
+        without holding the episode), and the episode ends, a fail. The time counted is the
+        request's :class:`TurnClock`, which the policy stops while it waits on the
+        infrastructure (a free request slot): a turn queued behind the run's
+        other requests is not cut off before its own is sent. An act that blocks the event loop
+        itself, never awaiting, cannot be cut off."""
         limit = self.episode.budget.max_turn_s
         if limit is None:
             return _turn_of(await policy.act(request))
         asked = time.monotonic()
         acting = asyncio.ensure_future(policy.act(request))
         try:
-            done, _ = await asyncio.wait({acting}, timeout=limit)
+            await _within(acting, request.clock, limit, asked)
         finally:
             if not acting.done():
                 acting.cancel()
                 acting.add_done_callback(_forget)
-        if done:
+        if acting.done():
             return _turn_of(acting.result())
         self.model_s += time.monotonic() - asked
         spent = (
@@ -177,7 +185,7 @@ class _Run:
             if spent:
                 self.end(spent, self.episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
                 break
-            result = self.episode.step(call)
+            result = self._tool(call)
             done.append(ToolStep(call=call, result=result))
             messages.append(Message(role="tool", tool_call_id=call.id, content=result.output))
             if self.episode.submitted:
@@ -189,6 +197,18 @@ class _Run:
         if self.episode.submitted and self.judged is None:
             self._judge()
         return tuple(done), tools_s
+
+    def _tool(self, call: ToolCall) -> ToolResult:
+        """The result of ``call``. What the family's tool raises besides a sandbox's failure or
+        bad input (a plugin's bug, a :class:`VerifierError`) is a :class:`VerifierError`: the
+        episode ends in error, its candidate never judged by a tool that crashed."""
+        try:
+            return self.episode.step(call)
+        except (SandboxError, InputError):
+            raise
+        except Exception as exc:  # a family's own failure is an episode's error
+            problem = f"the family's tool {call.name[:100]!r} raised {described(exc)}"
+            raise VerifierError(problem) from exc
 
     def _step(self, turn: PolicyTurn, tools: tuple[ToolStep, ...], tools_s: float) -> Step:
         return Step(
@@ -209,12 +229,28 @@ class _Run:
             await asyncio.to_thread(self._judge)
 
     def _judge(self) -> None:
+        """Judge the submission. A sandbox that fails, or a family's verify that raises (a
+        plugin's bug, a :class:`VerifierError`: the verifier crashed, so the candidate is
+        neither passed nor failed) or returns no verdict, ends the episode in error, the
+        failure named in one line. Bad input (:class:`InputError`) passes as it is, and so do
+        ``KeyboardInterrupt`` and exit, which are no ``Exception``."""
         try:
-            self.judged = self.episode.judge(self.final)
+            judged = self.episode.judge(self.final)
         except SandboxError as exc:
-            self.end(
-                str(exc), self.episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
-            )
+            self._crashed(str(exc))
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a verifier's own failure is an episode's error
+            self._crashed(f"the family's verify raised {described(exc)}")
+        else:
+            if isinstance(judged.verdict, Verdict):
+                self.judged = judged
+            else:
+                shown = type(judged.verdict).__name__
+                self._crashed(f"the family's verify returned a {shown}, not a Verdict")
+
+    def _crashed(self, problem: str) -> None:
+        self.end(problem, self.episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, problem))
 
     def identify(self, policy: Policy) -> PolicyIdentity:
         """``policy``'s identity. One that raises, or returns no identity, ends the episode in
@@ -223,7 +259,7 @@ class _Run:
         try:
             identity = policy.identity()
         except Exception as exc:  # noqa: BLE001 - a policy's own failure is an episode's error
-            problem = f"the policy's identity() raised {_described(exc)}"
+            problem = f"the policy's identity() raised {described(exc)}"
         else:
             if isinstance(identity, PolicyIdentity):
                 return identity
@@ -294,19 +330,64 @@ def _with_dropped(step: ToolStep, dropped: int, taken: int) -> ToolStep:
 
 
 def _turn_of(answer: object) -> PolicyTurn:
-    """``answer``, which a policy's act returned, when it is a turn."""
+    """``answer``, which a policy's act returned, when it is a valid turn (one made with
+    ``model_copy`` was never validated: a negative latency would fail the episode's records)
+    whose token counts are counts: one past :data:`MAX_TOKEN_COUNT` could not be stored, nor
+    summed in 64 bits."""
     if not isinstance(answer, PolicyTurn):
         shown = type(answer).__name__
         raise PolicyError(f"the policy's act returned a {shown}, not a PolicyTurn")
+    try:
+        answer = PolicyTurn.model_validate(
+            {name: getattr(answer, name) for name in PolicyTurn.model_fields}
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = " ".join(".".join(str(part) for part in error["loc"]).split())[:200]
+        raise PolicyError(
+            f"the policy's act returned a turn whose {where} is wrong: {error['msg']}"
+        ) from None
+    for name in ("input_tokens", "output_tokens"):
+        count = getattr(answer.usage, name, None)
+        if type(count) is not int or not 0 <= count <= MAX_TOKEN_COUNT:
+            shown = str(count)[:40] if type(count) is int else type(count).__name__
+            raise PolicyError(
+                f"the policy's act reported {name} {shown}, not a count of at most "
+                f"{MAX_TOKEN_COUNT:.0e}"
+            )
     return answer
 
 
-def _described(exc: Exception) -> str:
-    """``exc``'s type and message on one line, at most 500 characters of it."""
-    message = " ".join(str(exc).split())
+def described(exc: BaseException) -> str:
+    """``exc``'s type and message on one line, at most 500 characters of it (a message that
+    cannot be read, its ``__str__`` raising, is said to be so)."""
+    try:
+        message = " ".join(str(exc).split())
+    except Exception:  # noqa: BLE001 - a third party's exception may fail even at this
+        message = "(its message could not be read)"
     if len(message) > 500:
         message = f"{message[:500]}..."
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+async def _within(
+    acting: asyncio.Future[PolicyTurn], clock: TurnClock, limit: float, asked: float
+) -> None:
+    """Wait for ``acting`` until it is done or ``clock`` has run ``limit`` seconds since
+    ``asked``; while the clock is stopped, the wait has no end but the act's or the clock's."""
+    while not acting.done():
+        if clock.is_paused:
+            resumed = asyncio.ensure_future(clock.resumed())
+            either: set[asyncio.Future[Any]] = {acting, resumed}
+            try:
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                resumed.cancel()
+            continue
+        left = limit - (time.monotonic() - asked - clock.paused_s())
+        if left <= 0:
+            return
+        await asyncio.wait({acting}, timeout=left)
 
 
 def _forget(acting: asyncio.Future[PolicyTurn]) -> None:

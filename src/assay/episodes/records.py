@@ -61,10 +61,12 @@ class Budget(BaseModel):
     max_turn_s: float | None = Field(
         default=1800.0,
         gt=0,
-        description="Wall time one policy turn may take to answer, every wait included: a "
-        "policy whose act has not returned by then is cut off and the episode fails. It bounds "
-        "a policy that hangs; a model policy's own timeout and retries fit in it (openai:MODEL's "
-        "defaults, 5 attempts of 120 s, do).",
+        description="Wall time one policy turn may take to answer: a policy whose act has not "
+        "returned by then is cut off and the episode fails. It bounds a policy that hangs; a "
+        "model policy's own timeout and retries fit in it (openai:MODEL's defaults, 5 attempts "
+        "of 120 s, do). The waits the policy spends on the infrastructure, not the model (a free "
+        "request slot under max_requests), are left out: the limit counts "
+        "from when the request is sent (see assay.policies.base.TurnClock).",
     )
 
 

@@ -8,7 +8,14 @@ OpenAI-compatible chat-completions endpoint, and the scripted ``reference``, ``b
 ``replay:RUN``, which replays the recorded actions of an earlier run.
 """
 
-from assay.policies.base import Policy, PolicyIdentity, PolicyRequest, PolicyTurn, Sampling
+from assay.policies.base import (
+    Policy,
+    PolicyIdentity,
+    PolicyRequest,
+    PolicyTurn,
+    Sampling,
+    TurnClock,
+)
 from assay.policies.messages import Message, ToolCall, Usage
 from assay.policies.openai_chat import OpenAIPolicy
 from assay.policies.prices import Price, PriceTable
@@ -32,6 +39,7 @@ __all__ = [
     "Sampling",
     "ScriptedPolicy",
     "ToolCall",
+    "TurnClock",
     "Usage",
     "parse_policy",
 ]

@@ -2,14 +2,63 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import asyncio
+import contextlib
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.policies.messages import Message, Usage
 from assay.tasks.model import Task
+
+
+class TurnClock:
+    """The time a turn's act has spent on the model, its waits for the infrastructure left
+    out: the episode's turn limit (``Budget.max_turn_s``) counts only the time this clock runs.
+
+    A policy pauses it (:meth:`paused`) while it waits on what is not the model's work, such as
+    a free request slot under the run's cap (``max_requests``; ``openai:MODEL`` does so), and
+    an episode queued behind others is not cut off before its request is sent. The limit stays
+    a hard bound on the rest: a request in flight, or a retry's backoff, runs the clock. A
+    policy that never pauses it is held to the wall time of its whole act.
+    """
+
+    def __init__(self) -> None:
+        self._paused_at: float | None = None
+        self._paused_s = 0.0
+        self._resumed: asyncio.Event | None = None
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop the clock for the block (within a paused block, nothing more)."""
+        if self._paused_at is not None:
+            yield
+            return
+        self._paused_at, self._resumed = time.monotonic(), asyncio.Event()
+        try:
+            yield
+        finally:
+            self._paused_s += time.monotonic() - self._paused_at
+            self._paused_at = None
+            self._resumed.set()
+
+    @property
+    def is_paused(self) -> bool:
+        """Whether the clock is stopped now."""
+        return self._paused_at is not None
+
+    def paused_s(self) -> float:
+        """Seconds the clock has been stopped, the pause under way too."""
+        now = time.monotonic()
+        return self._paused_s + (0.0 if self._paused_at is None else now - self._paused_at)
+
+    async def resumed(self) -> None:
+        """Return once the clock runs."""
+        while self._paused_at is not None and self._resumed is not None:
+            await self._resumed.wait()
 
 
 @dataclass(frozen=True)
@@ -23,6 +72,8 @@ class PolicyRequest:
     """Tool schemas in OpenAI function format; empty in single-turn mode."""
     task: Task
     """The task of the episode."""
+    clock: TurnClock = field(default_factory=TurnClock)
+    """The turn's clock, which the policy stops while it waits on the infrastructure."""
 
 
 class PolicyTurn(BaseModel):

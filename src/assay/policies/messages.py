@@ -53,6 +53,10 @@ class Message(BaseModel):
         return data
 
 
+MAX_TOKEN_COUNT = 10**12
+"""Token counts above this are not counts (a database column of 64 bits could not sum them)."""
+
+
 class Usage(BaseModel):
     """Tokens one or more model calls used, as the server counted them."""
 

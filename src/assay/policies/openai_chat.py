@@ -36,8 +36,8 @@ import httpx2
 import openai
 
 from assay.errors import ModelUnreachableError, PolicyError, PolicySpecError
-from assay.policies.base import PolicyIdentity, PolicyRequest, PolicyTurn, Sampling
-from assay.policies.messages import MAX_ARGUMENT_CHARS, Message, ToolCall, Usage
+from assay.policies.base import PolicyIdentity, PolicyRequest, PolicyTurn, Sampling, TurnClock
+from assay.policies.messages import MAX_ARGUMENT_CHARS, MAX_TOKEN_COUNT, Message, ToolCall, Usage
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRIED_STATUS = frozenset({408, 409, 429})
@@ -50,8 +50,6 @@ a server that sends without end is cut off here rather than when memory runs out
 MAX_TOOL_CALLS = 64
 """The most tool calls one answer is taken with; those past it are counted, never run
 (:attr:`PolicyTurn.dropped_tool_calls`), and the model is told so."""
-MAX_TOKEN_COUNT = 10**12
-"""Token counts above this are not counts (a database column of 64 bits could not sum them)."""
 PROBE_PROMPT = "Reply with the one word: ready."
 """The question of the request :meth:`OpenAIPolicy.probe` sends before a run."""
 _PROBE_TOOL = {
@@ -206,7 +204,7 @@ class OpenAIPolicy:
         while True:
             attempt, queued = time.monotonic(), [0.0]
             try:
-                response = await self._post(body, queued)
+                response = await self._post(body, queued, request.clock)
                 break
             except openai.APIStatusError as exc:
                 if request.tools and _refuses_tools(exc):  # the server's setting, not the model
@@ -238,16 +236,21 @@ class OpenAIPolicy:
             body["tools"] = list(tools)
         return body
 
-    async def _post(self, body: dict[str, Any], queued: list[float]) -> dict[str, Any]:
+    async def _post(
+        self, body: dict[str, Any], queued: list[float], clock: TurnClock
+    ) -> dict[str, Any]:
         """One request, cut off ``timeout_s`` after it was sent whatever the server does (the
         client's own timeout bounds each read, which a server sending a byte at a time never
-        passes); ``queued[0]`` is set to the seconds it waited for a free slot. Raises
+        passes); ``queued[0]`` is set to the seconds it waited for a free slot, during which
+        ``clock`` is stopped (the turn limit counts from when the request is sent). Raises
         :class:`NotACompletionError` for a 200 that is not a chat completion: a body that is
         not JSON (whatever its content type, which the client reads it by), or JSON without a
         list of choices (a gateway's error object); it is retried as the server's failure,
         never taken for the model's."""
         asked = time.monotonic()
-        async with self._clients.slot() as client:
+        async with contextlib.AsyncExitStack() as held:
+            with clock.paused():
+                client = await held.enter_async_context(self._clients.slot())
             queued[0] = time.monotonic() - asked
             async with asyncio.timeout(self.timeout_s):
                 response = await client.post(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -13,6 +14,9 @@ from assay.policies.messages import Usage
 
 MAX_PRICES_BYTES = 2**20
 """The largest price table read: a line per model is a few dozen bytes."""
+MAX_PRICE_PER_MTOK = 1e6
+"""The highest price taken, in dollars per million tokens: far above any model's, and low
+enough that the cost of any token count an episode can record stays a finite number."""
 
 
 class Price(BaseModel):
@@ -21,10 +25,16 @@ class Price(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     input_per_mtok: float = Field(
-        ge=0, allow_inf_nan=False, description="Dollars per million prompt tokens."
+        ge=0,
+        le=MAX_PRICE_PER_MTOK,
+        allow_inf_nan=False,
+        description="Dollars per million prompt tokens, at most 1e6.",
     )
     output_per_mtok: float = Field(
-        ge=0, allow_inf_nan=False, description="Dollars per million completion tokens."
+        ge=0,
+        le=MAX_PRICE_PER_MTOK,
+        allow_inf_nan=False,
+        description="Dollars per million completion tokens, at most 1e6.",
     )
 
 
@@ -37,16 +47,14 @@ class PriceTable(BaseModel):
 
     def cost(self, models: tuple[str | None, ...], usage: Usage) -> float | None:
         """Dollars for ``usage`` at the first of ``models`` with a price; 0 when no tokens were
-        used; None when none of them has a price."""
+        used; None when none of them has a price, or when the cost is past what a float holds
+        (token counts no model policy reports: never ``inf`` or ``nan``)."""
         if usage.total == 0:
             return 0.0
         for model in models:
             price = self.prices.get(model) if model else None
             if price is not None:
-                return (
-                    usage.input_tokens * price.input_per_mtok
-                    + usage.output_tokens * price.output_per_mtok
-                ) / 1_000_000
+                return _dollars(usage, price)
         return None
 
     @classmethod
@@ -79,6 +87,20 @@ class PriceTable(BaseModel):
         except ValidationError as exc:
             error = exc.errors()[0]
             field = ".".join(str(part) for part in error["loc"][1:])
-            raise InputError(
-                error["msg"], path=path, field=field, fix="give input_per_mtok and output_per_mtok"
-            ) from None
+            fix = "give input_per_mtok and output_per_mtok"
+            if error["type"] == "less_than_equal":
+                fix = (
+                    f"give the price in dollars per million tokens, at most {MAX_PRICE_PER_MTOK:g}"
+                )
+            raise InputError(error["msg"], path=path, field=field, fix=fix) from None
+
+
+def _dollars(usage: Usage, price: Price) -> float | None:
+    """What ``usage`` costs at ``price``; None when it is past what a float holds."""
+    try:
+        dollars = (
+            usage.input_tokens * price.input_per_mtok + usage.output_tokens * price.output_per_mtok
+        ) / 1_000_000
+    except OverflowError:  # a token count past the largest float
+        return None
+    return dollars if math.isfinite(dollars) else None

@@ -29,9 +29,10 @@ from functools import partial
 from typing import Protocol, TypeVar, cast, runtime_checkable
 
 from assay.episodes import Budget, run_episode
+from assay.episodes.loop import described
 from assay.episodes.records import Mode
-from assay.errors import StoreError
-from assay.policies.base import Policy
+from assay.errors import InputError, PolicyError, StoreError
+from assay.policies.base import Policy, PolicyIdentity, PolicyRequest, PolicyTurn
 from assay.policies.openai_chat import OpenAIPolicy
 from assay.policies.prices import PriceTable
 from assay.runs._owners import known_dead, new_owner
@@ -92,7 +93,9 @@ class SampledPolicy(Protocol):
     with a seed, which asks sample i with ``seed + i``)."""
 
     def for_sample(self, sample: int) -> Policy:
-        """The policy of the episodes of sample index ``sample``."""
+        """The policy of the episodes of sample index ``sample``. Raises
+        :class:`assay.errors.InputError` when there can be none (the run stops); anything else
+        it raises ends that sample's episode in error, retried, and the run goes on."""
         ...
 
 
@@ -389,12 +392,36 @@ class Runner:
                 await asyncio.sleep(pause)
 
     def _policy_for(self, sample: int) -> Policy:
+        """The policy of sample ``sample``, made once. A ``for_sample`` that raises (but for
+        bad input, which stops the run) gives a policy whose act raises it as a
+        :class:`PolicyError`: the episode ends in error, as when an act raises, and the next
+        attempt asks ``for_sample`` again."""
         if self._sampled is None:
             return self.policy
         if sample not in self._policies:
-            self._policies[sample] = self._sampled.for_sample(sample)
+            try:
+                self._policies[sample] = self._sampled.for_sample(sample)
+            except InputError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a policy's own failure is an episode's error
+                problem = f"the policy's for_sample({sample}) raised {described(exc)}"
+                return _Unsampled(self.policy.spec, problem)
         return self._policies[sample]
 
     def _emit(self, outcome: Outcome) -> None:
         if self.on_outcome is not None:
             self.on_outcome(outcome)
+
+
+class _Unsampled:
+    """The policy of a sample whose ``for_sample`` raised: it fails every act with that."""
+
+    def __init__(self, spec: str, problem: str) -> None:
+        self.spec = spec
+        self.problem = problem
+
+    def identity(self) -> PolicyIdentity:
+        return PolicyIdentity(spec=self.spec, kind="unknown")
+
+    async def act(self, request: PolicyRequest) -> PolicyTurn:
+        raise PolicyError(self.problem)
