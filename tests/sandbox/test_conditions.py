@@ -10,6 +10,7 @@ import threading
 
 import pytest
 
+from assay.errors import SandboxError
 from assay.sandbox import LocalSandbox, PoolSandbox
 from assay.sandbox.conditions import ENV, WithEnvironment, environment_of, with_environment
 from assay.sandbox.pool import CONDITIONED_SLOTS
@@ -131,3 +132,27 @@ def test_the_same_conditions_in_another_environment_get_a_worker_of_their_own() 
         assert got, "the job under the same conditions with a package never ran"
         assert got[0].split() == ["Etc/GMT+5", "True"]  # a worker of its environment preloads it
         assert varied.run(command).stdout.split() == ["Etc/GMT+5", "False"]
+
+
+BAD_CONDITIONS = [
+    ({"A=B": "1"}, r"^condition name 'A=B' is empty or holds '=' or a NUL byte: name an "),
+    ({"": "1"}, r"^condition name '' is empty or holds "),
+    ({"A\0": "1"}, r"^condition name 'A\\x00' is empty or holds "),
+    ({"TZ": "U\0TC"}, r"^condition TZ holds a NUL byte \('U\\x00TC'\): an environment value "),
+]
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize(("conditions", "message"), BAD_CONDITIONS)
+def test_conditions_no_process_can_start_under_are_one_clear_error(
+    pool: PoolSandbox, conditions: dict[str, str], message: str
+) -> None:
+    """A name with ``=`` or an empty one failed to start a worker ("Broken pipe"), a NUL
+    byte was called a sandbox option's; on the local backend ``env`` read ``A=B=1`` as
+    another variable. Each is now refused before anything starts, and the pool goes on."""
+    command = [pool.python, "-I", "-S", "-c", "print(1)"]
+    with pytest.raises(SandboxError, match=message):
+        WithEnvironment(pool, conditions).run(command)
+    with pytest.raises(SandboxError, match=message):
+        WithEnvironment(LocalSandbox(), conditions).run(["true"])
+    assert pool.run(command).stdout == "1\n"

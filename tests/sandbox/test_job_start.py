@@ -28,6 +28,7 @@ GLIBC_OWN = 32
 it, yet a host can hold it ignored (a runtime that is not the C library's)."""
 SANDBOXES: dict[str, Callable[[], Sandbox]] = {
     "bubblewrap": BubblewrapSandbox,
+    "local": LocalSandbox,
     "pool": lambda: PoolSandbox(max_workers=1),
 }
 
@@ -64,7 +65,7 @@ STATUS = "print(open('/proc/self/status').read())"
 @pytest.mark.parametrize("backend", sorted(SANDBOXES))
 def test_a_job_holds_no_signal_its_host_ignored_or_blocked(backend: str) -> None:
     """An ignored or blocked signal survives ``execve``: a host started under ``nohup`` gave
-    every job SIGHUP ignored, on both backends (for the pool, through its worker). Executed
+    every job SIGHUP ignored, on every backend (for the pool, through its worker). Executed
     commands start with no signal ignored or blocked, Python code with what a fresh
     interpreter ignores."""
     with host_holding_signals():

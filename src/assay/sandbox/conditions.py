@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from assay.errors import SandboxError
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.spec import Limits
 
@@ -24,9 +25,26 @@ ENV = "/usr/bin/env"
 _ISOLATED = ("-s", "-P")
 
 
+def check_conditions(env: Mapping[str, str]) -> None:
+    """Raise :class:`SandboxError` for variables no process can be started with: a name that
+    is empty or holds ``=`` or a NUL byte, a value that holds a NUL byte."""
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name:
+            raise SandboxError(
+                f"condition name {name[:200]!r} is empty or holds '=' or a NUL byte: "
+                "name an environment variable"
+            )
+        if "\0" in value:
+            raise SandboxError(
+                f"condition {name[:200]} holds a NUL byte ({value[:200]!r}): "
+                "an environment value cannot"
+            )
+
+
 def with_environment(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
     """``command`` run with ``env`` set; an isolated Python command keeps its isolation but
     honours the ``PYTHON*`` variables of ``env`` (see the module docstring)."""
+    check_conditions(env)
     program = list(command)
     options = program[1 : program.index("-c") if "-c" in program else len(program)]
     if program and program[0].rpartition("/")[2].startswith("python") and "-I" in options:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assay.errors import SandboxError
+from assay.sandbox._fresh_start import host_holds_signals, prefix
 from assay.sandbox._process import check_command, run_limited
 from assay.sandbox.protocol import ExecResult
 from assay.tasks.spec import Limits
@@ -59,6 +60,8 @@ class LocalSandbox:
         if packages:
             raise SandboxError("the local backend cannot expose packages: use pool or bubblewrap")
         check_command(command)
+        if host_holds_signals():  # as bubblewrap does: a job never inherits its host's
+            command = [*prefix(sys.executable), *command]
         limits = limits or Limits()
         workdir = Path(tempfile.mkdtemp(prefix="assay-local-"))
         try:

@@ -49,6 +49,7 @@ from assay.sandbox._uids import POOL_UIDS, UidLease, lease
 from assay.sandbox._userns import SHARED_ID, host_identity
 from assay.sandbox._worker import Worker
 from assay.sandbox.bubblewrap import INSTALL_HINT, host_notes, system_view
+from assay.sandbox.conditions import check_conditions
 from assay.sandbox.protocol import PACKAGES_DIR, ExecResult
 from assay.tasks.spec import Limits
 
@@ -163,6 +164,7 @@ class PoolSandbox:
         """Run ``command`` in a fresh job on a warm worker; see :class:`assay.sandbox.Sandbox`.
         With ``conditions``, on a worker started under them (see the module docstring)."""
         meta = self._meta(command)
+        check_conditions(conditions or {})
         key = (resolve(packages), tuple(sorted((conditions or {}).items())))
         for _ in range(3):
             with self._worker(key) as worker:
