@@ -124,3 +124,45 @@ def test_a_verify_that_returns_no_verdict_ends_its_episode_in_error(
     broken = kept["median-1"]
     assert broken.end is EndReason.INFRASTRUCTURE
     assert broken.end_detail == "the family's verify returned a dict, not a Verdict"
+
+
+@pytest.mark.parametrize("broken", ["tools", "schemas"])
+def test_a_family_whose_tools_raise_ends_that_episode_in_error_and_the_run_goes_on(
+    tmp_path: Path, pool: PoolSandbox, monkeypatch: pytest.MonkeyPatch, broken: str
+) -> None:
+    """A family's ``tools(task)`` or its toolset's ``schemas()`` that raises (a plugin's bug)
+    stopped the whole run with a traceback: they were called before any episode existed to
+    record an error on. The episode now ends in error before the policy is asked anything."""
+    tasks = median_tasks(2)
+    family = family_of(tasks[0])
+    if broken == "tools":
+        tools = family.tools
+
+        def crashing_tools(task: Task) -> Any:
+            if task.id == "median-1":
+                raise KeyError("workspace")
+            return tools(task)  # type: ignore[attr-defined]
+
+        monkeypatch.setattr(family, "tools", crashing_tools)
+    else:
+        schemas = CodeTools.schemas
+        once = threading.Lock()
+
+        def crashing_schemas(self: CodeTools) -> list[dict[str, Any]]:
+            if once.acquire(blocking=False):  # the run's first episode, never released
+                raise KeyError("workspace")
+            return schemas(self)
+
+        monkeypatch.setattr(CodeTools, "schemas", crashing_schemas)
+    options = RunnerOptions(max_sandboxes=2, max_attempts=1)
+    with Store(tmp_path / "s.db") as store:
+        counts, _ = run_tasks(
+            store, "r", tasks, parse_policy("reference"), pool, k=1, options=options
+        )
+        kept = {e.trajectory.task_id: e.trajectory for e in store.episodes("r")}
+    assert (counts.done, counts.passed, counts.errors) == (2, 1, 1)
+    [failed] = [t for t in kept.values() if t.verdict.status is not Status.PASS]
+    assert failed.end is EndReason.INFRASTRUCTURE
+    assert failed.verdict.status is Status.ERROR
+    assert failed.end_detail == "the family's tools raised KeyError: 'workspace'"
+    assert failed.steps == ()  # the policy was asked nothing

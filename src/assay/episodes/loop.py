@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,7 +35,7 @@ from assay.policies.base import Policy, PolicyIdentity, PolicyRequest, PolicyTur
 from assay.policies.messages import MAX_TOKEN_COUNT, Message, ToolCall
 from assay.policies.prices import PriceTable
 from assay.sandbox.protocol import Sandbox
-from assay.tasks.model import Task
+from assay.tasks.model import Files, Task
 from assay.verdicts import Status, Verdict
 
 
@@ -51,25 +52,71 @@ async def run_episode(
 
     Infrastructure failures (the model endpoint after its retries, a sandbox that cannot run,
     a policy whose act or identity raises outside its protocol, or returns no turn or no
-    identity, a family whose verify or tool raises: the verifier crashed and judged nothing)
-    end the episode with an ``error`` verdict, what failed in its ``end_detail``;
+    identity, a family whose tools, verify or tool raises: the verifier crashed and judged
+    nothing) end the episode with an ``error`` verdict, what failed in its ``end_detail``;
     whatever the policy answers ends in pass or fail, a turn that does not come within the
     budget's ``max_turn_s`` too (the act is cut off).
     Raises :class:`assay.errors.InputError` when the task or the policy cannot form an episode
     at all (a family without tools, a ``bad:LABEL`` the task lacks).
     """
     started_at = datetime.now(UTC)
-    episode = Episode(task, sandbox, mode=mode, budget=budget)
-    observation = episode.reset()
+    episode, observation, broken = _opened(task, sandbox, mode, budget)
     messages = list(observation.messages)
     run = _Run(episode)
-    try:
-        await run.drive(policy, messages, observation.tools)
-    except (PolicyError, SandboxError, VerifierError) as exc:
-        run.end(str(exc), episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc)))
+    if broken:
+        run.end(broken, episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, broken))
+    else:
+        try:
+            await run.drive(policy, messages, observation.tools)
+        except (PolicyError, SandboxError, VerifierError) as exc:
+            failed = episode.unjudged(EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
+            run.end(str(exc), failed)
     await run.judge()
     identity = run.identify(policy)
     return run.trajectory(identity, observation, started_at=started_at, prices=prices)
+
+
+def _opened(
+    task: Task, sandbox: Sandbox, mode: Mode, budget: Budget | None
+) -> tuple[Episode, Observation, str]:
+    """The episode and its first observation, and "" or what failed: a family whose
+    ``tools(task)`` or toolset's ``schemas()`` raises (a plugin's bug) gives an episode without
+    tools, to be ended in error before the policy is asked anything, and the run goes on. Bad
+    input (:class:`InputError`: a family without tools) passes as it is."""
+    try:
+        episode = Episode(task, sandbox, mode=mode, budget=budget)
+        return episode, episode.reset(), ""
+    except AssayError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a family's own failure is an episode's error
+        problem = f"the family's tools raised {described(exc)}"
+    episode = Episode(task, sandbox, mode=mode, budget=budget, toolset=_NoTools())
+    return episode, episode.reset(), problem
+
+
+class _NoTools:
+    """The toolset of an episode whose family's tools failed: it offers nothing and is never
+    called (the episode ends before the policy's first turn)."""
+
+    fence = "text"
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return []
+
+    def call(self, name: str, arguments: Mapping[str, Any], sandbox: Sandbox) -> ToolResult:
+        return ToolResult(output="no tools: the family's tools failed", ok=False)
+
+    def submission(self) -> Files:
+        return {}
+
+    def answer_files(self, code: str) -> Files:
+        return {}
+
+    def script(self, files: Files) -> list[tuple[str, dict[str, Any]]]:
+        return []
+
+    def script_answer(self, files: Files) -> str:
+        return ""
 
 
 class _Run:
