@@ -9,6 +9,7 @@ that cannot keep its output refuses before it spends minutes of sandbox time.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -20,16 +21,24 @@ def require_writable_file(path: Path, *, store: Path | None = None) -> None:
     and ``path`` is not the results database ``store`` or one of its journal files."""
     if store is not None:
         refuse_store(path, store)
-    if path.is_dir():
+    written = written_path(path)
+    if written.is_dir():
         raise InputError("is a directory", path=path, fix="name a file to write")
-    if not path.parent.is_dir():
+    if written.exists() and not written.is_file():
         raise InputError(
-            f"cannot write here: no directory {path.parent}",
+            "is a FIFO, socket or device: a report is a file, written whole and then put in "
+            "its place",
+            path=path,
+            fix="name a regular file to write",
+        )
+    if not written.parent.is_dir():
+        raise InputError(
+            f"cannot write here: no directory {written.parent}",
             path=path,
             fix="create the directory first, or write somewhere else",
         )
     try:
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}."):
+        with tempfile.NamedTemporaryFile(dir=written.parent, prefix=f".{written.name}."):
             pass
     except OSError as exc:
         raise InputError(
@@ -62,17 +71,39 @@ _JOURNALS = ("-wal", "-shm", "-journal")
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename), with
-    the mode a new file gets under the umask (``mkstemp`` alone would make it 0600)."""
+    """Write ``text`` to ``path`` whole or not at all (a temporary file, then a rename). A
+    symbolic link at ``path`` is kept and what it names replaced (see :func:`written_path`);
+    the file keeps the mode of the one it replaces (see :func:`mode_for`)."""
+    path = written_path(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        os.fchmod(handle, 0o666 & ~_umask())
+        os.fchmod(handle, mode_for(path))
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
         Path(temporary).replace(path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def written_path(path: Path) -> Path:
+    """Where a file written to ``path`` goes: ``path``, or what the symbolic link there names,
+    so that the link is kept (replacing the link by a file would leave what it names with the
+    old contents)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def mode_for(path: Path) -> int:
+    """The permissions of a file about to replace ``path``: those of the regular file there (a
+    private 0600 report stays private), or what a new file gets under the umask (``mkstemp``
+    alone would make it 0600)."""
+    try:
+        there = path.stat()
+    except OSError:
+        there = None
+    if there is not None and stat.S_ISREG(there.st_mode):
+        return stat.S_IMODE(there.st_mode)
+    return 0o666 & ~_umask()
 
 
 def _umask() -> int:
@@ -99,7 +130,9 @@ def require_directory(path: Path) -> None:
 
 
 __all__ = [
+    "mode_for",
     "require_directory",
     "require_writable_file",
     "write_atomically",
+    "written_path",
 ]

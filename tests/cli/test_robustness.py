@@ -19,6 +19,7 @@ import assay.audit.runner
 import assay.demo
 import assay.families.code.generator
 from assay.cli import BACKENDS
+from assay.errors import InputError
 from assay.families import get_family
 from assay.sandbox import BACKENDS as SANDBOX_BACKENDS
 from assay.sandbox import Sandbox
@@ -389,6 +390,42 @@ def test_a_report_gets_the_mode_a_new_file_gets(tmp_path: Path) -> None:
     finally:
         os.umask(previous)
     assert (tmp_path / "r.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_report_replacing_a_private_file_stays_private(tmp_path: Path) -> None:
+    """It got the umask's 0644, handing a private report to every user of the machine."""
+    report = tmp_path / "r.json"
+    report.write_text("{}")
+    report.chmod(0o600)
+    assay._output.write_atomically(report, '{"new": 1}')
+    assert report.stat().st_mode & 0o777 == 0o600
+    assert report.read_text() == '{"new": 1}'
+
+
+def test_a_report_through_a_link_replaces_what_it_names_and_keeps_the_link(
+    tmp_path: Path,
+) -> None:
+    """The link was replaced by a file, and what it named kept the old report."""
+    (tmp_path / "runs").mkdir()
+    named = tmp_path / "runs" / "dec.json"
+    named.write_text("old")
+    latest = tmp_path / "latest.json"
+    latest.symlink_to(named)
+    assay._output.require_writable_file(latest)
+    assay._output.write_atomically(latest, "new")
+    assert latest.is_symlink()
+    assert named.read_text() == "new"
+
+
+def test_a_report_onto_a_fifo_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    """A FIFO was probed as writable, then replaced by a file after the audit."""
+    fifo = tmp_path / "r.json"
+    os.mkfifo(fifo)
+    with pytest.raises(
+        InputError,
+        match=r"r\.json: is a FIFO, socket or device: .* \(name a regular file to write\)$",
+    ):
+        assay._output.require_writable_file(fifo)
 
 
 def test_sigterm_stops_an_audit_as_ctrl_c_does(tmp_path: Path) -> None:

@@ -107,6 +107,20 @@ def test_an_export_through_a_link_replaces_what_it_names_and_keeps_the_link(
     assert _read(runs / "jan", format) == ROWS
 
 
+@pytest.mark.parametrize("format", ["jsonl", "parquet"])
+def test_an_export_replacing_a_private_file_stays_private(
+    tmp_path: Path,
+    format: Format,  # noqa: A002 - as write_rows names it
+) -> None:
+    """The new file had the umask's mode: a 0600 export became readable by every user."""
+    out = tmp_path / f"train.{format}"
+    write_rows([{"task_id": "old"}], out, format)
+    out.chmod(0o600)
+    write_rows(ROWS, out, format)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert _read(out, format) == ROWS
+
+
 def _read(path: Path, format: Format) -> list[dict[str, object]]:  # noqa: A002
     if format == "jsonl":
         return [json.loads(line) for line in path.read_text().splitlines()]

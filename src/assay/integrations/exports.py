@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
 import stat
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from assay._output import mode_for, written_path
 from assay.episodes.prompts import prompt_messages
 from assay.episodes.records import Trajectory
 from assay.errors import InputError
@@ -247,7 +247,7 @@ def _written_path(path: Path, format: Format) -> Path:  # noqa: A002
     :class:`InputError` for what no export may replace (a directory where a file is asked, a
     file or another directory where a dataset is, a FIFO, socket or device); :class:`OSError`
     when the system cannot look (a name too long)."""
-    written = Path(os.path.realpath(path)) if path.is_symlink() else path
+    written = written_path(path)
     parent = written.parent
     if not parent.is_dir():
         raise InputError(
@@ -285,6 +285,8 @@ def _put(target: Path, path: Path, aside: Path) -> None:
     """Move ``target`` to ``path``; an earlier dataset directory there is moved ``aside`` (to be
     removed with the staging directory) and put back if the move fails, never deleted first."""
     if not path.is_dir():
+        if target.is_file():
+            target.chmod(mode_for(path))  # what was private stays so
         target.replace(path)  # a file is replaced at once
         return
     path.rename(aside)
