@@ -262,3 +262,26 @@ def test_a_byte_order_mark_in_task_toml_is_named(task_dir: Path) -> None:
         f"{spec}: starts with a byte order mark, which TOML does not allow "
         "(save it as UTF-8 without a BOM)"
     )
+
+
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ("whatever = nan", "code.whatever"),
+        ("float_tolerance = -nan", "code.float_tolerance"),
+        ("weights = [1.0, nan]", "code.weights.1"),
+        ('"a.b" = { c = nan }', 'code."a.b".c'),
+    ],
+)
+def test_a_nan_anywhere_in_task_toml_is_refused_naming_it(
+    task_dir: Path, settings: str, field: str
+) -> None:
+    """A NaN loaded, and the task then never equalled a copy of itself (NaN equals nothing):
+    saving a set of such tasks was refused as not loading back the same."""
+    toml = task_dir / "task.toml"
+    toml.write_text(toml.read_text().replace("[code]\n", f"[code]\n{settings}\n"))
+    with pytest.raises(TaskFormatError) as caught:
+        load_task(task_dir)
+    assert caught.value.field == field
+    assert f"median-1/task.toml: {field}: is nan, which equals " in str(caught.value)
+    assert "\n" not in str(caught.value)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from pathlib import Path
@@ -45,6 +46,15 @@ def parse_spec(text: str, path: Path) -> TaskSpec:
         ) from None
     if data is None or not _nests_at_most(data, MAX_SPEC_NESTING):
         raise _too_deep(path)
+    nan = _nan_at(data)
+    if nan is not None:
+        raise TaskFormatError(
+            "is nan, which equals nothing, itself included: the task would never match a copy "
+            "of itself",
+            path=path,
+            field=".".join(_key_shown(part) for part in nan),
+            fix="give a number",
+        )
     try:
         return TaskSpec.model_validate(_with_settings(data, path))
     except ValidationError as exc:
@@ -65,6 +75,20 @@ def _too_deep(path: Path) -> TaskFormatError:
         path=path,
         fix="flatten the settings, or move data into hidden/",
     )
+
+
+def _nan_at(data: dict[str, Any]) -> tuple[int | str, ...] | None:
+    """Where the first NaN in ``data`` (TOML's ``nan``) is, as a path of keys; None if none."""
+    pending: list[tuple[object, tuple[int | str, ...]]] = [(data, ())]
+    while pending:
+        value, at = pending.pop()
+        if isinstance(value, float) and math.isnan(value):
+            return at
+        if isinstance(value, dict):
+            pending.extend((v, (*at, k)) for k, v in value.items())
+        elif isinstance(value, list):
+            pending.extend((v, (*at, i)) for i, v in enumerate(value))
+    return None
 
 
 def _nests_at_most(data: dict[str, Any], limit: int) -> bool:
