@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from assay._text import escaped
+from assay._text import LINE_CONTROLS, escaped
 from assay.audit.drift import COPY, FAR, Drift
 from assay.audit.report import AuditReport, Diversity
 from assay.findings import Decision, Severity
@@ -107,6 +107,13 @@ def plain(text: object, style: str = "") -> Text:
     return Text(escaped(str(text)), style=style)
 
 
+def one_line(text: object) -> str:
+    """``text`` with line breaks (and every other control) written as escapes: for what a task
+    wrote inside a line of assay's own, where a line break would print a line that reads like
+    one of assay's (a label ``en\\n9 tasks: 9 accepted`` under the totals)."""
+    return escaped(str(text), LINE_CONTROLS)
+
+
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 NOTE_CHARS = 300
 """Characters of one finding, or of a task id, shown in the audit table (a task can make a
@@ -124,7 +131,8 @@ def _short(text: str) -> str:
 def audit_table(report: AuditReport, *, limit: int = 50) -> Table:
     """Tasks not accepted first, each with its three worst findings and how many more there
     are; the rest are in the JSON report."""
-    table = Table(title=plain(f"audit {report.run_id} of {report.root}"), title_justify="left")
+    title = one_line(f"audit {report.run_id} of {report.root}")
+    table = Table(title=plain(title), title_justify="left")
     table.add_column("task", overflow="fold")
     table.add_column("decision")
     table.add_column("known-bad caught", justify="right")
@@ -154,7 +162,7 @@ def diversity_lines(spread: Diversity | None, *, shown: int = 4) -> list[str]:
         return []
 
     def top(counts: dict[str, int]) -> str:
-        listed = ", ".join(f"{label} {n}" for label, n in list(counts.items())[:shown])
+        listed = ", ".join(f"{one_line(label)} {n}" for label, n in list(counts.items())[:shown])
         more = len(counts) - shown
         return listed + (f" (+{more} more)" if more > 0 else "")
 
@@ -173,9 +181,9 @@ def _drift_lines(drift: Drift | None, shown: int) -> list[str]:
     distances = ", ".join(f"{kind} {d.distance:.2f}" for kind, d in drift.labels.items())
     moved = _most_moved(drift, shown)
     lines = [
-        f"drift from {drift.seeds} seed tasks in {drift.seeds_root}: nearest-seed similarity "
-        f"median {median}; {drift.copies} near copies (>= {COPY}), {drift.far} far from every "
-        f"seed (< {FAR}); label distance: {distances}"
+        f"drift from {drift.seeds} seed tasks in {one_line(drift.seeds_root)}: nearest-seed "
+        f"similarity median {median}; {drift.copies} near copies (>= {COPY}), {drift.far} far "
+        f"from every seed (< {FAR}); label distance: {distances}"
     ]
     if moved:
         lines.append("  shares moved most: " + "; ".join(moved))
@@ -187,7 +195,7 @@ def _most_moved(drift: Drift, shown: int) -> list[str]:
     moves = [(kind, s) for kind, d in drift.labels.items() for s in d.shares]
     moves.sort(key=lambda ks: (-abs(ks[1].tasks - ks[1].seeds), ks[0], ks[1].label))
     return [
-        f"{kind} {s.label} {s.seeds:.0%} -> {s.tasks:.0%}"
+        f"{kind} {one_line(s.label)} {s.seeds:.0%} -> {s.tasks:.0%}"
         for kind, s in moves[:shown]
         if s.tasks != s.seeds
     ]
@@ -250,6 +258,7 @@ __all__ = [
     "audit_table",
     "console",
     "diversity_lines",
+    "one_line",
     "plain",
     "runs_table",
     "verdict_text",

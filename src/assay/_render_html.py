@@ -400,8 +400,11 @@ def _message(finding: Finding) -> str:
 
 
 def _diff(diff: str) -> str:
+    """``diff`` with its added, deleted and hunk lines marked. Lines end at ``\\n`` only: a
+    U+2028 or a form feed inside a line of the reference is shown as its escape, not taken
+    for the start of a line of the diff (``+evil()`` inside a deleted string)."""
     lines = []
-    for line in _cut(diff, BLOCK_CHARS).splitlines():
+    for line in _cut(diff, BLOCK_CHARS).split("\n"):
         kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "")
         lines.append(f'<span class="{kind}">{_e(line)}</span>' if kind else _e(line))
     return '<pre class="diff">' + "\n".join(lines) + "</pre>"
@@ -526,7 +529,7 @@ border-top:4px solid var(--line)}
 .card.rejected{border-top-color:var(--bad)}.card.error{border-top-color:#8c959f}
 .facts th{width:220px}
 .badge,.sev,.review{display:inline-block;border-radius:12px;padding:0 8px;font-size:12px;
-font-weight:600;border:1px solid}
+font-weight:600;border:1px solid;white-space:nowrap;overflow-wrap:normal}
 .badge.accepted{color:var(--ok)}.badge.quarantined{color:var(--warn)}
 .badge.rejected{color:var(--bad)}.badge.error{color:var(--muted)}
 .sev.error{color:var(--bad)}.sev.warning{color:var(--warn)}.sev.info{color:var(--muted)}
@@ -548,6 +551,7 @@ background:var(--bg)}
 .shares td.label,.shifts td.label{max-width:260px;overflow-wrap:anywhere}
 .meter svg{vertical-align:middle}.meter .track{fill:#eaeef2}.meter .fill{fill:#54aeff}
 .findings td:last-child{max-width:900px}
+td,header .meta,section>p{overflow-wrap:anywhere}
 details summary{cursor:pointer;color:var(--accent);font-size:12px}
 .task{border:1px solid var(--line);border-radius:8px;margin:16px 32px;padding:4px 20px 12px}
 .task h3{display:flex;gap:10px;align-items:center;overflow-wrap:anywhere}

@@ -13,11 +13,16 @@ from pathlib import Path
 import pytest
 from click.testing import Result
 
+from assay.audit import LintCheck, run_audit
 from assay.audit.clearance import Clearance, apply_clearances, clearance_for
 from assay.audit.report import AuditReport, TaskAudit
+from assay.audit.setchecks import ContaminationCheck
 from assay.errors import InputError, StoreError
 from assay.findings import Decision, Finding, Severity
+from assay.sandbox import LocalSandbox
 from assay.store import Store
+from assay.tasks import TaskSet, save_task
+from tests.conftest import make_median_task
 
 Run = Callable[..., Result]
 BROKEN = Path(__file__).parent / "broken_tasks"
@@ -297,3 +302,31 @@ def test_a_clearance_holds_however_a_later_audit_spells_the_task_directory() -> 
     assert note.evidence.endswith(
         "for: lint: tasks/t/hidden/check.py is a legacy in-sandbox verifier"
     )
+
+
+def test_a_clearance_of_a_task_found_in_one_corpus_does_not_clear_it_in_another(
+    tmp_path: Path,
+) -> None:
+    """A person who cleared a task found in a public dump judged that dump, not a held-out
+    set's text that holds the task too."""
+
+    task = make_median_task("t")
+    save_task(task, tmp_path / "set")
+    for name in ("public.txt", "held-out.txt"):
+        (tmp_path / name).write_text(task.prompt)
+    taskset = TaskSet.load(tmp_path / "set")
+
+    def audit(corpus: str) -> AuditReport:
+        checks = [LintCheck(), ContaminationCheck(tmp_path / corpus)]
+        return run_audit(taskset, LocalSandbox(), checks=checks)
+
+    first = audit("public.txt")
+    [held] = first.tasks
+    assert held.decision is Decision.QUARANTINED
+    cleared = clearance_for(held, first.run_id, by="ana", reason="a public dump", at=NOW)
+    assert [t.decision for t in apply_clearances(audit("public.txt"), [cleared]).tasks] == [
+        Decision.ACCEPTED
+    ]
+    [again] = apply_clearances(audit("held-out.txt"), [cleared]).tasks
+    assert again.decision is Decision.QUARANTINED
+    assert "held-out.txt" in again.findings[0].message

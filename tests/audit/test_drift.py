@@ -171,3 +171,31 @@ def test_the_audit_quarantines_a_copy_of_a_seed(tmp_path: Path) -> None:
     unseeded = run_audit(taskset, LocalSandbox(), checks=only)
     assert "drift" not in unseeded.checks
     assert all(t.decision is Decision.ACCEPTED for t in unseeded.tasks)
+
+
+def test_a_seed_kept_in_the_set_or_its_next_version_is_no_copy_of_itself(tmp_path: Path) -> None:
+    """A set that keeps its seeds, or a next release audited against the last one, holds each
+    seed again under its own id: that task is the seed, not a copy of it to quarantine."""
+    for seed in seeds():
+        save_task(seed, tmp_path / "seeds")
+    edited = SEED_TEXTS["seed-median"] + " Do not modify the input."
+    kept = [seeds()[1], task("seed-median", edited, "stats", "style:formal")]
+    copy = task("copy", SEED_TEXTS["seed-mode"], "stats")
+    for made in (*kept, copy):
+        save_task(made, tmp_path / "set")
+    report = run_audit(
+        TaskSet.load(tmp_path / "set"),
+        LocalSandbox(),
+        checks=[],
+        seeds=TaskSet.load(tmp_path / "seeds"),
+    )
+    assert report.diversity is not None
+    assert report.diversity.drift is not None
+    nearest = {m.task_id: m.seed_id for m in report.diversity.drift.nearest}
+    assert nearest == {"seed-median": "seed-median", "seed-mode": "seed-mode", "copy": "seed-mode"}
+    decisions = {t.task_id: t.decision for t in report.tasks}
+    assert decisions == {
+        "seed-median": Decision.ACCEPTED,
+        "seed-mode": Decision.ACCEPTED,
+        "copy": Decision.QUARANTINED,  # a copy under another id still is one
+    }

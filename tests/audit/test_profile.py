@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
+
+from assay.audit import LintCheck, run_audit_into
 from assay.audit.profile import apply_profile
 from assay.audit.report import AuditReport, TaskAudit, summary_line
+from assay.errors import InputError
+from assay.families import family_of, version_label
 from assay.findings import Decision, Severity
-from assay.profiles import Profile, Sample, build_profile
+from assay.profiles import Profile, RunProfile, Sample, build_profile
+from assay.sandbox import LocalSandbox
+from assay.store import Store
+from assay.tasks import TaskSet, save_task
+from tests.conftest import make_median_task
 
 
 def _report(*decisions: tuple[str, Decision]) -> AuditReport:
@@ -71,3 +81,24 @@ def test_tasks_the_profile_does_not_cover_are_left_alone() -> None:
     report = _report(("unprofiled", Decision.ACCEPTED))
     held = apply_profile(report, _profile(other="ffff"), {"other": "v-other"})
     assert held.tasks == report.tasks
+
+
+def test_a_profile_of_none_of_the_tasks_is_refused_before_the_audit(tmp_path: Path) -> None:
+    """Another set's profile would hold no task for review and say nothing: the 0% gate would
+    be off without a word."""
+    save_task(make_median_task("b"), tmp_path / "set")
+    taskset = TaskSet.load(tmp_path / "set")
+    other = RunProfile(profile=_profile(a="ffff"), versions={"a": "v-a"})
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(InputError) as caught:
+            run_audit_into(store, taskset, LocalSandbox(), checks=[LintCheck()], profile=other)
+        assert store.audit_runs() == []
+    message = str(caught.value)
+    assert message.startswith("--profile: rollout run 'p1' profiled none of the 1 tasks in ")
+    assert "\n" not in message
+    [task] = taskset.tasks
+    version = task.content_version(version_label(family_of(task, tmp_path / "set" / "b")))
+    same = RunProfile(profile=_profile(b="ffff"), versions={"b": version})
+    with Store(tmp_path / "s.db") as store:
+        report = run_audit_into(store, taskset, LocalSandbox(), checks=[LintCheck()], profile=same)
+    assert [t.decision for t in report.tasks] == [Decision.QUARANTINED]

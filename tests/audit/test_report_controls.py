@@ -3,6 +3,7 @@ around them (Trojan Source) are shown as escapes, on the page and on the termina
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 
@@ -111,3 +112,19 @@ def test_characters_that_show_as_nothing_are_escapes_on_the_page_and_the_termina
         assert hidden not in plain(HIDDEN).plain
     assert "ok\\u200b\\ufeff\\U000e0069\\U000e0067\\x08\\x1b[8m" in text
     assert "ok\\u200b\\ufeff\\U000e0069\\U000e0067\\x08\\x1b[8m" in plain(HIDDEN).plain
+
+
+def test_a_diff_line_is_one_line_whatever_separators_it_holds() -> None:
+    """A line of the reference holding a line separator is one deleted line, not a deleted
+    line and an added one that the reference never had."""
+    line = '-    return "a\u2028+evil()\x0c- b\x1c+c"'
+    report = _report()
+    mutation = MutationResult(
+        killed=1, errors=0, score=0.5, survivors=(SurvivingMutant(name="m", diff=line),)
+    )
+    task = report.tasks[0].model_copy(update={"mutation": mutation})
+    page = audit_html(report.model_copy(update={"tasks": (task,)}))
+    [diff] = re.findall(r'<pre class="diff">(.*?)</pre>', page, re.DOTALL)
+    assert diff == (
+        '<span class="del">-    return &quot;a\\u2028+evil()\\x0c- b\\x1c+c&quot;</span>'
+    )

@@ -59,6 +59,17 @@ def test_diversity_counts_every_label_and_measures_evenness() -> None:
     assert diversity([]).evenness is None
 
 
+def test_a_tag_a_task_names_twice_counts_that_task_once() -> None:
+    """Tags count tasks: a task that repeats a tag does not weigh more, nor show a share of the
+    set over 100%."""
+    loud = make_median_task("a", tags=("stats",) * 50 + ("style:formal",))
+    quiet = make_median_task("b", tags=("style:formal",))
+    spread = diversity([loud, quiet])
+    assert spread.tags == {"style:formal": 2, "stats": 1}
+    assert spread.evenness is not None
+    assert spread.evenness > 0.9
+
+
 def test_a_format_2_report_still_reads_without_the_records_of_format_3() -> None:
     old = {
         "format": 2,

@@ -9,6 +9,7 @@ from pathlib import Path
 from assay.audit import AuditContext, CheckOutcome, LintCheck, SolutionVerdict, run_audit
 from assay.audit.changes import change_lines, compare
 from assay.audit.runner import default_checks
+from assay.errors import SandboxError
 from assay.findings import Decision, Finding, Severity
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task, TaskSet, save_task
@@ -80,3 +81,41 @@ def test_a_finding_with_line_breaks_prints_as_one_line_of_the_comparison(
         "  other: error -> ok",
     ]
     assert not any("\n" in line or "\r" in line for line in lines)
+
+
+class DownReference:
+    """The reference check on a sandbox that is down: the checks after it are not run."""
+
+    name = "reference"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        raise SandboxError("the sandbox is down")
+
+
+class PassingKnownBad:
+    """The known-bad check finding a known-bad solution that passes."""
+
+    name = "known-bad"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        found = Finding(check=self.name, severity=Severity.ERROR, message="bad-unsorted passes")
+        return CheckOutcome(findings=[found])
+
+
+def test_a_defect_an_unfinished_audit_did_not_look_for_again_is_not_said_to_be_gone(
+    tmp_path: Path,
+) -> None:
+    save_task(make_median_task("t"), tmp_path / "set")
+    taskset = TaskSet.load(tmp_path / "set")
+    before = run_audit(taskset, LocalSandbox(), checks=[LintCheck(), PassingKnownBad()])
+    checks = [LintCheck(), DownReference(), PassingKnownBad()]
+    after = run_audit(taskset, LocalSandbox(), checks=checks)
+    assert after.tasks[0].decision is Decision.ERROR
+    known = [check.name for check in default_checks()]
+    lines = change_lines(compare(before.run_id, before.tasks, after, known))
+    assert lines[1] == "  t: rejected -> error"
+    assert lines[2].startswith("    + [reference] could not run")
+    assert lines[3:] == [
+        "    ? [known-bad] bad-unsorted passes (not confirmed: this audit could not finish the "
+        "task)"
+    ]

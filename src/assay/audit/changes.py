@@ -3,8 +3,11 @@
 Tasks are matched by id. A task's change is its decision before and after (None where the task
 was not in that audit), whether its content version moved, and the findings that appeared or
 went away, a finding being its check, severity and message. Info findings are left out of the
-comparison: they note, they do not decide. A finding of a check the later audit did not run
-(``--checks`` chose fewer) did not go away: it is set apart as not run this time.
+comparison: they note, they do not decide; but one that needs a person (``review``) quarantines,
+and is compared like the others. A finding of a check the later audit did not run
+(``--checks`` chose fewer) did not go away: it is set apart as not run this time. Nor did a
+finding that a later audit which could not finish the task (``error``: a sandbox that failed
+stops the checks after it) did not make again: it is set apart as unconfirmed.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ class TaskChange:
     appeared: tuple[Finding, ...]
     went_away: tuple[Finding, ...]
     not_run: tuple[Finding, ...] = ()
-    """Findings of the earlier audit by checks the later one did not run: neither gone nor
+    """Findings of the earlier audit by checks the later one did not run, or, where the later
+    audit could not finish the task (``error``), that it did not make again: neither gone nor
     confirmed."""
 
 
@@ -73,6 +77,10 @@ def _change(
     was = [f for f in was if f not in not_run]
     was_keys = {_key(f, old) for f in was}
     now_keys = {_key(f, new) for f in now}
+    if new is not None and new.decision is Decision.ERROR:
+        # what an unfinished audit did not find again, it may never have looked for
+        not_run += tuple(f for f in was if _key(f, old) not in now_keys)
+        was = [f for f in was if f not in not_run]
     change = TaskChange(
         task_id=task_id,
         before=None if old is None else old.decision,
@@ -87,7 +95,9 @@ def _change(
 
 
 def _deciding(audit: TaskAudit | None) -> list[Finding]:
-    return [] if audit is None else [f for f in audit.findings if f.severity is not Severity.INFO]
+    if audit is None:
+        return []
+    return [f for f in audit.findings if f.severity is not Severity.INFO or f.review]
 
 
 def _key(finding: Finding, audit: TaskAudit | None) -> tuple[str, str, str]:
@@ -116,9 +126,13 @@ def change_lines(changes: AuditChanges) -> list[str]:
         lines.append(f"  {_line(change.task_id)}: {before} -> {after}{moved}")
         lines += [f"    + [{_line(f.check)}] {_line(f.message)}" for f in change.appeared]
         lines += [f"    - [{_line(f.check)}] {_line(f.message)}" for f in change.went_away]
+        unknown = (
+            "not confirmed: this audit could not finish the task"
+            if change.after is Decision.ERROR
+            else "not run this time"
+        )
         lines += [
-            f"    ? [{_line(f.check)}] {_line(f.message)} (not run this time)"
-            for f in change.not_run
+            f"    ? [{_line(f.check)}] {_line(f.message)} ({unknown})" for f in change.not_run
         ]
     return lines
 

@@ -20,7 +20,8 @@ UNSET = "unset"
 def diversity(tasks: Sequence[Task], seeds: TaskSet | None = None) -> Diversity:
     """The counts of ``tasks`` by each label, how evenly the tags spread, and with ``seeds``
     (at least one task) the drift from them."""
-    tags = Counter(tag for task in tasks for tag in task.spec.tags)
+    # a tag a task names twice labels one task: counted once, as the drift counts it
+    tags = Counter(tag for task in tasks for tag in dict.fromkeys(task.spec.tags))
     return Diversity(
         tasks=len(tasks),
         families=_sorted(Counter(task.spec.family for task in tasks)),

@@ -21,8 +21,9 @@ What they say about single tasks becomes findings of the ``drift`` check (:func:
 applied to the tasks still in the running after the other checks): a near copy of a seed is a
 warning a person must review (it adds nothing, and a model that saw the seed has seen it, so it
 is quarantined like a near duplicate inside the set), and a task far from every seed is an info
-finding (a new kind of task, which decides nothing). Label shares describe the set, not a task,
-and stay in the report.
+finding (a new kind of task, which decides nothing). A task nearest to the seed of its own id is
+that seed, kept or in its next version, and no copy of it. Label shares describe the set, not a
+task, and stay in the report.
 
 Every task is compared with every seed, exactly, one set intersection a pair: 1,900 generated
 code tasks against 190 seeds (361,000 pairs) took 3.2 s on a 2-core machine with other work on
@@ -136,14 +137,16 @@ def drift(tasks: Sequence[Task], seeds: Sequence[Task], seeds_root: str) -> Drif
 
 def drift_findings(measured: Drift, among: Iterable[str]) -> dict[str, list[Finding]]:
     """The ``drift`` check's findings for the tasks ``among`` (by id): a near copy of its
-    nearest seed needs a person's review; a task far from every seed is noted."""
+    nearest seed needs a person's review; a task far from every seed is noted. A task whose
+    nearest seed has its own id is that seed (kept in the set, or its next version in a next
+    release), not a copy of it."""
     keep = set(among)
     found: dict[str, list[Finding]] = {}
     for match in measured.nearest:
         if match.task_id not in keep:
             continue
         evidence = f"nearest seed {match.seed_id} in {measured.seeds_root}: {match.similarity:.2f}"
-        if match.similarity >= COPY:
+        if match.similarity >= COPY and match.seed_id != match.task_id:
             finding = Finding(
                 check=CHECK,
                 severity=Severity.WARNING,

@@ -249,7 +249,12 @@ def run_audit_into(
     with a stored ``profile``, its findings (:func:`apply_profile`), then the clearances the
     store keeps (:func:`apply_clearances`), then keep the report and every verdict behind it
     in ``store`` (one transaction).
+
+    Raises :class:`InputError`, before anything is audited, when ``profile`` is of none of the
+    tasks (another set's run): joined, it would quarantine nothing and say nothing.
     """
+    if profile is not None:
+        _require_profiled(profile, taskset)
     verdicts: list[tuple[str, Verdict]] = []
     report = run_audit(
         taskset,
@@ -265,6 +270,19 @@ def run_audit_into(
     report = apply_clearances(report, store.clearances())
     _keep(store, report, verdicts)
     return report
+
+
+def _require_profiled(profile: RunProfile, taskset: TaskSet) -> None:
+    """Raises :class:`InputError` when ``taskset`` has tasks and ``profile`` none of them."""
+    ids = {task.id for task in taskset.tasks}
+    if ids and ids.isdisjoint(task.task_id for task in profile.profile.tasks):
+        raise InputError(
+            f"rollout run {_shown(profile.profile.run)!r} profiled none of the {len(ids)} tasks "
+            f"in {_shown(taskset.root)}, so no pass rate of it could hold a task for review",
+            field="--profile",
+            fix="name the run `assay profile` made of these tasks (`assay runs` lists them), or "
+            "leave --profile out",
+        )
 
 
 def _keep(store: Store, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:

@@ -16,7 +16,8 @@ per-task checks ran. An error finding rejects the task; a finding that needs a p
   frozen task's own audit found (the runner gives this check every frozen task). With a corpus
   (``assay audit --corpus PATH``: a file or a directory of text files, such as a benchmark's dump
   or a crawl sample), any task whose 8-grams are mostly in the corpus is quarantined: a model
-  may have seen it.
+  may have seen it. The finding names the corpus, so that a person's clearance of a task found
+  in one corpus (a public dump) does not clear it when another (a held-out set's) holds it too.
 """
 
 from __future__ import annotations
@@ -149,7 +150,8 @@ class ContaminationCheck:
                             severity=Severity.WARNING,
                             review=True,
                             message=f"{share:.0%} of its {CONTAMINATION_WORDS}-word n-grams are "
-                            "in the corpus: a model may have seen it; quarantined for review",
+                            f"in the corpus {self.corpus}: a model may have seen it; quarantined "
+                            "for review",
                             evidence=str(self.corpus),
                         )
                     )
