@@ -38,6 +38,8 @@ from assay.settings import (
 if TYPE_CHECKING:
     from types import FrameType
 
+    from pydantic import BaseModel
+
     from assay.audit import AuditReport, TaskAudit
     from assay.policies import Policy
     from assay.runs import RunnerOptions, RunSpec
@@ -776,7 +778,7 @@ def audit(
                 seeds=seeds,
             )
     if to_stdout:
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(_terminal_json(report))
     else:
         console().print(audit_table(report))
     _print_audit_totals(report, stderr=to_stdout)
@@ -910,7 +912,7 @@ def report_command(run_id: str, html_path: Path | None, json_path: Path | None, 
             fix="`assay runs` lists the runs; rollout runs have profiles, not audit reports",
         )
     if to_stdout:
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(_terminal_json(report))
     else:
         console().print(audit_table(report))
     _print_audit_totals(report, stderr=to_stdout)
@@ -966,7 +968,7 @@ def sandbox_run(
     limits = Limits(timeout_s=timeout, cpu_s=timeout, memory_mb=memory)
     with _sandbox(sandbox, 1) as box:
         result = box.run(list(command), files=files, limits=limits)
-    click.echo(result.model_dump_json(indent=2))
+    click.echo(_terminal_json(result))
 
 
 @cli.command()
@@ -1243,16 +1245,15 @@ def profile(json_path: Path | None, **options: Any) -> None:
 
     def report(store: Store, name: str) -> None:
         profiled = run_profile(store, name).profile
-        text = profiled.model_dump_json(indent=2)
         if to_stdout:
-            click.echo(text)
+            click.echo(_terminal_json(profiled))
         else:
             out = console()
             out.print(profile_table(profiled))
             out.print(profile_text(profiled))
         if profile_file is not None:
             try:
-                write_atomically(profile_file, text)
+                write_atomically(profile_file, profiled.model_dump_json(indent=2))
             except OSError as exc:
                 raise AssayError(
                     f"{profile_file}: cannot write the profile: {exc.strerror or exc} (the "
@@ -2065,9 +2066,18 @@ def _audit_status(report: AuditReport) -> int:
     return EXIT_FAIL if report.count(Decision.REJECTED) else 0
 
 
+def _terminal_json(model: BaseModel) -> str:
+    """``model`` as JSON for standard output, every character past ASCII escaped: a task's
+    text could otherwise send the terminal an 8-bit control (U+009B opens a control sequence,
+    as ESC [ does) or a bidirectional override that shows the lines in another order."""
+    import json  # noqa: PLC0415
+
+    return json.dumps(model.model_dump(mode="json"), indent=2)
+
+
 def _print_verdict(verdict: Verdict, as_json: bool) -> None:
     if as_json:
-        click.echo(verdict.model_dump_json(indent=2))
+        click.echo(_terminal_json(verdict))
         return
     from assay._render import console, verdict_text  # noqa: PLC0415
 

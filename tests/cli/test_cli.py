@@ -139,6 +139,17 @@ def test_sandbox_run_prints_the_result_as_json(run_cli: Run) -> None:
     assert record["timed_out"] is True
 
 
+def test_json_on_standard_output_sends_the_terminal_no_control_past_ascii(run_cli: Run) -> None:
+    """A job's output (or a task's text) reached the terminal raw inside the JSON: U+009B
+    opens a control sequence as ESC [ does, U+202E turns the line around. Every character
+    past ASCII is now escaped, and the JSON still reads back the same."""
+    script = "printf 'a\\302\\2331;31mB\\342\\200\\256c\\303\\251'"
+    result = run_cli("sandbox", "run", "--", "sh", "-c", script)
+    assert result.exit_code == 0, result.output
+    assert result.output.isascii()
+    assert json.loads(result.output)["stdout"] == "a\x9b1;31mB\u202ec\u00e9"
+
+
 def _commands(group: click.Group, prefix: str = "") -> list[tuple[str, click.Command]]:
     found: list[tuple[str, click.Command]] = []
     for name, command in group.commands.items():
