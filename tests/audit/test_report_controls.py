@@ -7,6 +7,8 @@ import re
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 
+import pytest
+
 from assay._render import plain
 from assay._render_html import audit_html
 from assay.audit.report import (
@@ -112,6 +114,19 @@ def test_characters_that_show_as_nothing_are_escapes_on_the_page_and_the_termina
         assert hidden not in plain(HIDDEN).plain
     assert "ok\\u200b\\ufeff\\U000e0069\\U000e0067\\x08\\x1b[8m" in text
     assert "ok\\u200b\\ufeff\\U000e0069\\U000e0067\\x08\\x1b[8m" in plain(HIDDEN).plain
+
+
+@pytest.mark.parametrize("blank", ["\u3164", "\uffa0", "\u115f", "\u1160", "\u034f", "\u17b4"])
+def test_fillers_that_render_blank_are_escapes_on_the_page_and_the_terminal(blank: str) -> None:
+    """The Hangul fillers, the Khmer invisible vowels and the combining grapheme joiner show
+    as nothing: ``ok\u3164`` looked like ``ok``."""
+    escape = ascii(blank)[1:-1]
+    assert plain(f"ok{blank}").plain == f"ok{escape}"
+    report = _report()
+    task = report.tasks[0].model_copy(update={"task_id": f"ok{blank}"})
+    page = audit_html(report.model_copy(update={"tasks": (task,)}))
+    assert blank not in page
+    assert f"ok{escape}" in page
 
 
 def test_a_diff_line_is_one_line_whatever_separators_it_holds() -> None:
