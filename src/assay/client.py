@@ -12,11 +12,14 @@
 
 Every answer is a record of :mod:`assay.server.models` (:class:`SamplingSpec` and
 :class:`Curriculum` are re-exported here to ask for a drawn task); a refusal raises
-:class:`EnvServerError` with the server's status, code and message.
+:class:`EnvServerError` with the server's status, code and message, in one line. A request the
+client can tell is wrong before sending it (a URL that is no http(s) URL, a token no header can
+carry, an empty tool name) raises :class:`~assay.errors.InputError` instead.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -24,7 +27,7 @@ from typing import Any, Self, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from assay.errors import AssayError
+from assay.errors import AssayError, InputError
 from assay.server.models import (
     CreateSession,
     Curriculum,
@@ -37,6 +40,7 @@ from assay.server.models import (
     TaskInfo,
     TaskList,
     ToolCallRequest,
+    first_problem,
 )
 
 M = TypeVar("M", bound=BaseModel)
@@ -63,9 +67,10 @@ class EnvClient:
         timeout_s: float = 300.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        # bytes: a token the server takes may hold any Unicode, which httpx sends only as bytes
+        headers = {b"Authorization": b"Bearer " + _checked_token(token).encode()} if token else {}
         self._http = httpx.Client(
-            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s, transport=transport
+            base_url=_checked_url(base_url), headers=headers, timeout=timeout_s, transport=transport
         )
 
     def health(self) -> Health:
@@ -83,7 +88,7 @@ class EnvClient:
         neither is given); close it with :meth:`EnvSession.close` or a ``with`` block."""
         if task_id is None and sample is None:
             sample = SamplingSpec()
-        body = CreateSession(task_id=task_id, sample=sample)
+        body = _built(CreateSession, task_id=task_id, sample=sample)
         observation = self._request("POST", "/sessions", Observation, body)
         return EnvSession(self, observation)
 
@@ -117,14 +122,17 @@ class EnvClient:
         try:
             response = self._http.request(method, path, content=content, headers=headers)
         except httpx.HTTPError as exc:
-            raise EnvServerError(0, "unreachable", f"{self._http.base_url}: {exc}") from None
+            said = str(exc) or type(exc).__name__
+            message = f"no answer from {self._http.base_url}: {said}"
+            raise EnvServerError(0, "unreachable", message) from None
         if response.is_success:
             return response
         try:
             problem = Problem.model_validate_json(response.content)
-        except ValidationError:
-            problem = Problem(error=response.text[:500], code="http_error")
-        raise EnvServerError(response.status_code, problem.code, problem.error)
+        except ValidationError:  # not the server's own answer: a proxy's page, or nothing
+            said = " ".join(response.text[:2000].split())[:500] or response.reason_phrase
+            problem = Problem(error=said or "(no body)", code="http_error")
+        raise EnvServerError(response.status_code, problem.code, " ".join(problem.error.split()))
 
 
 class EnvSession:
@@ -143,7 +151,14 @@ class EnvSession:
 
     def step(self, tool: str, arguments: Mapping[str, Any] | None = None) -> StepResult:
         """Run one tool call; after ``submit`` the result is done and holds the verdict."""
-        body = ToolCallRequest(tool=tool, arguments=dict(arguments or {}))
+        try:  # pydantic would send NaN and Infinity as null, another call than the one asked
+            json.dumps(arguments or {}, allow_nan=False, default=str)
+        except ValueError as exc:
+            problem = f"cannot be sent as JSON ({exc})"
+            raise InputError(
+                problem, field="arguments", fix="send finite numbers, text, lists and objects"
+            ) from None
+        body = _built(ToolCallRequest, tool=tool, arguments=dict(arguments or {}))
         return self._client._request("POST", self._path("/step"), StepResult, body)
 
     def submit(self) -> StepResult:
@@ -156,7 +171,7 @@ class EnvSession:
         """Start again: on the same task, or on ``task_id``, or on a task drawn by ``sample``."""
         body = None
         if task_id is not None or sample is not None:
-            body = CreateSession(task_id=task_id, sample=sample)
+            body = _built(CreateSession, task_id=task_id, sample=sample)
         path = self._path("/reset")
         self.observation = self._client._request("POST", path, Observation, body)
         return self.observation
@@ -186,6 +201,39 @@ class EnvSession:
 
     def _path(self, rest: str) -> str:
         return f"/sessions/{self.id}{rest}"
+
+
+def _checked_url(base_url: str) -> str:
+    """``base_url`` without its trailing slash; :class:`InputError` when it is no http(s) URL."""
+    fix = "give the server's address, such as http://127.0.0.1:8400"
+    try:
+        url = httpx.URL(base_url)
+    except httpx.InvalidURL as exc:
+        raise InputError(f"{base_url!r} is not a URL ({exc})", field="base_url", fix=fix) from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InputError(f"{base_url!r} is not an http(s) URL", field="base_url", fix=fix)
+    return base_url.rstrip("/")
+
+
+def _checked_token(token: str) -> str:
+    """``token``, or :class:`InputError` (which does not repeat it, a secret) when no request
+    could carry it as the server compares it."""
+    if token != token.strip():
+        problem = "starts or ends with whitespace, which the server strips"
+    elif any(ord(character) < 32 or ord(character) == 127 for character in token):
+        problem = "holds a control character, which no request can send"
+    else:
+        return token
+    raise InputError(f"the token {problem}", field="token", fix="pass the server's token as set")
+
+
+def _built(model: type[M], **fields: Any) -> M:
+    """``model`` of ``fields``; :class:`InputError` naming the first wrong field otherwise."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        problem = first_problem(exc, "(the request)")
+        raise InputError(problem, fix=f"see {model.__name__}") from None
 
 
 __all__ = ["Curriculum", "EnvClient", "EnvServerError", "EnvSession", "SamplingSpec"]

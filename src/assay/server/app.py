@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
-import json
 import re
 from collections.abc import AsyncIterator, Callable
 from typing import TypeVar
@@ -23,7 +22,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -35,10 +34,11 @@ from assay.server.models import (
     Problem,
     TaskList,
     ToolCallRequest,
+    first_problem,
 )
 from assay.server.openapi import openapi
 from assay.server.openenv import openenv_session
-from assay.server.sessions import RefusedError, Session, SessionManager
+from assay.server.sessions import RefusedError, Session, SessionManager, decode_json
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -120,6 +120,8 @@ class _Api:
         except BaseException:
             await run_in_threadpool(self.manager.discard, session)
             raise
+        if await request.is_disconnected():  # gave up waiting: nobody will ever know its id
+            await run_in_threadpool(self.manager.discard, session)
         return _json(observation, status=201)
 
     async def session(self, request: Request) -> Response:
@@ -192,32 +194,25 @@ async def _body(request: Request, limit: int) -> bytes:
         raise RefusedError(413, "too_large", f"the body holds more than {limit} bytes")
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise RefusedError(413, "too_large", f"the body holds more than {limit} bytes")
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise RefusedError(413, "too_large", f"the body holds more than {limit} bytes")
+            chunks.append(chunk)
+    except ClientDisconnect:  # nobody reads the answer, but no traceback is logged for it
+        message = "the client went away before the body ended"
+        raise RefusedError(400, "disconnected", message) from None
     return b"".join(chunks)
 
 
 def _parse(body: bytes, model: type[M]) -> M:
     """``body`` as ``model``: 400 when it is not JSON, 422 when it has the wrong shape."""
-    try:
-        data = json.loads(body)
-    except ValueError:
-        raise RefusedError(400, "bad_json", "the body is not valid JSON") from None
-    except RecursionError:
-        raise RefusedError(400, "bad_json", "the body's JSON is nested too deeply") from None
+    data = decode_json(body, "the body")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise RefusedError(422, "invalid", _first_problem(exc)) from None
-
-
-def _first_problem(exc: ValidationError) -> str:
-    error = exc.errors(include_url=False, include_input=False, include_context=False)[0]
-    where = ".".join(str(part) for part in error["loc"]) or "(the body)"
-    return f"{where}: {error['msg']}"[:500]
+        raise RefusedError(422, "invalid", first_problem(exc, "(the body)")) from None
 
 
 def _json(model: BaseModel, status: int = 200) -> Response:

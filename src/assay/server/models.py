@@ -15,15 +15,48 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    model_validator,
+)
 
 from assay.verdicts import Criterion, Status, Verdict
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 Number = Annotated[float, Strict()]
 """A JSON number: not a boolean, not a string of digits (as the description promises)."""
-Integer = Annotated[int, Strict()]
-"""A JSON integer: not a boolean, not a string of digits."""
+
+
+def _integral(value: object) -> object:
+    """``value``, a float with no fraction as the int it is: JSON has one kind of number, and
+    the description's ``integer`` takes 5.0 (JSON Schema counts it an integer)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Integer = Annotated[int, BeforeValidator(_integral), Strict()]
+"""A JSON integer (5 or 5.0): not a boolean, not a string of digits, not 5.5."""
+
+
+def first_problem(exc: ValidationError, whole: str) -> str:
+    """The first thing wrong in ``exc``, in one line: where (``whole`` for the whole of it),
+    then what. A key the client named is shown quoted where it holds anything but letters,
+    digits and ``_-`` (a line break would make the one line two)."""
+    error = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+    parts = [_shown(part) for part in error["loc"]]
+    said = error["msg"].removeprefix("Value error, ")  # pydantic's words for a validator's own
+    return f"{'.'.join(parts) or whole}: {said}"[:500]
+
+
+def _shown(part: str | int) -> str:
+    text = str(part)
+    return text if re.fullmatch(r"[\w-]+", text, re.ASCII) else repr(text)[:100]
 
 
 class Curriculum(BaseModel):

@@ -6,6 +6,7 @@ validates it with, so the description cannot say one thing while the server chec
 
 from __future__ import annotations
 
+import copy
 from functools import cache
 from typing import Any
 
@@ -43,10 +44,16 @@ _SESSION_ID = {
 }
 
 
-@cache
 def openapi(*, secured: bool = True) -> dict[str, Any]:
-    """The description, as a JSON-able dict; ``secured``: every operation needs the bearer
-    token (a server started with one), else none does."""
+    """The description, as a JSON-able dict of the caller's own (changing it changes nothing a
+    server serves); ``secured``: every operation needs the bearer token (a server started with
+    one), else none does."""
+    return copy.deepcopy(_description(secured))
+
+
+@cache
+def _description(secured: bool) -> dict[str, Any]:
+    """The description, made once: shared, so never handed out as it is."""
     from assay import __version__  # noqa: PLC0415 - avoids an import cycle at module load
 
     modes: list[tuple[type[BaseModel], JsonSchemaMode]] = [

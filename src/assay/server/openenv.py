@@ -12,7 +12,9 @@ score; an ``error`` verdict is done with a null reward and the status in ``metad
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol, TypeVar
 
@@ -26,9 +28,11 @@ from assay.server.models import (
     SamplingSpec,
     StepResult,
     ToolCallRequest,
+    first_problem,
 )
-from assay.server.sessions import RefusedError, Session, SessionManager
+from assay.server.sessions import RefusedError, Session, SessionManager, decode_json
 
+LOG = logging.getLogger(__name__)
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
 SAMPLING_KEYS = frozenset(SamplingSpec.model_fields)
@@ -48,15 +52,27 @@ async def openenv_session(websocket: WebSocket, manager: SessionManager, run: Ru
     try:
         session = manager.open()
     except RefusedError as refused:
-        await _send_error(websocket, refused.message, "CAPACITY_REACHED")
-        await websocket.close()
+        with contextlib.suppress(WebSocketDisconnect):
+            await _send_error(websocket, refused.message, "CAPACITY_REACHED")
+        await _close(websocket)
         return
     try:
         await _serve(websocket, manager, session, run)
+    except WebSocketDisconnect:
+        pass  # the client went away before its reply was sent: its session ends all the same
     finally:
         await run_in_threadpool(manager.discard, session)
-        if websocket.application_state is not WebSocketState.DISCONNECTED:
-            await websocket.close()
+        await _close(websocket)
+
+
+async def _close(websocket: WebSocket) -> None:
+    """Close the connection, unless the client has already closed or dropped it (a close
+    sent then fails, and the server would log it as a crash)."""
+    gone = WebSocketState.DISCONNECTED
+    if gone in (websocket.client_state, websocket.application_state):
+        return
+    with contextlib.suppress(WebSocketDisconnect):
+        await websocket.close()
 
 
 async def _serve(
@@ -71,9 +87,9 @@ async def _serve(
             await _send_error(websocket, "send messages as text frames", "INVALID_JSON")
             continue
         try:
-            message = json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            await _send_error(websocket, f"Invalid JSON: {str(exc)[:200]}", "INVALID_JSON")
+            message = decode_json(raw, "the message")
+        except RefusedError as refused:
+            await _send_error(websocket, refused.message, "INVALID_JSON")
             continue
         if not isinstance(message, dict):
             what = 'a message is a JSON object: {"type": ..., "data": {...}}'
@@ -92,7 +108,8 @@ async def _serve(
         except RefusedError as refused:
             await _send_error(websocket, refused.message, _code(refused))
             continue
-        except Exception as exc:  # noqa: BLE001 - one bad message must not end the session
+        except Exception as exc:  # one bad message must not end the session
+            LOG.exception("a %r message failed", str(kind)[:20])  # a defect: logged, as over HTTP
             await _send_error(websocket, f"internal error: {type(exc).__name__}", "EXECUTION_ERROR")
             continue
         await websocket.send_text(json.dumps(reply))
@@ -119,7 +136,7 @@ async def _answer(
                 "step_count": state.steps,
             },
         }
-    raise RefusedError(400, "unknown_type", f"Unknown message type: {str(kind)[:100]}")
+    raise RefusedError(400, "unknown_type", f"Unknown message type: {str(kind)[:100]!r}")
 
 
 def _create(data: object) -> CreateSession:
@@ -145,9 +162,7 @@ def _validated(model: type[M], data: object) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        error = exc.errors(include_url=False, include_input=False, include_context=False)[0]
-        where = ".".join(str(part) for part in error["loc"]) or "(the data)"
-        raise RefusedError(422, "invalid", f"{where}: {error['msg']}"[:500]) from None
+        raise RefusedError(422, "invalid", first_problem(exc, "(the data)")) from None
 
 
 def _start(observation: Observation) -> dict[str, Any]:

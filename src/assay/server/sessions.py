@@ -13,11 +13,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import UnionType
 from typing import Any
 
 from assay.episodes import EndReason, Episode, Judged
@@ -53,6 +56,40 @@ class RefusedError(AssayError):
         self.message = message
 
 
+class _NotJsonError(ValueError):
+    """A value Python's parser reads but JSON has no room for (NaN, 1e309)."""
+
+
+def _no_constant(name: str) -> float:
+    raise _NotJsonError(f"holds {name}, which is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJsonError(f"holds the number {text[:40]}, too large for a double")
+    return value
+
+
+def decode_json(raw: str | bytes, what: str) -> object:
+    """``raw`` parsed as standard JSON; :class:`RefusedError` (400, ``bad_json``) saying what
+    is wrong with ``what`` (``"the body"``) otherwise. NaN, Infinity and numbers past a double
+    are refused: Python's parser takes them, JSON does not."""
+    try:
+        return json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+    except json.JSONDecodeError as exc:
+        problem = f"is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    except UnicodeDecodeError:
+        problem = "is not valid JSON (not UTF-8 text)"
+    except RecursionError:
+        problem = "is JSON nested too deeply"
+    except _NotJsonError as exc:
+        problem = str(exc)
+    except ValueError:  # int() refuses to read more digits than sys.get_int_max_str_digits()
+        problem = f"holds an integer of more than {sys.get_int_max_str_digits()} digits"
+    raise RefusedError(400, "bad_json", f"{what} {problem}")
+
+
 @dataclass(frozen=True)
 class ServerLimits:
     """How many sessions, for how long, with how large requests."""
@@ -66,6 +103,27 @@ class ServerLimits:
     max_sandbox_cpu_s: float | None = 60.0
     """CPU seconds an episode's tool calls may use together; past it the episode ends as a
     fail, as in ``assay run``. None: no limit beyond each call's own."""
+
+    def __post_init__(self) -> None:
+        """Refuse limits no server can keep (:class:`InputError`): a cap of no session (its
+        health could not be answered), a timeout or budget that is not a positive number (NaN
+        would keep every session forever), a body limit below one byte."""
+        for name in ("max_sessions", "max_body_bytes"):
+            count = getattr(self, name)
+            if not _number(count, int) or count < 1:
+                raise InputError(f"{count!r} is not a whole number of at least 1", field=name)
+        for name in ("idle_timeout_s", "max_sandbox_cpu_s"):
+            seconds = getattr(self, name)
+            if seconds is None and name == "max_sandbox_cpu_s":
+                continue
+            if not _number(seconds, int | float) or not 0 < seconds < math.inf:
+                problem = f"{seconds!r} is not a positive, finite number of seconds"
+                raise InputError(problem, field=name)
+
+
+def _number(value: object, kind: type | UnionType) -> bool:
+    """Whether ``value`` is of ``kind`` and no boolean (which Python counts as an int)."""
+    return isinstance(value, kind) and not isinstance(value, bool)
 
 
 @dataclass
