@@ -234,3 +234,17 @@ def test_a_sort_past_the_memory_limit_fails_instead_of_writing_to_disk(
     assert isinstance(outcome, Failed), outcome
     assert outcome.kind == "error", outcome
     assert "memory" in outcome.message.lower(), outcome
+
+
+def test_a_reference_the_engine_refuses_is_named_in_one_line(pool: PoolSandbox) -> None:
+    """DuckDB's errors go on for lines (a hint, the query, a caret); bad task input is one."""
+    task = fixture_task(CITIES)
+    broken = {**task.solutions, "reference": {"query.sql": b"SELECT no_such_column FROM customers"}}
+    task = task.model_copy(update={"solutions": broken})
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, {"query.sql": b"SELECT 1"}, pool)
+    message = str(raised.value)
+    assert "\n" not in message, message
+    assert "solutions/reference/query.sql: gives no result on workspace/shop.sql" in message
+    assert "no_such_column" in message
+    assert message.endswith("(correct the reference query)")

@@ -99,6 +99,8 @@ def test_database_text_holds_schema_and_literal_rows_only() -> None:
         "CREATE TABLE t AS SELECT 1": "CREATE TABLE ... AS",
         "CREATE VIEW v AS SELECT * FROM read_csv('/etc/passwd')": "only tables by name",
         "CREATE TABLE t (a INT": "does not parse",
+        "CREATE TABLE t (a INT); BEGIN; INSERT INTO t VALUES (1)": "no COMMIT ends",
+        "BEGIN; CREATE TABLE t (a INT); COMMIT; BEGIN; INSERT INTO t VALUES (1)": "statement 4",
     }.items():
         found = database_statements(bad, "duckdb")
         assert isinstance(found, str), bad

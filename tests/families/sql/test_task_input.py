@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,7 +15,7 @@ from click.testing import Result
 
 from assay.errors import TaskFormatError
 from assay.families import get_family, harness_code
-from assay.families.sql import SqlFamily
+from assay.families.sql import SqlFamily, databases
 from assay.families.sql.lint import lint_sql_task
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task
@@ -218,3 +220,95 @@ def test_broken_task_input_through_the_cli_is_one_line(
     assert len(lines) == 1, result.output
     assert "task.toml" in lines[0]
     assert "sql.engine" in lines[0]
+
+
+def test_rows_in_a_transaction_that_no_commit_ends_are_refused_not_dropped(
+    pool: PoolSandbox,
+) -> None:
+    """A dump cut short (``BEGIN``, the rows, no ``COMMIT``) was built into empty tables: the
+    reference then answered nothing on every database, and so did any query with as many
+    columns, which passed."""
+
+    def unfinished(files: dict[str, bytes]) -> dict[str, bytes]:
+        return {name: data.replace(b"INSERT", b"BEGIN;\nINSERT", 1) for name, data in files.items()}
+
+    task = fixture_task(CITIES)
+    task = task.model_copy(
+        update={"workspace": unfinished(task.workspace), "hidden": unfinished(task.hidden)}
+    )
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, {"query.sql": b"SELECT NULL AS city WHERE 1 = 0"}, pool)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert f"{CITIES}/workspace/shop.sql" in message
+    assert "opens a transaction that no COMMIT ends" in message
+    assert "end it with COMMIT" in message
+    assert any("no COMMIT ends" in f.message for f in lint_sql_task(task))
+
+
+def test_a_reference_saved_with_a_byte_order_mark_lints_clean_and_has_mutants() -> None:
+    """The verifier reads a query without the mark some editors write; lint and the mutants
+    read it the same way (lint called it a query that does not parse, and it had no mutants)."""
+    task = fixture_task(ORDERS)
+    marked = b"\xef\xbb\xbf" + task.solutions["reference"]["query.sql"]
+    task = task.model_copy(
+        update={"solutions": {**task.solutions, "reference": {"query.sql": marked}}}
+    )
+    assert lint_sql_task(task) == []
+    assert family.mutants(task)
+
+
+def test_a_reference_that_is_not_utf8_is_task_input_to_correct(pool: PoolSandbox) -> None:
+    """Read with its bad bytes replaced, it gave the expected results, and as a submission it
+    failed: lint said nothing."""
+    task = fixture_task(ORDERS)
+    query = task.solutions["reference"]["query.sql"].replace(b"COUNT", b"\xffCOUNT")
+    task = task.model_copy(
+        update={"solutions": {**task.solutions, "reference": {"query.sql": query}}}
+    )
+    assert "solutions/reference/query.sql is not UTF-8 text" in messages(task)
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, {"query.sql": b"SELECT 1"}, pool)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert f"{ORDERS}/solutions/reference/query.sql: the query is not UTF-8 text" in message
+    assert "save it as UTF-8" in message
+
+
+_ROWS = "INSERT INTO t VALUES (1);\n" * 100
+SLOW_ROWS = {
+    "sqlite": "CREATE TABLE t (a INT CHECK (length(printf('%.*c', 2000000 + a, 'x')) > 0));\n",
+    "duckdb": "CREATE TABLE t (a INT CHECK (length(repeat('x', 2000000 + a)) > 0));\n",
+}
+"""A CHECK that makes a value of 2 MB for every row: seconds to build 100 rows."""
+
+
+@pytest.mark.parametrize("name", [ORDERS, CITIES])
+def test_a_database_that_takes_too_long_to_build_is_refused(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CHECK runs for every row inserted, in the trusted process: it had no deadline."""
+    monkeypatch.setattr(databases, "BUILD_TIME_LIMIT_S", 0.5)
+    task = fixture_task(name)
+    engine = task.spec.config["engine"]
+    hidden = {**task.hidden, "databases/n03.sql": (SLOW_ROWS[engine] + _ROWS).encode()}
+    started = time.monotonic()
+    found = messages(task.model_copy(update={"hidden": hidden}))
+    assert f"{name}/hidden/databases/n03.sql: it takes longer than 0.5 s to build" in found
+    assert time.monotonic() - started < 60
+
+
+def test_a_value_past_the_longest_is_not_made_while_building(engine_cache: Path) -> None:
+    """SQLite's printf() made values as long as a CHECK asked for, in the trusted process."""
+    text = (
+        "CREATE TABLE t (a INT, b TEXT AS (printf('%.*c', 70000000 + a, 'x')) STORED);\n"
+        "INSERT INTO t (a) VALUES (1);\n"
+    )
+    path = databases.engine_file(
+        "t", databases.Database("workspace/t.sql", text.encode()), "sqlite"
+    )
+    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        assert connection.execute("SELECT b IS NULL FROM t").fetchall() == [(1,)]
+    finally:
+        connection.close()

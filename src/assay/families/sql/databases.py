@@ -10,7 +10,10 @@ then made read-only: verification only ever copies their bytes into sandboxes.
 
 Building runs task text in the trusted process, so the text passes the gate first and the engine
 is locked down as it runs it: SQLite behind an authorizer that refuses ``ATTACH`` and
-``PRAGMA``; DuckDB with external access, extension loading and configuration changes off.
+``PRAGMA``; DuckDB with external access, extension loading and configuration changes off. A
+``CHECK``, a ``DEFAULT`` or a generated column is evaluated for every row inserted, so building
+has a deadline (:data:`BUILD_TIME_LIMIT_S`) on both engines, and SQLite a longest value
+(:data:`MAX_VALUE_BYTES`); DuckDB has no such bound, and its memory is not limited here.
 """
 
 from __future__ import annotations
@@ -21,15 +24,17 @@ import hashlib
 import os
 import sqlite3
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay.errors import TaskFormatError
 from assay.families.sql.config import NEIGHBOURS_DIR, SqlConfig
-from assay.families.sql.gate import database_statements
+from assay.families.sql.gate import database_statements, statement_texts
 from assay.tasks.model import Task
 
-CACHE_FORMAT = "1"
+CACHE_FORMAT = "2"
 """Bumped when the way engine files are built changes."""
 SUFFIXES = {"sqlite": ".sqlite", "duckdb": ".duckdb"}
 LOCKED_DUCKDB = {
@@ -41,6 +46,10 @@ LOCKED_DUCKDB = {
 }
 """DuckDB settings under which task text and submissions run: no files but the database, no
 extensions, and no statement can change these."""
+BUILD_TIME_LIMIT_S = 300.0
+"""Longest one database's text may take to build; past it, the text is refused."""
+MAX_VALUE_BYTES = 64 * 1024 * 1024
+"""Longest value (text, blob or row) building a SQLite database may make; a longer one fails."""
 
 
 @dataclass(frozen=True)
@@ -134,6 +143,12 @@ def _engine_file(task_id: str, name: str, text: bytes, engine: str) -> Path:
         _build(Path(staging), source, engine)
         Path(staging).chmod(0o444)
         Path(staging).replace(target)
+    except _TooSlowError:
+        raise TaskFormatError(
+            f"it takes longer than {BUILD_TIME_LIMIT_S:g} s to build",
+            path=where,
+            fix="make its CHECK, DEFAULT and generated columns cheap, or its rows fewer",
+        ) from None
     except (sqlite3.Error, RuntimeError) as exc:
         raise TaskFormatError(
             f"the engine refused it: {_first_line(exc)}",
@@ -149,16 +164,31 @@ def _engine_file(task_id: str, name: str, text: bytes, engine: str) -> Path:
     return target
 
 
+class _TooSlowError(RuntimeError):
+    """Building passed :data:`BUILD_TIME_LIMIT_S`."""
+
+
 def _build(path: Path, source: str, engine: str) -> None:
     if engine == "duckdb":
         _build_duckdb(path, source)
         return
+    deadline = time.monotonic() + BUILD_TIME_LIMIT_S
     connection = sqlite3.connect(path, isolation_level=None)
     try:
         connection.execute("PRAGMA journal_mode=OFF")  # a staging file: nothing to recover
         connection.execute("PRAGMA synchronous=OFF")
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
+        connection.set_progress_handler(lambda: time.monotonic() > deadline, 100)
         connection.set_authorizer(_building)
-        connection.executescript(source)
+        try:
+            for statement in statement_texts(source):  # the handler's count starts again in each
+                if time.monotonic() > deadline:
+                    raise _TooSlowError
+                connection.execute(statement)
+        except sqlite3.OperationalError:
+            if time.monotonic() > deadline:
+                raise _TooSlowError from None
+            raise
     finally:
         connection.close()
 
@@ -168,12 +198,28 @@ def _build_duckdb(path: Path, source: str) -> None:
 
     try:
         connection = duckdb.connect(str(path), config=dict(LOCKED_DUCKDB))
-        try:
-            connection.execute(source)
-        finally:
-            connection.close()
     except duckdb.Error as exc:
         raise RuntimeError(str(exc)) from None
+    expired = threading.Event()
+
+    def interrupt() -> None:
+        expired.set()
+        connection.interrupt()
+
+    timer = threading.Timer(BUILD_TIME_LIMIT_S, interrupt)
+    timer.start()
+    try:
+        for statement in connection.extract_statements(source):
+            if expired.is_set():  # an interrupt between two statements stops neither
+                raise _TooSlowError
+            connection.execute(statement)
+    except duckdb.Error as exc:
+        if expired.is_set():
+            raise _TooSlowError from None
+        raise RuntimeError(str(exc)) from None
+    finally:
+        timer.cancel()
+        connection.close()
 
 
 _REFUSED_WHILE_BUILDING = frozenset(

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from assay.families.sql.tools import SqlTools
 
 RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
-VERSION = "4"
+VERSION = "5"
 MAX_RECORD_CHARS = 2_000_000
 """Longest record of one query's result on one database; a longer result fails (``size``)."""
 EMPTY_QUERY = b"SELECT NULL AS nothing WHERE 1 = 0\n"
@@ -178,13 +178,17 @@ def _reference_results(
 ) -> Expected:
     names, queries, trees = [], [], []
     for name, solution in task.references().items():
-        text = solution.get(QUERY_FILE, b"").decode("utf-8-sig", errors="replace")
+        where = f"{task.id}/solutions/{name}/{QUERY_FILE}"
+        try:
+            text = solution.get(QUERY_FILE, b"").decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise TaskFormatError(
+                "the query is not UTF-8 text", path=where, fix="save it as UTF-8"
+            ) from None
         gate = check_query(text, config.engine)
         if isinstance(gate, Refused):
             raise TaskFormatError(
-                gate.reason,
-                path=f"{task.id}/solutions/{name}/{QUERY_FILE}",
-                fix="make the reference one read-only query",
+                gate.reason, path=where, fix="make the reference one read-only query"
             )
         names.append(name)
         queries.append(text)
@@ -214,13 +218,14 @@ def _reference_results(
                 and run.tampered is None
             ):
                 raise TaskFormatError(
-                    f"gives no result on {database.name}: {outcome.message}",
+                    f"gives no result on {database.name}: {_first_line(outcome.message)}",
                     path=f"{task.id}/solutions/{name}/{QUERY_FILE}",
                     fix="correct the reference query",
                 )
             if isinstance(outcome, Failed):
                 raise VerifierError(
-                    f"solutions/{name} gives no result on {database.name}: {outcome.message}"
+                    f"solutions/{name} gives no result on {database.name}: "
+                    + _first_line(outcome.message)
                 )
             row.append(outcome)
         tables.append(tuple(row))
@@ -304,6 +309,11 @@ def run_queries(
         max_chars=MAX_RECORD_CHARS + 1000,
         stop_on_failure=stop_on_failure,
     )
+
+
+def _first_line(message: str) -> str:
+    """The first line of an engine's message (DuckDB's go on with a hint and the query)."""
+    return next((line.strip() for line in message.splitlines() if line.strip()), message)
 
 
 def _packages(config: SqlConfig) -> tuple[str, ...]:

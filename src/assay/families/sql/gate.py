@@ -9,8 +9,8 @@ reach outside the database. The engines are locked down as well when the query r
 :mod:`._runner`): this parse is the first wall, not the only one.
 
 A database file is SQL text too, task input rather than a submission: only ``CREATE TABLE``,
-``CREATE INDEX``, ``CREATE VIEW`` over a read-only query, and ``INSERT ... VALUES`` of literals
-(:func:`database_statements`).
+``CREATE INDEX``, ``CREATE VIEW`` over a read-only query, and ``INSERT ... VALUES`` of literals,
+in transactions that ``COMMIT`` ends (:func:`database_statements`).
 """
 
 from __future__ import annotations
@@ -183,10 +183,20 @@ def database_statements(text: str, engine: str) -> list[exp.Expr] | str:
         return f"the SQL does not parse: {_first_line(exc)}"
     except RecursionError:
         return "the SQL is nested too deeply to parse"
+    opened: int | None = None
     for number, statement in enumerate(statements, start=1):
         problem = _database_problem(statement)
         if problem is not None:
             return f"statement {number} ({_excerpt(statement)}): {problem}"
+        if isinstance(statement, exp.Transaction):
+            opened = number
+        elif isinstance(statement, exp.Commit):
+            opened = None
+    if opened is not None:
+        return (
+            f"statement {opened} (BEGIN) opens a transaction that no COMMIT ends: the engine "
+            "would drop every row after it; end it with COMMIT"
+        )
     return statements
 
 

@@ -58,7 +58,14 @@ def _queries(task: Task, config: SqlConfig) -> list[Finding]:
             continue
         if name not in references:
             continue
-        gate = check_query(files[QUERY_FILE].decode(errors="replace"), config.engine)
+        try:
+            text = files[QUERY_FILE].decode("utf-8-sig")  # the verifier reads it so
+        except UnicodeDecodeError:
+            findings.append(
+                _finding(f"solutions/{name}/{QUERY_FILE} is not UTF-8 text", "save it as UTF-8")
+            )
+            continue
+        gate = check_query(text, config.engine)
         if isinstance(gate, Refused):
             findings.append(_finding(f"solutions/{name}/{QUERY_FILE}: {gate.reason}"))
             continue

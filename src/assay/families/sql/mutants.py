@@ -73,7 +73,7 @@ def sql_mutants(task: Task, config: SqlConfig) -> list[Mutant]:
     text = task.solutions.get(REFERENCE, {}).get(QUERY_FILE)
     if text is None:
         return []
-    gate = check_query(text.decode(errors="replace"), config.engine)
+    gate = check_query(text.decode("utf-8-sig", errors="replace"), config.engine)
     if not isinstance(gate, Accepted):
         return []
     visible = task.workspace.get(config.database, b"").decode(errors="replace")
@@ -119,7 +119,7 @@ def query_mutants(
 def _other_references(task: Task, engine: str) -> frozenset[str]:
     texts = set()
     for name, files in task.references().items():
-        gate = check_query(files.get(QUERY_FILE, b"").decode(errors="replace"), engine)
+        gate = check_query(files.get(QUERY_FILE, b"").decode("utf-8-sig", errors="replace"), engine)
         if name != REFERENCE and isinstance(gate, Accepted):
             texts.add(gate.tree.sql(dialect=dialect(engine), pretty=True))
     return frozenset(texts)
