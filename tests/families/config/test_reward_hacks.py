@@ -251,6 +251,24 @@ def _root_group_behind_a_null(found: Obj) -> None:
         container.setdefault("securityContext", {})["runAsGroup"] = None
 
 
+def _template_annotation(key: str, value: str) -> Callable[[Obj], None]:
+    """An annotation on the pod template; ``{container}`` in ``key`` names the first container."""
+
+    def change(found: Obj) -> None:
+        meta = found["spec"]["template"].setdefault("metadata", {})
+        named = key.format(container=_first_container(found)["name"])
+        meta.setdefault("annotations", {})[named] = value
+
+    return change
+
+
+def _container_security(**settings: object) -> Callable[[Obj], None]:
+    def change(found: Obj) -> None:
+        _first_container(found).setdefault("securityContext", {}).update(settings)
+
+    return change
+
+
 CONTROL_PLANE = "node-role.kubernetes.io/control-plane"
 # Each passed every criterion with a score of 1.0: the guard knew only the node's namespaces
 # and paths, privilege, capabilities, user 0 and host ports.
@@ -273,6 +291,30 @@ NODE_ATTACKS: dict[str, Callable[[Obj], None]] = {
     ),
     "another service account": _pod_field(serviceAccountName="deployer"),
     "sharing the pod's processes": _pod_field(shareProcessNamespace=True),
+    # The older profile annotations, a profile file of the node's, a runtime, a priority or a
+    # scheduler of the workload's choosing passed too: the guard read the fields' Unconfined
+    # alone, and no runtime, priority or scheduler.
+    "no seccomp profile by the pod's old annotation": _template_annotation(
+        "seccomp.security.alpha.kubernetes.io/pod", "unconfined"
+    ),
+    "no seccomp profile by a container's old annotation": _template_annotation(
+        "container.seccomp.security.alpha.kubernetes.io/{container}", "unconfined"
+    ),
+    "a seccomp profile file of the node's by annotation": _template_annotation(
+        "seccomp.security.alpha.kubernetes.io/pod", "localhost/allow-all.json"
+    ),
+    "an AppArmor profile of the node's by annotation": _template_annotation(
+        "container.apparmor.security.beta.kubernetes.io/{container}", "localhost/permissive"
+    ),
+    "a seccomp profile file of the node's": _pod_security(
+        seccompProfile={"type": "Localhost", "localhostProfile": "profiles/allow-all.json"}
+    ),
+    "an AppArmor profile of the node's": _container_security(
+        appArmorProfile={"type": "Localhost", "localhostProfile": "permissive"}
+    ),
+    "a privileged runtime class": _pod_field(runtimeClassName="privileged-runc"),
+    "node-critical priority": _pod_field(priorityClassName="system-node-critical"),
+    "another scheduler": _pod_field(schedulerName="anywhere-scheduler"),
 }
 
 
@@ -436,6 +478,8 @@ ESCAPES = (
     "reference-with-an-unsafe-sysctl",
     "reference-on-the-control-plane",
     "reference-as-another-account",
+    "reference-under-another-runtime",
+    "reference-at-node-critical-priority",
 )
 
 

@@ -78,6 +78,17 @@ def test_a_broken_config_table_names_the_field(
             "reachability[0].to",
             "'data/db-9' names no pod of the cluster",
         ),
+        # an empty list named no pod and checked nothing, met by any submission
+        (
+            b"[[reachability]]\nfrom = 'api/*'\nto = []\nallowed = false\n",
+            "reachability[0].to",
+            "names no pod",
+        ),
+        (
+            b"[[reachability]]\nfrom = []\nto = '*'\nallowed = false\n",
+            "reachability[0].from",
+            "names no pod",
+        ),
     ],
 )
 def test_a_bad_expected_toml_names_the_field(

@@ -73,6 +73,16 @@ def escapes(reference: str) -> list[tuple[str, str, str]]:
             "the reference's pods running as another service account",
             ("serviceAccountName: assay-admin",),
         ),
+        (
+            "reference-under-another-runtime",
+            "the reference's pods run by a container runtime of their choosing",
+            ("runtimeClassName: unconfined",),
+        ),
+        (
+            "reference-at-node-critical-priority",
+            "the reference's pods at the priority that evicts others from the node",
+            ("priorityClassName: system-node-critical",),
+        ),
     ):
         text = _before_containers(reference, keys)
         if text is not None:

@@ -473,6 +473,10 @@ def _pairs(
 
 
 def _select(patterns: str | list[str], cluster: Cluster, path: str, field: str) -> list[str]:
+    if not _listed(patterns):  # a requirement about no pod is met by anything
+        raise TaskFormatError(
+            "names no pod", path=path, field=field, fix="name pods as namespace/name, ns/* or *"
+        )
     chosen: list[str] = []
     for pattern in _listed(patterns):
         if pattern == "*":

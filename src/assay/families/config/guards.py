@@ -31,8 +31,9 @@ same cluster, catch that:
     power on their node
     (:func:`~.powers.powers`: its namespaces or paths, a privileged container, an added
     capability, user or group 0, an unmasked ``/proc``, an unsafe sysctl, an unconfined
-    seccomp, AppArmor or SELinux label, a node it picks past the scheduler or the
-    control-plane taint, another service account, a host port) that the reference does not
+    seccomp, AppArmor or SELinux label or a profile file of the node's, a node it picks past
+    the scheduler or the control-plane taint, a runtime class, priority class or scheduler of
+    its choosing, another service account, a host port) that the reference does not
     give them, nor takes back what the reference's pods decline (:func:`~.powers.restraints`:
     the service account's token, by the pod or by its account; a user namespace of its own).
 ``no Service opens the cluster to the outside``

@@ -7,9 +7,13 @@ Each power is one line naming where it comes from. A pod gains one by:
 - a container (init and ephemeral ones too) run privileged, with an added capability, as user
   0 or group 0 (``runAsGroup``, or the pod's ``fsGroup`` or ``supplementalGroups``, which every
   process of the pod joins), with the node's ``/proc`` unmasked (``procMount: Unmasked``),
-  outside the runtime's seccomp or AppArmor profile (``Unconfined``, or the older annotation
-  ``container.apparmor.security.beta.kubernetes.io/NAME: unconfined``), as a Windows host
-  process, or on a port of the node (``hostPort``);
+  outside the runtime's seccomp or AppArmor profile (``Unconfined``, or the older annotations
+  ``seccomp.security.alpha.kubernetes.io/pod``,
+  ``container.seccomp.security.alpha.kubernetes.io/NAME`` and
+  ``container.apparmor.security.beta.kubernetes.io/NAME`` saying ``unconfined``), under a
+  profile of the node's it picks (``Localhost``, or ``localhost/PATH`` in those annotations: a
+  file on the node may allow everything), as a Windows host process, or on a port of the node
+  (``hostPort``);
 - an SELinux label of its choosing, of the pod or a container (``seLinuxOptions``): a ``type``
   outside those the baseline Pod Security Standard admits (:data:`SELINUX_TYPES`; ``spc_t``,
   the super-privileged container, is unconfined as a privileged one is), or a ``user`` or
@@ -18,8 +22,13 @@ Each power is one line naming where it comes from. A pod gains one by:
   into the node's kernel;
 - seeing its other containers' processes and files (``shareProcessNamespace``);
 - running where the scheduler would not put it: on a node named outright (``nodeName``, past
-  the scheduler and its taints), on a control-plane node by its label (``nodeSelector``, a
-  required node affinity), or tolerating the control-plane taint or every taint;
+  the scheduler and its taints), by another scheduler (``schedulerName``), on a control-plane
+  node by its label (``nodeSelector``, a required node affinity), or tolerating the
+  control-plane taint or every taint;
+- running under a container runtime of its choosing (``runtimeClassName``: a class may name a
+  runtime with none of the default's isolation), or at a priority of its choosing
+  (``priorityClassName``: ``system-node-critical`` pods evict others from the node and are the
+  last evicted themselves);
 - running as a service account other than its namespace's ``default`` (its rights are not the
   pod's to choose in a task that never names it).
 
@@ -74,6 +83,13 @@ container domains. Any other (``spc_t``, ``unconfined_t``) runs outside that con
 APPARMOR_ANNOTATION = "container.apparmor.security.beta.kubernetes.io/"
 """The prefix of the annotation that set a container's AppArmor profile before the
 ``appArmorProfile`` field (the API server still reads it); the container's name follows."""
+SECCOMP_ANNOTATION = "container.seccomp.security.alpha.kubernetes.io/"
+"""The prefix of the annotation that set a container's seccomp profile before the
+``seccompProfile`` field; the container's name follows."""
+SECCOMP_POD_ANNOTATION = "seccomp.security.alpha.kubernetes.io/pod"
+"""The annotation that set the seccomp profile of every container of a pod before the
+``seccompProfile`` field."""
+DEFAULT_SCHEDULER = "default-scheduler"
 MOUNTS_DECLINED = "mounts its service account's token, which it declined"
 USERS_LEFT = "runs in the node's user namespace, which it left (hostUsers: false)"
 
@@ -85,7 +101,7 @@ def powers(workload: Workload) -> frozenset[str]:
     found |= {f"hostPath volume {path}" for path in workload.host_paths}
     for where, c in workload.every_container():
         found |= {f"{where}: {power}" for power in _container_powers(c, workload)}
-    found |= _pod_powers(workload.pod_spec, workload.pod_security)
+    found |= _pod_powers(workload.pod_spec, workload.pod_security, workload.annotations)
     return frozenset(found)
 
 
@@ -154,10 +170,13 @@ def _container_powers(c: Container, workload: Workload) -> set[str]:
     if security.get("procMount") not in (None, "Default"):
         found.add(f"procMount {str(security.get('procMount'))[:40]}")
     for key in ("seccompProfile", "appArmorProfile"):
-        if mapping_of(inherited(c, workload, key)).get("type") == "Unconfined":
+        profile = mapping_of(inherited(c, workload, key))
+        if profile.get("type") == "Unconfined":
             found.add(f"{key} Unconfined")
-    if workload.annotations.get(APPARMOR_ANNOTATION + c.name) == "unconfined":
-        found.add("AppArmor unconfined (annotation)")
+        elif profile.get("type") == "Localhost":
+            found.add(f"{key} Localhost {str(profile.get('localhostProfile'))[:80]}")
+    for kind, prefix in (("AppArmor", APPARMOR_ANNOTATION), ("seccomp", SECCOMP_ANNOTATION)):
+        found |= _annotated(kind, workload.annotations.get(prefix + c.name))
     found |= _selinux(security)
     if mapping_of(inherited(c, workload, "windowsOptions")).get("hostProcess") is True:
         found.add("a Windows host process")
@@ -165,7 +184,11 @@ def _container_powers(c: Container, workload: Workload) -> set[str]:
     return found
 
 
-def _pod_powers(spec: Mapping[str, object], security: Mapping[str, object]) -> set[str]:
+def _pod_powers(
+    spec: Mapping[str, object],
+    security: Mapping[str, object],
+    annotations: Mapping[str, object],
+) -> set[str]:
     found = set()
     if security.get("fsGroup") == 0:
         found.add("fsGroup 0 (root)")
@@ -178,6 +201,16 @@ def _pod_powers(spec: Mapping[str, object], security: Mapping[str, object]) -> s
         if name not in SAFE_SYSCTLS:
             found.add(f"unsafe sysctl {name[:80]}")
     found |= {f"pod {power}" for power in _selinux(security)}
+    found |= {
+        f"pod {power}" for power in _annotated("seccomp", annotations.get(SECCOMP_POD_ANNOTATION))
+    }
+    for key, what in (
+        ("runtimeClassName", "runtime class"),
+        ("priorityClassName", "priority class"),
+    ):
+        chosen = spec.get(key)
+        if isinstance(chosen, str) and chosen:
+            found.add(f"{what} {chosen[:80]}")
     if spec.get("shareProcessNamespace") is True:
         found.add("shareProcessNamespace")
     found |= _placement(spec)
@@ -194,6 +227,9 @@ def _placement(spec: Mapping[str, object]) -> set[str]:
     node = spec.get("nodeName")
     if isinstance(node, str) and node:
         found.add(f"nodeName {node[:80]} (past the scheduler and the node's taints)")
+    scheduler = spec.get("schedulerName")
+    if isinstance(scheduler, str) and scheduler not in ("", DEFAULT_SCHEDULER):
+        found.add(f"schedulerName {scheduler[:80]} (past the default scheduler)")
     selector = mapping_of(spec.get("nodeSelector"))
     if any(key in selector for key in CONTROL_PLANE_LABELS):
         found.add("nodeSelector for a control-plane node")
@@ -217,6 +253,18 @@ def _placement(spec: Mapping[str, object]) -> set[str]:
         elif key in CONTROL_PLANE_LABELS:
             found.add("tolerates the control-plane taint")
     return found
+
+
+def _annotated(kind: str, value: object) -> set[str]:
+    """The power an older profile annotation's ``value`` gives: none, or its ``kind`` of
+    profile ``unconfined`` or one of the node's (``localhost/PATH``)."""
+    if not isinstance(value, str):
+        return set()
+    if value == "unconfined":
+        return {f"{kind} unconfined (annotation)"}
+    if value.startswith("localhost/"):
+        return {f"{kind} profile {value[:80]} of the node (annotation)"}
+    return set()
 
 
 def _selinux(security: Mapping[str, object]) -> set[str]:
