@@ -124,6 +124,19 @@ def test_regional_services_answer_in_the_one_region_the_verdict_reads(
     assert _raw(emulator, "GET", "/", {"Authorization": signed.format("eu-west-1", "s3")}) == 200
 
 
+def test_requests_in_another_account_are_refused(emulator: Emulator) -> None:
+    """moto acts in the account a request's ``x-moto-account-id`` header names: a queue or
+    bucket made there was out of the verdict's sight (an extra resource nobody judged)."""
+    signed = "AWS4-HMAC-SHA256 Credential=testing/20240101/us-east-1/{}/aws4_request, Signature=0"
+    elsewhere = {"x-moto-account-id": "111111111111"}
+    queue = "/?Action=CreateQueue&QueueName=hidden&Version=2012-11-05"
+    assert _raw(emulator, "GET", queue, {"Authorization": signed.format("sqs"), **elsewhere}) == 403
+    assert (
+        _raw(emulator, "PUT", "/hidden", {"Authorization": signed.format("s3"), **elsewhere}) == 403
+    )
+    assert emulator.births() == {}
+
+
 EXITING = """
 from assay.families.workflow.emulator import emulators
 with emulators().start() as emulator:

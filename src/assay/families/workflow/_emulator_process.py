@@ -8,16 +8,19 @@ standard input and answers each with one line on standard output:
   the Unix socket ``PATH`` (made connectable by any uid: the directory holding it is the
   access control) and answer ``{"pid": N, "start_s": S}`` once it accepts connections; it
   counts the requests it serves and tells the count to whoever presents ``T`` at
-  :data:`COUNT_PATH`, and when each of its resources was made at :data:`BIRTHS_PATH`;
+  :data:`COUNT_PATH`, when each of its resources was made at :data:`BIRTHS_PATH`, and what a
+  queue holds at :data:`MESSAGES_PATH`;
 - ``{"op": "stop", "pid": N}``: kill that emulator and reap it, answer ``{"stopped": N}``.
 
 An emulator is a process of its own because moto's backends are global to a process: two
 emulators never share state. It serves only the services of :data:`SERVICES`, signed the way
 the SDK signs, and the regional ones in :data:`REGION` only; moto's own control endpoints
-(``/moto-api``, which can reset or dump every backend) and anything unsigned get a 403; a
+(``/moto-api``, which can reset or dump every backend), anything unsigned and anything sent
+to another account (:data:`ACCOUNT_HEADER`) get a 403; a
 queue attribute that the real SQS does not let a request set is refused (see
-:data:`SQS_SETTABLE`). It dies with its parent, and the parent dies when its standard input
-closes.
+:data:`SQS_SETTABLE`), and so is a standard queue named ``*.fifo`` or a queue's ``FifoQueue``
+changed after its creation (see :func:`fifo_by_name_only`). It dies with its parent, and the
+parent dies when its standard input closes.
 """
 
 from __future__ import annotations
@@ -42,8 +45,23 @@ BIRTHS_PATH = "/_assay/births"
 microsecond (a JSON object of ``bucket:NAME``... to the time): the APIs tell it to the second (a
 bucket) or the millisecond, so one deleted and made again within that time would look like the
 one that was there."""
+MESSAGES_PATH = "/_assay/messages"
+"""Where the trusted side reads the messages of a queue (``?account=ID&queue=NAME``) without
+receiving them, as a JSON object ``{"messages": [{"body", "attributes", "state"}...]}`` in the
+order they were sent (``state``: ``visible``, ``in_flight`` or ``delayed``), or
+``{"too_large": REASON}``. Receiving is no way to read a queue: a FIFO queue gives no more of a
+group while some of it is in flight (ten messages at most), and a queue with a redrive policy
+moves a message received often enough to its dead-letter queue, the reading itself changing
+what is read."""
+MAX_QUEUE_MESSAGES = 5_000
+MAX_QUEUE_BYTES = 64 * 2**20
+"""The most messages, and bytes of JSON, :data:`MESSAGES_PATH` answers of one queue."""
 SERVICES = frozenset({"s3", "sqs", "dynamodb", "logs"})
 """The services an emulator answers; requests signed for any other are refused."""
+ACCOUNT_HEADER = "HTTP_X_MOTO_ACCOUNT_ID"
+"""moto's header that names the account a request acts in (as the WSGI environment names it):
+what a request made in another account would be out of the verdict's sight, so a request
+carrying it is refused."""
 REGION = "us-east-1"
 """The region of an emulator's regional services, the one the verdict reads."""
 REGIONAL = frozenset({"sqs", "dynamodb", "logs"})
@@ -87,7 +105,8 @@ def guarded(app: Wsgi) -> Wsgi:
     def serve(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = str(environ.get("PATH_INFO", ""))
         authorization = str(environ.get("HTTP_AUTHORIZATION", ""))
-        if path.startswith("/moto-api") or not admitted(authorization):
+        another_account = ACCOUNT_HEADER in environ
+        if path.startswith("/moto-api") or another_account or not admitted(authorization):
             body = (
                 b"refused: this emulator serves signed s3, sqs, dynamodb and logs requests "
                 b"only, in us-east-1"
@@ -114,17 +133,21 @@ def admitted(authorization: str) -> bool:
 
 
 def counted(app: Wsgi, token: str) -> Wsgi:
-    """``app`` counting the requests it is sent; :data:`COUNT_PATH` and :data:`BIRTHS_PATH`
-    with the right token (which only the trusted side holds) are answered here instead of being
-    served (and counted)."""
+    """``app`` counting the requests it is sent; :data:`COUNT_PATH`, :data:`BIRTHS_PATH` and
+    :data:`MESSAGES_PATH` with the right token (which only the trusted side holds) are answered
+    here instead of being served (and counted)."""
     lock = threading.Lock()
     served = [0]
 
-    def count() -> str:
+    def count(_query: str) -> str:
         with lock:
             return str(served[0])
 
-    answers = {COUNT_PATH: count, BIRTHS_PATH: births}
+    answers: dict[str, Callable[[str], str]] = {
+        COUNT_PATH: count,
+        BIRTHS_PATH: lambda _query: births(),
+        MESSAGES_PATH: messages,
+    }
 
     def serve(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         answer = answers.get(str(environ.get("PATH_INFO")))
@@ -132,7 +155,7 @@ def counted(app: Wsgi, token: str) -> Wsgi:
             given = str(environ.get("HTTP_X_ASSAY_TOKEN", ""))
             if token and hmac.compare_digest(given.encode(), token.encode()):
                 start_response("200 OK", [("Content-Type", "text/plain")])
-                return [answer().encode()]
+                return [answer(str(environ.get("QUERY_STRING", ""))).encode()]
         with lock:
             served[0] += 1
         return app(environ, start_response)
@@ -162,6 +185,35 @@ def births() -> str:
         for name, made in list(getattr(backend, held).items())
     }
     return json.dumps(found, sort_keys=True)
+
+
+def messages(query: str) -> str:
+    """The messages of the queue ``query`` names (see :data:`MESSAGES_PATH`); those past the
+    queue's retention period are gone, as they are from SQS."""
+    from urllib.parse import parse_qs  # noqa: PLC0415 - only the server process needs it
+
+    from moto.sqs.models import sqs_backends  # noqa: PLC0415 - loaded with moto
+
+    asked = parse_qs(query)
+    account, name = (asked.get(key, [""])[0] for key in ("account", "queue"))
+    queue = sqs_backends[account][REGION].queues.get(name) if account in sqs_backends else None
+    found: list[dict[str, Any]] = []
+    if queue is None:
+        return json.dumps({"messages": found})
+    now = time.time()
+    retention = float(queue.attributes["MessageRetentionPeriod"])
+    size = 0
+    for message in list(queue._messages):
+        if message.sent_timestamp is not None and message.sent_timestamp / 1000 + retention <= now:
+            continue
+        state = "in_flight" if not message.visible else "delayed" if message.delayed else "visible"
+        entry = {"body": message.body, "attributes": message.message_attributes, "state": state}
+        size += len(json.dumps(entry)) + 2
+        if len(found) >= MAX_QUEUE_MESSAGES or size > MAX_QUEUE_BYTES:
+            limits = f"{MAX_QUEUE_MESSAGES} messages or {MAX_QUEUE_BYTES} bytes"
+            return json.dumps({"too_large": f"more than {limits} in {name}"})
+        found.append(entry)
+    return json.dumps({"messages": found})
 
 
 def _warm(app: Wsgi) -> None:
@@ -249,6 +301,7 @@ def main() -> None:
     )
 
     settable_queue_attributes_only()
+    fifo_by_name_only()
     app = guarded(DomainDispatcherApplication(create_backend_app))
     _warm(app)
     out = sys.stdout
@@ -282,6 +335,37 @@ def settable_queue_attributes_only() -> None:
         original(queue, attributes, now)
 
     Queue._set_attributes = checked  # type: ignore[method-assign,assignment]
+
+
+def fifo_by_name_only() -> None:
+    """Make a queue FIFO exactly when its name ends in ``.fifo``, as SQS does: moto makes a
+    standard queue of such a name, and turns a queue FIFO or standard when ``FifoQueue`` is set
+    after its creation, which SQS refuses (``InvalidAttributeName``). A queue's name then says
+    what it is, and a state reads a FIFO queue's own defaults as defaults."""
+    from moto.sqs.exceptions import (  # noqa: PLC0415 - loaded with moto
+        InvalidAttributeName,
+        InvalidParameterValue,
+    )
+    from moto.sqs.models import Queue, SQSBackend  # noqa: PLC0415 - likewise
+
+    made = Queue.__init__
+    changed = SQSBackend.set_queue_attributes
+
+    def create(queue: Any, name: str, region: str, account_id: str, **kwargs: Any) -> None:
+        made(queue, name, region, account_id, **kwargs)
+        if name.endswith(".fifo") and not queue.fifo_queue:
+            raise InvalidParameterValue(
+                "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 "
+                "in length"
+            )
+
+    def change(backend: Any, queue_name: str, attributes: dict[str, Any]) -> Any:
+        if "FifoQueue" in attributes:
+            raise InvalidAttributeName("FifoQueue")
+        return changed(backend, queue_name, attributes)
+
+    Queue.__init__ = create  # type: ignore[method-assign,assignment]
+    SQSBackend.set_queue_attributes = change  # type: ignore[method-assign,assignment]
 
 
 def logging_off() -> None:

@@ -1,7 +1,12 @@
-"""Seeding an emulator with a state and reading its state back, through its own API only."""
+"""Seeding an emulator with a state and reading its state back, through its own API (a queue's
+messages excepted: they are asked of the emulator with its trusted token, since receiving them
+would change them; see :func:`_queues`). A queue of the state named ``*.fifo`` is seeded as a
+FIFO queue, its messages in one group in the state's order: SQS makes a queue FIFO exactly
+when its name says so."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import time
@@ -40,10 +45,11 @@ MAX_RESOURCES = 100
 reading stops. No task holds near so many, and each costs reads of its own (some twenty settings
 for a bucket): thousands of empty buckets kept the host reading for minutes. They are counted
 from the listing, before any of them is read."""
+SEED_GROUP = "seeded"
+"""The message group of the messages a FIFO queue of the initial state is seeded with."""
 READ_DEADLINE_S = 120.0
 """Wall-clock seconds reading one state may take, whatever it holds: past them, reading stops as
 it does past the limits above. A state within the limits is read in seconds."""
-READ_VISIBILITY_S = 600
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 
@@ -88,11 +94,13 @@ def seed(emulator: Emulator, state: CloudState, path: str = "the initial state")
                 s3.put_object(Bucket=bucket, Key=key, Body=body.encode())
     sqs = emulator.client("sqs")
     for queue, messages in state.queues.items():
+        fifo = queue.endswith(".fifo")
         with _refusals(path, f"queues.{queue}"):
-            url = sqs.create_queue(QueueName=queue)["QueueUrl"]
+            attributes = {"FifoQueue": "true"} if fifo else {}
+            url = sqs.create_queue(QueueName=queue, Attributes=attributes)["QueueUrl"]
             for start in range(0, len(messages), 10):
                 entries = [
-                    _entry(str(n), message)
+                    _entry(str(n), message) | (_in_order(start + n) if fifo else {})
                     for n, message in enumerate(messages[start : start + 10])
                 ]
                 _all_sent(sqs.send_message_batch(QueueUrl=url, Entries=entries))
@@ -109,6 +117,13 @@ def seed(emulator: Emulator, state: CloudState, path: str = "the initial state")
                 if messages:
                     events = [{"timestamp": now + n, "message": m} for n, m in enumerate(messages)]
                     logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=events)
+
+
+def _in_order(number: int) -> dict[str, str]:
+    """What a FIFO queue's message needs: a group (one for every seeded message, so that they
+    are received in the state's order) and a deduplication id (its place, so that no two are
+    taken for one)."""
+    return {"MessageGroupId": SEED_GROUP, "MessageDeduplicationId": str(number)}
 
 
 @contextmanager
@@ -338,59 +353,69 @@ def _buckets(
 def _queues(
     emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
 ) -> dict[str, tuple[Message, ...]]:
+    """Each queue's messages, asked of the emulator with the trusted token rather than
+    received (see :data:`~._emulator_process.MESSAGES_PATH`): receiving reads no more than ten
+    messages of a FIFO queue's group, and moves a message received often enough to the
+    dead-letter queue, which may have been read already. A message in flight (received and
+    not deleted) or delayed is held as a placeholder that no state's message equals."""
     sqs = emulator.client("sqs")
     found: dict[str, tuple[Message, ...]] = {}
     urls = _listed(sqs.get_paginator("list_queues").paginate(), "QueueUrls", "queues")
     for url in sorted(urls):
         deadline.check()
-        name = url.rstrip("/").rsplit("/", 1)[-1]
+        account, name = url.rstrip("/").rsplit("/", 2)[-2:]
         hidden = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
         reads[f"queue:{name}"] = queue_reads(sqs, url, hidden)
-        bodies: list[Message] = []
-        in_flight = int(hidden.get("ApproximateNumberOfMessagesNotVisible", "0"))
-        bodies += [
-            f"<a message in flight: received and not deleted ({n + 1})>" for n in range(in_flight)
-        ]
-        delayed = int(hidden.get("ApproximateNumberOfMessagesDelayed", "0"))
-        bodies += [
-            f"<a message sent with a delay: not yet visible ({n + 1})>" for n in range(delayed)
-        ]
-        handles: list[str] = []
-        while True:
-            deadline.check()
-            batch = sqs.receive_message(
-                QueueUrl=url,
-                MaxNumberOfMessages=10,
-                VisibilityTimeout=READ_VISIBILITY_S,
-                MessageAttributeNames=["All"],
-            ).get("Messages", [])
-            if not batch:
-                break
-            bodies += [_message(message) for message in batch]
-            handles += [message["ReceiptHandle"] for message in batch]
-            if len(bodies) > MAX_MESSAGES:
-                raise StateTooLargeError(f"more than {MAX_MESSAGES} messages in {name}")
-        _release(sqs, url, handles)
-        found[name] = tuple(bodies)
+        held = emulator.queue_messages(account, name)
+        if "too_large" in held:
+            raise StateTooLargeError(str(held["too_large"])[:200])
+        if len(held["messages"]) > MAX_MESSAGES:
+            raise StateTooLargeError(f"more than {MAX_MESSAGES} messages in {name}")
+        found[name] = _held_messages(held["messages"])
     return found
 
 
-def _message(received: dict[str, Any]) -> Message:
-    """A received message as a state holds it: its body, with its attributes if it has any."""
-    sent = received.get("MessageAttributes") or {}
-    if not sent:
-        return str(received["Body"])
-    return QueueMessage(body=received["Body"], attributes=_attributes(sent))
+_PLACEHOLDERS = {
+    "in_flight": "<a message in flight: received and not deleted ({})>",
+    "delayed": "<a message sent with a delay: not yet visible ({})>",
+}
 
 
-def _release(sqs: Any, url: str, handles: list[str]) -> None:
-    """Make the messages read visible again, so that reading leaves the queue as it was."""
-    for start in range(0, len(handles), 10):
-        entries = [
-            {"Id": str(n), "ReceiptHandle": handle, "VisibilityTimeout": 0}
-            for n, handle in enumerate(handles[start : start + 10])
-        ]
-        sqs.change_message_visibility_batch(QueueUrl=url, Entries=entries)
+def _held_messages(listed: list[Any]) -> tuple[Message, ...]:
+    """The messages the emulator listed, as a state holds them: the in-flight and delayed
+    ones as numbered placeholders, the others by body, with their attributes if any."""
+    counts = Counter(entry.get("state") for entry in listed if isinstance(entry, dict))
+    found: list[Message] = [
+        shown.format(n + 1) for state, shown in _PLACEHOLDERS.items() for n in range(counts[state])
+    ]
+    for entry in listed:
+        if isinstance(entry, dict) and entry.get("state") == "visible":
+            found.append(_message(entry))
+    return tuple(found)
+
+
+def _message(entry: dict[str, Any]) -> Message:
+    """A message as a state holds it: its body, with its attributes if it has any."""
+    sent = entry.get("attributes") or {}
+    if not isinstance(sent, dict) or not sent:
+        return str(entry.get("body", ""))
+    typed = {
+        name: {**value, "BinaryValue": _decoded(value["BinaryValue"])}
+        if isinstance(value, dict) and "BinaryValue" in value
+        else value
+        for name, value in sent.items()
+        if isinstance(value, dict)
+    }
+    return QueueMessage(body=str(entry.get("body", "")), attributes=_attributes(typed))
+
+
+def _decoded(value: object) -> bytes:
+    """A binary attribute's value as the emulator holds it (base64 text) as its bytes."""
+    text = str(value)
+    try:
+        return base64.b64decode(text, validate=True)
+    except ValueError:
+        return text.encode()
 
 
 def _tables(

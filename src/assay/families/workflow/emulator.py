@@ -22,12 +22,18 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 from typing import IO, Any
 
 from assay.errors import SandboxError
 from assay.families.workflow import _transport
-from assay.families.workflow._emulator_process import BIRTHS_PATH, COUNT_PATH
+from assay.families.workflow._emulator_process import (
+    BIRTHS_PATH,
+    COUNT_PATH,
+    MAX_QUEUE_BYTES,
+    MESSAGES_PATH,
+)
 
 SOCKET_NAME = "aws.sock"
 """Name of the socket in an emulator's directory."""
@@ -102,6 +108,23 @@ class Emulator:
             raise SandboxError(
                 f"the emulator did not tell when its resources were made: {text[:60]}"
             )
+        return found
+
+    def queue_messages(self, account: str, queue: str) -> dict[str, Any]:
+        """What the queue ``queue`` of ``account`` holds, read without receiving it: the
+        emulator's answer at :data:`MESSAGES_PATH`, ``{"messages": [...]}`` or
+        ``{"too_large": REASON}``. Raises :class:`SandboxError` when the emulator does not
+        tell."""
+        query = urllib.parse.urlencode({"account": account, "queue": queue})
+        text = self._trusted(f"{MESSAGES_PATH}?{query}", MAX_QUEUE_BYTES + MAX_ANSWER_BYTES)
+        try:
+            found = json.loads(text)
+        except ValueError:
+            found = None
+        if not isinstance(found, dict) or not (
+            isinstance(found.get("messages"), list) or isinstance(found.get("too_large"), str)
+        ):
+            raise SandboxError(f"the emulator did not tell what {queue} holds: {text[:60]}")
         return found
 
     def _trusted(self, path: str, limit: int) -> str:

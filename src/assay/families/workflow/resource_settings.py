@@ -177,6 +177,15 @@ _QUEUE_DEFAULTS = {
     "SqsManagedSseEnabled": "true",
 }
 """Attributes of a queue created with none given, as the emulator reports them."""
+_FIFO_DEFAULTS = {
+    **_QUEUE_DEFAULTS,
+    "FifoQueue": "true",
+    "ContentBasedDeduplication": "false",
+    "DeduplicationScope": "queue",
+    "FifoThroughputLimit": "perQueue",
+}
+"""Attributes of a FIFO queue (named ``*.fifo``, the one kind of queue that may be) created
+with only ``FifoQueue`` given."""
 _QUEUE_FACTS = frozenset({"CreatedTimestamp", "LastModifiedTimestamp", "QueueArn"})
 _LOG_GROUP_FACTS = frozenset(
     {"logGroupName", "creationTime", "metricFilterCount", "arn", "storedBytes", "logGroupArn"}
@@ -322,13 +331,14 @@ def object_reads(s3: Any, bucket: str, key: str, head: dict[str, Any]) -> Reads:
 
 def queue_reads(sqs: Any, url: str, attributes: dict[str, str]) -> Reads:
     """Reads of the queue's settings; ``attributes`` are all its attributes (the counts of
-    its messages among them, which are left out)."""
+    its messages among them, which are left out). A FIFO queue's defaults are its own."""
+    defaults = _FIFO_DEFAULTS if attributes.get("FifoQueue") == "true" else _QUEUE_DEFAULTS
     changed = {
         name: stable(value)
         for name, value in sorted(attributes.items())
         if not name.startswith("Approximate")
         and name not in _QUEUE_FACTS
-        and _QUEUE_DEFAULTS.get(name) != value
+        and defaults.get(name) != value
     }
     return {"attributes": _known(changed), "tags": _bound(sqs, _QUEUE_TAGS, QueueUrl=url)}
 
