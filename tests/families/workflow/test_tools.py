@@ -72,6 +72,22 @@ def test_the_aws_tool_checks_calls_against_the_service_model(task: Task) -> None
         assert output.startswith("service must be one of")
 
 
+def test_an_argument_the_tool_does_not_take_is_refused_not_ignored(task: Task) -> None:
+    """``params`` for ``parameters`` ran the call with no parameters and answered success:
+    a policy was told it did what it had not."""
+    episode = Episode(task, LocalSandbox())
+    episode.reset()
+    output, ok = call(episode, "aws", service="sqs", operation="CreateQueue",
+                      params={"QueueName": "made"})  # fmt: skip
+    assert not ok
+    assert output == (
+        "unknown arguments ['params']; it takes ['operation', 'parameters', 'service']"
+    )
+    output, ok = call(episode, "python", code="print(1)", timeout=5)
+    assert not ok
+    assert output == "unknown arguments ['timeout']; it takes ['code']"
+
+
 def test_two_episodes_of_one_task_share_nothing(task: Task) -> None:
     first, second = Episode(task, LocalSandbox()), Episode(task, LocalSandbox())
     call(first, "aws", service="sqs", operation="CreateQueue", parameters={"QueueName": "mine"})

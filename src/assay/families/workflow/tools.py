@@ -242,6 +242,9 @@ class WorkflowTools:
 
     def _aws(self, arguments: Mapping[str, Any], started: float) -> ToolResult:
         """One API call; the CPU the emulator spent on it is the call's sandbox CPU."""
+        extra = _unknown(arguments, ("service", "operation", "parameters"))
+        if extra:
+            return ToolResult(output=extra, ok=False)
         service = arguments.get("service")
         operation = arguments.get("operation")
         parameters = arguments.get("parameters") or {}
@@ -268,6 +271,9 @@ class WorkflowTools:
         )
 
     def _python(self, arguments: Mapping[str, Any], started: float) -> ToolResult:
+        extra = _unknown(arguments, ("code",))
+        if extra:
+            return ToolResult(output=extra, ok=False)
         code = arguments.get("code")
         if not isinstance(code, str):
             return ToolResult(output="code must be a string", ok=False)
@@ -284,6 +290,13 @@ class WorkflowTools:
             wall_s=time.monotonic() - started,
             sandbox_cpu_s=run.cpu_s + _spent(emulator, cpu_before),
         )
+
+
+def _unknown(arguments: Mapping[str, Any], known: tuple[str, ...]) -> str:
+    """What is wrong with arguments the tool does not take (a call with ``params`` for
+    ``parameters`` ran with none and succeeded, doing something else than asked), or ""."""
+    extra = sorted(set(arguments) - set(known))
+    return f"unknown arguments {extra[:5]}; it takes {sorted(known)}" if extra else ""
 
 
 def _call(client: Any, method: str, parameters: dict[str, Any]) -> tuple[str, bool]:
