@@ -293,3 +293,12 @@ def test_the_job_runs_within_the_tasks_limits(median_task: Task) -> None:
     CodeTools(task, ToolLimits(run_timeout_s=3)).call("run", {"command": "true"}, Recording({}))
     assert seen[0].memory_mb == 64
     assert seen[0].timeout_s == 8
+
+
+def test_a_command_holding_a_nul_byte_is_refused_for_what_it_is(
+    median_task: Task, sandbox: Sandbox
+) -> None:
+    """It was answered "the command's results could not be read back", which hides the cause."""
+    result = _call(CodeTools(median_task), sandbox, "run", command="echo a\0b")
+    assert not result.ok
+    assert result.output == "run: the command holds a NUL byte, which no shell command can"

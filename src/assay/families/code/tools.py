@@ -209,6 +209,8 @@ class CodeTools:
         command = arguments["command"]
         if not command.strip() or len(command) > MAX_COMMAND_CHARS:
             return _refused(f"run: the command must hold 1 to {MAX_COMMAND_CHARS} characters")
+        if "\0" in command:
+            return _refused("run: the command holds a NUL byte, which no shell command can")
         timeout = self.limits.run_timeout_s or self._task_limits.timeout_s
         nonce = f"@assay-run:{secrets.token_hex(8)}"
         job = {
