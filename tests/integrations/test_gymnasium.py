@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import gymnasium
@@ -174,6 +175,26 @@ def test_an_infrastructure_error_is_no_reward_at_all() -> None:
     assert info["status"] == "error"
 
 
+@pytest.mark.parametrize("mode", ["single", "tools"])
+def test_an_answer_after_the_time_budget_ran_out_is_not_judged(
+    pool: PoolSandbox, mode: str
+) -> None:
+    # the right answer given after the wall-time budget was spent used to be judged, and pass
+    env = AssayEnv(
+        "code", tasks=[make_median_task()], sandbox=pool, mode=mode, budget=Budget(max_wall_s=0.2)
+    )  # type: ignore[arg-type]
+    env.reset(seed=0)
+    time.sleep(0.4)
+    answer = f"```python\n{REFERENCE.decode()}```" if mode == "single" else SUBMIT
+    _, reward, terminated, truncated, info = env.step(answer)
+    assert (reward, terminated, truncated) == (0.0, False, True)
+    assert (info["status"], info["end"]) == ("fail", "budget")
+    assert info["verdict"]["summary"] == "wall-time budget spent (0.2 s)"
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(answer)
+    env.close()
+
+
 def test_reset_draws_with_the_seed_and_can_be_told_the_task(pool: PoolSandbox) -> None:
     tasks = [make_median_task(f"median-{i}") for i in range(5)]
     env = AssayEnv("code", tasks=tasks, sandbox=pool)
@@ -197,6 +218,7 @@ def test_tasks_come_from_a_directory_or_assay_tasks(
     ("make", "said"),
     [
         (lambda pool: AssayEnv("nope", tasks=[], sandbox=pool), "no environment for family 'nope'"),
+        (lambda pool: AssayEnv(["code"], sandbox=pool), r"no environment for family \['code'\]"),
         (lambda pool: AssayEnv("sql", tasks=[make_median_task()], sandbox=pool), "no sql task"),
         (lambda pool: AssayEnv("code", mode="chat", sandbox=pool), "unknown mode 'chat'"),
         (

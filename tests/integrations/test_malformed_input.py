@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import gymnasium
 import pytest
 
 from assay.errors import InputError
 from assay.integrations.gymnasium import AssayEnv
+from assay.integrations.rewards import Judge
 from assay.integrations.trl import AssayRewards
 from assay.integrations.verl import compute_score, compute_score_batch
 from assay.sandbox import PoolSandbox
@@ -74,3 +76,72 @@ def test_an_extra_info_that_is_no_mapping_is_refused_in_one_line(
         compute_score("assay", GOOD, "median-1", '{"tasks_dir": "x"}')  # type: ignore[arg-type]
     with pytest.raises(InputError, match=said):
         compute_score_batch(["assay"], [GOOD], ["median-1"], ["{}"])  # type: ignore[list-item]
+
+
+def test_a_budget_given_as_a_dict_is_read_as_one(pool: PoolSandbox) -> None:
+    # what gymnasium.make's keyword arguments and configuration files hold; it used to fail
+    # at the first step with an AttributeError
+    env = gymnasium.make(
+        "assay/code-v0", tasks=[make_median_task()], sandbox=pool, budget={"max_turns": 2}
+    )
+    env.reset(seed=0)
+    assert env.step("not a call")[2:4] == (False, False)
+    _, reward, terminated, truncated, info = env.step("not a call")
+    assert (reward, terminated, truncated, info["status"]) == (0.0, False, True, "fail")
+    env.close()
+
+
+@pytest.mark.parametrize(
+    ("budget", "said"),
+    [
+        ({"max_turn": 2}, "budget.max_turn: Extra inputs are not permitted (pass a Budget"),
+        ({"max_turns": 0}, "budget.max_turns: Input should be greater than or equal to 1"),
+        (3, "budget: budget is int, not a Budget (pass a Budget, or a dict of its fields"),
+    ],
+)
+def test_a_budget_that_is_no_budget_is_refused_in_one_line(budget: object, said: str) -> None:
+    with pytest.raises(InputError) as refused:
+        AssayEnv("code", tasks=[make_median_task()], budget=budget)  # type: ignore[arg-type]
+    assert str(refused.value).startswith(said)
+    assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("tasks", "said"),
+    [
+        (make_median_task(), "tasks: tasks is one Task (pass a task directory, or a list"),
+        (["tasks/"], "tasks: tasks holds a str, not a Task"),
+        ([make_median_task(), None], "tasks: tasks holds a NoneType, not a Task"),
+        (7, "tasks: tasks is one int"),
+    ],
+)
+def test_tasks_that_are_not_tasks_are_refused_in_one_line(tasks: object, said: str) -> None:
+    # a task alone was taken apart as its fields; a list of paths failed with an AttributeError
+    for make in (Judge, AssayRewards, lambda given: AssayEnv("code", tasks=given)):
+        with pytest.raises(InputError) as refused:
+            make(tasks)  # type: ignore[operator]
+        assert str(refused.value).startswith(said)
+    made = (task for task in [make_median_task()])  # any iterable of tasks will do
+    assert list(Judge(made).tasks) == ["median-1"]
+
+
+def test_a_task_id_that_is_no_column_is_refused_in_one_line() -> None:
+    rewards = AssayRewards([make_median_task()], sandbox=None)
+    with pytest.raises(InputError) as refused:
+        rewards.reward(["p"], [GOOD], task_id=5)
+    assert str(refused.value).startswith("task_id: task_id is one int, 5, not a column (")
+
+
+def test_a_row_without_a_ground_truth_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # it was looked up as the task 'None', and the fix given was to export the set again
+    save_task(make_median_task(), tmp_path)
+    monkeypatch.setenv("ASSAY_TASKS", str(tmp_path))
+    said = "ground_truth: a row has no reward_model.ground_truth (set each row's"
+    with pytest.raises(InputError) as refused:
+        compute_score("assay", GOOD, None, {})  # type: ignore[arg-type]
+    assert str(refused.value).startswith(said)
+    with pytest.raises(InputError) as refused:
+        compute_score_batch(["assay"] * 2, [GOOD] * 2, ["median-1", None], [None, None])  # type: ignore[list-item]
+    assert str(refused.value).startswith(said)

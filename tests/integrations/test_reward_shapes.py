@@ -109,3 +109,20 @@ def test_a_conversation_ending_with_a_tool_is_judged_on_what_the_model_said(
     ]
     scores = rewards.reward(["p"] * 4, completions, task_id=["median-1"] * 4)
     assert scores == [0.0, 0.0, 1.0, 0.0]
+
+
+def test_trl_rows_of_other_tasks_get_none_from_both_functions(pool: PoolSandbox) -> None:
+    # a dataset mixing assay's tasks with others: TRL leaves a None out of that row's reward,
+    # where a refused batch stopped training and a 0 would have been a false failure
+    rewards = AssayRewards([make_median_task()], sandbox=pool)
+    prompts = ["median", "what is 2 + 2?", "median"]
+    completions = [GOOD, "4", "```python\ndef median(values):\n    return 0\n```"]
+    scores = rewards.reward(prompts, completions, task_id=["median-1", None, "median-1"])
+    assert scores[:2] == [1.0, None]
+    assert scores[2] is not None
+    assert scores[2] < 1.0
+    assert rewards.errors(prompts, completions) == [0.0, None, 0.0]
+    assert (rewards.judged, rewards.unjudged) == (2, 0)
+    assert rewards.reward(["q"], ["4"], task_id=[None]) == [None]
+    assert rewards.errors(["q"], ["4"]) == [None]
+    assert (rewards.judged, rewards.unjudged) == (2, 0)

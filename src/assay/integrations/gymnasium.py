@@ -17,9 +17,10 @@ Which ends are which:
   fail; the reward is the verdict's score.
 - ``truncated`` with reward 0.0: the episode's budget (turns, tool calls, time) ran out first; the
   verdict is a fail, and ``info["status"]`` says ``fail``.
-- ``truncated`` with reward NaN: the verifier could not judge (the sandbox or the emulator failed;
-  ``info["status"] == "error"``), or could not make the score (a rubric's judge unreachable: the
-  status stands, ``info["verdict"]["score_error"]`` says why). An infrastructure error is not an
+- ``truncated`` with reward NaN: the verifier could not judge (the sandbox or the emulator
+  failed, or the family's verify or tool raised; ``info["status"] == "error"``), or could not
+  make the score (a rubric's judge unreachable: the status stands,
+  ``info["verdict"]["score_error"]`` says why). An infrastructure error is not an
   outcome of the agent's actions, so it is never a number a learner could mistake for one: drop
   such episodes (the NaN makes a learner that does not look fail loudly instead of learning from
   a false 0).
@@ -27,7 +28,10 @@ Which ends are which:
 Tasks come from ``tasks=`` (a directory or a sequence of tasks), else from the directory in
 ``ASSAY_TASKS``, else a small set the family's generator makes (seed 0), so that
 ``gymnasium.make("assay/code-v0")`` works anywhere. Sandbox jobs run in one warm pool shared by
-the process's environments (or the ``sandbox=`` given), closed when the process exits.
+the process's environments (or the ``sandbox=`` given), closed when the process exits. An
+episode's ``budget=`` is a :class:`assay.episodes.records.Budget` or a dict of its fields (as a
+configuration file gives it); an action that comes once the wall-time or sandbox-CPU budget is
+spent is not carried out, even a submit: the episode ends truncated, a fail, as in a run.
 """
 
 from __future__ import annotations
@@ -38,14 +42,16 @@ import os
 import string
 import threading
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, SupportsFloat
 
 import gymnasium
 from gymnasium import spaces
+from pydantic import ValidationError
 
 from assay.episodes.episode import Episode, Judged
+from assay.episodes.loop import described
 from assay.episodes.records import Budget, EndReason, Mode
 from assay.errors import InputError, SandboxError
 from assay.families.generators import GENERATED_FAMILIES, generator_of
@@ -103,7 +109,7 @@ class AssayEnv(gymnasium.Env[str, str]):
         *,
         tasks: str | Path | Sequence[Task] | None = None,
         mode: Mode = "tools",
-        budget: Budget | None = None,
+        budget: Budget | Mapping[str, Any] | None = None,
         sandbox: Sandbox | None = None,
         render_mode: str | None = None,
         split: str | None = None,
@@ -116,7 +122,7 @@ class AssayEnv(gymnasium.Env[str, str]):
             raise InputError(f"unknown mode {mode!r}", field="mode", fix="use tools or single")
         self.family = family
         self.mode: Mode = mode
-        self.budget = budget
+        self.budget = _budget(budget)
         self.render_mode = render_mode
         self.observation_space = AnyText()
         self.action_space = AnyText()
@@ -160,19 +166,12 @@ class AssayEnv(gymnasium.Env[str, str]):
             raise gymnasium.error.ResetNeeded("the episode has ended: call reset()")
         _check_action(action)
         episode.record_turn(Usage())
+        spent = episode.overspent()  # an answer or a submit past the budget is not judged
+        if spent:
+            return self._unjudged(episode, EndReason.BUDGET, Status.FAIL, spent)
         if self.mode == "single":
             return self._judged(episode, Message(role="assistant", content=action))
-        call = _tool_call(action)
-        if isinstance(call, str):  # not a tool call: an observation, as a refused call would be
-            episode.failed_calls += 1
-            return self._observe(episode, call)
-        try:
-            result = episode.step(call)
-        except SandboxError as exc:
-            return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
-        if episode.submitted:
-            return self._judged(episode, None)
-        return self._observe(episode, result.output)
+        return self._act(episode, _tool_call(action))
 
     def render(self) -> str | None:
         return self._last if self.render_mode == "ansi" else None
@@ -180,6 +179,27 @@ class AssayEnv(gymnasium.Env[str, str]):
     def close(self) -> None:
         self._end_episode()
         super().close()
+
+    def _act(
+        self, episode: Episode, call: ToolCall | str
+    ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Run the tool call, or show what is wrong with the action (``call`` as text) as a
+        refused call would be shown."""
+        if isinstance(call, str):
+            episode.failed_calls += 1
+            return self._observe(episode, call)
+        try:
+            result = episode.step(call)
+        except SandboxError as exc:
+            return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a family's tool that crashed, as in a run
+            problem = f"the family's tool {call.name[:100]!r} raised {described(exc)}"
+            return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, problem)
+        if episode.submitted:
+            return self._judged(episode, None)
+        return self._observe(episode, result.output)
 
     def _observe(
         self, episode: Episode, text: str
@@ -198,6 +218,11 @@ class AssayEnv(gymnasium.Env[str, str]):
             judged = episode.judge(final)
         except SandboxError as exc:
             return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, str(exc))
+        except InputError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a verifier that crashed judged nothing
+            problem = f"the family's verify raised {described(exc)}"
+            return self._unjudged(episode, EndReason.INFRASTRUCTURE, Status.ERROR, problem)
         episode.submitted = True
         return self._ended(judged, truncated=not judged.verdict.scored)
 
@@ -267,9 +292,9 @@ _generating = threading.Lock()
 def _family_tasks(
     family: str, tasks: str | Path | Sequence[Task] | None, sandbox: Sandbox | None
 ) -> tuple[Task, ...]:
-    if family not in ENV_IDS:
+    if not isinstance(family, str) or family not in ENV_IDS:
         raise InputError(
-            f"no environment for family {family!r}",
+            f"no environment for family {family!r:.100}",
             field="family",
             fix="use one of " + ", ".join(ENV_IDS),
         )
@@ -287,6 +312,25 @@ def _family_tasks(
             fix=f"give a set with {family} tasks, or none for a generated one",
         )
     return chosen
+
+
+def _budget(budget: object) -> Budget | None:
+    """``budget`` as a :class:`Budget`: one, or a mapping of its fields (as configuration files
+    and ``gymnasium.make``'s keyword arguments give it), or None for the defaults. Anything else
+    would surface as an attribute error at the first step."""
+    if budget is None or isinstance(budget, Budget):
+        return budget
+    fix = "pass a Budget, or a dict of its fields: " + ", ".join(Budget.model_fields)
+    if not isinstance(budget, Mapping):
+        raise InputError(
+            f"budget is {type(budget).__name__}, not a Budget", field="budget", fix=fix
+        )
+    try:
+        return Budget.model_validate(dict(budget))
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in error["loc"])[:100]
+        raise InputError(error["msg"], field=f"budget.{where}", fix=fix) from None
 
 
 def _of_split(tasks: tuple[Task, ...], split: str | None, family: str) -> tuple[Task, ...]:

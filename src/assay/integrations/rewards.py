@@ -1,14 +1,14 @@
 """Completions to rewards, for trainers: each completion judged as a single-turn answer to its
 task, in the sandbox pool, many at once.
 
-An ``error`` verdict (the sandbox or the verifier failed, not the completion), or one whose
-score could not be made (a criterion could not be judged), is retried; one that persists is no
-reward. A trainer cannot be handed "no reward" for one completion of a batch, so
-:func:`neutral_scores` gives it the mean of the scores judged in its group (the completions of
-the same task in the batch): under GRPO's group-relative advantage that completion's advantage is
-zero, so it pushes the policy neither way, where a 0 would punish the model for the machine's
-failure. A group with no judged completion gets 0 for all: equal rewards, zero advantages. Each
-integration counts its errors where its trainer logs.
+An ``error`` verdict (the sandbox or the verifier failed, not the completion: a verify that
+raises is one, as in a run), or one whose score could not be made (a criterion could not be
+judged), is retried; one that persists is no reward. A trainer cannot be handed "no reward" for
+one completion of a batch, so :func:`neutral_scores` gives it the mean of the scores judged in
+its group (the completions of the same task in the batch): under GRPO's group-relative advantage
+that completion's advantage is zero, so it pushes the policy neither way, where a 0 would punish
+the model for the machine's failure. A group with no judged completion gets 0 for all: equal
+rewards, zero advantages. Each integration counts its errors where its trainer logs.
 
 A task set read from a directory is watched for the length of a run: a release of the set
 written in place, or a task edited, is what the next batch is judged against (see
@@ -22,12 +22,13 @@ import os
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from assay.episodes.episode import Episode
+from assay.episodes.loop import described
 from assay.errors import InputError, SandboxError
 from assay.families import family_of
 from assay.families.base import gives_tools
@@ -86,7 +87,7 @@ class Judge:
             self._root = _directory(tasks).absolute()  # the same set after a chdir
             self.tasks, self._seen = _settled_load(self._root, _fingerprint(self._root))
         else:
-            self.tasks, self._seen = _by_id(list(tasks)), b""
+            self.tasks, self._seen = _by_id(load_tasks(tasks)), b""
         self._checked = time.monotonic()
         self._checking = threading.Lock()
         self._sandbox = sandbox
@@ -153,6 +154,11 @@ class Judge:
             except SandboxError as exc:
                 error = str(exc)
                 continue
+            except InputError:  # the task set is wrong: no retry mends it
+                raise
+            except Exception as exc:  # noqa: BLE001 - a verifier that crashed judged nothing
+                error = f"the family's verify raised {described(exc)}"
+                continue
             if verdict.scored:
                 return Judgement(task_id, verdict, attempt)
             error = verdict.summary
@@ -192,9 +198,19 @@ def neutral_scores(judgements: Sequence[Judgement], groups: Sequence[object]) ->
 
 
 def load_tasks(tasks: str | Path | Sequence[Task] | None) -> list[Task]:
-    """The tasks rewards are computed against; see :class:`Judge`."""
+    """The tasks rewards are computed against; see :class:`Judge`. Given, they must be tasks:
+    a task alone (iterated, it gives its fields) or a list of anything else (paths, names) is
+    refused in one line."""
     if tasks is not None and not isinstance(tasks, str | Path):
-        return list(tasks)
+        fix = "pass a task directory, or a list of tasks: TaskSet.load(DIR).tasks"
+        if isinstance(tasks, Task) or not isinstance(tasks, Iterable):
+            raise InputError(f"tasks is one {type(tasks).__name__}", field="tasks", fix=fix)
+        given = list(tasks)
+        wrong = [t for t in given if not isinstance(t, Task)]
+        if wrong:
+            shown = type(wrong[0]).__name__
+            raise InputError(f"tasks holds a {shown}, not a Task", field="tasks", fix=fix)
+        return given
     from assay.tasks import TaskSet  # noqa: PLC0415
 
     return list(TaskSet.load(_directory(tasks)).tasks)

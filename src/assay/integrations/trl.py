@@ -14,7 +14,9 @@ its row names, in the sandbox pool, the batch at once.
 The dataset is ``assay export tasks`` output: TRL passes its ``task_id`` column to reward
 functions as a keyword (with ``prompts``, ``completions`` and columns of its own, hence
 ``**kwargs``). Completions are plain text or, for conversational prompts, lists of messages whose
-last assistant message is the answer (a tool's output after it is none of the model's).
+last assistant message is the answer (a tool's output after it is none of the model's). In a
+dataset that mixes assay's tasks with others, a row whose ``task_id`` is None gets None from both
+functions, which TRL leaves out of that row's reward (its way for multi-task reward functions).
 
 Errors: TRL turns a ``None`` reward into NaN and sums the reward functions with ``nansum``. A
 row where every reward function gave ``None`` is set aside (TRL 1.16 gives it no advantage), but
@@ -34,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -64,53 +66,60 @@ class AssayRewards:
         retries: int = 2,
     ) -> None:
         self.judge = Judge(tasks, sandbox=sandbox, retries=retries)
-        self._unjudged_by_batch: OrderedDict[bytes, list[bool]] = OrderedDict()
+        self._unjudged_by_batch: OrderedDict[bytes, list[bool | None]] = OrderedDict()
         self._lock = threading.Lock()
         self.judged = 0
         self.unjudged = 0
 
     def reward(
         self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any
-    ) -> list[float]:
-        """One reward per completion: its verdict's score (errors: see the module's docstring)."""
-        task_ids = kwargs.get("task_id")
-        if task_ids is None:
-            raise InputError(
-                "the dataset has no task_id column",
-                field="task_id",
-                fix="train on `assay export tasks` output, which has one",
-            )
-        if isinstance(task_ids, str | bytes):  # its letters would be taken for the column
-            raise InputError(
-                f"task_id is one {type(task_ids).__name__}, {task_ids[:100]!r}, not a column",
-                field="task_id",
-                fix="pass one task id per completion, as TRL passes a dataset's column",
-            )
+    ) -> list[float | None]:
+        """One reward per completion: its verdict's score (errors: see the module's docstring).
+        A row whose ``task_id`` is None is none of assay's (a dataset mixing tasks of other
+        kinds): it gets None, which TRL leaves out of that row's reward, as its multi-task
+        reward functions do."""
+        ids = _task_ids(kwargs.get("task_id"))
         if len(prompts) != len(completions):
             raise InputError(
                 f"{len(prompts)} prompts for {len(completions)} completions",
                 field="prompts",
                 fix="pass one prompt per completion, as TRL does",
             )
-        ids = [str(task_id) for task_id in task_ids]
+        if len(ids) != len(completions):
+            raise InputError(
+                f"{len(ids)} task ids for {len(completions)} completions",
+                field="task_id",
+                fix="give one task id per completion",
+            )
         texts = [_text(c) for c in completions]
-        judgements = self.judge.judge(ids, texts)
-        unjudged = [j.score is None for j in judgements]
+        ours = [row for row, task_id in enumerate(ids) if task_id is not None]
+        judgements = self.judge.judge([str(ids[r]) for r in ours], [texts[r] for r in ours])
+        unjudged: list[bool | None] = [None] * len(ids)
+        for row, judgement in zip(ours, judgements, strict=True):
+            unjudged[row] = judgement.score is None
+        lost = sum(1 for j in judgements if j.score is None)
         key = _batch_key(prompts, texts)
         with self._lock:
             self._unjudged_by_batch[key] = unjudged
             self._unjudged_by_batch.move_to_end(key)
             while len(self._unjudged_by_batch) > KEPT_BATCHES:
                 self._unjudged_by_batch.popitem(last=False)
-            self.unjudged += sum(unjudged)
-            self.judged += len(unjudged) - sum(unjudged)
-        return neutral_scores(judgements, [(i, _key(p)) for i, p in zip(ids, prompts, strict=True)])
+            self.unjudged += lost
+            self.judged += len(judgements) - lost
+        groups = [(ids[r], _key(prompts[r])) for r in ours]
+        rewards: list[float | None] = [None] * len(ids)
+        for row, score in zip(ours, neutral_scores(judgements, groups), strict=True):
+            rewards[row] = score
+        return rewards
 
-    def errors(self, prompts: Sequence[Any], completions: Sequence[Any], **_: Any) -> list[float]:
+    def errors(
+        self, prompts: Sequence[Any], completions: Sequence[Any], **_: Any
+    ) -> list[float | None]:
         """For the batch given (matched by its prompts and completions, however other batches'
-        calls interleave), 1.0 for each completion :meth:`reward` could not judge, else 0.0;
-        give it weight 0 so that it is only logged. A batch :meth:`reward` has not judged (this
-        function listed before it) raises :class:`InputError`: its errors are not known yet."""
+        calls interleave), 1.0 for each completion :meth:`reward` could not judge, else 0.0,
+        and None for a row that is none of assay's; give it weight 0 so that it is only logged.
+        A batch :meth:`reward` has not judged (this function listed before it) raises
+        :class:`InputError`: its errors are not known yet."""
         key = _batch_key(prompts, [_text(c) for c in completions])
         with self._lock:
             unjudged = self._unjudged_by_batch.get(key)
@@ -120,7 +129,27 @@ class AssayRewards:
                 field="reward_funcs",
                 fix="list rewards.errors after rewards.reward in reward_funcs",
             )
-        return [1.0 if lost else 0.0 for lost in unjudged]
+        return [None if lost is None else 1.0 if lost else 0.0 for lost in unjudged]
+
+
+def _task_ids(column: object) -> list[object]:
+    """The ``task_id`` column TRL passes, one entry per completion (None: a row of another
+    kind of task). One string, or anything that is no column, is refused: a string's letters
+    would be taken for the column."""
+    if column is None:
+        raise InputError(
+            "the dataset has no task_id column",
+            field="task_id",
+            fix="train on `assay export tasks` output, which has one",
+        )
+    if isinstance(column, str | bytes) or not isinstance(column, Iterable):
+        shown = repr(column[:100] if isinstance(column, str | bytes) else column)[:100]
+        raise InputError(
+            f"task_id is one {type(column).__name__}, {shown}, not a column",
+            field="task_id",
+            fix="pass one task id per completion, as TRL passes a dataset's column",
+        )
+    return [None if task_id is None else str(task_id) for task_id in column]
 
 
 def _batch_key(prompts: Sequence[Any], texts: Sequence[str]) -> bytes:

@@ -33,7 +33,7 @@ def compute_score(
     **_: Any,
 ) -> dict[str, Any]:
     """The score of one response, with the verdict's details; see the module's docstring."""
-    [judgement] = _judge(extra_info).judge([str(ground_truth)], [str(solution_str)])
+    [judgement] = _judge(extra_info).judge([_task_id(ground_truth)], [str(solution_str)])
     if judgement.score is None:
         raise RewardError(
             f"task {ground_truth}: the verifier could not judge the response after "
@@ -51,7 +51,7 @@ def compute_score_batch(
 ) -> list[dict[str, Any]]:
     """The scores of a batch, judged concurrently, each row against the task set its own
     ``extra_info`` names; see the module's docstring."""
-    task_ids = [str(truth) for truth in ground_truths]
+    task_ids = [_task_id(truth) for truth in ground_truths]
     solutions = [str(s) for s in solution_strs]
     infos = list(extra_infos) if extra_infos is not None else [None] * len(task_ids)
     if not len(data_sources) == len(solutions) == len(task_ids) == len(infos):
@@ -73,6 +73,18 @@ def compute_score_batch(
         _details(j, score, source)
         for j, score, source in zip(ordered, scores, data_sources, strict=True)
     ]
+
+
+def _task_id(ground_truth: object) -> str:
+    """The task id a row's ``ground_truth`` holds; a row without one is refused in one line,
+    not looked up as the task ``'None'``."""
+    if ground_truth is None:
+        raise InputError(
+            "a row has no reward_model.ground_truth",
+            field="ground_truth",
+            fix="set each row's reward_model.ground_truth to its task_id from `assay export tasks`",
+        )
+    return str(ground_truth)
 
 
 def _judge(extra_info: Mapping[str, Any] | None) -> Judge:
