@@ -175,6 +175,26 @@ def test_missing_entrypoint_fails(median_task: Task, sandbox: Sandbox) -> None:
     assert "solution.py" in verdict.summary
 
 
+@pytest.mark.parametrize(
+    ("extra", "problem"),
+    [
+        ({"solution.py": REFERENCE + b"#" * 2**24}, "is larger than limits.max_file_mb"),
+        ({"a": b"1", "a/b": b"2"}, "is also the directory of"),
+        ({f"m{i}.py": b"" for i in range(16_384)}, "are more than limits.max_files"),
+    ],
+    ids=["too-large", "file-and-directory", "too-many"],
+)
+def test_files_no_sandbox_takes_are_a_fail_not_an_error(
+    median_task: Task, sandbox: Sandbox, extra: dict[str, bytes], problem: str
+) -> None:
+    """The sandbox refused them as an error of its own, retried and never scored: a 16 MiB
+    answer stopped a verl training step (its reward raises on an error verdict)."""
+    verdict = family.verify(median_task, {"solution.py": REFERENCE, **extra}, sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert verdict.summary.startswith("the solution cannot be run: ")
+    assert problem in verdict.summary
+
+
 def test_empty_submission_fails(median_task: Task, sandbox: Sandbox) -> None:
     verdict = family.verify(median_task, family.empty_solution(median_task), sandbox)
     assert verdict.status is Status.FAIL

@@ -310,7 +310,18 @@ def test_a_file_name_outside_the_workspace_is_a_fail_not_an_error(
     solution = {"solution.py": b"pass\n", name: b"x"}
     verdict = family.verify(task, solution, LocalSandbox())
     assert verdict.status is Status.FAIL, verdict.summary
-    assert "cannot be a file of the workspace" in failed(verdict)["script"]
+    assert "cannot be files of the workspace" in failed(verdict)["script"]
+
+
+def test_a_script_past_the_file_size_limit_is_a_fail_not_an_error(
+    family: WorkflowFamily, task: Task
+) -> None:
+    """The sandbox refused it as an error of its own, retried and never scored: an oversized
+    answer stopped a verl training step (its reward raises on an error verdict)."""
+    script = b"pass\n#" + b"#" * (task.spec.limits.max_file_mb * 2**20)
+    verdict = family.verify(task, {"solution.py": script}, LocalSandbox())
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert "is larger than limits.max_file_mb" in failed(verdict)["script"]
 
 
 def test_asking_for_s3_default_encryption_changes_nothing(

@@ -29,6 +29,7 @@ from assay.families.code.sensitivity import code_probes, reordered
 from assay.families.code.tools import CodeTools
 from assay.findings import Finding
 from assay.sandbox import PACKAGES_DIR, python_environment
+from assay.sandbox._process import check_files
 from assay.sandbox.batch import BATCH, Run, run_many
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
@@ -50,7 +51,7 @@ CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 RUNNER_ENTRY = "_main"
 """What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
-VERSION = "5"
+VERSION = "6"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
 modifies its arguments (or, ``unshared``, returns a part of them). 4: under ``code.inputs`` no
@@ -200,8 +201,9 @@ class CodeFamily:
                 rubric=rubric[1] if rubric else None,
             ),
         )
-        if config.entrypoint not in solution:
-            return record(Status.FAIL, f"{config.entrypoint} was not submitted")
+        unrunnable = _unrunnable(task, config, solution)
+        if unrunnable:
+            return record(Status.FAIL, unrunnable)
 
         def run(files: Files) -> CaseOutputs:  # through run_cases, which tests may stand in for
             return run_cases(
@@ -255,6 +257,20 @@ class CodeFamily:
         return record(
             status, summary, criteria + scored.criteria, outputs.result, checked, scored=scored
         )
+
+
+def _unrunnable(task: Task, config: CodeConfig, solution: Files) -> str:
+    """Why ``solution`` cannot be run at all (its entrypoint missing, or files no sandbox takes:
+    one past the task's file-size limit, too many, a file that is also a directory), or "".
+    That is the submission's fault, never the sandbox's: a fail, not an unscored error that an
+    oversized answer could use to stop a training run."""
+    if config.entrypoint not in solution:
+        return f"{config.entrypoint} was not submitted"
+    try:
+        check_files({**task.workspace, **solution}, task.spec.limits)
+    except SandboxError as exc:
+        return f"the solution cannot be run: {exc}"
+    return ""
 
 
 def run_cases(

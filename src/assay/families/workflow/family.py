@@ -6,7 +6,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.errors import SandboxError, TaskFormatError
@@ -26,6 +26,7 @@ from assay.families.workflow.judge import idempotence, judge_readings
 from assay.families.workflow.state import CloudState
 from assay.findings import Finding
 from assay.sandbox import python_environment
+from assay.sandbox._process import check_files
 from assay.sandbox.conditions import environment_of
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
@@ -227,9 +228,9 @@ class _Case:
 def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
     if SCRIPT not in solution:
         return record(Status.FAIL, f"{SCRIPT} was not submitted")
-    unplaceable = _unplaceable(solution)
+    unplaceable = _unplaceable(case.task, solution)
     if unplaceable is not None:
-        why = f"the submitted file name {unplaceable[:200]!r} cannot be a file of the workspace"
+        why = f"the submitted files cannot be files of the workspace: {unplaceable}"
         refused = Criterion(name="script", passed=False, evidence=why, kind="script")
         return record(Status.FAIL, why, (refused,))
     try:
@@ -252,14 +253,16 @@ def _judge_script(case: _Case, solution: Files, record: _Recorder) -> Verdict:
     return _decide(tuple(criteria), record)
 
 
-def _unplaceable(solution: Files) -> str | None:
-    """The first file name of ``solution`` that names no place in the workspace (empty,
-    absolute, climbing out with ``..``, holding a NUL byte), or None. The sandbox refuses such
-    a name as an error of its own; a submission holding one is the candidate's doing, a fail."""
-    for name in solution:
-        path = PurePosixPath(name)
-        if not name.strip("/.") or "\0" in name or path.is_absolute() or ".." in path.parts:
-            return name
+def _unplaceable(task: Task, solution: Files) -> str | None:
+    """Why the workspace with ``solution`` in it cannot be written (a name that is empty,
+    absolute, climbing out with ``..`` or holding a NUL byte, a file past the task's file-size
+    limit, too many files, a file that is also a directory), or None. The sandbox refuses such
+    files as an error of its own; a submission holding one is the candidate's doing, a fail,
+    never an unscored error that an oversized answer could use to stop a training run."""
+    try:
+        check_files({**task.workspace, **solution}, task.spec.limits)
+    except SandboxError as exc:
+        return str(exc)
     return None
 
 
