@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,39 @@ def test_seconds_too_large_for_a_float_are_one_line_naming_the_field(tmp_path: P
     with pytest.raises(InputError) as raised:
         import_task_dirs(tmp_path / "harbor")
     assert raised.value.field == "verifier.timeout_sec"
+
+
+def _aliases(levels: int) -> str:
+    """YAML whose last anchor stands for 9 ** ``levels`` strings, in a few hundred bytes."""
+    lines = ["a0: &a0 [" + ", ".join(["x"] * 9) + "]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("field", ["category", "max_agent_timeout_sec"])
+def test_a_value_built_of_yaml_aliases_is_named_at_once(tmp_path: Path, field: str) -> None:
+    """Written out in full, the value would be billions of characters: the message shows a few
+    of its items, in a process that would otherwise run out of time or memory."""
+    task_yaml = f"instruction: do it\n{_aliases(10)}{field}: *a9\n"
+    _terminal_bench(tmp_path / "a", task_yaml)
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))\n"
+        "from assay.errors import InputError\n"
+        "from assay.families.terminal.importers import import_task_dirs\n"
+        "try:\n"
+        "    import_task_dirs(__import__('pathlib').Path(sys.argv[1]))\n"
+        "except InputError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "a")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    [line] = done.stdout.splitlines()
+    assert f"task.yaml: {field}: is [[[" in line
+    assert len(line) < 300

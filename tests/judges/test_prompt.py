@@ -35,6 +35,21 @@ def test_a_long_submission_is_cut_and_the_judge_is_told_outside_the_data() -> No
     assert text.index("only the first 1000 are shown") > end
 
 
+def test_the_cap_holds_on_what_is_shown_not_only_on_what_was_written() -> None:
+    """Each invisible tag character is shown as nine: capped before that, a submission of them
+    sent the judge nine times the cap, and the judge was told nothing was cut."""
+    head = "def f():\n    return 1\n# "
+    submission = head + "\U000e0041" * 5000
+    prompt = _prompt(submission, max_chars=1000)
+    text = prompt.messages[1].content or ""
+    start, end = f"<<<SUBMISSION {prompt.nonce}>>>\n", f"\n<<<END SUBMISSION {prompt.nonce}>>>"
+    shown = text.split(start, 1)[1].split(end, 1)[0]
+    assert len(shown) <= 1000
+    assert shown.startswith("def f():\n    return 1\n# [U+E0041][U+E0041]")
+    assert len(submission) - prompt.cut == len(head) + (len(shown) - len(head)) // 9
+    assert f"only the first {len(submission) - prompt.cut} are shown" in text
+
+
 def test_only_the_exact_answer_with_this_requests_id_parses() -> None:
     prompt = _prompt()
     assert parse_answer(score_text(7, prompt.nonce), prompt) == 0.7

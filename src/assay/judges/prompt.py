@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from assay.policies.messages import Message
 
-PROMPT_VERSION = "judge-prompt@2"
+PROMPT_VERSION = "judge-prompt@3"
 """Changes whenever the wording or the answer format below changes."""
 MAX_TASK_CHARS = 8_000
 MAX_ANSWER_CHARS = 2_000
@@ -96,13 +96,14 @@ def build_prompt(
     max_chars: int,
     nonce: str | None = None,
 ) -> JudgePrompt:
-    """The prompt asking whether ``submission`` meets ``question``; the submission is cut to
-    ``max_chars`` characters (the judge is told so, outside the data block)."""
+    """The prompt asking whether ``submission`` meets ``question``; the submission is cut so
+    that it is shown in at most ``max_chars`` characters (the judge is told so, outside the data
+    block)."""
     nonce = nonce or _fresh_nonce(submission)
-    shown, cut = as_data(submission[:max_chars]), max(0, len(submission) - max_chars)
+    kept, shown = _shown_within(submission, max_chars)
+    cut = len(submission) - kept
     note = (
-        f"(The submission is {len(submission)} characters long; only the first {max_chars} "
-        "are shown.)\n"
+        f"(The submission is {len(submission)} characters long; only the first {kept} are shown.)\n"
         if cut
         else ""
     )
@@ -117,6 +118,21 @@ def build_prompt(
     )
     messages = (Message(role="system", content=system), Message(role="user", content=user))
     return JudgePrompt(messages=messages, nonce=nonce, scale=scale, cut=cut)
+
+
+def _shown_within(submission: str, max_chars: int) -> tuple[int, str]:
+    """How many leading characters of ``submission`` are shown, and how, so that what is shown
+    holds at most ``max_chars`` characters: :func:`as_data` writes each tag character as nine,
+    and a cap on the text before it let a submission of them send the judge nine times the cap
+    (at nine times the cost, or past the judge's context) while telling it nothing was cut."""
+    low, high = 0, min(len(submission), max_chars)
+    while low < high:  # the longest prefix that fits: what is shown grows with the prefix
+        middle = (low + high + 1) // 2
+        if len(as_data(submission[:middle])) <= max_chars:
+            low = middle
+        else:
+            high = middle - 1
+    return low, as_data(submission[:low])
 
 
 def as_data(text: str) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -265,6 +267,7 @@ def test_an_instruction_linked_to_a_file_outside_is_refused(tmp_path: Path) -> N
         "COPY app.py tests/ /app/",
         "ADD --chown=1000:1000 ./solution.sh /opt/",
         "copy run-tests.sh /",
+        "COPY --chown=1000 \\\n    app.py \\\n    tests /app/",  # continued over lines
     ],
 )
 def test_lint_finds_the_tests_copied_in_every_form_of_copy(line: str, tmp_path: Path) -> None:
@@ -273,11 +276,72 @@ def test_lint_finds_the_tests_copied_in_every_form_of_copy(line: str, tmp_path: 
     assert any("copies" in f.message for f in lint_terminal_task(task)), line
 
 
+def test_lint_takes_linear_time_on_a_dockerfile_of_blank_lines(tmp_path: Path) -> None:
+    """A pattern starting a line with ``\\s*`` ran on over all the blank lines after each one:
+    the square of 100,000 lines, which would hold an audit for many minutes."""
+    _harbor(tmp_path, dockerfile="FROM nginx:1.27\n" + "\n" * 100_000 + "COPY tests /t\n")
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from assay.families.terminal.importers import import_task_dirs\n"
+        "from assay.families.terminal.lint import lint_terminal_task\n"
+        "[task] = import_task_dirs(Path(sys.argv[1]))\n"
+        "print(*[f.message for f in lint_terminal_task(task)], sep='\\n')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "Dockerfile copies tests into the image" in done.stdout
+
+
 def test_lint_lets_the_workspace_be_copied(tmp_path: Path) -> None:
     """The imported task's workspace, its build context, holds no tests: copying it is fine."""
     _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY . /app\nCOPY testsuite.txt /x\n")
     [task] = import_task_dirs(tmp_path)
     assert not any("copies" in f.message for f in lint_terminal_task(task))
+
+
+@pytest.mark.parametrize(
+    ("harbor", "service"),
+    [
+        (False, "    volumes:\n      - ${LOGS}:/logs\n      - ./tests:/tests:ro\n"),
+        (
+            False,
+            "    volumes:\n      - type: bind\n        source: solution.sh\n        target: /s\n",
+        ),
+        (True, "    build:\n      context: ..\n"),
+        (True, "    volumes: ['../tests:/opt/tests']\n"),
+    ],
+)
+def test_lint_finds_the_tests_mounted_or_built_in_by_a_compose_file(
+    harbor: bool, service: str, tmp_path: Path
+) -> None:
+    task = (
+        _harbor(tmp_path, dockerfile="FROM nginx:1.27\n") if harbor else _terminal_bench(tmp_path)
+    )
+    compose = (task / "environment" if harbor else task) / "docker-compose.yaml"
+    compose.write_text(f"services:\n  client:\n{service}")
+    [imported] = import_task_dirs(tmp_path)
+    errors = [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+    assert len(errors) == 1, errors
+    assert errors[0].startswith("docker-compose.yaml gives service 'client' the path ")
+    assert errors[0].endswith(": the agent can read the tests or the solution")
+
+
+def test_lint_lets_a_compose_file_mount_its_own_files_and_logs(tmp_path: Path) -> None:
+    task = _terminal_bench(tmp_path)
+    (task / "docker-compose.yaml").write_text(
+        "services:\n  client:\n    build:\n      context: .\n    volumes:\n"
+        "      - ${T_BENCH_TASK_LOGS_PATH}:/logs\n      - ./data.txt:/app/data.txt\n"
+        "      - cache:/cache\n      - tests:/var/tests\n"  # a named volume, not ./tests
+    )
+    [imported] = import_task_dirs(tmp_path)
+    assert not [f for f in lint_terminal_task(imported) if "docker-compose" in f.message]
 
 
 def test_a_file_too_large_to_read_is_refused_by_name(

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import reprlib
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,10 @@ _SLUG = re.compile(r"[^a-z0-9._-]+")
 _TB_OWN = {"task.yaml", "run-tests.sh", "solution.sh", "solution.yaml"}
 _CONTROL = re.compile(rf"[\x00-\x1f\x7f-\x9f{BIDI}]")
 """Control characters (tab and line feed too: a label is one line) and bidirectional ones."""
+_SHOWN = reprlib.Repr()
+"""How a value that is not what a field takes is shown: a few items of a few levels."""
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict = 2, 4, 4
+_SHOWN.maxstring = _SHOWN.maxlong = _SHOWN.maxother = 40
 _SURROGATE = re.compile("[\ud800-\udfff]")
 """Halves of a UTF-16 pair: YAML's ``"\\ud83d\\ude00"`` is read as two of them, not as the one
 character they stand for, and no UTF-8 file can hold either."""
@@ -321,11 +326,21 @@ def _seconds(value: object, path: Path, field: str) -> float | None:
         return None
     seconds = _float(value)
     if seconds is None or not math.isfinite(seconds) or seconds <= 0:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         raise InputError(
-            f"is {shown}, not a number of seconds", path=path, field=field, fix="give seconds"
+            f"is {_shown(value)}, not a number of seconds",
+            path=path,
+            field=field,
+            fix="give seconds",
         )
     return seconds
+
+
+def _shown(value: object) -> str:
+    """``value`` as a short one-line text for a message. Bounded by :data:`_SHOWN`, however
+    large the value: YAML's aliases build a list of lists that is small to read and whose full
+    ``repr`` would be billions of characters."""
+    shown = _SHOWN.repr(value)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
 def _float(value: object) -> float | None:
@@ -349,9 +364,8 @@ def _texts(
     for name in names:
         value = data.get(name)
         if value is not None and not isinstance(value, str):
-            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
             raise InputError(
-                f"is {shown}, not text",
+                f"is {_shown(value)}, not text",
                 path=path,
                 field=prefix + name,
                 fix="write it as text, in quotes",

@@ -1,9 +1,10 @@
 """Static checks of a terminal task, as Harbor's lint does them, with no container run.
 
 Errors: no test script, no container (neither a Dockerfile, a compose file nor an image), the
-image build copying the tests or the solution in (the agent would see them). Warnings: a base
-image without a pinned tag or digest, packages installed without pinned versions, and a test
-script that installs or downloads at verification time (network then, and a moving target).
+image build copying the tests or the solution in, or a compose file mounting them or building
+from around them (the agent would see them). Warnings: a base image without a pinned tag or
+digest, packages installed without pinned versions, and a test script that installs or
+downloads at verification time (network then, and a moving target).
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from typing import Any
+
+import yaml
 
 from assay.errors import TaskFormatError
 from assay.families.terminal.family import terminal_config
@@ -19,8 +23,12 @@ from assay.tasks.model import Task
 
 CHECK = "lint"
 CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml")
-_FROM = re.compile(r"^\s*FROM\s+(?:--platform=\S+\s+)?(\S+)", re.IGNORECASE | re.MULTILINE)
-_COPY = re.compile(r"^\s*(?:COPY|ADD)\s+(.*)$", re.IGNORECASE | re.MULTILINE)
+_FROM = re.compile(r"^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(\S+)", re.IGNORECASE | re.MULTILINE)
+_COPY = re.compile(r"^[ \t]*(?:COPY|ADD)[ \t]+(.*)$", re.IGNORECASE | re.MULTILINE)
+"""Within one line: ``\\s*`` after ``^`` would run on over every blank line after each one, a
+time the square of a Dockerfile's blank lines."""
+_CONTINUED = re.compile(r"\\[ \t]*\r?\n")
+"""A backslash ending a line: the instruction goes on on the next (``COPY \\`` then ``tests``)."""
 _HIDDEN_SOURCES = ("tests", "solution", "solution.sh", "run-tests.sh")
 _PIP = re.compile(r"pip3?\s+install\s+([^&|;\n]+)")
 _NETWORK = re.compile(r"\b(curl|wget|pip3?\s+install|uv\s+pip\s+install|apt(?:-get)?\s+install)\b")
@@ -48,6 +56,9 @@ def lint_terminal_task(task: Task) -> list[Finding]:
         )
     dockerfile = task.workspace.get("Dockerfile", b"").decode(errors="replace")
     findings += _dockerfile(dockerfile)
+    for name in containers:
+        if name != "Dockerfile":
+            findings += _compose(name, task.workspace[name].decode(errors="replace"))
     test = task.hidden.get(config.test_command, b"").decode(errors="replace")
     network = sorted(set(_NETWORK.findall(test)))
     if network:
@@ -82,6 +93,7 @@ def _copied_hidden(text: str) -> list[str]:
 
 
 def _dockerfile(text: str) -> list[Finding]:
+    text = _CONTINUED.sub(" ", text)
     findings = []
     for image in _FROM.findall(text):
         name = image.rsplit("/", 1)[-1]
@@ -111,6 +123,59 @@ def _dockerfile(text: str) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _compose(name: str, text: str) -> list[Finding]:
+    """The tests or solution mounted into, or built into, a compose file's services (a volume
+    ``./tests:/tests``, a build context ``..`` around them), as a Dockerfile's COPY of them is."""
+    try:
+        data = yaml.safe_load(text)
+    except Exception:  # noqa: BLE001 - PyYAML raises YAMLError, ValueError, RecursionError...
+        return [_finding(Severity.WARNING, f"{name} is not YAML a container runtime can read")]
+    services = data.get("services") if isinstance(data, dict) else None
+    findings = []
+    for service, spec in (services or {}).items() if isinstance(services, dict) else ():
+        if not isinstance(spec, dict):
+            continue
+        for source in _compose_sources(spec):
+            head = _hidden_head(source)
+            if head is not None:
+                findings.append(
+                    _finding(
+                        Severity.ERROR,
+                        f"{name} gives service {str(service)[:80]!r} the path {source[:200]!r}, "
+                        f"{head}: the agent can read the tests or the solution",
+                    )
+                )
+    return findings
+
+
+def _compose_sources(spec: dict[str, Any]) -> list[str]:
+    """The host paths a compose service reads: its build context and its volumes' sources."""
+    sources = []
+    build = spec.get("build")
+    context = build.get("context") if isinstance(build, dict) else build
+    if isinstance(context, str):
+        sources.append(context)
+    volumes = spec.get("volumes")
+    for volume in volumes if isinstance(volumes, list) else ():
+        if isinstance(volume, str) and volume.startswith("."):  # not a named volume ("data:/d")
+            sources.append(volume.split(":", 1)[0])
+        elif isinstance(volume, dict) and volume.get("type") == "bind":
+            sources.append(str(volume.get("source", "")))
+    return sources
+
+
+def _hidden_head(source: str) -> str | None:
+    """What ``source``, a path relative to the compose file, reaches that the agent must not
+    see: the tests or solution beside the container files, or what lies around them (``..``:
+    the task directory of a Harbor task, other tasks beside a Terminal-Bench one)."""
+    parts = [part for part in source.split("/") if part not in ("", ".")]
+    if source.startswith("/") or not parts:
+        return None
+    if parts[0] == "..":
+        return "which reaches outside the container files, to the tests and solution"
+    return f"which is the task's {parts[0]}" if parts[0] in _HIDDEN_SOURCES else None
 
 
 def _finding(severity: Severity, message: str) -> Finding:
