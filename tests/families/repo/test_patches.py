@@ -164,3 +164,65 @@ def test_any_change_round_trips(before: bytes, after: bytes) -> None:
     patch = make_patch(old, new)
     result = apply_patch(old, patch) if patch else old
     assert result.get("f.py", b"") == after or (not after and "f.py" not in result)
+
+
+DIFF_RN = """\
+diff -ruN workspace/pkg/emptied.py changed/pkg/emptied.py
+--- workspace/pkg/emptied.py\t2026-12-07 13:29:37.655936394 +0000
++++ changed/pkg/emptied.py\t2026-12-07 13:29:37.655936394 +0000
+@@ -1 +0,0 @@
+-keep
+diff -ruN workspace/pkg/gone.py changed/pkg/gone.py
+--- workspace/pkg/gone.py\t2026-12-07 08:29:37.655936394 -0500
++++ changed/pkg/gone.py\t1969-12-31 19:00:00.000000000 -0500
+@@ -1 +0,0 @@
+-old
+diff -ruN workspace/pkg/money.py changed/pkg/money.py
+--- workspace/pkg/money.py\t2026-12-07 13:29:37.655936394 +0000
++++ changed/pkg/money.py\t2026-12-07 13:29:37.655936394 +0000
+@@ -1,2 +1,2 @@
+ line 1
+-line 2
++line two
+diff -ruN workspace/pkg/new.py changed/pkg/new.py
+--- workspace/pkg/new.py\t1970-01-01 00:00:00.000000000 +0000
++++ changed/pkg/new.py\t2026-12-07 13:29:37.655936394 +0000
+@@ -0,0 +1 @@
++new
+"""
+"""What ``diff -ruN workspace/ changed/`` writes (the way every patch error advises): the two
+copies' names on the paths, a created file dated at the epoch on its old side and a deleted one
+on its new side (here in a zone west of UTC)."""
+
+
+def test_a_diff_of_two_copies_of_the_project_applies_as_patch_p1_takes_it() -> None:
+    project = {**PROJECT, "pkg/gone.py": b"old\n", "pkg/emptied.py": b"keep\n"}
+    applied = apply_patch(project, DIFF_RN)
+    assert applied == {
+        **PROJECT,
+        "pkg/money.py": PROJECT["pkg/money.py"].replace(b"line 2\n", b"line two\n"),
+        "pkg/emptied.py": b"",  # emptied, not deleted: its new side has a date of its own
+        "pkg/new.py": b"new\n",
+    }
+
+
+def test_copy_names_are_kept_where_the_project_has_such_a_directory() -> None:
+    """A project whose own top directory is named like the old copy is patched as it reads."""
+    project = {"workspace/pkg/m.py": b"a\n"}
+    patch = "--- workspace/pkg/m.py\n+++ changed/pkg/m.py\n@@ -1 +1 @@\n-a\n+b\n"
+    assert apply_patch(project, patch) == {"changed/pkg/m.py": b"b\n"}
+
+
+def test_a_change_to_the_projects_dotfiles_round_trips() -> None:
+    """A project's ``.gitignore`` or ``.github/`` is changed by diffs too; the project's own
+    patch of such a change (a single-turn reference's answer) once did not apply."""
+    old = {**PROJECT, ".gitignore": b"build/\n", ".github/ci.yml": b"on: push\n"}
+    new = {**old, ".gitignore": b"build/\ndist/\n", ".github/ci.yml": b"on: [push]\n"}
+    assert apply_patch(old, make_patch(old, new)) == new
+
+
+@pytest.mark.parametrize("path", ["...", "./pkg/money.py", "pkg/./money.py", ".../x", "a//b"])
+def test_a_path_of_dots_alone_is_still_refused(path: str) -> None:
+    patch = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
+    with pytest.raises(PatchError, match="bad file name"):
+        apply_patch(PROJECT, patch)

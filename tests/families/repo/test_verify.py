@@ -21,13 +21,22 @@ from assay.families._recent import Recent
 from assay.families.code.outputs import Returned
 from assay.families.repo import RepoFamily
 from assay.families.repo import family as repo_family
-from assay.families.repo.cases import CASES_FILE, FAIL_TO_PASS, Expect, repo_cases, repo_config
+from assay.families.repo.cases import (
+    CASES_FILE,
+    FAIL_TO_PASS,
+    Expect,
+    RepoCase,
+    repo_cases,
+    repo_config,
+)
 from assay.families.repo.family import run_project
 from assay.families.repo.generator import make_task
 from assay.families.repo.patches import make_patch
 from assay.families.repo.templates import TEMPLATES
 from assay.sandbox import PoolSandbox, Sandbox
 from assay.tasks import Task, save_task
+from assay.tasks.model import Files
+from assay.tasks.spec import Limits
 from assay.tasks.taskdir import write_files
 from assay.verdicts import Status
 
@@ -213,6 +222,19 @@ def test_assay_verify_takes_a_directory_or_a_patch(
     assert "git diff" in line
 
 
+def test_an_empty_solution_directory_is_bad_input_not_a_verdict(
+    run_cli: Callable[..., Result], decimal_comma: Task, tmp_path: Path
+) -> None:
+    """A mistyped or unfilled directory is the user's mistake: one line, no stored fail."""
+    task_dir = str(save_task(decimal_comma, tmp_path / "tasks"))
+    (tmp_path / "empty").mkdir()
+    result = run_cli("verify", task_dir, "--solution", str(tmp_path / "empty"))
+    assert result.exit_code == 2
+    [line] = result.output.strip().splitlines()
+    assert str(tmp_path / "empty") in line
+    assert "empty directory" in line
+
+
 def test_a_bad_patch_path_is_one_line_at_the_command_line(
     run_cli: Callable[..., Result], decimal_comma: Task, tmp_path: Path
 ) -> None:
@@ -277,3 +299,80 @@ def test_a_dry_run_that_still_deletes_the_input_files_fails(pool: PoolSandbox) -
     assert verdict.status is Status.FAIL
     assert any(c.name.startswith("f2p") and not c.passed for c in verdict.criteria)
     assert FAMILY.verify(task, reference, pool).status is Status.PASS
+
+
+@pytest.mark.parametrize(
+    ("extra", "limits"),
+    [
+        ({f"pad/f{i}.txt": b"x" for i in range(80)}, {"max_files": 64}),
+        ({"big.bin": b"\0" * (2 * 2**20)}, {"max_file_mb": 1}),
+        ({"pkg/../evil.py": b""}, {}),
+        ({"nul\0name.py": b""}, {}),
+        ({"dir/": b""}, {}),
+    ],
+    ids=["too-many-files", "file-too-large", "dot-dot", "nul-byte", "directory-name"],
+)
+def test_a_project_the_sandbox_cannot_hold_fails_rather_than_going_unscored(
+    pool: PoolSandbox, decimal_comma: Task, extra: Files, limits: dict[str, int]
+) -> None:
+    """An error verdict is the infrastructure's and is never scored: a submission that the
+    sandbox refuses to write (more files than the task's limits allow, a file past its size,
+    a name outside the project) must fail, or a policy would learn to dodge every penalty."""
+    spec = decimal_comma.spec
+    task = decimal_comma.model_copy(
+        update={"spec": spec.model_copy(update={"limits": spec.limits.model_copy(update=limits)})}
+    )
+    verdict = FAMILY.verify(task, {**task.solutions["reference"], **extra}, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert "cannot be run" in verdict.summary
+
+
+def test_a_case_input_file_that_is_also_a_directory_is_refused_by_name(
+    decimal_comma: Task,
+) -> None:
+    """Input files ``a`` and ``a/b`` cannot both be written: every project, the reference's
+    too, would raise on the case before it ran."""
+    data = json.loads(decimal_comma.hidden[CASES_FILE])
+    data["cases"][0] = {
+        **{k: v for k, v in data["cases"][0].items() if k not in ("call", "args")},
+        "cli": "pkg.cli:main",
+        "files": {"logs": "x", "logs/today.txt": "y"},
+    }
+    task = decimal_comma.model_copy(
+        update={"hidden": {**decimal_comma.hidden, CASES_FILE: json.dumps(data).encode()}}
+    )
+    with pytest.raises(TaskFormatError, match=r"cases\.0\.files.*'logs' is also the directory"):
+        repo_cases(task)
+
+
+def test_a_wrong_output_too_large_to_return_whole_does_not_read_like_the_right_one(
+    pool: PoolSandbox,
+) -> None:
+    """A file past the harness's cap, or standard output past its own, once came back as a
+    placeholder alone: any output of that size passed a case whose reference wrote one."""
+    cases = [
+        RepoCase(id="c", kind=FAIL_TO_PASS, cli="tool:main", expect=Expect(value=None)),
+        RepoCase(
+            id="kept",
+            kind=FAIL_TO_PASS,
+            cli="tool:keep",
+            files={"big.txt": "y" * 300_000},
+            expect=Expect(value=None),
+        ),
+    ]
+    right = "\n".join(f"{i},{i * i}" for i in range(30_000))
+    tool = (
+        "import sys\n\n\ndef main(argv):\n    open('out.csv', 'w').write({out!r})\n"
+        "    sys.stdout.write({out!r})\n\n\ndef keep(argv):\n    return 0\n"
+    )
+    outcomes = [
+        run_project(
+            pool, {"tool.py": tool.format(out=out).encode()}, cases, paths=(".",), limits=Limits()
+        ).outcomes
+        for out in (right, right[:-10] + "9" * 10)  # the same size, wrong only at the end
+    ]
+    assert outcomes[0]["c"] != outcomes[1]["c"]
+    for found in outcomes:
+        kept = found["kept"]
+        assert isinstance(kept, Returned)
+        assert kept.value["files"] == {}  # a large input file left alone is not written

@@ -12,7 +12,10 @@ It reads a JSON job from stdin (``nonce``, ``paths``, ``cases``: see
 the job's order, to the original stdout, in the records of :mod:`assay.families.code._runner`
 (``value``, ``raised`` or ``refused``); values are encoded. A ``cli`` case runs in a fresh
 directory under ``/tmp`` holding its input files; its value is ``{"exit", "stdout", "files"}``,
-``files`` holding each file it wrote or changed, and None for each input file it removed.
+``files`` holding each file it wrote or changed, and None for each input file it removed. A file
+past :data:`MAX_WRITTEN_BYTES`, or standard output past :data:`MAX_STDOUT_CHARS`, is told by its
+size and SHA-256 (a file that is not a regular one, by what it is): a wrong output of the same
+size must not read like the right one.
 
 The project runs in this process and could forge records; the trusted side reads them as the
 code family does (:mod:`assay.families.code.outputs`): a record can only claim an outcome the
@@ -20,6 +23,7 @@ project could have produced honestly, and the expected outcomes never come here.
 """
 
 import builtins
+import hashlib
 import importlib
 import io
 import json
@@ -116,11 +120,14 @@ def _run_cli(case: "dict[str, Any]", directory: str) -> object:
     stdout = captured.getvalue()
     if _type(stdout) is not str:
         raise TypeError("standard output was replaced")
-    return {
-        "exit": exit_code,
-        "stdout": stdout[:MAX_STDOUT_CHARS],
-        "files": _written(directory, inputs),
-    }
+    if len(stdout) > MAX_STDOUT_CHARS:
+        whole = stdout.encode("utf-8", "surrogatepass")
+        stdout = stdout[:MAX_STDOUT_CHARS] + f"<{len(stdout)} chars, {_sha256(whole)}>"
+    return {"exit": exit_code, "stdout": stdout, "files": _written(directory, inputs)}
+
+
+def _sha256(data: bytes) -> str:
+    return "sha256 " + hashlib.sha256(data).hexdigest()
 
 
 def _written(directory: str, inputs: "dict[str, bytes]") -> "dict[str, object]":
@@ -137,14 +144,13 @@ def _written(directory: str, inputs: "dict[str, bytes]") -> "dict[str, object]":
             if os.path.islink(path) or not os.path.isfile(path):
                 found[relative] = "<not a regular file>"
                 continue
-            with open(path, "rb") as handle:
-                data = handle.read(MAX_WRITTEN_BYTES + 1)
-            if inputs.get(relative) == data:
+            data, size, digest = _read_file(path)
+            if relative in inputs and _sha256(inputs[relative]) == digest:
                 continue
             if len(found) >= MAX_WRITTEN_FILES:
                 raise OSError(f"the case wrote more than {MAX_WRITTEN_FILES} files")
-            if len(data) > MAX_WRITTEN_BYTES:
-                found[relative] = f"<larger than {MAX_WRITTEN_BYTES} bytes>"
+            if size > MAX_WRITTEN_BYTES:
+                found[relative] = f"<{size} bytes, {digest}>"
                 continue
             try:
                 found[relative] = data.decode("utf-8")
@@ -155,6 +161,20 @@ def _written(directory: str, inputs: "dict[str, bytes]") -> "dict[str, object]":
             raise OSError(f"the case wrote or removed more than {MAX_WRITTEN_FILES} files")
         found[name] = None
     return found
+
+
+def _read_file(path: str) -> "tuple[bytes, int, str]":
+    """The file's first :data:`MAX_WRITTEN_BYTES` and one bytes, its size and its digest."""
+    digest = hashlib.sha256()
+    head = b""
+    size = 0
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+            if len(head) <= MAX_WRITTEN_BYTES:
+                head += chunk[: MAX_WRITTEN_BYTES + 1 - len(head)]
+    return head, size, "sha256 " + digest.hexdigest()
 
 
 def _target(spec: str) -> "Any":

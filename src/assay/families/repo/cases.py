@@ -94,6 +94,12 @@ class RepoCase(BaseModel):
                     f"the input file {name[:100]!r} is not a plain path relative to the case's "
                     "directory"
                 )
+            for end in range(1, name.count("/") + 1):
+                if (directory := "/".join(name.split("/")[:end])) in value:
+                    raise ValueError(
+                        f"the input file {directory[:100]!r} is also the directory of "
+                        f"{name[:100]!r}: rename one of them"
+                    )
         return value
 
     def job(self) -> dict[str, object]:

@@ -37,6 +37,7 @@ from assay.families.repo.rubric import all_passed, rubric_criteria
 from assay.families.repo.tools import RepoTools
 from assay.findings import Finding
 from assay.sandbox import python_environment
+from assay.sandbox._process import check_files
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits
@@ -44,7 +45,7 @@ from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Criterion, Status, Verdict, Versions, met_at_start
 
 HARNESS = CODEC + package_files("assay.families.repo").joinpath("_harness.py").read_text("utf-8")
-VERSION = "4"
+VERSION = "5"
 MAX_FILES = 400
 """Files a submitted project may hold."""
 MAX_BYTES = 8 * 1024 * 1024
@@ -65,7 +66,14 @@ class RepoFamily:
         workspace (checked to be a readable diff here, applied by :meth:`verify`)."""
         path = Path(path)
         if path.is_dir():
-            return read_files(path)
+            project = read_files(path)
+            if not project:  # a mistyped or unfilled directory, never a project
+                raise SolutionFormatError(
+                    "is an empty directory",
+                    path=path,
+                    fix="pass the changed project's directory, holding all of its files",
+                )
+            return project
         missing = "pass the changed project's directory or a .patch file"
         if path.exists() and not path.name.endswith((".patch", ".diff")):
             raise SolutionFormatError(
@@ -136,8 +144,9 @@ class RepoFamily:
             project = submitted_project(task, solution)
         except PatchError as exc:
             return record(Status.FAIL, f"the patch does not apply: {exc}")
-        if len(project) > MAX_FILES or sum(map(len, project.values())) > MAX_BYTES:
-            return record(Status.FAIL, f"the project is larger than {MAX_FILES} files or 8 MiB")
+        problem = _unrunnable(project, task.spec.limits)
+        if problem is not None:
+            return record(Status.FAIL, problem)
         try:
             outputs = run_project(
                 sandbox,
@@ -169,6 +178,20 @@ class RepoFamily:
         except SandboxError as exc:
             return record(Status.ERROR, f"sandbox error: {exc}")
         return record(status, summary, criteria + scored, outputs.result, suite)
+
+
+def _unrunnable(project: Files, limits: Limits) -> str | None:
+    """Why ``project`` cannot be judged, or None. A project the sandbox refuses to write (more
+    files than the task's limits allow, a file past their size, a name outside the project) is
+    the submission's fault: it fails, where the sandbox's refusal would be an error verdict,
+    which is the infrastructure's and never scored."""
+    if len(project) > MAX_FILES or sum(map(len, project.values())) > MAX_BYTES:
+        return f"the project is larger than {MAX_FILES} files or 8 MiB"
+    try:
+        check_files(project, limits)
+    except SandboxError as exc:
+        return f"the project cannot be run: {exc}"
+    return None
 
 
 _STARTS: Recent[str, CaseOutputs] = Recent(256)

@@ -8,7 +8,10 @@ The patch is hostile text, so applying it is careful: every path must be a plain
 inside the project (no ``..``, no absolute path, no link: a diff that creates a symbolic link is
 refused), each hunk must match the file's lines exactly (at the stated line, or the nearest place
 the context matches), and a file is created only where none exists and deleted only where it
-does. Lines end at ``\\n`` only, as ``diff`` and ``patch`` cut them (a CRLF file's ``\\r`` and a
+does. A ``diff -ruN old/ new/`` of two copies of the project applies as ``patch -p1`` would
+take it: the copies' directory names are left out, and a file it shows coming from or going to
+nothing (a hunk at line 0, a date of 1970-01-01) is created or deleted. Lines end at ``\\n``
+only, as ``diff`` and ``patch`` cut them (a CRLF file's ``\\r`` and a
 form feed stay in their lines; a patch saved with CRLF throughout is read without them). A
 ``git diff``'s extended headers count too: a file renamed unchanged, an empty file created or
 deleted; a binary change (but of a compiled file, which a project leaves out) or a copy is
@@ -25,6 +28,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from assay.errors import SolutionFormatError
 from assay.families.code.rewards import compiled
@@ -51,6 +55,8 @@ MAX_DIFF_WORK = 200_000
 _HUNK = re.compile(r"^@@ -(\d{1,9})(?:,(\d{1,9}))? \+(\d{1,9})(?:,(\d{1,9}))? @@")
 """A hunk header; no project file has a billion lines, and a longer number is no line number
 (past 4,300 digits, not even an ``int`` Python reads)."""
+_DATE = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? ([+-]\d{4})$")
+"""A ``diff -u`` header's date: ``1970-01-01 00:00:00.000000000 +0000``."""
 _NO_NEWLINE = "\\ No newline at end of file"
 _FIX = "make it with `diff -ruN workspace/ changed/` or `git diff` against the task's workspace"
 _REFUSED_HEADERS = ("new file mode 120000", "old mode 120000", "new mode 120000")
@@ -79,6 +85,9 @@ class FilePatch:
     old_path: str | None
     new_path: str | None
     hunks: list[Hunk] = field(default_factory=list)
+    gone: bool = False
+    """Whether the new side's header is dated at the epoch: ``diff -N``'s mark of a file that
+    is not there (a deleted file, where git writes ``/dev/null``)."""
 
     @property
     def path(self) -> str:
@@ -118,7 +127,12 @@ def parse_patch(text: str, name: str = "fix.patch") -> list[FilePatch]:
         if line.startswith(_GIT) and (bare := _git_only(lines, index, name)) is not None:
             patches.append(bare)
         if line.startswith("--- ") and index + 1 < len(lines) and lines[index + 1][:4] == "+++ ":
-            patch = FilePatch(_header_path(line, name), _header_path(lines[index + 1], name))
+            new_header = lines[index + 1]
+            patch = FilePatch(
+                _header_path(line, name),
+                _header_path(new_header, name),
+                gone=_dated_at_epoch(new_header),
+            )
             if not patch.path:
                 raise PatchError(
                     f"names no file ({line[:40]!r} and {lines[index + 1][:40]!r})",
@@ -183,10 +197,33 @@ def _header_path(line: str, name: str) -> str | None:
         return None
     if raw.startswith(("a/", "b/")):
         raw = raw[2:]
-    problem = path_problem(raw)
+    problem = _path_problem(raw)
     if problem:
         raise PatchError(f"bad file name in {line[:80]!r}: {problem}", path=name, fix=_FIX)
     return raw
+
+
+def _dated_at_epoch(line: str) -> bool:
+    """Whether a ``---``/``+++`` header's date (after a tab) is the epoch, in any zone."""
+    _, _, date = line.partition("\t")
+    match = _DATE.match(date.strip())
+    if match is None:
+        return False
+    try:
+        when = datetime.strptime(f"{match[1]} {match[2]}", "%Y-%m-%d %H:%M:%S %z")
+    except ValueError:
+        return False
+    return when.timestamp() == 0
+
+
+def _path_problem(path: str) -> str | None:
+    """Why ``path`` cannot name a project file, as the tools' paths go (:func:`path_problem`),
+    except that a part may start with dots: a project's ``.gitignore`` or ``.github/`` is
+    changed by diffs too, and a diff of it is no less plain."""
+    parts = path.split("/")
+    if any(part.strip(".") == "" for part in parts):  # ``.``, ``..``, an empty part
+        return path_problem(path) or f"{path[:100]!r} is not a plain relative path"
+    return path_problem("/".join(part.lstrip(".") for part in parts)) and path_problem(path)
 
 
 def _read_hunks(lines: list[str], index: int, patch: FilePatch, name: str) -> int:
@@ -254,8 +291,8 @@ def apply_patch(workspace: Files, text: str, name: str = "fix.patch") -> Files:
     """``workspace`` with the patch ``text`` applied; raises :class:`PatchError`."""
     files = dict(workspace)
     budget = _Budget(name)
-    for patch in parse_patch(text, name):
-        _apply_file(files, patch, name, budget)
+    for patch in _without_copy_names(parse_patch(text, name), workspace):
+        _apply_file(files, _from_nothing(patch, files), name, budget)
     for path in files:
         parts = path.split("/")
         for end in range(1, len(parts)):
@@ -264,6 +301,47 @@ def apply_patch(workspace: Files, text: str, name: str = "fix.patch") -> Files:
                     f"leaves {path} inside {directory}, which is a file", path=name, fix=_FIX
                 )
     return files
+
+
+def _without_copy_names(patches: list[FilePatch], workspace: Files) -> list[FilePatch]:
+    """The patches of a ``diff -ruN old/ new/`` (every old path under one directory, every new
+    path under another, and the project has no directory of the old one's name) with those
+    directories left out, as ``patch -p1`` reads them; others as they are."""
+    olds = [p.old_path for p in patches if p.old_path is not None]
+    news = [p.new_path for p in patches if p.new_path is not None]
+    old_tops = {path.split("/")[0] for path in olds if "/" in path}
+    new_tops = {path.split("/")[0] for path in news if "/" in path}
+    if (
+        len(old_tops) != 1
+        or len(new_tops) != 1
+        or old_tops == new_tops
+        or any("/" not in path for path in olds + news)
+        or any(path.startswith(f"{next(iter(old_tops))}/") for path in workspace)
+    ):
+        return patches
+    return [
+        FilePatch(
+            _inner(patch.old_path),
+            _inner(patch.new_path),
+            patch.hunks,
+            patch.gone,
+        )
+        for patch in patches
+    ]
+
+
+def _inner(path: str | None) -> str | None:
+    return None if path is None else path.split("/", maxsplit=1)[1]
+
+
+def _from_nothing(patch: FilePatch, files: Files) -> FilePatch:
+    """The patch as the creation it is where it only adds lines at line 0 to a file that is
+    not there (``diff -N`` names the missing file where git writes ``/dev/null``)."""
+    if patch.old_path is None or patch.old_path in files or not patch.hunks:
+        return patch
+    if all(hunk.start == 0 and not hunk.old for hunk in patch.hunks):
+        return FilePatch(None, patch.new_path, patch.hunks)
+    return patch
 
 
 def _apply_file(files: Files, patch: FilePatch, name: str, budget: _Budget) -> None:
@@ -297,7 +375,7 @@ def _apply_file(files: Files, patch: FilePatch, name: str, budget: _Budget) -> N
         offset = at - _base(hunk) + len(hunk.new) - len(hunk.old)
     if patch.old_path is not None and patch.old_path != path:
         del files[patch.old_path]
-    if patch.new_path is None:
+    if patch.new_path is None or (patch.gone and not lines):
         files.pop(path, None)
         return
     files[path] = "".join(lines).encode("utf-8")
