@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from assay._text import LINE_CONTROLS, escaped
+from assay._text import escaped, one_line
 from assay.audit.drift import COPY, FAR, Drift
 from assay.audit.report import AuditReport, Diversity
 from assay.findings import Decision, Severity
@@ -105,13 +105,6 @@ class ProgressLines:
 def plain(text: object, style: str = "") -> Text:
     """``text`` as literal text: no markup, control characters written as escapes."""
     return Text(escaped(str(text)), style=style)
-
-
-def one_line(text: object) -> str:
-    """``text`` with line breaks (and every other control) written as escapes: for what a task
-    wrote inside a line of assay's own, where a line break would print a line that reads like
-    one of assay's (a label ``en\\n9 tasks: 9 accepted`` under the totals)."""
-    return escaped(str(text), LINE_CONTROLS)
 
 
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
@@ -258,7 +251,6 @@ __all__ = [
     "audit_table",
     "console",
     "diversity_lines",
-    "one_line",
     "plain",
     "runs_table",
     "verdict_text",

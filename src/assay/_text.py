@@ -27,3 +27,10 @@ LINE_CONTROLS = re.compile(rf"[\x00-\x1f\x7f-\x9f{BIDI}{INVISIBLE}]")
 def escaped(text: str, pattern: re.Pattern[str] = CONTROLS) -> str:
     """``text`` with each character ``pattern`` matches written as its escape (``\\u202e``)."""
     return pattern.sub(lambda match: ascii(match.group())[1:-1], text)
+
+
+def one_line(text: object) -> str:
+    """``text`` with line breaks (and every other control) written as escapes: for what a task
+    wrote inside a line of assay's own, where a line break would print a line that reads like
+    one of assay's (a label ``en\\n9 tasks: 9 accepted`` under the totals)."""
+    return escaped(str(text), LINE_CONTROLS)

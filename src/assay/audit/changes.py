@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from assay._text import LINE_CONTROLS, escaped
+from assay._text import one_line
 from assay.audit.report import AuditReport, TaskAudit, path_free
 from assay.findings import Decision, Finding, Severity
 
@@ -123,24 +123,18 @@ def change_lines(changes: AuditChanges) -> list[str]:
         before = "new" if change.before is None else change.before.value
         after = "gone" if change.after is None else change.after.value
         moved = " (new version)" if change.new_version else ""
-        lines.append(f"  {_line(change.task_id)}: {before} -> {after}{moved}")
-        lines += [f"    + [{_line(f.check)}] {_line(f.message)}" for f in change.appeared]
-        lines += [f"    - [{_line(f.check)}] {_line(f.message)}" for f in change.went_away]
+        lines.append(f"  {one_line(change.task_id)}: {before} -> {after}{moved}")
+        lines += [f"    + [{one_line(f.check)}] {one_line(f.message)}" for f in change.appeared]
+        lines += [f"    - [{one_line(f.check)}] {one_line(f.message)}" for f in change.went_away]
         unknown = (
             "not confirmed: this audit could not finish the task"
             if change.after is Decision.ERROR
             else "not run this time"
         )
         lines += [
-            f"    ? [{_line(f.check)}] {_line(f.message)} ({unknown})" for f in change.not_run
+            f"    ? [{one_line(f.check)}] {one_line(f.message)} ({unknown})" for f in change.not_run
         ]
     return lines
-
-
-def _line(text: str) -> str:
-    """``text`` on one line: a finding's message quotes what a task or its verifier wrote, and a
-    line break in it would print as a line of the comparison's own (``    - [lint] ...``)."""
-    return escaped(text, LINE_CONTROLS)
 
 
 def _disjoint(changes: AuditChanges) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from assay.errors import InputError
+from assay.sandbox._process import check_files
 from assay.sandbox._pyenv import describe as python_environment
 from assay.sandbox._pyenv import resolve
 from assay.sandbox.bubblewrap import BubblewrapSandbox
@@ -54,6 +55,7 @@ __all__ = [
     "LocalSandbox",
     "PoolSandbox",
     "Sandbox",
+    "check_files",
     "open_sandbox",
     "package_modules",
     "python_environment",

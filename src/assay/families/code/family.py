@@ -28,8 +28,7 @@ from assay.families.code.rubric import task_rubric
 from assay.families.code.sensitivity import code_probes, reordered
 from assay.families.code.tools import CodeTools
 from assay.findings import Finding
-from assay.sandbox import PACKAGES_DIR, python_environment
-from assay.sandbox._process import check_files
+from assay.sandbox import PACKAGES_DIR, check_files, python_environment
 from assay.sandbox.batch import BATCH, Run, run_many
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task

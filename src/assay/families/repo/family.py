@@ -36,8 +36,7 @@ from assay.families.repo.patches import PatchError, apply_patch, is_patch_submis
 from assay.families.repo.rubric import all_passed, rubric_criteria
 from assay.families.repo.tools import RepoTools
 from assay.findings import Finding
-from assay.sandbox import python_environment
-from assay.sandbox._process import check_files
+from assay.sandbox import check_files, python_environment
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.tasks.spec import Limits

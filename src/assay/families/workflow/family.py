@@ -25,8 +25,7 @@ from assay.families.workflow.emulator import Emulator, emulators
 from assay.families.workflow.judge import idempotence, judge_readings
 from assay.families.workflow.state import CloudState
 from assay.findings import Finding
-from assay.sandbox import python_environment
-from assay.sandbox._process import check_files
+from assay.sandbox import check_files, python_environment
 from assay.sandbox.conditions import environment_of
 from assay.sandbox.protocol import ExecResult, Sandbox
 from assay.tasks.model import Files, Task
