@@ -102,7 +102,7 @@ def mode_for(path: Path) -> int:
     except OSError:
         there = None
     if there is not None and stat.S_ISREG(there.st_mode):
-        return stat.S_IMODE(there.st_mode)
+        return there.st_mode & 0o777  # never set-user-id, set-group-id or sticky on a report
     return 0o666 & ~_umask()
 
 

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -400,6 +401,9 @@ def test_a_report_replacing_a_private_file_stays_private(tmp_path: Path) -> None
     assay._output.write_atomically(report, '{"new": 1}')
     assert report.stat().st_mode & 0o777 == 0o600
     assert report.read_text() == '{"new": 1}'
+    report.chmod(0o4755)  # a report written over a set-user-id file takes its bits, not that
+    assay._output.write_atomically(report, "{}")
+    assert stat.S_IMODE(report.stat().st_mode) == 0o755
 
 
 def test_a_report_through_a_link_replaces_what_it_names_and_keeps_the_link(
