@@ -47,7 +47,9 @@ def test_the_readme_rubric_scores_the_reference(judged: JudgeServer, sandbox: Sa
     rubric = {c.name: c for c in verdict.criteria if c.part == "rubric"}
     assert list(rubric) == ["correctness", "fast", "tidy", "documented"]
     assert [c.weight for c in rubric.values()] == [0.6, 0.2, 0.1, 0.1]
-    assert (rubric["correctness"].value, rubric["fast"].value) == (1.0, 1.0)
+    assert rubric["correctness"].value == 1.0
+    # the reference timed against itself: within the noise (a busy machine still leaves some)
+    assert rubric["fast"].passed, rubric["fast"].evidence
     documented = rubric["documented"]
     assert (documented.kind, documented.score) == ("judge", 0.8)
     assert documented.judge is not None

@@ -16,9 +16,17 @@ import pytest
 
 from assay.families.code import CodeFamily
 from assay.families.code.config import Case, cases_json, hidden_cases
-from assay.families.code.rewards import NOT_JUDGED, runtime_score, style_criterion
-from assay.families.code.rubric import StyleCriterion
+from assay.families.code.outputs import CaseOutputs
+from assay.families.code.rewards import (
+    NOT_JUDGED,
+    Submission,
+    runtime_criterion,
+    runtime_score,
+    style_criterion,
+)
+from assay.families.code.rubric import RuntimeCriterion, StyleCriterion
 from assay.sandbox import Sandbox
+from assay.sandbox.protocol import ExecResult
 from assay.tasks import Task
 from assay.verdicts import Criterion, Status, Verdict
 from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task
@@ -68,6 +76,88 @@ def test_a_slow_candidate_scores_low_on_runtime_and_still_passes(sandbox: Sandbo
     assert "ratio" in _rubric_criterion(slow, "fast").evidence
     assert fast.score > 0.95
     assert slow.score == 0.5
+
+
+def _scripted_timing(cpu: dict[bytes, list[float]]) -> tuple[Criterion, list[float]]:
+    """The runtime criterion on the median task with CPU times scripted per solution (seconds,
+    one per job in order): the arithmetic of noise and confirmation, no clock involved."""
+    task = make_median_task()
+    calls: list[bytes] = []
+
+    def run(files: dict[str, bytes]) -> CaseOutputs:
+        source = files.get("solution.py", b"")
+        calls.append(source)
+        seconds = cpu[source].pop(0)
+        result = ExecResult(exit_code=0, wall_s=seconds, cpu_s=seconds)
+        return CaseOutputs(outcomes={}, import_error=None, tampered=None, result=result)
+
+    spec = RuntimeCriterion(name="fast", kind="runtime", weight=1.0, max_ratio=10.0)
+    submission = Submission(
+        task=task, files={"solution.py": SLOW}, entrypoint="solution.py", empty={}
+    )
+    criterion, runs = runtime_criterion(spec, submission, run)
+    return criterion, [r.cpu_s for r in runs]
+
+
+def test_a_spread_in_the_trusted_runs_raises_the_floor() -> None:
+    """A busy machine: the harness alone measured 40 to 75 ms, the reference 45 to 80 ms. A
+    submission 25 ms slower than the reference at its best is within that noise; with the
+    20 ms floor alone it scored 0.82 against the very code it was timed with."""
+    criterion, timed = _scripted_timing(
+        {
+            b"": [0.040, 0.075, 0.060],
+            REFERENCE: [0.080, 0.045, 0.060],
+            SLOW: [0.080, 0.070, 0.075],
+        }
+    )
+    assert criterion.score == 1.0, criterion.evidence
+    assert "below 35.0 ms counts as 35.0 ms" in criterion.evidence
+    assert len(timed) == 9  # as fast as the reference: no confirmation rounds
+
+
+def test_a_submission_unlucky_in_its_rounds_is_timed_again() -> None:
+    """Three rounds in which the load fell on the submission's jobs: slower than the
+    reference, so three more rounds, and the best of all six is its time."""
+    criterion, timed = _scripted_timing(
+        {
+            b"": [0.040, 0.041, 0.040, 0.041, 0.040, 0.040],
+            REFERENCE: [0.045, 0.046, 0.045, 0.046, 0.045, 0.045],
+            SLOW: [0.110, 0.120, 0.115, 0.050, 0.090, 0.100],
+        }
+    )
+    assert len(timed) == 18
+    assert criterion.score == 1.0, criterion.evidence
+    assert "best of 6" in criterion.evidence
+
+
+def test_a_submission_slower_than_the_noise_still_loses() -> None:
+    """The raised floor hides no real slowness: 300 ms against 5 ms is a ratio of 300 / 20
+    however quiet the trusted runs were, and the confirmation rounds keep the best of six."""
+    criterion, timed = _scripted_timing(
+        {
+            b"": [0.040, 0.041, 0.040, 0.041, 0.040, 0.040],
+            REFERENCE: [0.045, 0.046, 0.045, 0.046, 0.045, 0.045],
+            SLOW: [0.350, 0.345, 0.340, 0.360, 0.355, 0.350],
+        }
+    )
+    assert len(timed) == 18
+    assert criterion.score == pytest.approx(runtime_score(0.300 / 0.020, 10.0))
+    assert criterion.score == 0.0
+    assert "best of 6" in criterion.evidence
+
+
+def test_the_submissions_own_spread_does_not_raise_the_floor() -> None:
+    """A candidate that is slow at its best and far slower in its other runs (a busy loop on
+    a coin flip) would widen its own spread; only the stub's and the reference's count."""
+    criterion, _ = _scripted_timing(
+        {
+            b"": [0.040] * 6,
+            REFERENCE: [0.045] * 6,
+            SLOW: [0.140, 5.0, 5.0, 0.140, 5.0, 5.0],
+        }
+    )
+    assert criterion.score == pytest.approx(runtime_score(0.100 / 0.020, 10.0))
+    assert "below 20.0 ms counts as 20.0 ms" in criterion.evidence
 
 
 FORGERS = {
@@ -130,7 +220,9 @@ def test_a_timing_run_that_gets_a_case_wrong_times_nothing(
     assert "got a case wrong" in fast.evidence
     # the reference, timed the same way, is right every time
     right = family.verify(with_rubric(RUNTIME), {"solution.py": REFERENCE}, sandbox)
-    assert _rubric_criterion(right, "fast").score == 1.0
+    timed = _rubric_criterion(right, "fast")
+    assert timed.passed, timed.evidence
+    assert "got a case wrong" not in timed.evidence
 
 
 def test_a_failing_candidate_gets_nothing_beyond_its_share_of_cases(sandbox: Sandbox) -> None:

@@ -50,7 +50,7 @@ CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 RUNNER_ENTRY = "_main"
 """What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
-VERSION = "6"
+VERSION = "7"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
 modifies its arguments (or, ``unshared``, returns a part of them). 4: under ``code.inputs`` no
