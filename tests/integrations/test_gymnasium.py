@@ -150,6 +150,33 @@ def test_single_mode_judges_the_answer_at_once(pool: PoolSandbox) -> None:
     assert (reward, terminated, info["status"]) == (1.0, True, "pass")
 
 
+OUTSIDE_THE_SPACE = {
+    # the right answer, then a model that never stopped: judged before, and it passed
+    "too-long": lambda answer: answer + " " * 1_000_000,
+    "nul": lambda answer: answer + "\0",
+    "lone-surrogate": lambda answer: answer + "\ud800",
+}
+
+
+@pytest.mark.parametrize("mode", ["single", "tools"])
+@pytest.mark.parametrize("outside", OUTSIDE_THE_SPACE)
+def test_an_action_outside_the_action_space_is_the_policys_fail(
+    pool: PoolSandbox, mode: str, outside: str
+) -> None:
+    env = AssayEnv("code", tasks=[make_median_task()], sandbox=pool, mode=mode)  # type: ignore[arg-type]
+    env.reset(seed=0)
+    right = f"```python\n{REFERENCE.decode()}```" if mode == "single" else _write(REFERENCE)
+    action = OUTSIDE_THE_SPACE[outside](right)
+    assert not env.action_space.contains(action)
+    _, reward, terminated, truncated, info = env.step(action)
+    assert (reward, terminated, truncated) == (0.0, True, False)
+    assert (info["status"], info["end"]) == ("fail", "policy_failed")
+    assert "action space" in info["verdict"]["summary"]
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(SUBMIT)
+    env.close()
+
+
 class _Broken:
     """A sandbox whose every job fails as infrastructure does."""
 

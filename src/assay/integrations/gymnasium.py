@@ -125,7 +125,7 @@ class AssayEnv(gymnasium.Env[str, str]):
         self.budget = _budget(budget)
         self.render_mode = render_mode
         self.observation_space = AnyText()
-        self.action_space = AnyText()
+        self.action_space: AnyText = AnyText()
         self._sandbox = sandbox
         self._tasks = _of_split(_family_tasks(family, tasks, sandbox), split, family)
         self._episode: Episode | None = None
@@ -169,6 +169,9 @@ class AssayEnv(gymnasium.Env[str, str]):
         spent = episode.overspent()  # an answer or a submit past the budget is not judged
         if spent:
             return self._unjudged(episode, EndReason.BUDGET, Status.FAIL, spent)
+        outside = _outside_space(action, self.action_space)
+        if outside:  # the model's own text: a fail it made, never passed on to the family
+            return self._unjudged(episode, EndReason.POLICY_FAILED, Status.FAIL, outside)
         if self.mode == "single":
             return self._judged(episode, Message(role="assistant", content=action))
         return self._act(episode, _tool_call(action))
@@ -230,7 +233,8 @@ class AssayEnv(gymnasium.Env[str, str]):
         self, episode: Episode, end: EndReason, status: Status, summary: str
     ) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
         episode.submitted = True
-        return self._ended(episode.unjudged(end, status, summary), truncated=True)
+        judged = episode.unjudged(end, status, summary)
+        return self._ended(judged, truncated=end is not EndReason.POLICY_FAILED)
 
     def _ended(
         self, judged: Judged, *, truncated: bool
@@ -408,6 +412,20 @@ def _check_action(action: object) -> None:
             field="action",
             fix="pass the model's text: a tool call as JSON text (json.dumps), or the answer",
         )
+
+
+def _outside_space(action: str, space: AnyText) -> str | None:
+    """Why a text action is not in the action space, or None: longer than its ``max_length``
+    (a model that never stopped), a NUL, or a lone surrogate, which no UTF-8 file, tool
+    argument or stored trajectory can hold."""
+    if len(action) > space.max_length:
+        return (
+            f"the action is {len(action):,} characters, past the action space's "
+            f"{space.max_length:,}: not judged, a fail"
+        )
+    if not space.contains(action):
+        return "the action holds a NUL or a lone surrogate, outside the action space: a fail"
+    return None
 
 
 def _tool_call(action: str) -> ToolCall | str:
