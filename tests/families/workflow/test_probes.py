@@ -11,9 +11,10 @@ from assay.families.base import SensitivityFamily
 from assay.families.workflow import WorkflowFamily, cloud
 from assay.families.workflow.cloud import StateTooLargeError, read_state
 from assay.families.workflow.emulator import Emulator
+from assay.families.workflow.state import CloudState, parse_state
 from assay.sandbox import LocalSandbox
 from assay.verdicts import Status
-from tests.families.workflow.tasks import router_task
+from tests.families.workflow.tasks import router_task, state_task
 
 pytestmark = pytest.mark.sandbox
 family = WorkflowFamily()
@@ -118,3 +119,13 @@ def test_reading_a_state_stops_at_its_deadline(
     monkeypatch.setattr(cloud, "READ_DEADLINE_S", 0.0)
     with pytest.raises(StateTooLargeError, match="took more than 0 s"):
         read_state(emulator)
+
+
+def test_the_queue_probe_of_a_fifo_queue_keeps_its_groups_whole() -> None:
+    """Dropping a message of a FIFO queue drops its group too: the probe's expected state
+    loads (one group short, it was a task no verifier could read)."""
+    expected = CloudState(queues={"out.fifo": ("a", "b")}, groups={"out.fifo": ("x", "y")})
+    task = state_task(CloudState(), expected, "pass\n")
+    [probe] = family.probes(task)
+    changed = parse_state(probe.task.hidden["expected.json"], "expected.json")
+    assert (changed.queues, changed.groups) == ({"out.fifo": ("b",)}, {"out.fifo": ("y",)})

@@ -12,10 +12,11 @@ import json
 import pytest
 from botocore.exceptions import ClientError  # type: ignore[import-untyped]
 
+from assay.errors import TaskFormatError
 from assay.families.workflow import WorkflowFamily
 from assay.families.workflow.cloud import read_state, seed
 from assay.families.workflow.emulator import Emulator, EmulatorFactory
-from assay.families.workflow.state import CloudState, QueueMessage
+from assay.families.workflow.state import CloudState, QueueMessage, parse_state
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task
 from assay.verdicts import Status, Verdict
@@ -52,6 +53,7 @@ def test_every_message_of_a_fifo_group_is_read(emulator: Emulator) -> None:
         *RIGHT,
         QueueMessage(body="tagged", attributes={"tries": 2}),
     )
+    assert first.groups == {"out.fifo": ("orders",) * 12 + ("other",)}
     assert read_state(emulator) == first  # reading received nothing: nothing is left in flight
 
 
@@ -111,8 +113,8 @@ def test_the_reference_filling_a_fifo_queue_passes(sending: Task) -> None:
 
 @pytest.mark.parametrize(
     "bodies",
-    [RIGHT[:10], [*RIGHT[:10], "junk", "junk"], [*RIGHT, "one more"]],
-    ids=["the first ten only", "ten right, then junk", "one too many"],
+    [RIGHT[:10], [*RIGHT[:10], "junk", "junk"], [*RIGHT, "one more"], RIGHT[::-1]],
+    ids=["the first ten only", "ten right, then junk", "one too many", "another order"],
 )
 def test_messages_past_the_tenth_of_a_fifo_group_are_judged(
     sending: Task, bodies: list[str]
@@ -165,3 +167,94 @@ def test_sending_to_a_seeded_fifo_queue_without_a_group_fails() -> None:
     assert right.status is Status.PASS, failed(right)
     wrong = family.verify(task, {"solution.py": NO_GROUP.encode()}, LocalSandbox())
     assert wrong.status is Status.FAIL, wrong.criteria
+
+
+GROUPED = """
+import boto3
+sqs = boto3.client("sqs")
+url = sqs.create_queue(QueueName="out.fifo", Attributes={{"FifoQueue": "true"}})["QueueUrl"]
+for n, (body, group) in enumerate({sent!r}):
+    sqs.send_message(
+        QueueUrl=url, MessageBody=body, MessageGroupId=group, MessageDeduplicationId=str(n)
+    )
+"""
+# two customers' orders, each customer's in order, the two interleaved
+INTERLEAVED = [("a1", "alice"), ("b1", "bob"), ("a2", "alice"), ("b2", "bob"), ("a3", "alice")]
+
+
+@pytest.fixture(scope="module")
+def grouped(factory: EmulatorFactory) -> Task:
+    """A task whose reference sends two message groups, interleaved, to a FIFO queue."""
+    script = GROUPED.format(sent=INTERLEAVED)
+    with factory.start() as emulator:
+        sqs = emulator.client("sqs")
+        url = sqs.create_queue(QueueName="out.fifo", Attributes={"FifoQueue": "true"})
+        for n, (body, group) in enumerate(INTERLEAVED):
+            sqs.send_message(
+                QueueUrl=url["QueueUrl"],
+                MessageBody=body,
+                MessageGroupId=group,
+                MessageDeduplicationId=str(n),
+            )
+        expected = read_state(emulator)
+    assert expected.groups == {"out.fifo": ("alice", "bob", "alice", "bob", "alice")}
+    return state_task(CloudState(), expected, script)
+
+
+@pytest.mark.parametrize(
+    ("sent", "passes"),
+    [
+        (INTERLEAVED, True),
+        # each group in order, the groups one after the other and named otherwise: what a
+        # consumer of each group receives is the same
+        ([("b1", "2"), ("b2", "2"), ("a1", "1"), ("a2", "1"), ("a3", "1")], True),
+        # the same messages, a customer's in another order: passed as a multiset before
+        ([("a2", "alice"), ("b1", "bob"), ("a1", "alice"), ("b2", "bob"), ("a3", "alice")], False),
+        # the same messages in one group: a consumer waits on one customer for the other
+        ([(body, "all") for body, _ in INTERLEAVED], False),
+    ],
+    ids=["as the reference", "groups renamed and apart", "a group out of order", "one group"],
+)
+def test_a_fifo_queue_is_judged_by_each_groups_order(
+    grouped: Task, sent: list[tuple[str, str]], passes: bool
+) -> None:
+    script = GROUPED.format(sent=sent)
+    verdict = WorkflowFamily().verify(grouped, {"solution.py": script.encode()}, LocalSandbox())
+    if passes:
+        assert verdict.status is Status.PASS, failed(verdict)
+        return
+    assert verdict.status is Status.FAIL, verdict.criteria
+    [criterion] = [c for c in verdict.criteria if c.name == "queue:out.fifo"]
+    assert "another order or grouping" in criterion.evidence
+
+
+def test_a_fifo_queue_of_the_initial_state_keeps_its_groups(emulator: Emulator) -> None:
+    groups = {"in.fifo": ("x", "y", "x")}
+    seed(emulator, CloudState(queues={"in.fifo": ("a", "b", "c")}, groups=groups))
+    state = read_state(emulator)
+    assert (state.queues, state.groups) == ({"in.fifo": ("a", "b", "c")}, groups)
+
+
+@pytest.mark.parametrize(
+    ("state", "message"),
+    [
+        (
+            {"queues": {"plain": ["a"]}, "groups": {"plain": ["g"]}},
+            "groups.plain: groups are given for 'plain', which is no FIFO queue",
+        ),
+        (
+            {"queues": {"in.fifo": ["a", "b"]}, "groups": {"in.fifo": ["g"]}},
+            "groups.in.fifo: 1 groups for 2 messages",
+        ),
+        (
+            {"queues": {"in.fifo": ["a"]}, "groups": {"in.fifo": [""]}},
+            "groups.in.fifo.0: String should have at least 1 character",
+        ),
+    ],
+    ids=["not fifo", "one short", "empty id"],
+)
+def test_bad_groups_are_refused_by_field(state: dict[str, object], message: str) -> None:
+    with pytest.raises(TaskFormatError) as raised:
+        parse_state(json.dumps(state).encode(), "hidden/expected.json")
+    assert message in str(raised.value)
+    assert "hidden/expected.json" in str(raised.value)

@@ -207,7 +207,12 @@ def messages(query: str) -> str:
         if message.sent_timestamp is not None and message.sent_timestamp / 1000 + retention <= now:
             continue
         state = "in_flight" if not message.visible else "delayed" if message.delayed else "visible"
-        entry = {"body": message.body, "attributes": message.message_attributes, "state": state}
+        entry = {
+            "body": message.body,
+            "attributes": message.message_attributes,
+            "state": state,
+            "group": message.group_id,
+        }
         size += len(json.dumps(entry)) + 2
         if len(found) >= MAX_QUEUE_MESSAGES or size > MAX_QUEUE_BYTES:
             limits = f"{MAX_QUEUE_MESSAGES} messages or {MAX_QUEUE_BYTES} bytes"

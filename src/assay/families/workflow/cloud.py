@@ -100,7 +100,7 @@ def seed(emulator: Emulator, state: CloudState, path: str = "the initial state")
             url = sqs.create_queue(QueueName=queue, Attributes=attributes)["QueueUrl"]
             for start in range(0, len(messages), 10):
                 entries = [
-                    _entry(str(n), message) | (_in_order(start + n) if fifo else {})
+                    _entry(str(n), message) | (_in_order(state, queue, start + n) if fifo else {})
                     for n, message in enumerate(messages[start : start + 10])
                 ]
                 _all_sent(sqs.send_message_batch(QueueUrl=url, Entries=entries))
@@ -119,11 +119,13 @@ def seed(emulator: Emulator, state: CloudState, path: str = "the initial state")
                     logs.put_log_events(logGroupName=group, logStreamName=stream, logEvents=events)
 
 
-def _in_order(number: int) -> dict[str, str]:
-    """What a FIFO queue's message needs: a group (one for every seeded message, so that they
-    are received in the state's order) and a deduplication id (its place, so that no two are
-    taken for one)."""
-    return {"MessageGroupId": SEED_GROUP, "MessageDeduplicationId": str(number)}
+def _in_order(state: CloudState, queue: str, number: int) -> dict[str, str]:
+    """What a FIFO queue's message needs: a group (the state's, or one for every seeded
+    message, so that they are received in the state's order) and a deduplication id (its
+    place, so that no two are taken for one)."""
+    groups = state.groups.get(queue)
+    group = groups[number] if groups else SEED_GROUP
+    return {"MessageGroupId": group, "MessageDeduplicationId": str(number)}
 
 
 @contextmanager
@@ -289,14 +291,16 @@ def read_state(emulator: Emulator) -> CloudState:
     deadline = _Deadline(time.monotonic() + READ_DEADLINE_S)
     reads: dict[str, Reads] = {}
     objects: dict[str, dict[str, Reads]] = {}
+    groups: dict[str, tuple[str, ...]] = {}
     state = CloudState(
         buckets=_buckets(emulator, reads, objects, deadline),
-        queues=_queues(emulator, reads, deadline),
+        queues=_queues(emulator, reads, groups, deadline),
         tables=_tables(emulator, reads, deadline),
         logs=_logs(emulator, reads, deadline),
     )
     reads |= account_reads(emulator.client)
-    return state.model_copy(update={"settings": gather(reads, objects, deadline.check)})
+    settings = gather(reads, objects, deadline.check)
+    return state.model_copy(update={"settings": settings, "groups": groups})
 
 
 def births(emulator: Emulator) -> dict[str, str]:
@@ -351,13 +355,17 @@ def _buckets(
 
 
 def _queues(
-    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
+    emulator: Emulator,
+    reads: dict[str, Reads],
+    groups: dict[str, tuple[str, ...]],
+    deadline: _Deadline,
 ) -> dict[str, tuple[Message, ...]]:
     """Each queue's messages, asked of the emulator with the trusted token rather than
     received (see :data:`~._emulator_process.MESSAGES_PATH`): receiving reads no more than ten
     messages of a FIFO queue's group, and moves a message received often enough to the
     dead-letter queue, which may have been read already. A message in flight (received and
-    not deleted) or delayed is held as a placeholder that no state's message equals."""
+    not deleted) or delayed is held as a placeholder that no state's message equals. The
+    message group of each message of a FIFO queue goes into ``groups``."""
     sqs = emulator.client("sqs")
     found: dict[str, tuple[Message, ...]] = {}
     urls = _listed(sqs.get_paginator("list_queues").paginate(), "QueueUrls", "queues")
@@ -371,7 +379,9 @@ def _queues(
             raise StateTooLargeError(str(held["too_large"])[:200])
         if len(held["messages"]) > MAX_MESSAGES:
             raise StateTooLargeError(f"more than {MAX_MESSAGES} messages in {name}")
-        found[name] = _held_messages(held["messages"])
+        found[name], grouped = _held_messages(held["messages"])
+        if name.endswith(".fifo"):
+            groups[name] = grouped
     return found
 
 
@@ -381,17 +391,21 @@ _PLACEHOLDERS = {
 }
 
 
-def _held_messages(listed: list[Any]) -> tuple[Message, ...]:
+def _held_messages(listed: list[Any]) -> tuple[tuple[Message, ...], tuple[str, ...]]:
     """The messages the emulator listed, as a state holds them: the in-flight and delayed
-    ones as numbered placeholders, the others by body, with their attributes if any."""
-    counts = Counter(entry.get("state") for entry in listed if isinstance(entry, dict))
+    ones as numbered placeholders, the others by body, with their attributes if any, in the
+    queue's order; and the message group of each (in its own group, a placeholder)."""
+    entries = [entry for entry in listed if isinstance(entry, dict)]
+    counts = Counter(entry.get("state") for entry in entries)
     found: list[Message] = [
         shown.format(n + 1) for state, shown in _PLACEHOLDERS.items() for n in range(counts[state])
     ]
-    for entry in listed:
-        if isinstance(entry, dict) and entry.get("state") == "visible":
+    groups = [f"<placeholder {n + 1}>" for n in range(len(found))]
+    for entry in entries:
+        if entry.get("state") == "visible":
             found.append(_message(entry))
-    return tuple(found)
+            groups.append(str(entry.get("group") or SEED_GROUP)[:128])
+    return tuple(found), tuple(groups)
 
 
 def _message(entry: dict[str, Any]) -> Message:

@@ -14,7 +14,9 @@ as JSON values; other texts compare with line endings and trailing white space a
 ignored. Objects compare by key; messages, log events of a stream and items compare as
 multisets, so a duplicate is a difference. A queue's messages compare with their attributes
 when the expected state names the attributes of any of them (see :mod:`.state`), by their bodies
-alone otherwise.
+alone otherwise. A FIFO queue's (``*.fifo``) messages compare in order: as their message groups,
+each group's messages in order, groups matched by their messages and never by their ids, so
+the same messages sent in another order, or grouped otherwise, are a difference.
 
 A vague request may have several reasonable readings, each with its expected state: the final
 state is judged against each, and the reading it comes closest to decides.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from assay.families.workflow.state import CloudState, Message, QueueMessage, body_of
@@ -135,9 +138,13 @@ def _held(state: CloudState, attributed: Collection[str]) -> Contents:
         found["bucket", name] = {key: _normal(body) for key, body in objects.items()}
     for name, messages in state.queues.items():
         if name in attributed:
-            found["queue", name] = _multiset(_with_attributes(m) for m in messages)
+            compared = [_with_attributes(m) for m in messages]
         else:
-            found["queue", name] = _multiset(_normal(body_of(m)) for m in messages)
+            compared = [_normal(body_of(m)) for m in messages]
+        if name.endswith(".fifo"):
+            found["queue", name] = _in_groups(compared, state.groups.get(name))
+        else:
+            found["queue", name] = _multiset(compared)
     for name, table in state.tables.items():
         keys = (table.hash_key, table.range_key)
         found["table", name] = (keys, _multiset("json:" + _canonical(item) for item in table.items))
@@ -183,6 +190,31 @@ def _multiset(values: Iterable[str]) -> Counter[str]:
     return Counter(values)
 
 
+@dataclass(frozen=True)
+class _Fifo:
+    """A FIFO queue's messages as compared: each message group's messages in order, the
+    groups as a multiset (their ids are not compared)."""
+
+    groups: Counter[tuple[str, ...]]
+
+    def messages(self) -> Counter[str]:
+        """Every message, whatever its group and place."""
+        found: Counter[str] = Counter()
+        for group, count in self.groups.items():
+            for message in group:
+                found[message] += count
+        return found
+
+
+def _in_groups(messages: list[str], groups: tuple[str, ...] | None) -> _Fifo:
+    """``messages`` of a FIFO queue by their ``groups`` (one for each message), or as one
+    group when the state gives none."""
+    by_group: dict[str, list[str]] = {}
+    for message, group in zip(messages, groups or ("",) * len(messages), strict=True):
+        by_group.setdefault(group, []).append(message)
+    return _Fifo(Counter(tuple(held) for held in by_group.values()))
+
+
 def _shown(value: str) -> str:
     kind, _, text = value.partition(":")
     if kind == "message":
@@ -219,6 +251,8 @@ def _json(text: str) -> str:
 def _held_difference(kind: str, want: Any, got: Any) -> list[str]:
     if kind == "bucket":
         return _keyed("object", want, got)
+    if kind == "queue" and isinstance(want, _Fifo) and isinstance(got, _Fifo):
+        return _counted("message", want.messages(), got.messages()) or _order(want, got)
     if kind == "queue":
         return _counted("message", want, got)
     if kind == "table":
@@ -262,6 +296,20 @@ def _counted(what: str, want: Counter[str], got: Counter[str]) -> list[str]:
         shown = [_shown(v) + (f" (x{n})" if n > 1 else "") for v, n in sorted(extra.items())]
         differences.append(f"{extra.total()} unexpected {what}(s): {_list(shown)}")
     return differences
+
+
+def _order(want: _Fifo, got: _Fifo) -> list[str]:
+    """How a FIFO queue holding the expected messages differs in their order or groups."""
+    if want.groups == got.groups:
+        return []
+    missing = sorted(want.groups - got.groups)
+    extra = sorted(got.groups - want.groups)
+    shown = ", ".join(f"[{_list([_shown(m) for m in group])}]" for group in extra[:2])
+    expected = ", ".join(f"[{_list([_shown(m) for m in group])}]" for group in missing[:2])
+    return [
+        f"the messages are right but in another order or grouping: message groups in order "
+        f"{shown}, expected {expected}"
+    ]
 
 
 def _list(values: list[str]) -> str:

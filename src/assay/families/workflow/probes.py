@@ -51,7 +51,10 @@ def _queue(initial: CloudState, expected: CloudState) -> list[Change]:
     for name, messages in sorted(expected.queues.items()):
         if messages and messages != initial.queues.get(name):
             queues = {**expected.queues, name: messages[1:]}
-            state = expected.model_copy(update={"queues": queues})
+            groups = dict(expected.groups)
+            if name in groups:  # a FIFO queue's groups, one for each message
+                groups[name] = groups[name][1:]
+            state = expected.model_copy(update={"queues": queues, "groups": groups})
             return [(f"queue:{name}", f"one message fewer expected in {name}", state)]
     return []
 

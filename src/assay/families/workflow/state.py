@@ -19,6 +19,12 @@ whose expected messages names its attributes is judged with every message's attr
 names none must have none); the other queues are judged by the bodies alone. No state holds a
 set (a DynamoDB ``SS``, ``NS`` or ``BS``): one read from an emulator equals no list.
 
+A queue named ``*.fifo`` is a FIFO queue, and its messages are in order: ``groups`` may give,
+by queue, the message group of each of its messages (a list as long as the queue's), and then
+each group's messages compare in order, groups by their messages and never by their ids (a
+reading from an emulator always gives them). A FIFO queue whose groups a state does not give
+is one group: all its messages in order.
+
 ``settings`` holds, by resource (``bucket:NAME``, ``queue:NAME``, ``table:NAME``,
 ``logs:NAME``, and ``account:SERVICE`` for what belongs to the account), the settings that differ
 from those of a fresh resource: its policy, ACL, retention, tags... (see :mod:`.resource_settings`
@@ -126,6 +132,11 @@ class CloudState(BaseModel):
         description="Resource (``bucket:NAME``..., ``account:SERVICE``) to the settings that "
         "differ from a fresh resource's, plain JSON.",
     )
+    groups: dict[str, tuple[Annotated[str, Field(min_length=1, max_length=128)], ...]] = Field(
+        default_factory=dict,
+        description="FIFO queue (``*.fifo``) to the message group of each of its messages, in "
+        "the order of its messages; a FIFO queue left out is one group.",
+    )
 
     def resources(self) -> list[tuple[str, str]]:
         """Every (kind, name) held, sorted: ``("bucket", "invoices")``..."""
@@ -144,8 +155,10 @@ class CloudState(BaseModel):
         }
 
     def to_json(self) -> bytes:
-        """The state as the JSON a task stores (no ``settings`` when there are none)."""
-        value = self.model_dump(mode="json", exclude={"settings"} if not self.settings else None)
+        """The state as the JSON a task stores (no ``settings`` or ``groups`` when there are
+        none)."""
+        empty = {name for name in ("settings", "groups") if not getattr(self, name)}
+        value = self.model_dump(mode="json", exclude=empty or None)
         return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -187,6 +200,8 @@ def parse_state(data: bytes, path: str) -> CloudState:
                         field=f"tables.{name}.items.{number}.{key}",
                         fix="give every item its key attributes",
                     )
+    for name, groups in state.groups.items():
+        _check_groups(state, name, groups, path)
     known = state.labels()
     for label, settings in state.settings.items():
         if label not in known:
@@ -205,3 +220,23 @@ def parse_state(data: bytes, path: str) -> CloudState:
                 fix="leave out a resource whose settings are all at their defaults",
             )
     return state
+
+
+def _check_groups(state: CloudState, name: str, groups: tuple[str, ...], path: str) -> None:
+    """Raises :class:`TaskFormatError` unless ``groups`` gives a group to each message of the
+    FIFO queue ``name``."""
+    field = f"groups.{name}"
+    if name not in state.queues or not name.endswith(".fifo"):
+        raise TaskFormatError(
+            f"groups are given for {name!r}, which is no FIFO queue of this state",
+            path=path,
+            field=field,
+            fix="give groups only for queues of the state named *.fifo",
+        )
+    if len(groups) != len(state.queues[name]):
+        raise TaskFormatError(
+            f"{len(groups)} groups for {len(state.queues[name])} messages",
+            path=path,
+            field=field,
+            fix="give one message group for each message, in the order of the messages",
+        )
