@@ -324,3 +324,18 @@ def test_bad_input_is_one_line(
     assert len(lines) == 1
     assert lines[0].startswith("error: ")
     assert problem in lines[0]
+
+
+def test_manifests_in_a_list_are_read_as_kubectl_reads_them(
+    run_cli: Run, cluster: Path, tmp_path: Path
+) -> None:
+    deny = _policy("deny-all", {"podSelector": {}, "policyTypes": ["Ingress"]})
+    listed = tmp_path / "list.yaml"
+    listed.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [deny]}))
+    plain = _write(tmp_path / "plain.yaml", deny)
+    assert _reach(run_cli, cluster, listed) == _reach(run_cli, cluster, plain)
+    listed.write_text("apiVersion: v1\nkind: List\nitems: [[]]\n")
+    result = run_cli("config", "reachability", str(cluster), str(listed))
+    assert result.exit_code == 2
+    assert f"{listed}: document 1: a list whose items are not all objects" in result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -82,6 +82,7 @@ def test_merged_keys_that_clash_with_nothing_are_read(pool: PoolSandbox) -> None
     "hack",
     [
         "reference-and-a-merged-allow-all",
+        "reference-and-a-listed-allow-all",
         "reference-opened-by-octal-ports",
         "reference-and-a-port-y",
     ],
@@ -118,3 +119,67 @@ def test_a_plain_y_or_n_in_a_submission_is_the_boolean_kubectl_reads(
     verdict = family.verify(fixture_task(), {"policy.yaml": _with_a_rule_for_everyone(word)}, pool)
     assert verdict.status is Status.FAIL
     assert "is not valid under any of the given schemas" in verdict.criteria[0].evidence
+
+
+def _as_list(kind: str, *objects: dict[str, object], api_version: str = "v1") -> bytes:
+    return yaml.safe_dump(
+        {"apiVersion": api_version, "kind": kind, "items": list(objects)}
+    ).encode()
+
+
+def _reference_object() -> dict[str, object]:
+    loaded = yaml.safe_load(_reference())
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_the_reference_as_a_list_kubectl_applies_passes(pool: PoolSandbox) -> None:
+    # kubectl applies the items of a v1 List, and of a typed list whose items name no kind
+    # (the list's, less "List"); both were refused as a kind the task does not accept
+    plain = _reference_object()
+    bare = {key: value for key, value in plain.items() if key not in ("kind", "apiVersion")}
+    for data in (
+        _as_list("List", plain),
+        _as_list("NetworkPolicyList", bare, api_version="networking.k8s.io/v1"),
+    ):
+        verdict = family.verify(fixture_task(), {"policy.yaml": data}, pool)
+        assert verdict.status is Status.PASS, verdict.criteria
+
+
+def test_an_object_inside_a_list_is_judged_as_any_other(pool: PoolSandbox) -> None:
+    everyone = {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": "let-everyone-in", "namespace": "data"},
+        "spec": {"podSelector": {}, "ingress": [{}]},
+    }
+    data = _as_list("List", _reference_object(), everyone)
+    verdict = family.verify(fixture_task(), {"policy.yaml": data}, pool)
+    assert verdict.status is Status.FAIL
+    failed = {c.name for c in verdict.criteria if not c.passed}
+    assert "nothing else reaches the database on 5432" in failed, verdict.criteria
+    # and each item is checked against the kinds and the schema, named by its place
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}
+    data = _as_list("List", _reference_object(), secret)
+    verdict = family.verify(fixture_task(), {"policy.yaml": data}, pool)
+    assert verdict.status is Status.FAIL
+    assert verdict.criteria[0].name == "policy.yaml document 1 item 2", verdict.criteria
+    assert "kind 'Secret' is not one this task accepts" in verdict.criteria[0].evidence
+
+
+@pytest.mark.parametrize(
+    ("items", "problem"),
+    [
+        ("[1, 2]", "a list whose items are not all objects"),
+        ("'none'", "a list whose items are not all objects"),
+        ("[{kind: List, items: []}]", "a list that holds a list"),
+    ],
+)
+def test_a_list_kubectl_would_refuse_is_refused(
+    items: str, problem: str, pool: PoolSandbox
+) -> None:
+    data = f"apiVersion: v1\nkind: List\nitems: {items}\n".encode()
+    verdict = family.verify(fixture_task(), {"policy.yaml": data}, pool)
+    assert verdict.status is Status.FAIL
+    assert verdict.criteria[0].name == "policy.yaml document 1", verdict.criteria
+    assert problem in verdict.criteria[0].evidence

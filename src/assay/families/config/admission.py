@@ -19,6 +19,7 @@ from assay.families.config.documents import (
     Object,
     Unreadable,
     oversized,
+    placed,
     read_yaml,
 )
 from assay.families.config.meaning import Meaning, applied, meaning
@@ -104,17 +105,18 @@ def admit(
     objects, problems = _objects(spec, [p for p in submitted if isinstance(p, Documents)])
     if problems:
         return Admission(None, "objects were refused", tuple(problems), run.result)
+    existing = _task_objects(cluster, where)
     try:
-        start = meaning(cluster.objects)  # the task's own objects must be sound by themselves
+        start = meaning(existing)  # the task's own objects must be sound by themselves
     except ObjectError as exc:
         raise TaskFormatError(str(exc), path=where, fix="correct the object") from None
     try:
-        found = meaning(applied(cluster.objects, objects))
+        found = meaning(applied(existing, objects))
     except ObjectError as exc:
         refusal = _refusal("objects", str(exc), "api")
         return Admission(None, "the API server would refuse an object", (refusal,), run.result)
     count = f"{len(objects)} object" + ("" if len(objects) == 1 else "s")
-    baseline = _reference(task, cluster.objects, read_reference) if theirs else None
+    baseline = _reference(task, existing, read_reference) if theirs else None
     return Admission(found, f"{count} applied", (), run.result, reference=baseline, start=start)
 
 
@@ -130,11 +132,25 @@ def _reference(
             if part.stopped:
                 return None
             raise TaskFormatError(part.reason, path=where, fix="write the reference as plain YAML")
-        objects += [obj for obj in part.objects if isinstance(obj, Mapping)]
+        objects += _task_objects(part, where)
     try:
         return meaning(applied(cluster, objects))
     except ObjectError as exc:
         raise TaskFormatError(str(exc), path=where, fix="correct the object") from None
+
+
+def _task_objects(documents: Documents, path: str) -> list[Object]:
+    """The objects of a task's own file (its cluster, its reference), lists read as kubectl
+    reads them; a list kubectl would refuse is the task's fault."""
+    objects: list[Object] = []
+    for part in placed(documents.objects):
+        if part.problem is not None:
+            raise TaskFormatError(
+                f"{part.where}: {part.problem}", path=path, fix="correct the object"
+            )
+        if isinstance(part.value, Mapping):
+            objects.append(dict(part.value))
+    return objects
 
 
 def _objects(
@@ -145,12 +161,14 @@ def _objects(
     objects: list[tuple[str, Object]] = []
     problems: list[Criterion] = []
     for parsed in documents:
-        for index, obj in enumerate(parsed.objects):
-            where = f"{parsed.name} document {index + 1}"
-            if not isinstance(obj, Mapping):
+        for part in placed(parsed.objects):
+            where = f"{parsed.name} {part.where}"
+            if part.problem is not None:
+                problems.append(_refusal(where, part.problem, "yaml"))
+            elif not isinstance(part.value, Mapping):
                 problems.append(_refusal(where, "is not a YAML mapping (an object)", "yaml"))
             else:
-                objects.append((where, obj))
+                objects.append((where, dict(part.value)))
     if len(objects) > MAX_OBJECTS:
         problems.append(_refusal("(submission)", f"more than {MAX_OBJECTS} objects", "size"))
         return [], problems

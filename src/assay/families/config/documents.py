@@ -67,6 +67,48 @@ class Unreadable:
 Parsed = Documents | Unreadable
 
 
+@dataclass(frozen=True)
+class Placed:
+    """A document of a file, or an item of a list document, as kubectl takes it."""
+
+    where: str
+    """``document N``, or ``document N item M`` for an item of a list (from 1)."""
+    value: object
+    """The object, or whatever the document was (a list, a text...)."""
+    problem: str | None = None
+    """Why kubectl would refuse the list document this stands for; None when it would not."""
+
+
+def placed(documents: Sequence[object]) -> list[Placed]:
+    """The objects of a file's documents as ``kubectl apply`` takes them: a document with an
+    ``items`` field (``kind: List``, or ``ConfigMapList``...) is a list, and stands for its
+    items, each in its place; an item with neither ``kind`` nor ``apiVersion`` has the
+    list's (``kind`` less its ``List``), as kubectl gives it. A list whose ``items`` is not a
+    list of objects, or that holds a list, is one :class:`Placed` with its ``problem``."""
+    found: list[Placed] = []
+    for index, document in enumerate(documents):
+        where = f"document {index + 1}"
+        if not isinstance(document, dict) or "items" not in document:
+            found.append(Placed(where, document))
+            continue
+        items = document["items"]
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            found.append(Placed(where, document, "a list whose items are not all objects"))
+            continue
+        if any("items" in item for item in items):
+            found.append(Placed(where, document, "a list that holds a list: list the objects"))
+            continue
+        kind = document.get("kind")
+        inherited = {
+            "kind": kind[: -len("List")] if isinstance(kind, str) and kind != "List" else "",
+            "apiVersion": document.get("apiVersion", ""),
+        }
+        for number, item in enumerate(items):
+            named = "kind" in item or "apiVersion" in item
+            found.append(Placed(f"{where} item {number + 1}", item if named else inherited | item))
+    return found
+
+
 def oversized(files: Sequence[tuple[str, bytes]]) -> list[Unreadable]:
     """The bounds ``files`` break before any parsing, one entry each; empty when within."""
     problems = [

@@ -19,6 +19,7 @@ from assay.families.config.documents import (
     Documents,
     Object,
     oversized,
+    placed,
     read_yaml,
 )
 from assay.families.config.meaning import Meaning, meaning
@@ -81,15 +82,17 @@ def read_manifests(
         if not isinstance(parsed, Documents):
             reason = " ".join(parsed.reason.split())
             raise InputError(reason, path=parsed.name, fix="write plain YAML")
-        for index, obj in enumerate(parsed.objects):
-            where = f"document {index + 1}"
+        for part in placed(parsed.objects):
+            where, obj = part.where, part.value
+            if part.problem is not None:
+                raise InputError(part.problem, path=parsed.name, field=where)
             if not isinstance(obj, Mapping):
                 raise InputError("not a mapping (an object)", path=parsed.name, field=where)
             problem = schema_problem(obj, kubernetes)
             if problem is not None:
                 text = f"{obj.get('kind')}: {problem}"
                 raise InputError(text, path=parsed.name, field=where, fix="correct the object")
-            objects.append(obj)
+            objects.append(dict(obj))
     return objects
 
 
