@@ -89,6 +89,19 @@ def test_a_broken_config_table_names_the_field(
             "reachability[0].from",
             "names no pod",
         ),
+        # a pod to itself is no connection: the requirement checked nothing and passed
+        (
+            b"[[reachability]]\nfrom = 'data/db-0'\nto = 'data/db-0'\nallowed = false\n",
+            "reachability[0]",
+            "decides no connection",
+        ),
+        # every pair it named was decided again by the requirement after it
+        (
+            b"[[reachability]]\nfrom = 'api/*'\nto = 'data/db-0'\nallowed = false\n"
+            b"[[reachability]]\nfrom = '*'\nto = 'data/db-0'\nallowed = false\n",
+            "reachability[0]",
+            "decides no connection",
+        ),
     ],
 )
 def test_a_bad_expected_toml_names_the_field(
@@ -98,6 +111,16 @@ def test_a_bad_expected_toml_names_the_field(
     where = f"{ONLY_API}/hidden/expected.toml: " + (f"{field}: " if field else "")
     assert message.startswith(where), message
     assert problem in message
+
+
+def test_a_reading_that_decides_no_connection_is_named_by_its_file(pool: PoolSandbox) -> None:
+    # the netpol-default-deny-namespace template wrote such a reading for a namespace of one
+    # pod: "its pods reach each other" checked nothing
+    vacuous = b"[[reachability]]\nfrom = 'data/db-0'\nto = 'data/db-0'\nallowed = true\n"
+    task = with_hidden(fixture_task(), "expected-lenient.toml", vacuous)
+    message = _raised(task, pool)
+    assert message.startswith(f"{ONLY_API}/hidden/expected-lenient.toml: reachability[0]: ")
+    assert "decides no connection" in message
 
 
 def test_a_missing_expected_toml_is_named(pool: PoolSandbox) -> None:

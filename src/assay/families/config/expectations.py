@@ -38,10 +38,19 @@ requirement of one of them.
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from assay import _toml
 from assay.errors import TaskFormatError
@@ -240,6 +249,12 @@ class Expectations(BaseModel):
     only: list[OnlyCheck] = Field(default_factory=list)
     containers: list[ContainersCheck] = Field(default_factory=list)
     services: list[ServiceCheck] = Field(default_factory=list)
+    _file: str = PrivateAttr(default=EXPECTED_FILE)
+
+    @property
+    def file(self) -> str:
+        """The file of ``hidden/`` it was read from (a reading's own, or ``expected.toml``)."""
+        return self._file
 
     def empty(self) -> bool:
         """Whether it requires nothing."""
@@ -281,6 +296,7 @@ def _read(task: Task, name: str) -> Expectations:
             field=_field(first["loc"]),
             fix="see the config family's expected.toml fields",
         ) from None
+    found._file = name
     if found.empty():
         raise TaskFormatError(
             "requires nothing",
@@ -294,7 +310,7 @@ def _read(task: Task, name: str) -> Expectations:
 def judge(expected: Expectations, found: Meaning, task_id: str) -> tuple[Criterion, ...]:
     """One criterion per requirement of ``expected``, in the file's order by kind."""
     return tuple(
-        judge_reachability(expected.reachability, found.reachability, task_id)
+        judge_reachability(expected.reachability, found.reachability, task_id, expected.file)
         + judge_permissions(expected.permissions, found.permissions)
         + judge_only(expected.only, found.permissions)
         + judge_containers(expected.containers, found)
@@ -342,18 +358,31 @@ def _field(loc: Sequence[int | str]) -> str:
 
 
 def judge_reachability(
-    checks: Sequence[ReachabilityCheck], reach: Reachability, task_id: str
+    checks: Sequence[ReachabilityCheck],
+    reach: Reachability,
+    task_id: str,
+    file: str = EXPECTED_FILE,
 ) -> list[Criterion]:
-    """One criterion per check, over the pairs it owns (later checks override earlier ones)."""
+    """One criterion per check, over the pairs it owns (later checks override earlier ones);
+    ``file`` is where the checks were read, for the errors that name it."""
     cluster = reach.cluster
+    path = f"{task_id}/hidden/{file}"
     owner: dict[ConnectionKey, int] = {}
     for index, check in enumerate(checks):
-        for key in _pairs(check, cluster, f"{task_id}/hidden/{EXPECTED_FILE}", index):
+        for key in _pairs(check, cluster, path, index):
             owner[key] = index
+    owned = Counter(owner.values())
+    for index in range(len(checks)):
+        if not owned[index]:  # a check that can never fail
+            raise TaskFormatError(
+                "decides no connection: every pair it names is a pod and itself (always "
+                "allowed) or is decided by a later requirement",
+                path=path,
+                field=f"reachability[{index}]",
+                fix="name pods whose connections it decides, or drop it",
+            )
     wrong: dict[int, list[str]] = {index: [] for index in range(len(checks))}
-    owned = dict.fromkeys(range(len(checks)), 0)
     for key, index in sorted(owner.items()):
-        owned[index] += 1
         source, destination, port, protocol = key
         got = reach.allowed(cluster.pod(source), cluster.pod(destination), port, protocol)
         if got != checks[index].allowed:
@@ -444,7 +473,7 @@ def _within(value: str, allowed: Sequence[str]) -> bool:
 def decided(expected: Expectations, cluster: Cluster, task_id: str) -> set[ConnectionKey]:
     """Every connection between pods of ``cluster`` that a ``[[reachability]]`` requirement
     of ``expected`` decides, as ``(source, destination, port, protocol)``."""
-    path = f"{task_id}/hidden/{EXPECTED_FILE}"
+    path = f"{task_id}/hidden/{expected.file}"
     return {
         key
         for index, check in enumerate(expected.reachability)

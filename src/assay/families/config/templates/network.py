@@ -172,7 +172,11 @@ def _default_deny_namespace(rng: random.Random) -> Problem:
             f"Niemand soll mehr in {target} hineinkommen. Bitte dichtmachen.",
             f"Plus personne ne doit pouvoir entrer dans {target}. Fermez-le, s'il vous plaît.",
         ),
-        readings=(Reading("same-namespace-allowed", within, [same_ns]),),
+        # the pods of a namespace of one pod have no one to reach: a requirement that they
+        # reach each other would decide no connection
+        readings=(Reading("same-namespace-allowed", within, [same_ns]),)
+        if target == app_ns
+        else (),
         expected=expected,
         reference=[deny],
         bad={
