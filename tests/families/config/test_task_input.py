@@ -89,6 +89,18 @@ def test_a_broken_config_table_names_the_field(
             "reachability[0].from",
             "names no pod",
         ),
+        # limits no container can keep, and containers that cannot be exactly none: the
+        # reference failed them, so the task loaded and only its audit said it was broken
+        (
+            b"[[containers]]\nworkload = 'Deployment api/api'\nmax_limits = {cpu = '-1'}\n",
+            "containers[0].max_limits",
+            "cpu: '-1' is not a positive quantity",
+        ),
+        (
+            b"[[containers]]\nworkload = 'Deployment api/api'\nimages = {}\n",
+            "containers[0].images",
+            "names no container",
+        ),
         # a pod to itself is no connection: the requirement checked nothing and passed
         (
             b"[[reachability]]\nfrom = 'data/db-0'\nto = 'data/db-0'\nallowed = false\n",

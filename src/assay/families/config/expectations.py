@@ -202,8 +202,18 @@ class ContainersCheck(BaseModel):
     @field_validator("max_limits")
     @classmethod
     def _quantities(cls, value: dict[str, str]) -> dict[str, str]:
-        for text in value.values():
-            quantity(text)
+        for resource, text in value.items():
+            if quantity(text) <= 0:  # no container's limit is at most that: no one can pass
+                raise ValueError(f"{resource}: {text!r} is not a positive quantity")
+        return value
+
+    @field_validator("images")
+    @classmethod
+    def _containers(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        if value is not None and not value:  # a workload has at least one container
+            raise ValueError("names no container: leave images out, or name every container")
+        if value is not None and not all(image.strip() for image in value.values()):
+            raise ValueError("an empty image: name the image of every container")
         return value
 
     def label(self) -> str:
