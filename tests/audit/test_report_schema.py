@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from assay.audit.diversity import diversity
 from assay.audit.report import REPORT_FORMAT, AuditReport
 from tests.conftest import make_median_task
@@ -42,6 +45,22 @@ def test_a_format_1_report_still_reads() -> None:
     report = AuditReport.model_validate(old)
     assert report.diversity is None
     assert report.tasks[0].findings[0].review is False
+    assert report.tasks[0].checks_run is None  # unknown: --since compares as it always did
+
+
+def test_a_solution_score_outside_zero_to_one_is_no_report() -> None:
+    solution = {"solution": "reference", "status": "pass", "score": 1.5, "summary": "s"}
+    task = {"task_id": "t", "task_version": "v", "path": "p", "decision": "accepted"}
+    report = {
+        "run_id": "abc",
+        "root": "tasks",
+        "started_at": "2026-11-01T10:00:00Z",
+        "finished_at": "2026-11-01T10:01:00Z",
+        "checks": [],
+        "tasks": [{**task, "solutions": [solution]}],
+    }
+    with pytest.raises(ValidationError, match="less than or equal to 1"):
+        AuditReport.model_validate(report)
 
 
 def test_diversity_counts_every_label_and_measures_evenness() -> None:

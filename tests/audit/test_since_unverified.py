@@ -9,7 +9,7 @@ from pathlib import Path
 from assay.audit import AuditContext, CheckOutcome, LintCheck, SolutionVerdict, run_audit
 from assay.audit.changes import change_lines, compare
 from assay.audit.runner import default_checks
-from assay.errors import SandboxError
+from assay.errors import ContainerRequiredError, InputError, SandboxError
 from assay.findings import Decision, Finding, Severity
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task, TaskSet, save_task
@@ -119,3 +119,77 @@ def test_a_defect_an_unfinished_audit_did_not_look_for_again_is_not_said_to_be_g
         "    ? [known-bad] bad-unsorted passes (not confirmed: this audit could not finish the "
         "task)"
     ]
+
+
+class UnreadableReference:
+    """The reference check finding the task unreadable: the checks after it are not run."""
+
+    name = "reference"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        raise InputError("the reference is not UTF-8", path=f"{task.id}/solutions/reference")
+
+
+class NeedsAContainer:
+    """The reference check on a task only a container backend can run."""
+
+    name = "reference"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        raise ContainerRequiredError("the task's environment is a Dockerfile")
+
+
+def test_a_defect_the_checks_stopped_before_is_not_said_to_be_gone(tmp_path: Path) -> None:
+    """A later audit that found the task unreadable, or needing a container, at a check before
+    the known-bad one never looked for the passing known-bad solution again: it used to say
+    the defect went away (the report had no record of which checks ran; format 4 has)."""
+    save_task(make_median_task("t"), tmp_path / "set")
+    taskset = TaskSet.load(tmp_path / "set")
+    before = run_audit(taskset, LocalSandbox(), checks=[LintCheck(), PassingKnownBad()])
+    known = [check.name for check in default_checks()]
+    for stopper, after_decision in (
+        (UnreadableReference(), "rejected"),
+        (NeedsAContainer(), "quarantined"),
+    ):
+        after = run_audit(taskset, LocalSandbox(), checks=[LintCheck(), stopper, PassingKnownBad()])
+        [audited] = after.tasks
+        assert audited.checks_run == ("lint",)
+        lines = change_lines(compare(before.run_id, before.tasks, after, known))
+        assert lines[1] == f"  t: rejected -> {after_decision}", lines
+        assert "    ? [known-bad] bad-unsorted passes (not run this time)" in lines, lines
+        assert not any(line.startswith("    - ") for line in lines), lines
+
+
+def test_a_task_that_no_longer_loads_went_nowhere(tmp_path: Path) -> None:
+    save_task(make_median_task("t"), tmp_path / "set")
+    before = run_audit(
+        TaskSet.load(tmp_path / "set"), LocalSandbox(), checks=[LintCheck(), PassingKnownBad()]
+    )
+    (tmp_path / "set" / "t" / "task.toml").write_text("id = [\n")
+    after = run_audit(
+        TaskSet.load(tmp_path / "set"), LocalSandbox(), checks=[LintCheck(), PassingKnownBad()]
+    )
+    [audited] = after.tasks
+    assert audited.checks_run == ()
+    lines = change_lines(compare(before.run_id, before.tasks, after, ["lint", "known-bad"]))
+    assert "    ? [known-bad] bad-unsorted passes (not run this time)" in lines, lines
+    assert not any(line.startswith("    - ") for line in lines), lines
+
+
+def test_a_finding_of_a_check_that_ran_to_its_end_does_go_away(tmp_path: Path) -> None:
+    save_task(make_median_task("t"), tmp_path / "set")
+    taskset = TaskSet.load(tmp_path / "set")
+    before = run_audit(taskset, LocalSandbox(), checks=[LintCheck(), PassingKnownBad()])
+    after = run_audit(taskset, LocalSandbox(), checks=[LintCheck(), QuietKnownBad()])
+    assert after.tasks[0].checks_run == ("lint", "known-bad")
+    lines = change_lines(compare(before.run_id, before.tasks, after, ["lint", "known-bad"]))
+    assert lines[1:] == ["  t: rejected -> accepted", "    - [known-bad] bad-unsorted passes"]
+
+
+class QuietKnownBad:
+    """The known-bad check finding nothing: every known-bad solution failed."""
+
+    name = "known-bad"
+
+    def run(self, task: Task, context: AuditContext) -> CheckOutcome:
+        return CheckOutcome()

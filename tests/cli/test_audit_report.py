@@ -93,7 +93,7 @@ def test_the_audit_writes_the_html_and_the_store_writes_it_again(
     assert f"drift from 2 seed tasks in {seeds_dir}" in audited.stdout
     assert "diversity: 1 tasks; families: code 1" in audited.stdout
     written = json.loads(report.read_text())
-    assert written["format"] == 3
+    assert written["format"] == 4
     [task] = written["tasks"]
     assert task["red_team"]["tried"] >= 20
     assert task["red_team"]["won"] == []

@@ -7,7 +7,9 @@ comparison: they note, they do not decide; but one that needs a person (``review
 and is compared like the others. A finding of a check the later audit did not run
 (``--checks`` chose fewer) did not go away: it is set apart as not run this time. Nor did a
 finding that a later audit which could not finish the task (``error``: a sandbox that failed
-stops the checks after it) did not make again: it is set apart as unconfirmed.
+stops the checks after it) did not make again: it is set apart as unconfirmed. Nor did one of
+a check that did not run to its end on the task in the later audit (its ``checks_run``, format
+4: a task found unreadable, or needing a container, stops the checks there): not run.
 """
 
 from __future__ import annotations
@@ -77,6 +79,12 @@ def _change(
     was = [f for f in was if f not in not_run]
     was_keys = {_key(f, old) for f in was}
     now_keys = {_key(f, new) for f in now}
+    if new is not None and new.checks_run is not None:
+        # a check that did not run to its end on the task (it found the task unreadable, or
+        # needing a container, before it) confirms nothing, nor does one never come to
+        ran = frozenset(new.checks_run)
+        not_run += tuple(f for f in was if f.check not in ran)
+        was = [f for f in was if f not in not_run]
     if new is not None and new.decision is Decision.ERROR:
         # what an unfinished audit did not find again, it may never have looked for
         not_run += tuple(f for f in was if _key(f, old) not in now_keys)

@@ -41,6 +41,8 @@ def _apply(
     profile: Profile,
 ) -> TaskAudit:
     version = versions.get(audited.task_id)
+    if profiled is not None and audited.task_version and audited.checks_run is not None:
+        audited = audited.model_copy(update={"checks_run": (*audited.checks_run, CHECK)})
     if profiled is not None and audited.task_version and version == audited.task_version:
         audited = audited.model_copy(update={"profile": profiled})
     finding = _finding(audited, profiled, version, profile)

@@ -23,7 +23,7 @@ class SolutionResult(BaseModel):
         "hidden case changed: reference (sensitivity <case>)."
     )
     status: Status = Field(description="The verdict's status.")
-    score: float = Field(description="The verdict's score.")
+    score: float = Field(ge=0, le=1, description="The verdict's score, in [0, 1].")
     summary: str = Field(description="The verdict's one-line summary.")
 
 
@@ -99,6 +99,13 @@ class TaskAudit(BaseModel):
         description="The task's pass rate in the profile the audit joined (--profile), when it "
         "was profiled at the audited version; null otherwise.",
     )
+    checks_run: tuple[str, ...] | None = Field(
+        default=None,
+        description="The checks that ran to their end on this task, in order: a check the "
+        "audit has that stopped early (the task unreadable, a container needed, a failure) or "
+        "never came to it is not here, and a finding of it in an earlier audit did not go "
+        "away. Null in reports before format 4.",
+    )
 
     @property
     def known_bad(self) -> int:
@@ -113,11 +120,12 @@ class TaskAudit(BaseModel):
         )
 
 
-REPORT_FORMAT = 3
+REPORT_FORMAT = 4
 """The version of the audit report's JSON: 2 added ``format``, ``diversity`` and each finding's
 ``review``; 3 added each task's ``mutation``, ``red_team`` and ``profile``, the report's
-``profile_run`` and the diversity's ``drift`` from seed tasks. Every addition is optional, so an
-earlier report still reads. The schema is ``docs/audit-report.schema.json``."""
+``profile_run`` and the diversity's ``drift`` from seed tasks; 4 added each task's
+``checks_run`` and bounded a solution's ``score`` to [0, 1], as a verdict's is. Every addition
+is optional, so an earlier report still reads. The schema is ``docs/audit-report.schema.json``."""
 
 
 class Diversity(BaseModel):
@@ -160,7 +168,8 @@ class AuditReport(BaseModel):
         default=REPORT_FORMAT,
         description="Version of this report's layout: 2 added format, diversity and each "
         "finding's review; 3 each task's mutation, red_team and profile, the report's "
-        "profile_run and the diversity's drift. A reader of format N reads every earlier one.",
+        "profile_run and the diversity's drift; 4 each task's checks_run, and a solution's "
+        "score bounded to [0, 1]. A reader of format N reads every earlier one.",
     )
     run_id: str = Field(description="Unique id of this audit run.")
     root: str = Field(description="The directory audited.")

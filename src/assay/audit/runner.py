@@ -223,14 +223,15 @@ def run_audit(
     out = {t.task_id for t in report.tasks if t.decision in (Decision.REJECTED, Decision.ERROR)}
     candidates = [task for task in taskset.tasks if task.id not in out]
     held_out = [t for t in taskset.tasks if t.id in out and t.spec.split is Split.FROZEN]
+    ran_on = {task.id for task in candidates}  # the tasks the set checks judge
     for check in over_set:
         compared = candidates + held_out if isinstance(check, ContaminationCheck) else candidates
         found = {task_id: f for task_id, f in check.run_set(compared).items() if task_id not in out}
-        report = apply_set_findings(report, check.name, found)
+        report = apply_set_findings(report, check.name, found, ran_on=ran_on)
     measured = report.diversity.drift if report.diversity is not None else None
     if measured is not None:
         found = drift_findings(measured, (task.id for task in candidates))
-        report = apply_set_findings(report, DRIFT_CHECK, found)
+        report = apply_set_findings(report, DRIFT_CHECK, found, ran_on=ran_on)
     return report.model_copy(update={"finished_at": datetime.now(UTC)})
 
 
@@ -321,6 +322,7 @@ def _audit_task(
     asked_by: list[str] = []  # the check that gave each verdict
     mutation: MutationResult | None = None
     red_team: RedTeamResult | None = None
+    completed: list[str] = []  # the checks that ran to their end
     for check in checks:
         try:
             outcome = check.run(task, context)
@@ -347,6 +349,7 @@ def _audit_task(
             mutation = outcome.mutation
         if outcome.red_team is not None:
             red_team = outcome.red_team
+        completed.append(check.name)
     problems += [
         _unverified(name, v)
         for name, v in zip(asked_by, verdicts, strict=True)
@@ -372,6 +375,7 @@ def _audit_task(
         ),
         mutation=mutation,
         red_team=red_team,
+        checks_run=tuple(completed),
     )
 
 
@@ -451,5 +455,10 @@ def _shown(text: object) -> str:
 def _only(task_id: str, path: str, decision: Decision, finding: Finding) -> TaskAudit:
     """The audit of a task that got no further than ``finding``."""
     return TaskAudit(
-        task_id=task_id, task_version="", path=path, decision=decision, findings=(finding,)
+        task_id=task_id,
+        task_version="",
+        path=path,
+        decision=decision,
+        findings=(finding,),
+        checks_run=(),
     )

@@ -23,7 +23,7 @@ per-task checks ran. An error finding rejects the task; a finding that needs a p
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -239,14 +239,28 @@ def _corpus_ngrams(corpus: Path) -> set[str]:
 
 
 def apply_set_findings(
-    report: AuditReport, name: str, found: dict[str, list[Finding]]
+    report: AuditReport,
+    name: str,
+    found: dict[str, list[Finding]],
+    *,
+    ran_on: Collection[str] = (),
 ) -> AuditReport:
     """``report`` with a set check's findings added to its tasks and their decisions updated
     as :func:`assay.audit.report.decide` has them: an error rejects, a finding that needs a
     person (``review``) quarantines a task that was accepted, and nothing else moves it (a
-    task held by a finding that names nothing to review could never be cleared)."""
-    tasks = tuple(_apply(audited, found.get(audited.task_id, [])) for audited in report.tasks)
+    task held by a finding that names nothing to review could never be cleared). The tasks
+    ``ran_on`` (those the check judged) have ``name`` among the checks that ran on them."""
+    tasks = tuple(
+        _ran(_apply(audited, found.get(audited.task_id, [])), name, audited.task_id in ran_on)
+        for audited in report.tasks
+    )
     return report.model_copy(update={"tasks": tasks, "checks": (*report.checks, name)})
+
+
+def _ran(audited: TaskAudit, name: str, judged: bool) -> TaskAudit:
+    if not judged or audited.checks_run is None:
+        return audited
+    return audited.model_copy(update={"checks_run": (*audited.checks_run, name)})
 
 
 def _apply(audited: TaskAudit, findings: list[Finding]) -> TaskAudit:
