@@ -199,3 +199,5 @@ def test_a_seed_kept_in_the_set_or_its_next_version_is_no_copy_of_itself(tmp_pat
         "seed-mode": Decision.ACCEPTED,
         "copy": Decision.QUARANTINED,  # a copy under another id still is one
     }
+    # and the count says the same: one copy, not three (the kept seeds counted as their own)
+    assert report.diversity.drift.copies == 1

@@ -105,7 +105,9 @@ class Drift(BaseModel):
         ge=0, le=1, description="Median similarity to the nearest seed; null for no task."
     )
     copies: int = Field(
-        ge=0, description=f"Tasks at least {COPY} similar to a seed: near copies of it."
+        ge=0,
+        description=f"Tasks at least {COPY} similar to a seed: near copies of it (a task whose "
+        "nearest seed has its own id is that seed, no copy).",
     )
     far: int = Field(ge=0, description=f"Tasks under {FAR} similar to every seed.")
     nearest: tuple[SeedMatch, ...] = Field(description="Each task's nearest seed, by task id.")
@@ -128,7 +130,7 @@ def drift(tasks: Sequence[Task], seeds: Sequence[Task], seeds_root: str) -> Drif
         seeds=len(seeds),
         bins=_bins(closeness),
         median=round(median(closeness), 4) if closeness else None,
-        copies=sum(value >= COPY for value in closeness),
+        copies=sum(_copy(match) for match in nearest),
         far=sum(value < FAR for value in closeness),
         nearest=nearest,
         labels={kind: _label_drift(tasks, seeds, _LABELS[kind]) for kind in LABEL_KINDS},
@@ -146,7 +148,7 @@ def drift_findings(measured: Drift, among: Iterable[str]) -> dict[str, list[Find
         if match.task_id not in keep:
             continue
         evidence = f"nearest seed {match.seed_id} in {measured.seeds_root}: {match.similarity:.2f}"
-        if match.similarity >= COPY and match.seed_id != match.task_id:
+        if _copy(match):
             finding = Finding(
                 check=CHECK,
                 severity=Severity.WARNING,
@@ -168,6 +170,11 @@ def drift_findings(measured: Drift, among: Iterable[str]) -> dict[str, list[Find
             continue
         found[match.task_id] = [finding]
     return found
+
+
+def _copy(match: SeedMatch) -> bool:
+    """Whether the task is a near copy of its nearest seed, which is not the task itself."""
+    return match.similarity >= COPY and match.seed_id != match.task_id
 
 
 def _nearest(task: Task, seeds: Sequence[tuple[str, frozenset[str]]]) -> SeedMatch:
