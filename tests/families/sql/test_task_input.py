@@ -298,6 +298,23 @@ def test_a_database_that_takes_too_long_to_build_is_refused(
     assert time.monotonic() - started < 60
 
 
+def test_a_duckdb_database_past_the_build_memory_is_refused(
+    monkeypatch: pytest.MonkeyPatch, engine_cache: Path
+) -> None:
+    """A DEFAULT made a value of hundreds of MB for every row, in the trusted process: eight
+    rows of 300 MB took 6.9 GB. Here the limit is 64 MB and the rows 30 MB."""
+    monkeypatch.setattr(databases, "BUILD_MEMORY_LIMIT", "64MB")
+    text = (
+        "CREATE TABLE t (a INT, b VARCHAR DEFAULT repeat('x', 30000000));\n"
+        "INSERT INTO t (a) VALUES (1), (2), (3), (4), (5), (6), (7), (8);\n"
+    )
+    with pytest.raises(TaskFormatError) as raised:
+        databases.engine_file("t", databases.Database("workspace/t.sql", text.encode()), "duckdb")
+    assert str(raised.value).startswith(
+        "t/workspace/t.sql: it takes more than 64MB of memory to build"
+    )
+
+
 def test_a_value_past_the_longest_is_not_made_while_building(engine_cache: Path) -> None:
     """SQLite's printf() made values as long as a CHECK asked for, in the trusted process."""
     text = (

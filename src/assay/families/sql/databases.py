@@ -12,8 +12,9 @@ Building runs task text in the trusted process, so the text passes the gate firs
 is locked down as it runs it: SQLite behind an authorizer that refuses ``ATTACH`` and
 ``PRAGMA``; DuckDB with external access, extension loading and configuration changes off. A
 ``CHECK``, a ``DEFAULT`` or a generated column is evaluated for every row inserted, so building
-has a deadline (:data:`BUILD_TIME_LIMIT_S`) on both engines, and SQLite a longest value
-(:data:`MAX_VALUE_BYTES`); DuckDB has no such bound, and its memory is not limited here.
+has a deadline (:data:`BUILD_TIME_LIMIT_S`) on both engines, SQLite a longest value
+(:data:`MAX_VALUE_BYTES`) and DuckDB a memory limit (:data:`BUILD_MEMORY_LIMIT`: a ``DEFAULT``
+of ``repeat('x', 300000000)`` took 6.9 GB to build eight rows).
 """
 
 from __future__ import annotations
@@ -34,10 +35,10 @@ from assay.families.sql.config import NEIGHBOURS_DIR, SqlConfig
 from assay.families.sql.gate import database_statements, statement_texts
 from assay.tasks.model import Task
 
-CACHE_FORMAT = "2"
+CACHE_FORMAT = "3"
 """Bumped when the way engine files are built changes."""
 SUFFIXES = {"sqlite": ".sqlite", "duckdb": ".duckdb"}
-LOCKED_DUCKDB = {
+LOCKED_DUCKDB: dict[str, str | bool | int | float | list[str]] = {
     "enable_external_access": False,
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
@@ -50,6 +51,9 @@ BUILD_TIME_LIMIT_S = 300.0
 """Longest one database's text may take to build; past it, the text is refused."""
 MAX_VALUE_BYTES = 64 * 1024 * 1024
 """Longest value (text, blob or row) building a SQLite database may make; a longer one fails."""
+BUILD_MEMORY_LIMIT = "2GB"
+"""DuckDB's ``memory_limit`` while it builds a database (its buffers; it spills nothing, as
+it has no access to files): past it the build fails and the text is refused."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,12 @@ def _engine_file(task_id: str, name: str, text: bytes, engine: str) -> Path:
             path=where,
             fix="make its CHECK, DEFAULT and generated columns cheap, or its rows fewer",
         ) from None
+    except _TooLargeError:
+        raise TaskFormatError(
+            f"it takes more than {BUILD_MEMORY_LIMIT} of memory to build",
+            path=where,
+            fix="make its DEFAULT, CHECK and generated columns small, or its rows fewer",
+        ) from None
     except (sqlite3.Error, RuntimeError) as exc:
         raise TaskFormatError(
             f"the engine refused it: {_first_line(exc)}",
@@ -166,6 +176,10 @@ def _engine_file(task_id: str, name: str, text: bytes, engine: str) -> Path:
 
 class _TooSlowError(RuntimeError):
     """Building passed :data:`BUILD_TIME_LIMIT_S`."""
+
+
+class _TooLargeError(RuntimeError):
+    """Building passed :data:`BUILD_MEMORY_LIMIT`."""
 
 
 def _build(path: Path, source: str, engine: str) -> None:
@@ -197,7 +211,8 @@ def _build_duckdb(path: Path, source: str) -> None:
     import duckdb  # noqa: PLC0415 - loaded only for the tasks that use it
 
     try:
-        connection = duckdb.connect(str(path), config=dict(LOCKED_DUCKDB))
+        config = {**LOCKED_DUCKDB, "memory_limit": BUILD_MEMORY_LIMIT}
+        connection = duckdb.connect(str(path), config=config)
     except duckdb.Error as exc:
         raise RuntimeError(str(exc)) from None
     expired = threading.Event()
@@ -216,6 +231,8 @@ def _build_duckdb(path: Path, source: str) -> None:
     except duckdb.Error as exc:
         if expired.is_set():
             raise _TooSlowError from None
+        if isinstance(exc, duckdb.OutOfMemoryException) or "failed to pin block" in str(exc):
+            raise _TooLargeError from None
         raise RuntimeError(str(exc)) from None
     finally:
         timer.cancel()
