@@ -302,3 +302,13 @@ def test_a_command_holding_a_nul_byte_is_refused_for_what_it_is(
     result = _call(CodeTools(median_task), sandbox, "run", command="echo a\0b")
     assert not result.ok
     assert result.output == "run: the command holds a NUL byte, which no shell command can"
+
+
+def test_a_long_file_read_back_says_how_many_bytes_it_shows(
+    median_task: Task, sandbox: Sandbox
+) -> None:
+    """Two-byte characters: the note counted characters where it said bytes (10 of 20)."""
+    tools = CodeTools(median_task, ToolLimits(read_bytes=20))
+    _call(tools, sandbox, "write_file", path="notes.txt", content="é" * 30)
+    text = _call(tools, sandbox, "read_file", path="notes.txt").output
+    assert text == "é" * 10 + "\n[truncated: 60 bytes in all, the first 20 shown]"

@@ -197,9 +197,10 @@ class CodeTools:
             listing = ", ".join(sorted(self.workspace)[:50]) or "none"
             return _refused(f"read_file: no file {path}; the workspace holds: {listing}")
         data = self.workspace[path]
-        text = data[: self.limits.read_bytes].decode(errors="replace")
+        shown = data[: self.limits.read_bytes]
+        text = shown.decode(errors="replace")
         if len(data) > self.limits.read_bytes:
-            text += f"\n[truncated: {len(data)} bytes in all, the first {len(text)} shown]"
+            text += f"\n[truncated: {len(data)} bytes in all, the first {len(shown)} shown]"
         return ToolResult(output=text, ok=True)
 
     def _run(self, arguments: Mapping[str, Any], sandbox: Sandbox) -> ToolResult:
