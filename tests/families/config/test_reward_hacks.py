@@ -314,6 +314,8 @@ NODE_ATTACKS: dict[str, Callable[[Obj], None]] = {
     ),
     "a privileged runtime class": _pod_field(runtimeClassName="privileged-runc"),
     "node-critical priority": _pod_field(priorityClassName="system-node-critical"),
+    # the number itself, which no class gives here: it was no power
+    "node-critical priority outright": _pod_field(priority=2000001000),
     "another scheduler": _pod_field(schedulerName="anywhere-scheduler"),
 }
 

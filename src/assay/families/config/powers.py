@@ -28,7 +28,8 @@ Each power is one line naming where it comes from. A pod gains one by:
 - running under a container runtime of its choosing (``runtimeClassName``: a class may name a
   runtime with none of the default's isolation), or at a priority of its choosing
   (``priorityClassName``: ``system-node-critical`` pods evict others from the node and are the
-  last evicted themselves);
+  last evicted themselves; or ``priority``, the number itself, which a cluster's admission
+  refuses unless its class gives it);
 - running as a service account other than its namespace's ``default`` (its rights are not the
   pod's to choose in a task that never names it).
 
@@ -211,6 +212,9 @@ def _pod_powers(
         chosen = spec.get(key)
         if isinstance(chosen, str) and chosen:
             found.add(f"{what} {chosen[:80]}")
+    priority = spec.get("priority")
+    if isinstance(priority, int) and not isinstance(priority, bool):
+        found.add(f"priority {priority} given outright")
     if spec.get("shareProcessNamespace") is True:
         found.add("shareProcessNamespace")
     found |= _placement(spec)
