@@ -376,3 +376,31 @@ def test_a_wrong_output_too_large_to_return_whole_does_not_read_like_the_right_o
         kept = found["kept"]
         assert isinstance(kept, Returned)
         assert kept.value["files"] == {}  # a large input file left alone is not written
+
+
+def test_links_and_fifos_a_case_leaves_are_told_apart(pool: PoolSandbox) -> None:
+    """Each came back as "<not a regular file>": a link to the wrong file, or a FIFO, passed a
+    case whose reference made a link to the right one."""
+    cases = [RepoCase(id="c", kind=FAIL_TO_PASS, cli="tool:main", expect=Expect(value=None))]
+    tool = "import os\n\n\ndef main(argv):\n    {make}\n    return 0\n"
+    made = {
+        "right": "os.symlink('v2/data.csv', 'latest')",
+        "wrong": "os.symlink('v1/data.csv', 'latest')",
+        "fifo": "os.mkfifo('latest')",
+    }
+    files = {}
+    for name, make in made.items():
+        outcome = run_project(
+            pool,
+            {"tool.py": tool.format(make=make).encode()},
+            cases,
+            paths=(".",),
+            limits=Limits(),
+        ).outcomes["c"]
+        assert isinstance(outcome, Returned), outcome
+        files[name] = outcome.value["files"]["latest"]
+    assert files == {
+        "right": "<symbolic link to 'v2/data.csv'>",
+        "wrong": "<symbolic link to 'v1/data.csv'>",
+        "fifo": "<FIFO>",
+    }

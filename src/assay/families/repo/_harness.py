@@ -28,6 +28,7 @@ import importlib
 import io
 import json
 import os
+import stat
 import sys
 import traceback
 
@@ -126,6 +127,19 @@ def _run_cli(case: "dict[str, Any]", directory: str) -> object:
     return {"exit": exit_code, "stdout": stdout, "files": _written(directory, inputs)}
 
 
+def _special(path: str) -> str:
+    """What a case left at ``path`` that is no regular file: a symbolic link and what it names
+    (as written), a FIFO, a socket, or another kind, each told apart."""
+    if os.path.islink(path):
+        return f"<symbolic link to {os.readlink(path)[:1000]!r}>"
+    mode = os.lstat(path).st_mode
+    if stat.S_ISFIFO(mode):
+        return "<FIFO>"
+    if stat.S_ISSOCK(mode):
+        return "<socket>"
+    return "<not a regular file>"
+
+
 def _sha256(data: bytes) -> str:
     return "sha256 " + hashlib.sha256(data).hexdigest()
 
@@ -142,7 +156,7 @@ def _written(directory: str, inputs: "dict[str, bytes]") -> "dict[str, object]":
             relative = os.path.relpath(path, directory)
             seen.add(relative)
             if os.path.islink(path) or not os.path.isfile(path):
-                found[relative] = "<not a regular file>"
+                found[relative] = _special(path)
                 continue
             data, size, digest = _read_file(path)
             if relative in inputs and _sha256(inputs[relative]) == digest:
