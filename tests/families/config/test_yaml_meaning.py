@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from assay.families.config import ConfigFamily
+from assay.families.config.documents import placed
 from assay.families.config.generator import draft
 from assay.families.config.templates import TEMPLATES
 from assay.sandbox import PoolSandbox
@@ -183,3 +184,18 @@ def test_a_list_kubectl_would_refuse_is_refused(
     assert verdict.status is Status.FAIL
     assert verdict.criteria[0].name == "policy.yaml document 1", verdict.criteria
     assert problem in verdict.criteria[0].evidence
+
+
+def test_items_without_a_kind_take_the_lists_less_its_list() -> None:
+    """As kubectl's reader: the kind of a typed list less its "List" (a kind that does not end
+    in it is kept whole, once cut to "NetworkPo"), nothing from a plain List."""
+    bare = {"metadata": {"name": "x"}}
+    kinds = {
+        kind: placed([{"apiVersion": "v1", "kind": kind, "items": [bare]}])[0].value
+        for kind in ("PodList", "List", "NetworkPolicy")
+    }
+    assert {kind: value["kind"] for kind, value in kinds.items()} == {  # type: ignore[index]
+        "PodList": "Pod",
+        "List": "",
+        "NetworkPolicy": "NetworkPolicy",
+    }

@@ -100,7 +100,7 @@ def placed(documents: Sequence[object]) -> list[Placed]:
             continue
         kind = document.get("kind")
         inherited = {
-            "kind": kind[: -len("List")] if isinstance(kind, str) and kind != "List" else "",
+            "kind": kind.removesuffix("List") if isinstance(kind, str) else "",
             "apiVersion": document.get("apiVersion", ""),
         }
         for number, item in enumerate(items):
