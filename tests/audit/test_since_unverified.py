@@ -193,3 +193,19 @@ class QuietKnownBad:
 
     def run(self, task: Task, context: AuditContext) -> CheckOutcome:
         return CheckOutcome()
+
+
+def test_a_stop_found_again_is_not_set_apart(tmp_path: Path) -> None:
+    """The reference check found the task unreadable in both audits (a new version between):
+    its finding was found again, so it is neither gone nor "not run this time"."""
+    save_task(make_median_task("t"), tmp_path / "set")
+    checks = [LintCheck(), UnreadableReference(), PassingKnownBad()]
+    before = run_audit(TaskSet.load(tmp_path / "set"), LocalSandbox(), checks=checks)
+    prompt = tmp_path / "set" / "t" / "prompt.md"
+    prompt.write_text(prompt.read_text() + "\nReturn a float.\n")
+    after = run_audit(TaskSet.load(tmp_path / "set"), LocalSandbox(), checks=checks)
+    changes = compare(before.run_id, before.tasks, after, ["lint", "reference", "known-bad"])
+    [change] = changes.changes
+    assert change.new_version
+    assert change.not_run == ()
+    assert (change.appeared, change.went_away) == ((), ())

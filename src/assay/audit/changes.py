@@ -79,15 +79,18 @@ def _change(
     was = [f for f in was if f not in not_run]
     was_keys = {_key(f, old) for f in was}
     now_keys = {_key(f, new) for f in now}
-    if new is not None and new.checks_run is not None:
-        # a check that did not run to its end on the task (it found the task unreadable, or
-        # needing a container, before it) confirms nothing, nor does one never come to
-        ran = frozenset(new.checks_run)
-        not_run += tuple(f for f in was if f.check not in ran)
-        was = [f for f in was if f not in not_run]
-    if new is not None and new.decision is Decision.ERROR:
-        # what an unfinished audit did not find again, it may never have looked for
-        not_run += tuple(f for f in was if _key(f, old) not in now_keys)
+    if new is not None:
+        # what the later audit did not find again, it may never have looked for: an audit
+        # that could not finish the task, or a check that did not run to its end on it (it
+        # found the task unreadable, or needing a container, before it)
+        ran = None if new.checks_run is None else frozenset(new.checks_run)
+        unfinished = new.decision is Decision.ERROR
+        not_run += tuple(
+            f
+            for f in was
+            if _key(f, old) not in now_keys
+            and (unfinished or (ran is not None and f.check not in ran))
+        )
         was = [f for f in was if f not in not_run]
     change = TaskChange(
         task_id=task_id,
