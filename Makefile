@@ -39,7 +39,7 @@ typecheck: setup
 TEST_WORKERS ?= 2
 unit: setup train verl
 	@./scripts/install-chromium.sh
-	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --durations=40
 
 test: lint typecheck unit
 
