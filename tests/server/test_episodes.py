@@ -7,12 +7,22 @@ import threading
 
 import httpx
 import pytest
+from websockets.sync.client import connect
 
 from assay.client import EnvServerError
 from assay.families import get_family
+from assay.families.code.config import Case, cases_json
 from assay.sandbox import PoolSandbox
 from assay.server import SamplingSpec
-from tests.server.conftest import REFERENCE, SECRET, WRONG, Running, make_secret_task
+from assay.tasks import Limits, Task, TaskSpec
+from tests.server.conftest import (
+    REFERENCE,
+    SECRET,
+    WRONG,
+    Running,
+    make_secret_task,
+    running,
+)
 
 pytestmark = pytest.mark.sandbox
 
@@ -204,3 +214,60 @@ def test_many_concurrent_sessions_keep_to_themselves(server: Running) -> None:
         session.close()
     assert client.health().sessions == 0
     client.close()
+
+
+HIDDEN_ARGUMENT = "okapi-27182818"
+"""A hidden case's argument: it enters the sandbox that judges, and no client may see it."""
+
+PRYING = """\
+import sys
+
+frame = sys._getframe()
+while frame is not None and "job" not in frame.f_locals:
+    frame = frame.f_back
+raise RuntimeError(repr(frame.f_locals["job"]["cases"]) if frame else "no job found")
+"""
+"""A solution that, as it is loaded for judging, finds the harness's job (the hidden cases'
+arguments) and raises it as its error, which the family's summary quotes."""
+
+
+def _hidden_argument_task() -> Task:
+    cases = [Case(id=f"case-{n}", args=[f"{HIDDEN_ARGUMENT}-{n}"], expected=n) for n in range(2)]
+    return Task(
+        spec=TaskSpec(
+            id="hidden-args-1",
+            family="code",
+            config={"function": "number"},
+            limits=Limits(timeout_s=5, memory_mb=256),
+        ),
+        prompt="Write `number(tag)` in solution.py: the number a tag ends with.\n",
+        hidden={"cases.json": cases_json(cases)},
+        solutions={"reference": {"solution.py": b"def number(tag):\n    return int(tag[-1])\n"}},
+    )
+
+
+def test_text_a_solution_prints_while_judged_never_reaches_the_client(pool: PoolSandbox) -> None:
+    task = _hidden_argument_task()
+    full = get_family("code").verify(task, {"solution.py": PRYING.encode()}, pool)
+    assert HIDDEN_ARGUMENT in full.summary  # the family's own summary quotes the solution
+    with running([task], pool) as live, httpx.Client(base_url=live.url) as http:
+        sid = http.post("/sessions", json={"task_id": task.id}).json()["session_id"]
+        call = {"tool": "write_file", "arguments": {"path": "solution.py", "content": PRYING}}
+        http.post(f"/sessions/{sid}/step", json=call)
+        bodies = [http.post(f"/sessions/{sid}/step", json={"tool": "submit"}).text]
+        bodies += [http.get(f"/sessions/{sid}").text, http.post(f"/sessions/{sid}/submit").text]
+        with connect(live.ws_url) as ws:
+            for message in (
+                {"type": "reset", "data": {"task_id": task.id}},
+                {"type": "step", "data": call},
+                {"type": "step", "data": {"tool": "submit", "arguments": {}}},
+                {"type": "state"},
+            ):
+                ws.send(json.dumps(message))
+                bodies.append(str(ws.recv()))
+    verdict = json.loads(bodies[0])["verdict"]
+    assert verdict["status"] == "fail"
+    assert verdict["summary"] == "0/2 checks met"
+    assert json.loads(bodies[-2])["data"]["metadata"]["summary"] == "0/2 checks met"
+    for body in bodies:
+        assert HIDDEN_ARGUMENT not in body

@@ -50,7 +50,7 @@ def test_an_openenv_client_runs_an_episode(pool: PoolSandbox, median_tasks: list
         done = env.step({"tool": "submit", "arguments": {}})
         assert done.done is True
         assert done.reward == 1.0
-        assert done.metadata == {"status": "pass", "summary": "5/5 cases passed"}
+        assert done.metadata == {"status": "pass", "summary": "5/5 checks met"}
         assert done.observation["verdict"]["status"] == "pass"
 
 

@@ -190,35 +190,59 @@ class AgentVerdict(BaseModel):
         description="The score in [0, 1]; null when the status is error or the score could not "
         "be made (a criterion could not be judged)."
     )
-    summary: str = Field(description="One line: how many checks held.")
+    summary: str = Field(
+        description="One line: how many checks (and rubric criteria) were met, made from the "
+        "criteria alone."
+    )
     criteria: tuple[AgentCriterion, ...] = Field(description="Each criterion, met or not.")
     family: str = Field(description="The family and version that judged it.")
     task_version: str = Field(description="Content version of the task judged.")
 
     @classmethod
     def of(cls, verdict: Verdict) -> AgentVerdict:
-        """The agent's view of ``verdict``: evidence, logs and the judges' records left out,
-        and the criteria named by kind and place (in the summary too)."""
-        names = _places(verdict.criteria)
+        """The agent's view of ``verdict``: evidence, logs, the judges' records and the family's
+        summary left out, and the criteria named by kind and place."""
+        criteria = tuple(
+            AgentCriterion(
+                name=name,
+                kind=criterion.kind,
+                part=criterion.part,
+                passed=criterion.passed,
+                weight=criterion.weight,
+                error=criterion.error is not None,
+            )
+            for name, criterion in zip(_places(verdict.criteria), verdict.criteria, strict=True)
+        )
         return cls(
             task_id=verdict.task_id,
             status=verdict.status,
             reward=verdict.score if verdict.scored else None,
-            summary=_renamed(verdict.summary[:2000], verdict.criteria, names)[:500],
-            criteria=tuple(
-                AgentCriterion(
-                    name=name,
-                    kind=criterion.kind,
-                    part=criterion.part,
-                    passed=criterion.passed,
-                    weight=criterion.weight,
-                    error=criterion.error is not None,
-                )
-                for name, criterion in zip(names, verdict.criteria, strict=True)
-            ),
+            summary=_summary(verdict, criteria),
+            criteria=criteria,
             family=verdict.versions.family,
             task_version=verdict.versions.task,
         )
+
+
+def _summary(verdict: Verdict, criteria: Sequence[AgentCriterion]) -> str:
+    """The verdict in one line, made of what the agent's view shows and nothing else. The
+    family's own summary is not shown: it quotes text from the sandbox that judged (a
+    solution's error as it loaded, which can hold the hidden cases' arguments it was run on),
+    and it may name checks or expected values."""
+    if verdict.status is Status.ERROR:
+        return "not judged: an infrastructure error, not the answer's; no reward"
+    if not criteria:
+        if verdict.status is Status.PASS:
+            return "passed"
+        return "failed before any check ran: nothing to judge, the answer refused, or out of budget"
+    checks = [c for c in criteria if c.part == "check"]
+    rubric = [c for c in criteria if c.part == "rubric"]
+    text = f"{sum(c.passed for c in checks)}/{len(checks)} checks met"
+    if rubric:
+        text += f"; rubric: {sum(c.passed for c in rubric)}/{len(rubric)} criteria met"
+    if not verdict.scored:
+        text += "; no score: a criterion could not be judged"
+    return text
 
 
 def _places(criteria: Sequence[Criterion]) -> list[str]:
@@ -230,18 +254,6 @@ def _places(criteria: Sequence[Criterion]) -> list[str]:
         seen[criterion.kind] += 1
         names.append(f"{criterion.kind}-{seen[criterion.kind]:02d}")
     return names
-
-
-def _renamed(summary: str, criteria: Sequence[Criterion], names: Sequence[str]) -> str:
-    """``summary`` with each criterion's own name, where it stands as a word of its own,
-    replaced by the agent's (a family's summary may list the checks that failed by name); the
-    longest first, so that none is left in part."""
-    pairs = sorted(zip(criteria, names, strict=True), key=lambda pair: -len(pair[0].name))
-    for criterion, name in pairs:
-        if criterion.name:
-            alone = re.compile(rf"(?<![\w-]){re.escape(criterion.name)}(?![\w-])")
-            summary = alone.sub(name, summary)
-    return summary
 
 
 class StepResult(BaseModel):
