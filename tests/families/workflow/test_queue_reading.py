@@ -11,11 +11,13 @@ import json
 
 import pytest
 from botocore.exceptions import ClientError  # type: ignore[import-untyped]
+from pydantic import ValidationError
 
 from assay.errors import TaskFormatError
 from assay.families.workflow import WorkflowFamily
 from assay.families.workflow.cloud import read_state, seed
 from assay.families.workflow.emulator import Emulator, EmulatorFactory
+from assay.families.workflow.judge import judge_state
 from assay.families.workflow.state import CloudState, QueueMessage, parse_state
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task
@@ -258,3 +260,30 @@ def test_bad_groups_are_refused_by_field(state: dict[str, object], message: str)
         parse_state(json.dumps(state).encode(), "hidden/expected.json")
     assert message in str(raised.value)
     assert "hidden/expected.json" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("groups", "message"),
+    [
+        ({"in.fifo": ("g",)}, "groups.in.fifo: 1 groups for 2 messages"),
+        ({"in.fifo": ("g", "g", "g")}, "groups.in.fifo: 3 groups for 2 messages"),
+        ({"plain": ("g",)}, "groups.plain: groups are given for 'plain', which is no FIFO"),
+    ],
+    ids=["one short", "one too many", "not fifo"],
+)
+def test_a_state_built_in_code_with_groups_that_do_not_fit_is_refused_when_built(
+    groups: dict[str, tuple[str, ...]], message: str
+) -> None:
+    # a generator template or a test builds states in code; bad groups passed the model and
+    # then stopped the judge with zip()'s own error
+    queues = {"in.fifo": ("a", "b"), "plain": ("c",)}
+    with pytest.raises(ValidationError) as raised:
+        CloudState(queues=queues, groups=groups)
+    assert message in str(raised.value)
+
+
+def test_a_state_changed_unvalidated_is_named_by_the_judge() -> None:
+    good = CloudState(queues={"in.fifo": ("a", "b")}, groups={"in.fifo": ("g", "g")})
+    bad = good.model_copy(update={"groups": {"in.fifo": ("g",)}})
+    with pytest.raises(ValueError, match=r"groups\.in\.fifo: 1 groups for 2 messages"):
+        judge_state(CloudState(), good, bad)

@@ -142,7 +142,7 @@ def _held(state: CloudState, attributed: Collection[str]) -> Contents:
         else:
             compared = [_normal(body_of(m)) for m in messages]
         if name.endswith(".fifo"):
-            found["queue", name] = _in_groups(compared, state.groups.get(name))
+            found["queue", name] = _in_groups(name, compared, state.groups.get(name))
         else:
             found["queue", name] = _multiset(compared)
     for name, table in state.tables.items():
@@ -206,9 +206,15 @@ class _Fifo:
         return found
 
 
-def _in_groups(messages: list[str], groups: tuple[str, ...] | None) -> _Fifo:
-    """``messages`` of a FIFO queue by their ``groups`` (one for each message), or as one
-    group when the state gives none."""
+def _in_groups(queue: str, messages: list[str], groups: tuple[str, ...] | None) -> _Fifo:
+    """``messages`` of the FIFO queue ``queue`` by their ``groups`` (one for each message), or
+    as one group when the state gives none. Raises ``ValueError`` naming the queue when the
+    groups are not one a message: a state that was never validated (``model_copy``)."""
+    if groups is not None and len(groups) != len(messages):
+        raise ValueError(
+            f"groups.{queue}: {len(groups)} groups for {len(messages)} messages (a state "
+            "changed with model_copy is not validated: build it with CloudState(...))"
+        )
     by_group: dict[str, list[str]] = {}
     for message, group in zip(messages, groups or ("",) * len(messages), strict=True):
         by_group.setdefault(group, []).append(message)

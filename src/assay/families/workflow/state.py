@@ -47,7 +47,9 @@ from pydantic import (
     Field,
     Tag,
     ValidationError,
+    model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from assay.errors import TaskFormatError
 
@@ -55,6 +57,8 @@ MAX_STATE_BYTES = 8 * 2**20
 """Largest state file a task may hold."""
 ACCOUNT_SERVICES = ("dynamodb", "logs", "s3", "sqs")
 """Services whose account-wide settings a state may name (``account:SERVICE``)."""
+GROUPS_ERROR = "fifo_groups"
+"""The type of the validation error of a state whose ``groups`` do not fit its queues."""
 
 
 def _attribute_value(value: object) -> object:
@@ -138,6 +142,21 @@ class CloudState(BaseModel):
         "the order of its messages; a FIFO queue left out is one group.",
     )
 
+    @model_validator(mode="after")
+    def _groups_fit(self) -> CloudState:
+        """Raises a ``ValidationError`` (type ``fifo_groups``, its ``field`` in the context)
+        unless each queue ``groups`` names is a FIFO queue of the state and given one group
+        for each of its messages."""
+        for name, groups in self.groups.items():
+            problem = groups_problem(self, name, groups)
+            if problem is not None:
+                raise PydanticCustomError(
+                    GROUPS_ERROR,
+                    "{field}: {problem}",
+                    {"field": f"groups.{name}", "problem": problem[0], "fix": problem[1]},
+                )
+        return self
+
     def resources(self) -> list[tuple[str, str]]:
         """Every (kind, name) held, sorted: ``("bucket", "invoices")``..."""
         named = [
@@ -180,6 +199,11 @@ def parse_state(data: bytes, path: str) -> CloudState:
         state = CloudState.model_validate(value)
     except ValidationError as exc:
         first = exc.errors()[0]
+        if first["type"] == GROUPS_ERROR:
+            context = first.get("ctx", {})
+            raise TaskFormatError(
+                context["problem"], path=path, field=context["field"], fix=context["fix"]
+            ) from None
         loc = first["loc"]
         if loc[:1] == ("queues",) and loc[3:4] == ("message",):
             loc = loc[:3] + loc[4:]  # the tag of the form a message takes, not a field
@@ -200,8 +224,6 @@ def parse_state(data: bytes, path: str) -> CloudState:
                         field=f"tables.{name}.items.{number}.{key}",
                         fix="give every item its key attributes",
                     )
-    for name, groups in state.groups.items():
-        _check_groups(state, name, groups, path)
     known = state.labels()
     for label, settings in state.settings.items():
         if label not in known:
@@ -222,21 +244,17 @@ def parse_state(data: bytes, path: str) -> CloudState:
     return state
 
 
-def _check_groups(state: CloudState, name: str, groups: tuple[str, ...], path: str) -> None:
-    """Raises :class:`TaskFormatError` unless ``groups`` gives a group to each message of the
-    FIFO queue ``name``."""
-    field = f"groups.{name}"
+def groups_problem(state: CloudState, name: str, groups: tuple[str, ...]) -> tuple[str, str] | None:
+    """What is wrong with ``groups`` given for the queue ``name`` of ``state``, and the fix;
+    None when it is a FIFO queue of the state and they give a group to each of its messages."""
     if name not in state.queues or not name.endswith(".fifo"):
-        raise TaskFormatError(
+        return (
             f"groups are given for {name!r}, which is no FIFO queue of this state",
-            path=path,
-            field=field,
-            fix="give groups only for queues of the state named *.fifo",
+            "give groups only for queues of the state named *.fifo",
         )
     if len(groups) != len(state.queues[name]):
-        raise TaskFormatError(
+        return (
             f"{len(groups)} groups for {len(state.queues[name])} messages",
-            path=path,
-            field=field,
-            fix="give one message group for each message, in the order of the messages",
+            "give one message group for each message, in the order of the messages",
         )
+    return None
