@@ -16,7 +16,7 @@ from assay.errors import SandboxError
 from assay.sandbox import ExecResult, PoolSandbox
 from assay.server import ServerLimits
 from assay.tasks import Limits, Task
-from tests.server.conftest import REFERENCE, SECRET, WRONG, running
+from tests.server.conftest import REFERENCE, SECRET, WRONG, Running, running
 
 pytestmark = pytest.mark.sandbox
 TOKEN = "openenv-token-1"  # noqa: S105 - the test's token
@@ -219,3 +219,27 @@ def test_an_oversized_message_closes_the_connection(
         ws.send(json.dumps({"type": "step", "data": _write("x" * 100_000)}))
         with pytest.raises(Exception, match="1009"):
             ws.recv(timeout=5)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        ({"taskid": "median-2"}, "reset takes no 'taskid'"),
+        ({"task": "median-2", "seed": 1}, "reset takes no 'task'"),
+        ({"task_id": "median-2", "family": "sql"}, "reset takes task_id or 'family', not both"),
+    ],
+)
+def test_a_reset_field_that_would_go_unread_is_refused(
+    server: Running, data: dict[str, object], said: str
+) -> None:
+    """A misspelt task id, or a filter beside one, would start an episode of a task drawn at
+    random, unnoticed; OpenEnv's own episode_id, and a seed, are taken beside a task id."""
+    with connect(server.ws_url) as ws:
+        ws.send(json.dumps({"type": "reset", "data": data}))
+        refused = json.loads(ws.recv())
+        assert refused["type"] == "error"
+        assert refused["data"]["code"] == "VALIDATION_ERROR"
+        assert refused["data"]["message"].startswith(said)
+        given = {"task_id": "median-2", "episode_id": "run-7", "seed": 3}
+        ws.send(json.dumps({"type": "reset", "data": given}))
+        assert json.loads(ws.recv())["data"]["observation"]["task_id"] == "median-2"

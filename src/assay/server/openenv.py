@@ -1,9 +1,10 @@
 """OpenEnv's session protocol at ``/ws``: one connection, one session.
 
 Messages in: ``{"type": "reset", "data": {...}}`` (``{"task_id": ...}``, or a sampling spec's
-fields: family, split, tags, weights, curriculum, seed), ``{"type": "step", "data": {"tool":
-..., "arguments": {...}}}`` (an OpenEnv ``Action``'s ``metadata`` beside them is ignored),
-``{"type": "state"}``, ``{"type": "close"}``. Messages out:
+fields: family, split, tags, weights, curriculum, seed; OpenEnv's ``episode_id`` is ignored, any
+other field refused), ``{"type": "step", "data": {"tool": ..., "arguments": {...}}}`` (an
+OpenEnv ``Action``'s ``metadata`` beside them is ignored), ``{"type": "state"}``,
+``{"type": "close"}``. Messages out:
 ``{"type": "observation", "data": {"observation": {...}, "reward": ..., "done": ...}}``,
 ``{"type": "state", "data": {...}}`` or ``{"type": "error", "data": {"message", "code"}}``, the
 codes OpenEnv's own server uses. After ``submit`` the reply is done, its reward the verdict's
@@ -140,10 +141,26 @@ async def _answer(
 
 
 def _create(data: object) -> CreateSession:
-    """A reset's data as a session request: a task id, or the fields of a sampling spec."""
+    """A reset's data as a session request: a task id, or the fields of a sampling spec.
+    OpenEnv's ``episode_id`` is taken and ignored, and so is a ``seed`` beside a task id;
+    anything else that would be left unread is refused, since a misspelt ``task_id`` or a
+    filter beside one would otherwise start an episode of another task than the one meant."""
     if not isinstance(data, dict):
         raise RefusedError(422, "invalid", "reset data must be a JSON object")
+    known = SAMPLING_KEYS | {"task_id", "episode_id"}
+    unknown = sorted(str(key) for key in data if key not in known)
+    if unknown:
+        message = (
+            f"reset takes no {unknown[0][:100]!r}: give task_id, or a sampling spec's fields ("
+            + ", ".join(sorted(SAMPLING_KEYS))
+            + ")"
+        )
+        raise RefusedError(422, "invalid", message)
     if "task_id" in data:
+        beside = sorted(key for key in data if key in SAMPLING_KEYS - {"seed"})
+        if beside:
+            message = f"reset takes task_id or {beside[0]!r}, not both: a task id names the task"
+            raise RefusedError(422, "invalid", message)
         return _validated(CreateSession, {"task_id": data["task_id"]})
     sample = {key: value for key, value in data.items() if key in SAMPLING_KEYS}
     return _validated(CreateSession, {"sample": sample})
