@@ -16,6 +16,7 @@ from assay.families.workflow.state import CloudState, TableState, parse_state
 from assay.sandbox import LocalSandbox
 from assay.tasks import Task
 from assay.verdicts import Status, Verdict
+from tests.families.workflow.tasks import state_task
 
 pytestmark = pytest.mark.sandbox
 
@@ -229,3 +230,27 @@ def test_an_initial_state_with_settings_is_refused(family: WorkflowFamily, task:
     broken = task.model_copy(update={"workspace": {**task.workspace, "state.json": changed}})
     findings = family.lint(broken)
     assert any("initial state holds settings" in f.message for f in findings)
+
+
+MADE = CloudState(buckets={"reports": {"r.csv": "a,b\n"}})
+MAKE = """
+import boto3
+s3 = boto3.client("s3"{region})
+s3.create_bucket(Bucket="reports"{where})
+s3.put_object(Bucket="reports", Key="r.csv", Body=b"a,b\\n")
+"""
+
+
+def test_a_bucket_made_in_another_region_fails(family: WorkflowFamily) -> None:
+    """A bucket's data lives in its region: one made in eu-west-1 where the task's account
+    makes its buckets in us-east-1 held the right objects and passed."""
+    task = state_task(CloudState(), MADE, MAKE.format(region="", where=""))
+    assert family.verify(task, task.solutions["reference"], LocalSandbox()).status is Status.PASS
+    elsewhere = MAKE.format(
+        region=', region_name="eu-west-1"',
+        where=', CreateBucketConfiguration={"LocationConstraint": "eu-west-1"}',
+    )
+    verdict = family.verify(task, {"solution.py": elsewhere.encode()}, LocalSandbox())
+    assert verdict.status is Status.FAIL, verdict.criteria
+    evidence = {c.name: c.evidence for c in verdict.criteria if not c.passed}
+    assert 'setting location is "eu-west-1", expected its default' in evidence["bucket:reports"]

@@ -8,8 +8,9 @@ setting at its default (what a resource the task's state is seeded with has) is 
 state lists only what differs from a fresh resource, and a change undone before the end leaves
 nothing behind.
 
-Read for each bucket: its policy, ACL, public access block, versioning, encryption, lifecycle,
-tags, CORS, website, logging, notifications, ownership controls, replication, transfer
+Read for each bucket: its region (where its data lives: one made elsewhere than the emulator's
+region is not a fresh bucket), its policy, ACL, public access block, versioning, encryption,
+lifecycle, tags, CORS, website, logging, notifications, ownership controls, replication, transfer
 acceleration, request payment, object lock, inventory, analytics, metrics and intelligent-tiering
 configurations, and multipart uploads in progress; for each object, its ACL, tags, storage
 class, encryption and website redirect (S3's own default encryption, SSE-S3, asked for
@@ -36,6 +37,8 @@ from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError  # type: ignore[import-untyped]
+
+from assay.families.workflow._emulator_process import REGION
 
 Settings = dict[str, Any]
 """Setting name to its value (plain JSON), only those that differ from the default."""
@@ -98,6 +101,7 @@ SSE_S3 = {"SSEAlgorithm": "AES256"}
 """The encryption S3 applies to every bucket and object unless told otherwise: asking for it
 explicitly changes nothing, so it reads as the default."""
 _BUCKET = (
+    _Get("location", "get_bucket_location", "LocationConstraint", default=REGION),
     _Get("policy", "get_bucket_policy", "Policy", "NoSuchBucketPolicy"),
     _Get(
         "public_access_block",
