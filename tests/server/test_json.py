@@ -66,3 +66,14 @@ def test_a_refusal_naming_what_the_client_sent_stays_one_line(http: TestClient) 
     for message in (extra, unknown):
         assert not any(mark in message for mark in "\n\r\u2028"), message
     assert unknown == "Unknown message type: 'a\\nb\\r\\u2028c'"
+
+
+def test_a_split_that_does_not_exist_is_named_not_searched_for(http: TestClient) -> None:
+    """A typo in the split is the client's field, not a search that found nothing."""
+    answer = http.post("/sessions", json={"sample": {"split": "training"}})
+    assert answer.status_code == 422
+    assert answer.json() == {
+        "error": "sample.split: Input should be 'train', 'dev', 'test' or 'frozen'",
+        "code": "invalid",
+    }
+    assert http.post("/sessions", json={"sample": {"split": "train"}}).status_code == 201

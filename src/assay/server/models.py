@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from assay.tasks.spec import Split
 from assay.verdicts import Criterion, Status, Verdict
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
@@ -80,7 +81,7 @@ class SamplingSpec(BaseModel):
     model_config = _FROZEN
 
     family: str | None = Field(default=None, description="Only tasks of this family.")
-    split: str | None = Field(
+    split: Split | None = Field(
         default=None,
         description="Only tasks of this split (train, dev, test, frozen); without it any split "
         "but frozen.",
