@@ -151,14 +151,7 @@ class EnvSession:
 
     def step(self, tool: str, arguments: Mapping[str, Any] | None = None) -> StepResult:
         """Run one tool call; after ``submit`` the result is done and holds the verdict."""
-        try:  # pydantic would send NaN and Infinity as null, another call than the one asked
-            json.dumps(arguments or {}, allow_nan=False, default=str)
-        except ValueError as exc:
-            problem = f"cannot be sent as JSON ({exc})"
-            raise InputError(
-                problem, field="arguments", fix="send finite numbers, text, lists and objects"
-            ) from None
-        body = _built(ToolCallRequest, tool=tool, arguments=dict(arguments or {}))
+        body = _built(ToolCallRequest, tool=tool, arguments=_sendable(arguments))
         return self._client._request("POST", self._path("/step"), StepResult, body)
 
     def submit(self) -> StepResult:
@@ -225,6 +218,26 @@ def _checked_token(token: str) -> str:
     else:
         return token
     raise InputError(f"the token {problem}", field="token", fix="pass the server's token as set")
+
+
+def _sendable(arguments: object) -> dict[str, Any]:
+    """``arguments`` as the call sends them; :class:`InputError` for what JSON cannot carry as
+    it is: something that is no mapping, NaN and Infinity (which pydantic would send as null),
+    and any value that is not text, a number, a boolean, null, a list or a mapping (pydantic
+    would send a set as a list and a path as text, or fail with its own error)."""
+    fix = "send finite numbers, text, booleans, null, lists and objects"
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, Mapping):
+        problem = f"the arguments are {type(arguments).__name__}, not a mapping"
+        raise InputError(problem, field="arguments", fix="pass them as a dict: {NAME: VALUE}")
+    try:
+        json.dumps(arguments, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"cannot be sent as JSON ({exc})", field="arguments", fix=fix) from None
+    except RecursionError:
+        raise InputError("cannot be sent as JSON: nested too deeply", field="arguments") from None
+    return dict(arguments)
 
 
 def _built(model: type[M], **fields: Any) -> M:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,6 +21,13 @@ START = {"session_id": "s1", "task_id": "t", "family": "code@5", "messages": [],
 
 def _client(answer: Callable[[httpx.Request], httpx.Response]) -> EnvClient:
     return EnvClient("http://127.0.0.1:8400", transport=httpx.MockTransport(answer))
+
+
+def _nested(depth: int) -> list[object]:
+    nested: list[object] = []
+    for _ in range(depth):
+        nested = [nested]
+    return nested
 
 
 def _session(sent: list[httpx.Request]) -> EnvSession:
@@ -88,6 +96,33 @@ def test_a_call_the_client_can_tell_is_wrong_is_one_line_of_bad_input() -> None:
     assert [request.url.path for request in sent] == ["/sessions"]  # none of them was sent
     session.step("run", {"command": "echo", "n": 1.5})
     assert json.loads(sent[-1].content)["arguments"] == {"command": "echo", "n": 1.5}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        ({"path": object()}, "arguments: cannot be sent as JSON (Object of type object is not"),
+        ({"path": b"\xff"}, "arguments: cannot be sent as JSON (Object of type bytes is not"),
+        ({"path": {"a", "b"}}, "arguments: cannot be sent as JSON (Object of type set is not"),
+        ({"path": Path("a.py")}, "arguments: cannot be sent as JSON (Object of type PosixPath"),
+        ("solution.py", "arguments: the arguments are str, not a mapping"),
+        ([("path", "a.py")], "arguments: the arguments are list, not a mapping"),
+        ({"path": _nested(100_000)}, "arguments: cannot be sent as JSON: nested too deeply"),
+    ],
+)
+def test_arguments_json_cannot_carry_are_bad_input_not_sent_as_something_else(
+    arguments: object, said: str
+) -> None:
+    """A value JSON has no room for raised pydantic's own error, or was sent as another value
+    (a set as a list, a Path as text); arguments that are no mapping raised a ValueError, or
+    were read as pairs."""
+    sent: list[httpx.Request] = []
+    session = _session(sent)
+    with pytest.raises(InputError) as wrong:
+        session.step("read_file", arguments)  # type: ignore[arg-type]
+    assert str(wrong.value).startswith(said)
+    assert "\n" not in str(wrong.value)
+    assert [request.url.path for request in sent] == ["/sessions"]
 
 
 def test_a_server_that_is_down_is_named(unused_port: int) -> None:
