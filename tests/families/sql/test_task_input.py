@@ -207,6 +207,30 @@ def test_broken_database_text_names_the_file(text: bytes, problem: str, pool: Po
     assert any(problem in f.message for f in lint_sql_task(task))
 
 
+def test_a_schema_the_parser_cannot_print_back_is_refused_by_file(pool: PoolSandbox) -> None:
+    """SQLite takes ``DEFAULT X''``, but sqlglot cannot print it back: lint crashed comparing the
+    schemas, and the audit called the task one it could not audit (to try again forever)."""
+
+    def with_notes(files: dict[str, bytes]) -> dict[str, bytes]:
+        return {
+            name: data + b"\nCREATE TABLE notes (body BLOB DEFAULT X'');\n"
+            for name, data in files.items()
+        }
+
+    task = fixture_task(ORDERS)
+    task = task.model_copy(
+        update={"workspace": with_notes(task.workspace), "hidden": with_notes(task.hidden)}
+    )
+    found = messages(task)
+    assert f"{ORDERS}/workspace/shop.sql: statement 9 (CREATE): the SQL parser cannot" in found
+    assert "write CAST('' AS BLOB)" in found
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, task.solutions["reference"], pool)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert "cannot print it back" in message
+
+
 def test_broken_task_input_through_the_cli_is_one_line(
     run_cli: Callable[..., Result], tmp_path: Path
 ) -> None:

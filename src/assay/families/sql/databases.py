@@ -35,7 +35,7 @@ from assay.families.sql.config import NEIGHBOURS_DIR, SqlConfig
 from assay.families.sql.gate import database_statements, statement_texts
 from assay.tasks.model import Task
 
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "4"
 """Bumped when the way engine files are built changes."""
 SUFFIXES = {"sqlite": ".sqlite", "duckdb": ".duckdb"}
 LOCKED_DUCKDB: dict[str, str | bool | int | float | list[str]] = {

@@ -10,7 +10,8 @@ reach outside the database. The engines are locked down as well when the query r
 
 A database file is SQL text too, task input rather than a submission: only ``CREATE TABLE``,
 ``CREATE INDEX``, ``CREATE VIEW`` over a read-only query, and ``INSERT ... VALUES`` of literals,
-in transactions that ``COMMIT`` ends (:func:`database_statements`).
+in transactions that ``COMMIT`` ends, each a statement the parser can print back (lint and the
+neighbour generator work on the printed schema) (:func:`database_statements`).
 """
 
 from __future__ import annotations
@@ -208,6 +209,11 @@ def _database_problem(statement: exp.Expr) -> str | None:  # noqa: PLR0911 - one
         if kind in ("TABLE", "INDEX"):
             if statement.expression is not None:
                 return "CREATE TABLE ... AS is not allowed; list the rows with INSERT ... VALUES"
+            if not _printable(statement):  # lint compares schemas, and neighbours copy them
+                return (
+                    "the SQL parser cannot print it back for analysis (an empty blob X'' is "
+                    "such a statement: write CAST('' AS BLOB))"
+                )
             return None
         if kind == "VIEW" and isinstance(statement.expression, exp.Query):
             verdict = _read_only(statement.expression)
