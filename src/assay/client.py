@@ -20,6 +20,7 @@ carry, an empty tool name) raises :class:`~assay.errors.InputError` instead.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -64,13 +65,16 @@ class EnvClient:
         base_url: str,
         *,
         token: str | None = None,
-        timeout_s: float = 300.0,
+        timeout_s: float | None = 300.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         # bytes: a token the server takes may hold any Unicode, which httpx sends only as bytes
         headers = {b"Authorization": b"Bearer " + _checked_token(token).encode()} if token else {}
         self._http = httpx.Client(
-            base_url=_checked_url(base_url), headers=headers, timeout=timeout_s, transport=transport
+            base_url=_checked_url(base_url),
+            headers=headers,
+            timeout=_checked_timeout(timeout_s),
+            transport=transport,
         )
 
     def health(self) -> Health:
@@ -206,6 +210,25 @@ def _checked_url(base_url: str) -> str:
     if url.scheme not in ("http", "https") or not url.host:
         raise InputError(f"{base_url!r} is not an http(s) URL", field="base_url", fix=fix)
     return base_url.rstrip("/")
+
+
+def _checked_timeout(timeout_s: object) -> float | None:
+    """``timeout_s``, or :class:`InputError` when it is no positive, finite number of seconds
+    (None: wait as long as it takes). httpx would take it and fail at the first request, with
+    its own error, or, for 0, report every server as unreachable."""
+    if timeout_s is None:
+        return None
+    if (
+        isinstance(timeout_s, bool)
+        or not isinstance(timeout_s, int | float)
+        or not 0 < timeout_s < math.inf
+    ):
+        raise InputError(
+            f"{timeout_s!r:.100} is not a positive, finite number of seconds",
+            field="timeout_s",
+            fix="give the seconds to wait for an answer, such as 300, or None for no limit",
+        )
+    return float(timeout_s)
 
 
 def _checked_token(token: str) -> str:

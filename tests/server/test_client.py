@@ -4,6 +4,7 @@ it can see before sending as :class:`InputError`, and the call sent as it was as
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -123,6 +124,28 @@ def test_arguments_json_cannot_carry_are_bad_input_not_sent_as_something_else(
     assert str(wrong.value).startswith(said)
     assert "\n" not in str(wrong.value)
     assert [request.url.path for request in sent] == ["/sessions"]
+
+
+@pytest.mark.parametrize("timeout", [-1, 0, math.nan, math.inf, "10", True])
+def test_a_timeout_that_is_no_time_to_wait_is_bad_input(timeout: object) -> None:
+    """httpx took these and failed at the first request with its own ValueError, TypeError or
+    OverflowError, or (0) called every server unreachable."""
+    with pytest.raises(InputError) as wrong:
+        EnvClient("http://127.0.0.1:8400", timeout_s=timeout)  # type: ignore[arg-type]
+    assert str(wrong.value).startswith(f"timeout_s: {timeout!r} is not a positive, finite number")
+
+
+def test_a_timeout_of_none_waits_as_long_as_it_takes() -> None:
+    seen: list[object] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.extensions["timeout"])
+        return httpx.Response(200, json={"status": "ok", "sessions": 0, "max_sessions": 1})
+
+    transport = httpx.MockTransport(answer)
+    with EnvClient("http://127.0.0.1:8400", timeout_s=None, transport=transport) as client:
+        client.health()
+    assert seen == [{"connect": None, "read": None, "write": None, "pool": None}]
 
 
 def test_a_server_that_is_down_is_named(unused_port: int) -> None:
