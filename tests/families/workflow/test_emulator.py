@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import io
 import os
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -186,3 +189,28 @@ def running(pid: int) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+def _files_open(pid: int) -> list[str]:
+    """The regular files the process ``pid`` holds open (deleted ones too)."""
+    found = []
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            if stat.S_ISREG(fd.stat().st_mode):
+                found.append(str(fd.readlink()))
+    return found
+
+
+def test_large_objects_stay_in_the_emulators_memory_not_on_the_hosts_disk(
+    emulator: Emulator,
+) -> None:
+    """moto moved a body past 5 MiB to a temporary file of the host: a script writing 50 MiB
+    objects filled /tmp at 100 MB/s, bounded by neither the emulator's memory nor anything."""
+    s3 = emulator.client("s3")
+    s3.create_bucket(Bucket="big")
+    body = os.urandom(6 * 2**20)
+    s3.put_object(Bucket="big", Key="k", Body=body)
+    s3.upload_fileobj(io.BytesIO(body * 2), "big", "parts")  # a multipart upload of two parts
+    assert _files_open(emulator.pid) == []
+    assert s3.get_object(Bucket="big", Key="k")["Body"].read() == body
+    assert s3.head_object(Bucket="big", Key="parts")["ContentLength"] == 2 * len(body)

@@ -19,8 +19,9 @@ the SDK signs, and the regional ones in :data:`REGION` only; moto's own control 
 to another account (:data:`ACCOUNT_HEADER`) get a 403; a
 queue attribute that the real SQS does not let a request set is refused (see
 :data:`SQS_SETTABLE`), and so is a standard queue named ``*.fifo`` or a queue's ``FifoQueue``
-changed after its creation (see :func:`fifo_by_name_only`). It dies with its parent, and the
-parent dies when its standard input closes.
+changed after its creation (see :func:`fifo_by_name_only`). It writes no file (what it holds
+is in its memory, under :data:`MEMORY_LIMIT_BYTES`; see :data:`KEY_BUFFER_VARIABLE`). It dies
+with its parent, and the parent dies when its standard input closes.
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ MEMORY_LIMIT_BYTES = 2 * 2**30
 """Address space an emulator may use; past it, requests fail inside moto, not on the host."""
 CPU_LIMIT_S = 300
 """CPU seconds an emulator may use in its life: agent code cannot make it work without end."""
+KEY_BUFFER_VARIABLE = "MOTO_S3_DEFAULT_KEY_BUFFER_SIZE"
+"""moto's setting of the size past which an object's body moves from memory to a temporary file
+(5 MiB by default). An emulator sets it to :data:`MEMORY_LIMIT_BYTES`: what agent code stores
+stays in memory, where the emulator's limit bounds it, and never fills the host's disk (a
+script putting 50 MiB objects wrote a gigabyte to /tmp every ten seconds)."""
 SQS_SETTABLE = frozenset(
     {
         "ContentBasedDeduplication",
@@ -252,6 +258,9 @@ def _serve(socket_path: str, app: Wsgi, ready_fd: int, token: str) -> None:
         os._exit(1)
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT_S, CPU_LIMIT_S))
+    os.environ[KEY_BUFFER_VARIABLE] = str(MEMORY_LIMIT_BYTES)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, and no more
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))  # nothing else may spill to disk either
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):
         os.dup2(devnull, fd)
