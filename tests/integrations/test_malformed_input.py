@@ -145,3 +145,19 @@ def test_a_row_without_a_ground_truth_is_refused_in_one_line(
     with pytest.raises(InputError) as refused:
         compute_score_batch(["assay"] * 2, [GOOD] * 2, ["median-1", None], [None, None])  # type: ignore[list-item]
     assert str(refused.value).startswith(said)
+
+
+def test_an_unknown_task_id_is_named_in_a_line_of_bounded_length(pool: PoolSandbox) -> None:
+    """A task id as long as a completion (a dataset's columns swapped) was repeated whole in the
+    error: a megabyte in one line of a trainer's log."""
+    long_id = "median-" + "9" * 1_000_000
+    env = AssayEnv("code", tasks=[make_median_task()], sandbox=pool)
+    with pytest.raises(InputError) as gym_refused:
+        env.reset(options={"task_id": long_id})
+    with pytest.raises(InputError) as reward_refused:
+        Judge([make_median_task()], sandbox=pool).judge([long_id], [GOOD])
+    for refused in (gym_refused, reward_refused):
+        said = str(refused.value)
+        assert said.startswith("task_id: no task 'median-999")
+        assert len(said) < 400
+        assert "\n" not in said

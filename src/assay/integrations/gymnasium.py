@@ -260,7 +260,7 @@ class AssayEnv(gymnasium.Env[str, str]):
                 if task.id == task_id:
                     return task
             raise InputError(
-                f"no task {task_id!r} in this environment's set",
+                f"no task {task_id!r:.100} in this environment's set",
                 field="task_id",
                 fix="pass the id of one of env.tasks",
             )

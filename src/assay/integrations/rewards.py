@@ -112,7 +112,7 @@ class Judge:
         unknown = sorted({t for t in task_ids if t not in tasks})
         if unknown:
             raise InputError(
-                f"no task {unknown[0]!r} in the task set ({len(unknown)} unknown)",
+                f"no task {unknown[0]!r:.100} in the task set ({len(unknown)} unknown)",
                 field="task_id",
                 fix="export the dataset from the same task set the rewards read",
             )
