@@ -13,7 +13,10 @@ state (``hidden/``) and what the verifier reads back from an emulator::
     }
 
 Object bodies, message bodies and log messages are text; items are JSON objects whose key
-attributes are strings or numbers. A message is its body, or an object naming its body and its
+attributes are non-empty strings or integers (two attributes: a sort key is not the partition
+key). A state file is plain JSON that a cloud can hold: a name given twice in one object, a
+number that is not finite (``NaN``), a lone surrogate or nesting past :data:`MAX_DEPTH` is
+refused by field. A message is its body, or an object naming its body and its
 message attributes (a text is a ``String`` attribute, a number a ``Number`` one): a queue any of
 whose expected messages names its attributes is judged with every message's attributes (one that
 names none must have none); the other queues are judged by the bodies alone. No state holds a
@@ -55,6 +58,9 @@ from assay.errors import TaskFormatError
 
 MAX_STATE_BYTES = 8 * 2**20
 """Largest state file a task may hold."""
+MAX_DEPTH = 64
+"""Deepest nesting of objects and arrays a state file may hold: an item's attributes nest 32
+deep at most in DynamoDB, and a state nests them five deep."""
 ACCOUNT_SERVICES = ("dynamodb", "logs", "s3", "sqs")
 """Services whose account-wide settings a state may name (``account:SERVICE``)."""
 GROUPS_ERROR = "fifo_groups"
@@ -109,7 +115,9 @@ class TableState(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     hash_key: str = Field(min_length=1, description="Name of the partition key attribute.")
-    range_key: str | None = Field(default=None, description="Name of the sort key, if any.")
+    range_key: str | None = Field(
+        default=None, min_length=1, description="Name of the sort key, if any."
+    )
     items: tuple[dict[str, Any], ...] = Field(default=(), description="The items, plain JSON.")
 
 
@@ -190,11 +198,14 @@ def parse_state(data: bytes, path: str) -> CloudState:
             fix="keep task states small",
         )
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"), object_pairs_hook=_once_each)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TaskFormatError(
             f"not JSON: {str(exc)[:200]}", path=path, fix="write the state as a JSON object"
         ) from None
+    odd = _not_plain(value)
+    if odd is not None:
+        raise TaskFormatError(odd[1], path=path, field=odd[0] or "(top level)", fix=odd[2])
     try:
         state = CloudState.model_validate(value)
     except ValidationError as exc:
@@ -215,15 +226,7 @@ def parse_state(data: bytes, path: str) -> CloudState:
             fix="use the shape described in assay.families.workflow.state",
         ) from None
     for name, table in state.tables.items():
-        for number, item in enumerate(table.items):
-            for key in (table.hash_key, table.range_key):
-                if key is not None and not isinstance(item.get(key), str | int):
-                    raise TaskFormatError(
-                        f"item {number} has no string or integer {key!r}",
-                        path=path,
-                        field=f"tables.{name}.items.{number}.{key}",
-                        fix="give every item its key attributes",
-                    )
+        _check_keys(name, table, path)
     known = state.labels()
     for label, settings in state.settings.items():
         if label not in known:
@@ -242,6 +245,74 @@ def parse_state(data: bytes, path: str) -> CloudState:
                 fix="leave out a resource whose settings are all at their defaults",
             )
     return state
+
+
+def _not_plain(value: object) -> tuple[str, str, str] | None:
+    """The place (dotted), problem and fix of the first part of the JSON ``value`` that a
+    state cannot hold: nesting past :data:`MAX_DEPTH`, a number that is not finite (``NaN``,
+    ``Infinity``, ``1e999``), a text or name holding a lone surrogate (``\\ud800``); or None.
+    Walked without recursion, however deep the value."""
+    stack: list[tuple[object, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        held, place = stack.pop()
+        field = ".".join(place[:8]) + (".…" if len(place) > 8 else "")
+        if isinstance(held, dict | list) and len(place) >= MAX_DEPTH:
+            return field, f"nested more than {MAX_DEPTH} deep", "flatten the value"
+        if isinstance(held, float) and not math.isfinite(held):
+            return field, f"{held} is not a JSON number", "write a finite number"
+        if isinstance(held, str) and not _encodable(held):
+            return field, "a text holds a lone surrogate", "write the text as valid Unicode"
+        if isinstance(held, dict):
+            for key, inner in held.items():
+                if not _encodable(key):
+                    return field, "a name holds a lone surrogate", "write names as valid Unicode"
+                stack.append((inner, (*place, key)))
+        elif isinstance(held, list):
+            stack.extend((inner, (*place, str(number))) for number, inner in enumerate(held))
+    return None
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose names are given once each; raises ``ValueError`` naming one given
+    twice (``json`` keeps the last, and the state would silently lose the first)."""
+    found: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in found:
+            raise ValueError(f"the name {name!r} is given twice in one object")
+        found[name] = value
+    return found
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_keys(name: str, table: TableState, path: str) -> None:
+    """Raises :class:`TaskFormatError` unless the table's keys are two attributes and each
+    item gives them as a non-empty text or an integer, as DynamoDB takes them."""
+    if table.range_key == table.hash_key:
+        raise TaskFormatError(
+            f"the sort key is the partition key, {table.hash_key!r}",
+            path=path,
+            field=f"tables.{name}.range_key",
+            fix="name another attribute as the sort key, or leave range_key out",
+        )
+    keys = [key for key in (table.hash_key, table.range_key) if key is not None]
+    for number, item in enumerate(table.items):
+        for key in keys:
+            value = item.get(key)
+            if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
+                raise TaskFormatError(
+                    f"item {number} has no string or integer {key!r}"
+                    + (f" (it is {json.dumps(value)})" if key in item else ""),
+                    path=path,
+                    field=f"tables.{name}.items.{number}.{key}",
+                    fix="give every item its key attributes, each a non-empty text or an integer",
+                )
 
 
 def groups_problem(state: CloudState, name: str, groups: tuple[str, ...]) -> tuple[str, str] | None:
