@@ -17,8 +17,10 @@ from assay.errors import TaskFormatError
 from assay.families import get_family, harness_code
 from assay.families.sql import SqlFamily, databases
 from assay.families.sql.lint import lint_sql_task
+from assay.families.sql.tools import SqlTools
 from assay.sandbox import PoolSandbox
 from assay.tasks import Task
+from assay.verdicts import Status
 from tests.families.sql.conftest import CITIES, FIXTURES, ORDERS, REVENUE, fixture_task
 
 family = SqlFamily()
@@ -280,6 +282,31 @@ def test_a_reference_saved_with_a_byte_order_mark_lints_clean_and_has_mutants() 
     )
     assert lint_sql_task(task) == []
     assert family.mutants(task)
+
+
+@pytest.mark.parametrize("name", [ORDERS, CITIES])
+def test_databases_saved_with_a_byte_order_mark_are_read_as_sql(
+    name: str, pool: PoolSandbox
+) -> None:
+    """The mark some editors write was read as SQL: every database was refused as text that
+    does not parse ("Line 2, Col: 6"), where a query saved so was read without it."""
+
+    def marked(files: dict[str, bytes]) -> dict[str, bytes]:
+        return {path: b"\xef\xbb\xbf" + data for path, data in files.items()}
+
+    task = fixture_task(name)
+    task = task.model_copy(
+        update={"workspace": marked(task.workspace), "hidden": marked(task.hidden)}
+    )
+    assert lint_sql_task(task) == []
+    verdict = family.verify(task, task.solutions["reference"], pool)
+    assert verdict.status is Status.PASS, verdict.summary
+    assert family.verify(task, task.solutions["bad-hard-coded"], pool).status is Status.FAIL
+    assert any(e.name == "whole-table-customers" for e in family.exploits(task))
+    assert family.mutants(task)
+    schema = SqlTools(task).call("schema", {}, pool).output
+    assert schema.startswith(("CREATE TABLE", "-- "))
+    assert "\ufeff" not in schema
 
 
 def test_a_reference_that_is_not_utf8_is_task_input_to_correct(pool: PoolSandbox) -> None:

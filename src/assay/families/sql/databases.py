@@ -2,7 +2,8 @@
 
 The visible database is ``workspace/<sql.database>``; the neighbours are every
 ``hidden/databases/*.sql``, in name order. Each is SQL text a person can read and diff (schema
-and rows, see :func:`assay.families.sql.gate.database_statements` for what it may hold). An
+and rows, see :func:`assay.families.sql.gate.database_statements` for what it may hold), in
+UTF-8; a byte order mark at its start is read as no SQL, as in a query (:func:`source`). An
 engine file is built from the text once and kept in a cache directory under a name that hashes
 the text, the engine and its version, so that a changed database is a different file and a
 cached file is never rebuilt. Files are written to a temporary name and renamed into place, and
@@ -85,6 +86,13 @@ def suite(task: Task, config: SqlConfig) -> list[Database]:
     return [Database(f"workspace/{config.database}", visible), *neighbours]
 
 
+def source(text: bytes) -> str:
+    """A database's SQL text as the engines are given it: without the byte order mark some
+    editors write at its start, and with bytes that are not UTF-8 replaced (building refuses
+    such a database by file)."""
+    return text.decode("utf-8-sig", errors="replace")
+
+
 def cache_dir() -> Path:
     """Where engine files are kept: ``$XDG_CACHE_HOME/assay/sql`` (``~/.cache`` by default)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -129,12 +137,12 @@ def _engine_file(task_id: str, name: str, text: bytes, engine: str) -> Path:
         return target
     where = f"{task_id}/{name}"
     try:
-        source = text.decode()
+        sql = text.decode("utf-8-sig")  # as queries are read: a byte order mark is no SQL
     except UnicodeDecodeError:
         raise TaskFormatError(
             "the database is not UTF-8 text", path=where, fix="save it as UTF-8 SQL text"
         ) from None
-    statements = database_statements(source, engine)
+    statements = database_statements(sql, engine)
     if isinstance(statements, str):
         raise TaskFormatError(
             statements, path=where, fix="write it as CREATE and INSERT statements"
@@ -144,7 +152,7 @@ def _engine_file(task_id: str, name: str, text: bytes, engine: str) -> Path:
     os.close(handle)
     Path(staging).unlink()  # the engines create their own file
     try:
-        _build(Path(staging), source, engine)
+        _build(Path(staging), sql, engine)
         Path(staging).chmod(0o444)
         Path(staging).replace(target)
     except _TooSlowError:
@@ -182,9 +190,9 @@ class _TooLargeError(RuntimeError):
     """Building passed :data:`BUILD_MEMORY_LIMIT`."""
 
 
-def _build(path: Path, source: str, engine: str) -> None:
+def _build(path: Path, sql: str, engine: str) -> None:
     if engine == "duckdb":
-        _build_duckdb(path, source)
+        _build_duckdb(path, sql)
         return
     deadline = time.monotonic() + BUILD_TIME_LIMIT_S
     connection = sqlite3.connect(path, isolation_level=None)
@@ -195,7 +203,7 @@ def _build(path: Path, source: str, engine: str) -> None:
         connection.set_progress_handler(lambda: time.monotonic() > deadline, 100)
         connection.set_authorizer(_building)
         try:
-            for statement in statement_texts(source):  # the handler's count starts again in each
+            for statement in statement_texts(sql):  # the handler's count starts again in each
                 if time.monotonic() > deadline:
                     raise _TooSlowError
                 connection.execute(statement)
@@ -207,7 +215,7 @@ def _build(path: Path, source: str, engine: str) -> None:
         connection.close()
 
 
-def _build_duckdb(path: Path, source: str) -> None:
+def _build_duckdb(path: Path, sql: str) -> None:
     import duckdb  # noqa: PLC0415 - loaded only for the tasks that use it
 
     try:
@@ -224,7 +232,7 @@ def _build_duckdb(path: Path, source: str) -> None:
     timer = threading.Timer(BUILD_TIME_LIMIT_S, interrupt)
     timer.start()
     try:
-        for statement in connection.extract_statements(source):
+        for statement in connection.extract_statements(sql):
             if expired.is_set():  # an interrupt between two statements stops neither
                 raise _TooSlowError
             connection.execute(statement)

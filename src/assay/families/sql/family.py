@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from assay.families.sql.tools import SqlTools
 
 RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
-VERSION = "6"
+VERSION = "7"
 MAX_RECORD_CHARS = 2_000_000
 """Longest record of one query's result on one database; a longer result fails (``size``)."""
 EMPTY_QUERY = b"SELECT NULL AS nothing WHERE 1 = 0\n"

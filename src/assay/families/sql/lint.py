@@ -10,7 +10,7 @@ from sqlglot import exp
 from assay.errors import TaskFormatError
 from assay.families._leaks import hidden_copies_rewritten
 from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
-from assay.families.sql.databases import Database, engine_file, suite
+from assay.families.sql.databases import Database, engine_file, source, suite
 from assay.families.sql.gate import Refused, check_query, database_statements
 from assay.families.sql.ordering import unmapped_keys
 from assay.findings import Finding, Severity
@@ -131,7 +131,7 @@ def _schemas_differ(task_id: str, databases: list[Database], config: SqlConfig) 
     """Every neighbour must declare the same tables, columns and constraints as the visible one."""
     schemas = []
     for database in databases:
-        statements = database_statements(database.text.decode(errors="replace"), config.engine)
+        statements = database_statements(source(database.text), config.engine)
         if isinstance(statements, str):
             return []  # already reported by the build
         creates = [s.sql(comments=False) for s in statements if isinstance(s, exp.Create)]

@@ -35,6 +35,7 @@ from sqlglot import exp
 from assay.families.base import Mutant
 from assay.families.sql._schema import Table, load
 from assay.families.sql.config import QUERY_FILE, SqlConfig
+from assay.families.sql.databases import source
 from assay.families.sql.gate import Accepted, check_query, database_statements, dialect
 from assay.tasks.model import REFERENCE, Task
 
@@ -76,7 +77,7 @@ def sql_mutants(task: Task, config: SqlConfig) -> list[Mutant]:
     gate = check_query(text.decode("utf-8-sig", errors="replace"), config.engine)
     if not isinstance(gate, Accepted):
         return []
-    visible = task.workspace.get(config.database, b"").decode(errors="replace")
+    visible = source(task.workspace.get(config.database, b""))
     return query_mutants(
         gate.tree,
         config.engine,

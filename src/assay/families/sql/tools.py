@@ -20,7 +20,7 @@ from assay.families.base import ToolResult
 from assay.families.sql._schema import schema_texts
 from assay.families.sql.compare import canonical
 from assay.families.sql.config import QUERY_FILE, sql_config
-from assay.families.sql.databases import SUFFIXES, engine_bytes, engine_file, suite
+from assay.families.sql.databases import SUFFIXES, engine_bytes, engine_file, source, suite
 from assay.families.sql.family import run_queries
 from assay.families.sql.gate import Refused, check_query
 from assay.families.sql.results import Failed, Table
@@ -138,8 +138,7 @@ class SqlTools:
         return _refused(f"unknown tool {name[:100]!r}; the tools are {known}")
 
     def _schema(self) -> ToolResult:
-        source = self._visible.text.decode(errors="replace")
-        text = "\n\n".join(schema_texts(source, self._config.engine))
+        text = "\n\n".join(schema_texts(source(self._visible.text), self._config.engine))
         return ToolResult(output=_bounded(text, self.limits.shown_chars), ok=True)
 
     def _query(self, sql: str, sandbox: Sandbox) -> ToolResult:
