@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,43 @@ def test_limit_imports_the_first_entries(pool: PoolSandbox, tmp_path: Path) -> N
     imported = import_dataset(SPIDER, spider(tmp_path / "spider"), pool, limit=1)
     assert [t.id for t in imported.tasks] == ["spider-concert_singer-dev-00000"]
     assert imported.skipped == []
+
+
+def test_a_database_that_makes_values_past_the_limit_is_skipped_without_reading_them(
+    pool: PoolSandbox, tmp_path: Path
+) -> None:
+    """A file of a few kilobytes whose generated columns make tens of megabytes a row was read
+    whole into the trusted process before its size was looked at: 5 GB for five rows of 200 MB.
+    Now no value passes the database's limit, and reading stops once the text would."""
+    root = spider(tmp_path / "spider", [])
+    columns = {  # twenty rows of 3 MB, three of 40 MB
+        "bulky": ("b TEXT AS (substr(hex(zeroblob(1500000 + a)), 1)) VIRTUAL", 20),
+        "huge": ("b TEXT AS (substr(hex(zeroblob(20000000 + a)), 1)) VIRTUAL", 3),
+    }
+    for name, (column, count) in columns.items():
+        path = root / "database" / name / f"{name}.sqlite"
+        path.parent.mkdir(parents=True)
+        connection = sqlite3.connect(path)
+        connection.execute(f"CREATE TABLE t (a INTEGER, {column})")
+        connection.executemany("INSERT INTO t (a) VALUES (?)", [(i,) for i in range(count)])
+        connection.commit()
+        connection.close()
+        assert path.stat().st_size < 100_000
+    entries = [{"db_id": name, "question": "Q?", "query": "SELECT a FROM t"} for name in columns]
+    (root / "dev.json").write_text(json.dumps(entries))
+    tracemalloc.start()
+    try:
+        imported = import_dataset(SPIDER, root, pool)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 40_000_000
+    assert imported.tasks == []
+    reasons = {s.db_id: s.reason for s in imported.skipped}
+    assert set(reasons) == set(columns)
+    for reason in reasons.values():
+        assert reason.startswith("its database is more than 4000000 characters"), reason
+        assert reason.endswith("as SQL text, past the limit")
 
 
 def bad_input(tmp_path: Path, case: str) -> tuple[Path, str]:  # noqa: PLR0911 - one per case

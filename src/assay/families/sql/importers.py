@@ -13,7 +13,8 @@ The dataset is input: a malformed file, an entry without a field or a missing da
 error naming the file, the field and the fix, and nothing is written. A gold query that fails on
 its own database, answers nothing there, or whose task does not check itself is reported with
 its reason, never imported silently. Database files are read in the trusted process opened
-read-only and immutable, through plain ``SELECT`` statements only.
+read-only and immutable, through plain ``SELECT`` statements only, and no further than
+:data:`MAX_DATABASE_CHARS` of text (a generated column can make a value of any size).
 """
 
 from __future__ import annotations
@@ -233,21 +234,28 @@ def _database_text(path: Path) -> str | _Unusable:
     except sqlite3.Error as exc:
         raise InputError(f"cannot be opened: {exc}", path=path, fix="pass a SQLite file") from None
     connection.set_authorizer(_reading)
+    connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_DATABASE_CHARS)
+    too_large = _Unusable(
+        f"its database is more than {MAX_DATABASE_CHARS} characters as SQL text, past the limit"
+    )
     try:
         tables = connection.execute(
             "SELECT name, sql FROM sqlite_master WHERE type = 'table' "
             "AND name NOT LIKE 'sqlite_%' ORDER BY rowid"
         ).fetchall()
         creates = [sql.rstrip().rstrip(";") + ";" for _name, sql in tables]
-        rows = {
-            name: [
-                list(row)
-                for row in connection.execute(
-                    f"SELECT * FROM {quote(name)} LIMIT {MAX_TABLE_ROWS}"  # noqa: S608 - a quoted name
-                )
-            ]
-            for name, _sql in tables
-        }
+        size = sum(len(create) for create in creates)
+        rows: dict[str, list[list[object]]] = {}
+        for name, _sql in tables:
+            kept = rows[name] = []
+            query = f"SELECT * FROM {quote(name)} LIMIT {MAX_TABLE_ROWS}"  # noqa: S608 - quoted
+            for row in connection.execute(query):  # a generated column can make any size
+                size += sum(_chars(value) for value in row)
+                if size > MAX_DATABASE_CHARS:
+                    return too_large
+                kept.append(list(row))
+    except sqlite3.DataError:  # a value past SQLITE_LIMIT_LENGTH
+        return too_large
     except sqlite3.DatabaseError as exc:
         raise InputError(
             f"is not a SQLite database: {exc}", path=path, fix="replace it with the dataset's file"
@@ -261,6 +269,16 @@ def _database_text(path: Path) -> str | _Unusable:
     if isinstance(statements, str):
         return _Unusable(f"its database cannot be read as tasks need: {statements}")
     return text
+
+
+def _chars(value: object) -> int:
+    """Fewest characters ``value`` takes as SQL text in the dump (a text quoted, a blob in hex),
+    so that counting them refuses no database that would have fitted."""
+    if isinstance(value, bytes):
+        return 2 * len(value) + 3
+    if isinstance(value, str):
+        return len(value) + 2
+    return 1
 
 
 _READS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION})
