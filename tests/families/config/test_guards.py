@@ -76,7 +76,32 @@ def _exposed(*lines: str) -> Callable[[Task], bytes]:
     return attack
 
 
+def _aggregated_into(*roles: str) -> Callable[[Task], bytes]:
+    """The reference, and a cluster role of every permission bound to no one, labelled to
+    aggregate into the built-in ``roles``."""
+
+    def attack(task: Task) -> bytes:
+        labels = "".join(f"    {RBAC}/aggregate-to-{role}: 'true'\n" for role in roles)
+        role = (
+            f"apiVersion: {RBAC}/v1\nkind: ClusterRole\nmetadata:\n  name: extra\n"
+            f"  labels:\n{labels}rules:\n- {{apiGroups: ['*'], resources: ['*'], verbs: ['*']}}\n"
+        )
+        return (_reference(task) + "\n---\n" + role).encode()
+
+    return attack
+
+
 ATTACKS = {
+    "the right role, and every permission aggregated into admin": (
+        "rbac-configmap-reader",
+        _aggregated_into("admin"),
+        "no one else gains rights",
+    ),
+    "the right role, and every permission aggregated into view": (
+        "rbac-deployment-restarter",
+        _aggregated_into("view"),
+        "no one else gains rights",
+    ),
     "the right pods, on the internet": (
         "service-selects-stable-pods",
         _exposed("type: LoadBalancer"),
@@ -172,6 +197,8 @@ def test_the_red_team_tries_the_world_and_everyone(pool: PoolSandbox) -> None:
         ("netpol-default-deny-namespace", "reference-and-the-world-but-its-samples"),
         ("netpol-db-only-from-client", "reference-and-the-world-but-its-samples"),
         ("rbac-configmap-reader", "reference-bound-to-everyone"),
+        ("rbac-configmap-reader", "reference-and-a-role-aggregated-into-admin"),
+        ("rbac-two-namespaces", "reference-and-a-role-aggregated-into-admin"),
         ("rbac-deployment-restarter", "reference-with-every-verb"),
     ]:
         task = _task(template_id)
@@ -445,3 +472,27 @@ def test_a_workload_that_changes_its_service_account_or_node_fails() -> None:
     assert _workload_guard(kept, kept) == ""  # the reference's own account is no gain
     pinned = _workload_guard(_deployment(nodeName="cp-1"), plain)
     assert pinned == "Deployment shop/api: nodeName cp-1 (past the scheduler and the node's taints)"
+
+
+def test_a_service_account_bound_by_its_user_name_is_that_account(pool: PoolSandbox) -> None:
+    """The API server authenticates a service account as the user
+    ``system:serviceaccount:NS:NAME``: a binding to that user grants the account, and is no
+    one else gaining rights. A user of another name, or that account's name in another
+    namespace, still is someone else."""
+    task = _task("rbac-configmap-reader")
+    reference = _reference(task)
+    [account] = re.findall(
+        r"(?m)^- kind: ServiceAccount\n  name: (\S+)\n  namespace: (\S+)$", reference
+    )
+    name, namespace = account
+    written = f"- kind: ServiceAccount\n  name: {name}\n  namespace: {namespace}\n"
+    assert written in reference
+
+    def bound_as(user: str) -> Status:
+        as_user = f"- kind: User\n  name: '{user}'\n  apiGroup: {RBAC}\n"
+        files = {"objects.yaml": reference.replace(written, as_user).encode()}
+        return family.verify(task, files, pool).status
+
+    assert bound_as(f"system:serviceaccount:{namespace}:{name}") is Status.PASS
+    assert bound_as(f"system:serviceaccount:{namespace}:{name}-x") is Status.FAIL
+    assert bound_as(f"xsystem:serviceaccount:{namespace}:{name}") is Status.FAIL

@@ -71,7 +71,7 @@ def test_the_reference_passes_on_every_backend(sandbox: Sandbox) -> None:
         "no one else gets in",
         "nothing else is cut off",
     ]
-    assert verdict.versions.family.startswith("config@13+schemas-1.")
+    assert verdict.versions.family.startswith("config@14+schemas-1.")
     assert any(p.lower().startswith("pyyaml==") for p in verdict.versions.python.packages)
 
 

@@ -36,7 +36,7 @@ from assay.verdicts import (
     verdict_score,
 )
 
-VERSION = f"13+schemas-{library_version()}"
+VERSION = f"14+schemas-{library_version()}"
 """The verifier's version, with that of the schemas it validates against (they can change a
 verdict too)."""
 EMPTY_FILE = "empty.yaml"

@@ -21,8 +21,11 @@ same cluster, catch that:
     The same connections, each allowed wherever the reference allows it.
 ``no one else gains rights``
     Every subject but those the requirements give rights to (anonymous, any authenticated user,
-    a service account of each namespace, and every subject a binding names) holds nothing the
-    reference does not give it.
+    a service account of each namespace, and every subject a binding names; a user named
+    ``system:serviceaccount:NS:NAME`` is that service account) holds nothing the reference
+    does not give it; nor does whoever is bound later to an aggregated cluster role (the
+    built-in ``admin``, ``edit`` and ``view``, which no one may hold today): a role labelled
+    to aggregate into ``admin`` gives its rules to every namespace's admin to come.
 ``the workloads keep their replicas and gain no powers``
     For a task whose submission may hold workloads: every Deployment and StatefulSet runs as
     many replicas as with the reference, none stops rolling its template out to its pods where
@@ -69,7 +72,13 @@ from collections.abc import Collection, Iterable, Sequence
 from assay.families.config.expectations import Expectations, criterion
 from assay.families.config.meaning import Meaning
 from assay.families.config.powers import powers, restraints
-from assay.families.config.rbac import Grant, Permissions, Subject, describe
+from assay.families.config.rbac import (
+    SERVICE_ACCOUNT_USER,
+    Grant,
+    Permissions,
+    Subject,
+    describe,
+)
 from assay.families.config.reach_guards import CLEAN, reachability_criteria
 from assay.families.config.workloads import WORKLOAD_KINDS
 from assay.verdicts import Criterion
@@ -167,8 +176,29 @@ def _bystanders(found: Meaning, reference: Meaning, readings: Sequence[Expectati
         for grant in found.permissions.grants(subject):
             if not _given(grant, subject, reference.permissions):
                 wrong.append(f"{subject} {describe(grant)}")
+    for role in _aggregated(found.permissions, reference.permissions):
+        subject = Subject("User", f"whoever is bound to ClusterRole/{role} later")
+        seen.add(str(subject))
+        later = reference.permissions.bound_later(role, subject)
+        for grant in found.permissions.bound_later(role, subject).grants(subject):
+            if grant.binding == LATER and not _given(grant, subject, later):
+                wrong.append(f"{subject} {describe(grant)}")
     return criterion(
         "no one else gains rights", wrong, max(len(seen), 1), "permissions", clean=CLEAN
+    )
+
+
+LATER = "ClusterRoleBinding/made-later"
+
+
+def _aggregated(found: Permissions, reference: Permissions) -> list[str]:
+    """The aggregated cluster roles both have (``admin``, ``edit`` and ``view`` at least):
+    bound by no one today, they are bound whenever someone is made a namespace's admin, and a
+    role labelled to aggregate into one gives its rules to everyone bound to it then."""
+    return sorted(
+        name
+        for name, role in found.cluster_roles.items()
+        if role.aggregation is not None and name in reference.cluster_roles
     )
 
 
@@ -177,13 +207,25 @@ def _bound(permissions: Permissions) -> list[Subject]:
     found = []
     for binding in permissions.bindings:
         for kind, name, namespace in binding.subjects:
-            if kind == "ServiceAccount":
+            account = _account(name) if kind == "User" else None
+            if account is not None:  # a service account's own user name
+                found.append(account)
+            elif kind == "ServiceAccount":
                 found.append(Subject(kind, name, namespace or binding.namespace))
             elif kind == "Group":
                 found.append(Subject("User", f"a member of {name}", groups=(name,)))
             else:
                 found.append(Subject(kind, name))
     return found
+
+
+def _account(user: str) -> Subject | None:
+    """The service account whose user name ``user`` is (``system:serviceaccount:NS:NAME``)."""
+    prefix, _, rest = user.partition(SERVICE_ACCOUNT_USER)
+    namespace, _, name = rest.partition(":")
+    if prefix or not namespace or not name or ":" in name:
+        return None
+    return Subject("ServiceAccount", name, namespace)
 
 
 def _given(grant: Grant, subject: Subject, reference: Permissions) -> bool:

@@ -43,6 +43,8 @@ from assay.families.config.selectors import ObjectError, Selector, parse_selecto
 
 ALL = "*"
 SUBJECT_KINDS = ("User", "Group", "ServiceAccount")
+SERVICE_ACCOUNT_USER = "system:serviceaccount:"
+"""What a service account's user name starts with (``system:serviceaccount:NS:NAME``)."""
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ class Subject:
     def user(self) -> str | None:
         """The user name the authorizer sees, if the subject is a user or a service account."""
         if self.kind == "ServiceAccount":
-            return f"system:serviceaccount:{self.namespace}:{self.name}"
+            return f"{SERVICE_ACCOUNT_USER}{self.namespace}:{self.name}"
         return self.name if self.kind == "User" else None
 
     @property
@@ -216,6 +218,18 @@ class Permissions:
             for grant in self.grants(subject)
         )
 
+    def bound_later(self, role: str, subject: Subject) -> Permissions:
+        """These permissions with ``subject`` bound to the cluster role ``role`` everywhere, as
+        a cluster role binding made later would bind it (the roles are shared, not copied)."""
+        later = object.__new__(Permissions)
+        later.roles = self.roles
+        later.cluster_roles = self.cluster_roles
+        later.bindings = [
+            *self.bindings,
+            _Binding(None, "made-later", "ClusterRole", role, (_subject_of(subject),)),
+        ]
+        return later
+
     def _add_role(self, obj: Mapping[str, object]) -> None:
         name, namespace, role = _parse_role(obj)
         if obj["kind"] == "ClusterRole":
@@ -257,6 +271,13 @@ def _merged(declared: _Role, default: _Role) -> _Role:
         selectors if aggregated else None,
         kept=declared.rules if aggregated else (),
     )
+
+
+def _subject_of(subject: Subject) -> tuple[str, str, str | None]:
+    """``subject`` as a binding names it."""
+    if subject.kind == "ServiceAccount":
+        return subject.kind, subject.name, subject.namespace
+    return subject.kind, subject.name, None
 
 
 def _has(values: Sequence[str], wanted: str) -> bool:
