@@ -214,3 +214,17 @@ def test_large_objects_stay_in_the_emulators_memory_not_on_the_hosts_disk(
     assert _files_open(emulator.pid) == []
     assert s3.get_object(Bucket="big", Key="k")["Body"].read() == body
     assert s3.head_object(Bucket="big", Key="parts")["ContentLength"] == 2 * len(body)
+
+
+def test_a_batch_of_log_events_past_cloudwatchs_limit_is_refused(emulator: Emulator) -> None:
+    """moto took one 40 MB event (CloudWatch Logs takes batches of 1,048,576 bytes at most),
+    and the trusted side read it whole."""
+    logs = emulator.client("logs")
+    logs.create_log_group(logGroupName="/ops")
+    logs.create_log_stream(logGroupName="/ops", logStreamName="s")
+    now = int(time.time() * 1000)
+    within = [{"timestamp": now, "message": "x" * (2**20 - 26)}]
+    logs.put_log_events(logGroupName="/ops", logStreamName="s", logEvents=within)
+    past = [{"timestamp": now + 1, "message": "x" * (2**20 - 25)}]
+    with pytest.raises(ClientError, match="InvalidParameterException"):
+        logs.put_log_events(logGroupName="/ops", logStreamName="s", logEvents=past)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -129,3 +130,42 @@ def test_the_queue_probe_of_a_fifo_queue_keeps_its_groups_whole() -> None:
     [probe] = family.probes(task)
     changed = parse_state(probe.task.hidden["expected.json"], "expected.json")
     assert (changed.queues, changed.groups) == ({"out.fifo": ("b",)}, {"out.fifo": ("y",)})
+
+
+def _objects(emulator: Emulator, megabytes: int) -> None:
+    s3 = emulator.client("s3")
+    s3.create_bucket(Bucket="big")
+    for n in range(megabytes):
+        s3.put_object(Bucket="big", Key=f"k{n}", Body=b"x" * cloud.MAX_BODY_BYTES)
+
+
+def _events(emulator: Emulator, megabytes: int) -> None:
+    logs = emulator.client("logs")
+    logs.create_log_group(logGroupName="/big")
+    logs.create_log_stream(logGroupName="/big", logStreamName="s")
+    now = int(time.time() * 1000)
+    for n in range(megabytes):
+        event = {"timestamp": now + n, "message": "x" * (2**20 - 100)}
+        logs.put_log_events(logGroupName="/big", logStreamName="s", logEvents=[event])
+
+
+@pytest.mark.parametrize("fill", [_objects, _events], ids=["objects", "log events"])
+def test_reading_stops_past_the_bytes_a_state_could_hold(
+    emulator: Emulator, fill: Callable[[Emulator, int], None]
+) -> None:
+    """Each within its own limits, 70 MB of contents were read whole into the host (400 MB of
+    log events took 1.6 GB); past 64 MiB no state is an answer."""
+    fill(emulator, 70)
+    with pytest.raises(StateTooLargeError, match="contents are more than 67108864 bytes"):
+        read_state(emulator)
+
+
+def test_a_log_stream_is_read_whole_page_by_page(emulator: Emulator) -> None:
+    logs = emulator.client("logs")
+    logs.create_log_group(logGroupName="/ops")
+    logs.create_log_stream(logGroupName="/ops", logStreamName="s")
+    now = int(time.time() * 1000)
+    events = [{"timestamp": now + n, "message": f"event {n}"} for n in range(3 * cloud.EVENTS_PAGE)]
+    logs.put_log_events(logGroupName="/ops", logStreamName="s", logEvents=events)
+    read = read_state(emulator).logs["/ops"]["s"]
+    assert list(read) == [event["message"] for event in events]

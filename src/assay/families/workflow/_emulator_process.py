@@ -19,7 +19,8 @@ the SDK signs, and the regional ones in :data:`REGION` only; moto's own control 
 to another account (:data:`ACCOUNT_HEADER`) get a 403; a
 queue attribute that the real SQS does not let a request set is refused (see
 :data:`SQS_SETTABLE`), and so is a standard queue named ``*.fifo`` or a queue's ``FifoQueue``
-changed after its creation (see :func:`fifo_by_name_only`). It writes no file (what it holds
+changed after its creation (see :func:`fifo_by_name_only`), and so is a batch of log events
+past :data:`MAX_LOG_BATCH_BYTES`. It writes no file (what it holds
 is in its memory, under :data:`MEMORY_LIMIT_BYTES`; see :data:`KEY_BUFFER_VARIABLE`). It dies
 with its parent, and the parent dies when its standard input closes.
 """
@@ -99,6 +100,11 @@ SQS_SETTABLE = frozenset(
 """The queue attributes a request may set, as in the real SQS. moto stores any name it is
 given, its read-only ones too (``CreatedTimestamp``, which tells a queue deleted and created
 again from the one that was there): those are refused as the real SQS refuses them."""
+MAX_LOG_BATCH_BYTES = 1_048_576
+"""Largest batch of log events one request may put, counted as CloudWatch Logs counts it (each
+event's message in UTF-8, plus 26 bytes): moto took a single 40 MB event, which the host then
+read whole."""
+_LOG_EVENT_OVERHEAD = 26
 _PR_SET_PDEATHSIG = 1
 
 StartResponse = Callable[..., Any]
@@ -316,6 +322,7 @@ def main() -> None:
 
     settable_queue_attributes_only()
     fifo_by_name_only()
+    log_batches_within_limits()
     app = guarded(DomainDispatcherApplication(create_backend_app))
     _warm(app)
     out = sys.stdout
@@ -380,6 +387,29 @@ def fifo_by_name_only() -> None:
 
     Queue.__init__ = create  # type: ignore[method-assign,assignment]
     SQSBackend.set_queue_attributes = change  # type: ignore[method-assign,assignment]
+
+
+def log_batches_within_limits() -> None:
+    """Make moto refuse a batch of log events past :data:`MAX_LOG_BATCH_BYTES`, with
+    CloudWatch Logs' own ``InvalidParameterException``."""
+    from moto.logs.exceptions import InvalidParameterException  # noqa: PLC0415 - with moto
+    from moto.logs.models import LogsBackend  # noqa: PLC0415 - likewise
+
+    original = LogsBackend.put_log_events
+
+    def bounded(backend: Any, group: str, stream: str, events: list[dict[str, Any]]) -> Any:
+        size = sum(
+            len(str(event.get("message", "")).encode(errors="replace")) + _LOG_EVENT_OVERHEAD
+            for event in events
+        )
+        if size > MAX_LOG_BATCH_BYTES:
+            raise InvalidParameterException(
+                f"Log events of {size} bytes exceed the maximum batch size of "
+                f"{MAX_LOG_BATCH_BYTES} bytes"
+            )
+        return original(backend, group, stream, events)
+
+    LogsBackend.put_log_events = bounded  # type: ignore[method-assign,assignment]
 
 
 def logging_off() -> None:

@@ -40,6 +40,12 @@ MAX_ITEMS = 5_000
 MAX_EVENTS = 5_000
 MAX_BODY_BYTES = 2**20
 """Past these, reading stops: the state is too large to be any task's answer."""
+MAX_CONTENT_BYTES = 64 * 2**20
+"""Bytes of contents (object bodies read, messages, items, log events) past which reading stops:
+eight times the largest state file, and the host keeps several copies of what it reads (400 MB
+of log events took 1.6 GB to read)."""
+EVENTS_PAGE = 50
+"""Log events asked for at once: a page holds at most this many batches' worth of bytes."""
 MAX_RESOURCES = 100
 """Buckets, queues, tables, log groups or log streams (each kind counted apart) past which
 reading stops. No task holds near so many, and each costs reads of its own (some twenty settings
@@ -68,6 +74,20 @@ class _Deadline:
         """Raises :class:`StateTooLargeError` once the instant has passed."""
         if time.monotonic() > self.at:
             raise StateTooLargeError(f"reading it took more than {READ_DEADLINE_S:g} s")
+
+
+@dataclass
+class _Budget:
+    """The bytes of contents reading one state may still take in."""
+
+    left: int
+
+    def spend(self, size: int) -> None:
+        """Raises :class:`StateTooLargeError` once more than :data:`MAX_CONTENT_BYTES` were
+        spent."""
+        self.left -= size
+        if self.left < 0:
+            raise StateTooLargeError(f"its contents are more than {MAX_CONTENT_BYTES} bytes")
 
 
 def _listed(pages: Iterable[dict[str, Any]], key: str, kind: str, before: int = 0) -> list[Any]:
@@ -286,17 +306,19 @@ def text_of(body: bytes) -> str:
 
 def read_state(emulator: Emulator) -> CloudState:
     """Everything the emulator holds, and the settings of what holds it (see
-    :mod:`.resource_settings`). Raises :class:`StateTooLargeError` past the limits, or when
-    reading takes longer than :data:`READ_DEADLINE_S`."""
+    :mod:`.resource_settings`). Raises :class:`StateTooLargeError` past the limits (contents
+    past :data:`MAX_CONTENT_BYTES` among them), or when reading takes longer than
+    :data:`READ_DEADLINE_S`."""
     deadline = _Deadline(time.monotonic() + READ_DEADLINE_S)
+    budget = _Budget(MAX_CONTENT_BYTES)
     reads: dict[str, Reads] = {}
     objects: dict[str, dict[str, Reads]] = {}
     groups: dict[str, tuple[str, ...]] = {}
     state = CloudState(
-        buckets=_buckets(emulator, reads, objects, deadline),
-        queues=_queues(emulator, reads, groups, deadline),
-        tables=_tables(emulator, reads, deadline),
-        logs=_logs(emulator, reads, deadline),
+        buckets=_buckets(emulator, reads, objects, deadline, budget),
+        queues=_queues(emulator, reads, groups, deadline, budget),
+        tables=_tables(emulator, reads, deadline, budget),
+        logs=_logs(emulator, reads, deadline, budget),
     )
     reads |= account_reads(emulator.client)
     settings = gather(reads, objects, deadline.check)
@@ -323,6 +345,7 @@ def _buckets(
     reads: dict[str, Reads],
     objects_of: dict[str, dict[str, Reads]],
     deadline: _Deadline,
+    budget: _Budget,
 ) -> dict[str, dict[str, str]]:
     s3 = emulator.client("s3")
     found: dict[str, dict[str, str]] = {}
@@ -346,6 +369,7 @@ def _buckets(
                 objects[key] = f"<{size} bytes, larger than any answer>"
                 head = s3.head_object(Bucket=bucket, Key=key)
             else:
+                budget.spend(size)  # before the body is fetched
                 head = s3.get_object(Bucket=bucket, Key=key)
                 objects[key] = text_of(head["Body"].read())
             objects_of.setdefault(label, {})[key] = object_reads(s3, bucket, key, head)
@@ -359,6 +383,7 @@ def _queues(
     reads: dict[str, Reads],
     groups: dict[str, tuple[str, ...]],
     deadline: _Deadline,
+    budget: _Budget,
 ) -> dict[str, tuple[Message, ...]]:
     """Each queue's messages, asked of the emulator with the trusted token rather than
     received (see :data:`~._emulator_process.MESSAGES_PATH`): receiving reads no more than ten
@@ -379,6 +404,7 @@ def _queues(
             raise StateTooLargeError(str(held["too_large"])[:200])
         if len(held["messages"]) > MAX_MESSAGES:
             raise StateTooLargeError(f"more than {MAX_MESSAGES} messages in {name}")
+        budget.spend(len(json.dumps(held["messages"])))
         found[name], grouped = _held_messages(held["messages"])
         if name.endswith(".fifo"):
             groups[name] = grouped
@@ -433,7 +459,7 @@ def _decoded(value: object) -> bytes:
 
 
 def _tables(
-    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
+    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline, budget: _Budget
 ) -> dict[str, TableState]:
     dynamodb = emulator.client("dynamodb")
     found: dict[str, TableState] = {}
@@ -446,6 +472,7 @@ def _tables(
         items: list[dict[str, Any]] = []
         for page in dynamodb.get_paginator("scan").paginate(TableName=name):
             deadline.check()
+            budget.spend(len(json.dumps(page.get("Items", []), default=str)))
             for item in page.get("Items", []):
                 items.append({k: _plain(_deserializer.deserialize(v)) for k, v in item.items()})
                 if len(items) > MAX_ITEMS:
@@ -457,7 +484,7 @@ def _tables(
 
 
 def _logs(
-    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline
+    emulator: Emulator, reads: dict[str, Reads], deadline: _Deadline, budget: _Budget
 ) -> dict[str, dict[str, tuple[str, ...]]]:
     logs = emulator.client("logs")
     found: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -477,22 +504,29 @@ def _logs(
         ]
         every_stream += len(names)
         for stream in sorted(names):
-            streams[stream] = tuple(_events(logs, group, stream, deadline, count))
+            streams[stream] = tuple(_events(logs, group, stream, (deadline, budget), count))
             count += len(streams[stream])
         found[group] = streams
     return found
 
 
-def _events(logs: Any, group: str, stream: str, deadline: _Deadline, before: int) -> list[str]:
-    """The messages of a log stream, oldest first. Raises :class:`StateTooLargeError` as soon
-    as they and the ``before`` read already are more than :data:`MAX_EVENTS`."""
+def _events(
+    logs: Any, group: str, stream: str, bounds: tuple[_Deadline, _Budget], before: int
+) -> list[str]:
+    """The messages of a log stream, oldest first, :data:`EVENTS_PAGE` at a time. Raises
+    :class:`StateTooLargeError` as soon as they and the ``before`` read already are more than
+    :data:`MAX_EVENTS`, or past the ``bounds``."""
+    deadline, budget = bounds
     messages: list[str] = []
     token: str | None = None
     while True:
         deadline.check()
         kwargs: dict[str, Any] = {"nextToken": token} if token else {"startFromHead": True}
-        page = logs.get_log_events(logGroupName=group, logStreamName=stream, **kwargs)
+        page = logs.get_log_events(
+            logGroupName=group, logStreamName=stream, limit=EVENTS_PAGE, **kwargs
+        )
         events = page.get("events", [])
+        budget.spend(sum(len(event["message"]) for event in events))
         messages += [event["message"] for event in events]
         if before + len(messages) > MAX_EVENTS:
             raise StateTooLargeError(f"more than {MAX_EVENTS} log events")
