@@ -19,7 +19,7 @@ from assay.families.sql import SqlFamily, databases
 from assay.families.sql.lint import lint_sql_task
 from assay.families.sql.tools import SqlTools
 from assay.sandbox import PoolSandbox
-from assay.tasks import Task
+from assay.tasks import Limits, Task, TaskSpec
 from assay.verdicts import Status
 from tests.families.sql.conftest import CITIES, FIXTURES, ORDERS, REVENUE, fixture_task
 
@@ -231,6 +231,38 @@ def test_a_schema_the_parser_cannot_print_back_is_refused_by_file(pool: PoolSand
     message = str(raised.value)
     assert "\n" not in message
     assert "cannot print it back" in message
+
+
+def test_a_reference_answer_past_the_record_size_in_bytes_is_the_tasks_fault(
+    pool: PoolSandbox,
+) -> None:
+    """1,200,000 Chinese characters a database were under the record limit counted in
+    characters, but 3.6 MB of a job's output budgeted at 2 MB a record: the reference's run was
+    cut off, an infrastructure error to retry forever."""
+
+    def database(shift: int) -> bytes:
+        rows = ",\n".join(f"({i}, '{chr(0x4E00 + i + shift) * 1200}')" for i in range(1000))
+        return f"CREATE TABLE t (id INTEGER, s TEXT);\nINSERT INTO t VALUES\n{rows};\n".encode()
+
+    task = Task(
+        spec=TaskSpec(
+            id="wide-text",
+            family="sql",
+            limits=Limits(timeout_s=60),
+            config={"engine": "sqlite", "database": "d.sql"},
+        ),
+        prompt="Every text.",
+        workspace={"d.sql": database(0)},
+        hidden={"databases/n01.sql": database(1)},
+        solutions={"reference": {"query.sql": b"SELECT id, s FROM t"}},
+    )
+    with pytest.raises(TaskFormatError) as raised:
+        family.verify(task, {"query.sql": b"SELECT 1, 'x'"}, pool)
+    message = str(raised.value)
+    assert message.startswith(
+        "wide-text/solutions/reference/query.sql: gives no result on workspace/d.sql: "
+        "more than 2000000 bytes"
+    ), message
 
 
 def test_broken_task_input_through_the_cli_is_one_line(

@@ -13,8 +13,8 @@ database) it writes one ``<nonce><json>`` line:
 
 - ``{"q": i, "db": j, "columns": [name, ...], "rows": [[value, ...], ...]}``;
 - ``{"q": i, "db": j, "failed": {"kind": kind, "message": text}}`` with kind ``error``,
-  ``timeout``, ``rows`` (more than the row limit) or ``size`` (the record is too long); with
-  ``stop_on_failure`` nothing follows a failure;
+  ``timeout``, ``rows`` (more than the row limit) or ``size`` (the record is too long, in
+  UTF-8 bytes); with ``stop_on_failure`` nothing follows a failure;
 - or a single ``{"setup_error": text}`` when the engine cannot be loaded at all.
 
 Values are written as plain data: numbers (booleans as 1 and 0, decimals as floats), text, null,
@@ -74,7 +74,7 @@ def _main() -> None:
             try:
                 columns, rows = opener(path, query)
                 text = encode({"q": q, "db": d, "columns": columns, "rows": rows})
-                _check_size(text, job["max_record_chars"])
+                _check_size(text, job["max_record_bytes"])
             except _FailedError as exc:
                 failed = {"kind": exc.kind, "message": str(exc)}
             except BaseException as exc:  # noqa: BLE001 - the engine may raise anything
@@ -183,8 +183,11 @@ def _one_statement(query: str, complete: "Callable[[str], bool]") -> str:
 
 
 def _check_size(text: str, limit: int) -> None:
-    if len(text) > limit:
-        raise _FailedError("size", f"more than {limit} characters")
+    """Bytes, not characters: the job's output is budgeted by bytes, and a record of 2,000,000
+    Chinese characters took 6 MB of it, cutting off the records after it."""
+    size = len(text)
+    if size > limit or (size * 4 > limit and len(text.encode("utf-8", "replace")) > limit):
+        raise _FailedError("size", f"more than {limit} bytes")
 
 
 def _fetch(cursor: "Any", limit: int) -> list[list[object]]:

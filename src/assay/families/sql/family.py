@@ -36,9 +36,10 @@ if TYPE_CHECKING:
     from assay.families.sql.tools import SqlTools
 
 RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
-VERSION = "7"
-MAX_RECORD_CHARS = 2_000_000
-"""Longest record of one query's result on one database; a longer result fails (``size``)."""
+VERSION = "8"
+MAX_RECORD_BYTES = 2_000_000
+"""Longest record of one query's result on one database, in UTF-8 bytes (the job's output is
+budgeted by them); a longer result fails (``size``)."""
 EMPTY_QUERY = b"SELECT NULL AS nothing WHERE 1 = 0\n"
 _EXPECTED_CACHE = 256
 
@@ -288,11 +289,11 @@ def run_queries(
         "max_rows": config.max_rows,
         "time_limit_s": config.time_limit_s,
         "memory_mb": limits.memory_mb,
-        "max_record_chars": MAX_RECORD_CHARS,
+        "max_record_bytes": MAX_RECORD_BYTES,
         "stop_on_failure": stop_on_failure,
         "path": [PACKAGES_DIR] if config.engine == "duckdb" else [],
     }
-    output_kb = min(65536, max(limits.max_output_kb, records * (MAX_RECORD_CHARS // 1000) + 64))
+    output_kb = min(65536, max(limits.max_output_kb, records * (MAX_RECORD_BYTES // 1000) + 64))
     result = sandbox.run(
         [sandbox.python, "-I", "-S", "-c", RUNNER],
         files=files,
@@ -306,7 +307,7 @@ def run_queries(
         nonce,
         len(queries),
         len(paths),
-        max_chars=MAX_RECORD_CHARS + 1000,
+        max_chars=MAX_RECORD_BYTES + 1000,
         stop_on_failure=stop_on_failure,
     )
 
