@@ -8,6 +8,7 @@ that cannot keep its output refuses before it spends minutes of sandbox time.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -61,8 +62,8 @@ def refuse_store(path: Path, store: Path) -> None:
 def _is_store_file(path: Path, store: Path) -> bool:
     """Whether ``path`` is the results database ``store`` or its ``-wal``, ``-shm`` or
     ``-journal`` file."""
-    target = path.resolve()
-    database = store.resolve()
+    target = Path(os.path.realpath(path))  # never raises for a link that loops
+    database = Path(os.path.realpath(store))
     companions = [database, *(database.with_name(database.name + s) for s in _JOURNALS)]
     return any(target == other for other in companions)
 
@@ -89,8 +90,20 @@ def write_atomically(path: Path, text: str) -> None:
 def written_path(path: Path) -> Path:
     """Where a file written to ``path`` goes: ``path``, or what the symbolic link there names,
     so that the link is kept (replacing the link by a file would leave what it names with the
-    old contents)."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    old contents). A link that leads back to itself (``x -> x``, or round a chain of links)
+    names no file to write: :class:`InputError`."""
+    if not path.is_symlink():
+        return path
+    try:
+        os.path.realpath(path, strict=True)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(
+                "is a symbolic link that leads back to itself, so it names no file to write",
+                path=path,
+                fix="remove the link, or point it at a file",
+            ) from None
+    return Path(os.path.realpath(path))
 
 
 def mode_for(path: Path) -> int:

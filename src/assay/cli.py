@@ -1833,7 +1833,7 @@ def _report_files(json_path: Path | None, html_path: Path | None, db: Path) -> P
     if (
         report_file is not None
         and html_path is not None
-        and report_file.resolve() == html_path.resolve()
+        and os.path.realpath(report_file) == os.path.realpath(html_path)
     ):
         raise InputError(
             "is given for both --json and --html", path=html_path, fix="name two files"
@@ -1907,9 +1907,9 @@ def _refuse_task_files(taskset: TaskSet, *paths: Path | None) -> None:
     for path in paths:
         if path is None or str(path) == "-":
             continue
-        target = path.resolve()
+        target = Path(os.path.realpath(path))  # a link that loops is refused when written
         for directory in directories:
-            if target.is_relative_to(directory.resolve()):
+            if target.is_relative_to(os.path.realpath(directory)):
                 raise InputError(
                     f"is inside the task directory {directory}: writing there would change "
                     "the task it was read from",

@@ -170,6 +170,20 @@ def test_audit_refuses_a_json_path_it_cannot_write_before_running(
     assert not (tmp_path / "store.db").exists()
 
 
+@pytest.mark.parametrize("flag", ["--json", "--html"])
+def test_audit_refuses_a_report_link_that_loops_before_running(
+    invoke: Invoke, median_dir: Path, tmp_path: Path, flag: str
+) -> None:
+    """It was an internal error (pathlib's RuntimeError), exit 3."""
+    link = tmp_path / "report"
+    link.symlink_to(link)
+    result = invoke("audit", str(median_dir.parent), flag, str(link))
+    assert result.exit_code == 2, result.output
+    assert f"{link}: is a symbolic link that leads back to itself" in one_line(result)
+    assert not (tmp_path / "store.db").exists()
+    assert link.readlink() == link
+
+
 def test_a_report_that_cannot_be_written_after_the_audit_is_one_line_and_the_run_is_kept(
     invoke: Invoke, median_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -419,6 +433,27 @@ def test_a_report_through_a_link_replaces_what_it_names_and_keeps_the_link(
     assay._output.write_atomically(latest, "new")
     assert latest.is_symlink()
     assert named.read_text() == "new"
+
+
+def test_a_report_onto_a_link_that_loops_is_refused_and_the_links_kept(tmp_path: Path) -> None:
+    """A link to itself, or round a chain of two, was replaced by a file (the link lost)."""
+    itself = tmp_path / "r.json"
+    itself.symlink_to(itself)
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.symlink_to(second)
+    second.symlink_to(first)
+    for link in (itself, first):
+        with pytest.raises(
+            InputError,
+            match=rf"{link.name}: is a symbolic link that leads back to itself, .* "
+            r"\(remove the link, or point it at a file\)$",
+        ):
+            assay._output.require_writable_file(link)
+        with pytest.raises(InputError, match="leads back to itself"):
+            assay._output.write_atomically(link, "new")
+    assert itself.readlink() == itself
+    assert first.readlink() == second
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json", "b.json", "r.json"]
 
 
 def test_a_report_onto_a_fifo_is_refused_before_anything_runs(tmp_path: Path) -> None:

@@ -107,6 +107,20 @@ def test_an_export_through_a_link_replaces_what_it_names_and_keeps_the_link(
     assert _read(runs / "jan", format) == ROWS
 
 
+@pytest.mark.parametrize("format", FORMATS)
+def test_an_export_onto_a_link_that_loops_is_refused_and_the_link_kept(
+    tmp_path: Path,
+    format: Format,  # noqa: A002 - as write_rows names it
+) -> None:
+    """A link to itself was replaced by the export (the link lost, nothing said)."""
+    link = tmp_path / "train.out"
+    link.symlink_to(link)
+    with pytest.raises(InputError, match=r"train\.out: is a symbolic link that leads back to"):
+        write_rows(ROWS, link, format)
+    assert link.readlink() == link
+    assert [p.name for p in tmp_path.iterdir()] == ["train.out"]
+
+
 @pytest.mark.parametrize("format", ["jsonl", "parquet"])
 def test_an_export_replacing_a_private_file_stays_private(
     tmp_path: Path,
