@@ -199,3 +199,39 @@ def test_a_completion_that_is_not_unicode_text_fails_alone(pool: PoolSandbox) ->
     assert [j.verdict.status if j.verdict else None for j in got] == [Status.FAIL, Status.PASS]
     assert got[0].verdict is not None
     assert "lone surrogate" in got[0].verdict.summary
+
+
+def test_a_task_of_the_frozen_split_gets_no_reward_unless_evaluating(
+    pool: PoolSandbox, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dataset built by hand named a frozen task, and the trainer got its reward: the frozen
+    split trained on, which the export never allows. Every form refuses it; an evaluation says
+    so and is judged."""
+    tasks = [make_median_task("median-1"), make_median_task("held-out", split="frozen")]
+    refused = r"task 'held-out' is of the frozen split, which is for evaluation only"
+    with pytest.raises(InputError, match=refused):
+        Judge(tasks, sandbox=pool).judge(["median-1", "held-out"], [GOOD, GOOD])
+    with pytest.raises(InputError, match=refused):
+        AssayRewards(tasks, sandbox=pool).reward(["p"], [GOOD], task_id=["held-out"])
+    [judged] = Judge(tasks, sandbox=pool, frozen=True).judge(["held-out"], [GOOD])
+    assert judged.score == 1.0
+    assert AssayRewards(tasks, sandbox=pool, frozen=True).reward(
+        ["p"], [GOOD], task_id=["held-out"]
+    ) == [1.0]
+    with pytest.raises(InputError, match="frozen is 'yes'"):
+        Judge(tasks, sandbox=pool, frozen="yes")  # type: ignore[arg-type]
+
+    root = tmp_path / "tasks"
+    for task in tasks:
+        save_task(task, root)
+    monkeypatch.setattr("assay.integrations._pool._pool", pool)
+    where = {"tasks_dir": str(root)}
+    with pytest.raises(InputError, match=refused):
+        compute_score("assay", GOOD, "held-out", where)
+    with pytest.raises(InputError, match=refused):
+        compute_score_batch(["assay"], [GOOD], ["held-out"], [where])
+    assert compute_score("assay", GOOD, "held-out", {**where, "frozen": True})["score"] == 1.0
+    [row] = compute_score_batch(["assay"], [GOOD], ["held-out"], [{**where, "frozen": True}])
+    assert row["score"] == 1.0
+    with pytest.raises(InputError, match=r"extra_info\.frozen is 'true'"):
+        compute_score("assay", GOOD, "held-out", {**where, "frozen": "true"})

@@ -13,6 +13,9 @@ rewards, zero advantages. Each integration counts its errors where its trainer l
 A task set read from a directory is watched for the length of a run: a release of the set
 written in place, or a task edited, is what the next batch is judged against (see
 :meth:`Judge.judge`), never the tasks as they were when training started.
+
+A task of the frozen split gives no reward for training: a batch naming one is refused, unless
+the judge was made for an evaluation (``frozen=True``).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from assay.integrations._pool import shared_sandbox
 from assay.policies.messages import Message
 from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Task
+from assay.tasks.spec import Split
 from assay.verdicts import Verdict
 
 RETRIES = 2
@@ -76,8 +80,13 @@ class Judge:
         sandbox: Sandbox | None = None,
         retries: int = RETRIES,
         workers: int | None = None,
+        frozen: bool = False,
     ) -> None:
         _check_count("retries", retries, least=0)
+        if not isinstance(frozen, bool):
+            raise InputError(f"frozen is {frozen!r}", field="frozen", fix="give True or False")
+        self.frozen = frozen
+        """Whether tasks of the frozen split are judged (an evaluation); else they are refused."""
         if workers is not None:
             _check_count("workers", workers, least=1)
         self._root: Path | None = None
@@ -115,6 +124,15 @@ class Judge:
                 f"no task {unknown[0]!r:.100} in the task set ({len(unknown)} unknown)",
                 field="task_id",
                 fix="export the dataset from the same task set the rewards read",
+            )
+        held_out = sorted({t for t in task_ids if tasks[t].spec.split is Split.FROZEN})
+        if held_out and not self.frozen:
+            raise InputError(
+                f"task {held_out[0]!r:.100} is of the frozen split, which is for evaluation "
+                f"only: no reward for training is given on it ({len(held_out)} such tasks)",
+                field="task_id",
+                fix="train on `assay export tasks` output, which leaves the frozen split out; "
+                "to evaluate on it, pass frozen=True",
             )
         toolless = sorted({t for t in task_ids if not gives_tools(family_of(tasks[t]))})
         if toolless:
@@ -275,18 +293,18 @@ def _fingerprint(root: Path) -> bytes:
     return digest.digest()
 
 
-_judges: dict[str, Judge] = {}
+_judges: dict[tuple[str, bool], Judge] = {}
 _judges_lock = threading.Lock()
 
 
-def judge_for(tasks_dir: str | Path) -> Judge:
-    """One :class:`Judge` per task directory for the process (reward functions are called once
-    per batch, and loading a set every time would cost more than judging it); it loads the
-    directory again when it changes (see :meth:`Judge.judge`)."""
-    key = str(Path(tasks_dir).resolve())
+def judge_for(tasks_dir: str | Path, *, frozen: bool = False) -> Judge:
+    """One :class:`Judge` per task directory (and ``frozen``) for the process (reward functions
+    are called once per batch, and loading a set every time would cost more than judging it);
+    it loads the directory again when it changes (see :meth:`Judge.judge`)."""
+    key = (os.path.realpath(tasks_dir), frozen)
     with _judges_lock:
         if key not in _judges:
-            _judges[key] = Judge(Path(tasks_dir))
+            _judges[key] = Judge(Path(tasks_dir), frozen=frozen)
         return _judges[key]
 
 

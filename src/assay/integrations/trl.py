@@ -64,8 +64,9 @@ class AssayRewards:
         *,
         sandbox: Sandbox | None = None,
         retries: int = 2,
+        frozen: bool = False,
     ) -> None:
-        self.judge = Judge(tasks, sandbox=sandbox, retries=retries)
+        self.judge = Judge(tasks, sandbox=sandbox, retries=retries, frozen=frozen)
         self._unjudged_by_batch: OrderedDict[bytes, list[bool | None]] = OrderedDict()
         self._lock = threading.Lock()
         self.judged = 0

@@ -6,6 +6,8 @@
 The data's ``reward_model.ground_truth`` is the task id (``assay export tasks`` writes it as
 ``task_id``) and ``solution_str`` the decoded response, judged as a single-turn answer (its last
 fenced block). The task set is ``extra_info["tasks_dir"]`` or the directory in ``ASSAY_TASKS``.
+A task of the frozen split is refused unless the row's ``extra_info["frozen"]`` is true (an
+evaluation).
 
 An error verdict is retried; one that persists is never a silent 0. The batch form gives it the
 mean score of the same task's judged responses in the batch (zero advantage under GRPO; see
@@ -61,11 +63,12 @@ def compute_score_batch(
             field="batch",
             fix="pass one of each per response, as verl's BatchRewardManager does",
         )
-    wheres = [_tasks_dir(info) for info in infos]
+    wheres = [(_tasks_dir(info), _frozen(info)) for info in infos]
     judgements: dict[int, Judgement] = {}
     for where in dict.fromkeys(wheres):
         rows = [row for row, its in enumerate(wheres) if its == where]
-        judged = judge_for(where).judge([task_ids[r] for r in rows], [solutions[r] for r in rows])
+        judge = judge_for(where[0], frozen=where[1])
+        judged = judge.judge([task_ids[r] for r in rows], [solutions[r] for r in rows])
         judgements.update(zip(rows, judged, strict=True))
     ordered = [judgements[row] for row in range(len(task_ids))]
     scores = neutral_scores(ordered, list(zip(wheres, task_ids, strict=True)))
@@ -88,7 +91,18 @@ def _task_id(ground_truth: object) -> str:
 
 
 def _judge(extra_info: Mapping[str, Any] | None) -> Judge:
-    return judge_for(_tasks_dir(extra_info))
+    return judge_for(_tasks_dir(extra_info), frozen=_frozen(extra_info))
+
+
+def _frozen(extra_info: Mapping[str, Any] | None) -> bool:
+    """Whether a row may be of the frozen split: only where its ``extra_info`` says
+    ``frozen: True`` (an evaluation); a training row of it is refused (see :class:`Judge`)."""
+    frozen = (extra_info or {}).get("frozen", False) if isinstance(extra_info, Mapping) else False
+    if not isinstance(frozen, bool):
+        raise InputError(
+            f"extra_info.frozen is {frozen!r}", field="extra_info.frozen", fix="give true or false"
+        )
+    return frozen
 
 
 def _tasks_dir(extra_info: Mapping[str, Any] | None) -> str:
