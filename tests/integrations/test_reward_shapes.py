@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from assay.errors import InputError
@@ -126,3 +127,7 @@ def test_trl_rows_of_other_tasks_get_none_from_both_functions(pool: PoolSandbox)
     assert rewards.reward(["q"], ["4"], task_id=[None]) == [None]
     assert rewards.errors(["q"], ["4"]) == [None]
     assert (rewards.judged, rewards.unjudged) == (2, 0)
+    # pandas gives a missing value of a column as NaN: it was the task 'nan', the batch refused
+    missing = np.array(["median-1", float("nan")], dtype=object)
+    assert rewards.reward(["m", "q"], [GOOD, "4"], task_id=missing) == [1.0, None]
+    assert rewards.reward(["q"], ["4"], task_id=[np.float64("nan")]) == [None]

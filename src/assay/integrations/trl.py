@@ -34,6 +34,7 @@ share of the completions of those steps that could not be judged. ``rewards.judg
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -135,8 +136,8 @@ class AssayRewards:
 
 def _task_ids(column: object) -> list[object]:
     """The ``task_id`` column TRL passes, one entry per completion (None: a row of another
-    kind of task). One string, or anything that is no column, is refused: a string's letters
-    would be taken for the column."""
+    kind of task; so is a NaN, pandas' missing value). One string, or anything that is no
+    column, is refused: a string's letters would be taken for the column."""
     if column is None:
         raise InputError(
             "the dataset has no task_id column",
@@ -150,7 +151,13 @@ def _task_ids(column: object) -> list[object]:
             field="task_id",
             fix="pass one task id per completion, as TRL passes a dataset's column",
         )
-    return [None if task_id is None else str(task_id) for task_id in column]
+    return [None if _missing(task_id) else str(task_id) for task_id in column]
+
+
+def _missing(task_id: object) -> bool:
+    """None, or the NaN pandas and a dataset's float column stand for a missing value with
+    (never the task ``'nan'``)."""
+    return task_id is None or (isinstance(task_id, float) and math.isnan(task_id))
 
 
 def _batch_key(prompts: Sequence[Any], texts: Sequence[str]) -> bytes:
