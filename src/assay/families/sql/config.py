@@ -15,6 +15,9 @@ QUERY_FILE = "query.sql"
 NEIGHBOURS_DIR = "databases"
 """Directory of ``hidden/`` that holds the neighbour databases, one ``.sql`` file each."""
 DEFAULT_TOLERANCE = 1e-6
+MAX_FLOAT_TOLERANCE = 1e-2
+"""The loosest ``float_tolerance`` taken without a person: answers rounded to two places. Lint
+marks a looser one for review, and the audit quarantines the task."""
 
 
 class SqlConfig(BaseModel):
@@ -42,8 +45,9 @@ class SqlConfig(BaseModel):
     float_tolerance: Number = Field(
         default=DEFAULT_TOLERANCE,
         ge=0,
-        le=1,
-        description="Relative and absolute tolerance between two numbers of a result.",
+        lt=1,
+        description="Relative and absolute tolerance between two numbers of a result; from 1 "
+        "any two numbers of the same sign would match, above 0.01 the audit quarantines the task.",
     )
     order: Literal["auto", "unordered"] = Field(
         default="auto",
@@ -63,5 +67,14 @@ def sql_config(task: Task) -> SqlConfig:
         first = exc.errors()[0]
         field = "sql." + ".".join(str(p) for p in first["loc"])
         raise TaskFormatError(
-            first["msg"], path=f"{task.id}/task.toml", field=field, fix="correct the [sql] table"
+            first["msg"], path=f"{task.id}/task.toml", field=field, fix=_FIXES.get(field, _FIX)
         ) from None
+
+
+_FIX = "correct the [sql] table"
+_FIXES = {
+    "sql.float_tolerance": "set float_tolerance in the [sql] table to a number of at least 0 "
+    f"and below 1, at most {MAX_FLOAT_TOLERANCE:g} to pass the audit without review; the "
+    f"default is {DEFAULT_TOLERANCE:g}",
+}
+"""A fix more telling than :data:`_FIX`, by field."""
