@@ -107,6 +107,39 @@ def test_write_neighbours_of_a_broken_database_names_the_file(tmp_path: Path) ->
     assert "only CREATE" in str(raised.value)
 
 
+@pytest.mark.parametrize(
+    "where", ["workspace/shop.sql", "solutions/reference/query.sql", "solutions/bad-x/query.sql"]
+)
+def test_write_neighbours_of_text_that_is_not_utf8_names_the_file(
+    tmp_path: Path, where: str
+) -> None:
+    """A database or query saved in Latin-1 stopped the writer with a UnicodeDecodeError."""
+    task = tmp_path / ORDERS
+    shutil.copytree(FIXTURES / ORDERS, task)
+    path = task / where
+    path.parent.mkdir(exist_ok=True)
+    text = path.read_text() if path.exists() else "SELECT name FROM customers"
+    path.write_bytes(f"-- Caf\u00e9\n{text}".encode("latin-1"))
+    with pytest.raises(TaskFormatError) as raised:
+        write_neighbours(task, known_bad=True)
+    message = str(raised.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: not UTF-8 text: byte "), message
+    assert "is 0xe9 (save it as UTF-8)" in message
+
+
+def test_write_neighbours_reads_text_saved_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """The verifier reads a database and a query without the mark some editors write."""
+    task = tmp_path / ORDERS
+    shutil.copytree(FIXTURES / ORDERS, task)
+    for where in ("workspace/shop.sql", "solutions/reference/query.sql"):
+        path = task / where
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    write_neighbours(task)
+    for path in sorted((FIXTURES / ORDERS / "hidden" / "databases").glob("*.sql")):
+        assert (task / "hidden" / "databases" / path.name).read_text() == path.read_text()
+
+
 def test_the_fixtures_neighbours_are_what_the_generator_makes(tmp_path: Path) -> None:
     """The stored neighbours were generated, not edited by hand: regenerating gives them back."""
     task = tmp_path / ORDERS

@@ -123,19 +123,23 @@ def write_neighbours(
             fix="name the visible database's .sql file in workspace/",
         )
     solutions = task.solutions if known_bad else task.references()
-    queries = [files[QUERY_FILE].decode() for files in solutions.values() if QUERY_FILE in files]
+    queries = [
+        _text(files[QUERY_FILE], task_dir / "solutions" / name / QUERY_FILE)
+        for name, files in solutions.items()
+        if QUERY_FILE in files
+    ]
+    database = task_dir / "workspace" / config.database
+    visible_text = _text(visible, database)
     try:
         texts = neighbours(
-            visible.decode(),
+            visible_text,
             queries,
             engine=config.engine,
             seed=config.seed if seed is None else seed,
             count=count,
         )
     except ValueError as exc:
-        raise TaskFormatError(
-            str(exc), path=task_dir / "workspace" / config.database, fix="fix the database text"
-        ) from None
+        raise TaskFormatError(str(exc), path=database, fix="fix the database text") from None
     for number, text in enumerate(texts, start=1):  # each must build on the task's engine
         name = f"hidden/{NEIGHBOURS_DIR}/n{number:02d}.sql"
         engine_file(task.id, Database(name, text.encode()), config.engine)
@@ -149,6 +153,20 @@ def write_neighbours(
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+def _text(data: bytes, path: Path) -> str:
+    """``data`` read as the verifier reads it (UTF-8, a byte order mark dropped); raises
+    :class:`TaskFormatError` naming ``path`` when it is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        at = exc.start + len(data) - len(exc.object)  # the decoder counts past the mark
+        raise TaskFormatError(
+            f"not UTF-8 text: byte {at} is {data[at]:#04x}",
+            path=path,
+            fix="save it as UTF-8",
+        ) from None
 
 
 def _around(value: object, kind: str) -> list[object]:  # noqa: PLR0911 - one answer per kind
