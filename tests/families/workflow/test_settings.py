@@ -159,7 +159,7 @@ def test_a_setting_the_task_asks_for_is_required(family: WorkflowFamily, task: T
 TABLE_STATE = CloudState(
     buckets={"bucket-one": {"k": "v"}},
     queues={"queue-one": ("m",)},
-    tables={"stock": TableState(hash_key="sku", items=({"sku": "A1", "qty": 3},))},
+    tables={"stock": TableState(hash_key="sku", hash_type="S", items=({"sku": "A1", "qty": 3},))},
     logs={"/ops/one": {"s": ("e",)}},
 )
 TABLE_ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/stock"

@@ -224,13 +224,12 @@ def _all_sent(answer: dict[str, Any]) -> None:
 
 def _seed_table(emulator: Emulator, name: str, table: TableState) -> None:
     dynamodb = emulator.client("dynamodb")
-    keys = [(table.hash_key, "HASH")] + ([(table.range_key, "RANGE")] if table.range_key else [])
-    types = {key: "S" if isinstance(_first(table, key), str) else "N" for key, _ in keys}
+    keys = table.key_schema()
     dynamodb.create_table(
         TableName=name,
-        KeySchema=[{"AttributeName": key, "KeyType": kind} for key, kind in keys],
+        KeySchema=[{"AttributeName": key.name, "KeyType": key.role} for key in keys],
         AttributeDefinitions=[
-            {"AttributeName": key, "AttributeType": types[key]} for key, _ in keys
+            {"AttributeName": key.name, "AttributeType": key.type} for key in keys
         ],
         BillingMode="PAY_PER_REQUEST",
     )
@@ -239,10 +238,6 @@ def _seed_table(emulator: Emulator, name: str, table: TableState) -> None:
             {"PutRequest": {"Item": to_dynamo(item)}} for item in table.items[start : start + 25]
         ]
         dynamodb.batch_write_item(RequestItems={name: requests})
-
-
-def _first(table: TableState, key: str) -> object:
-    return next((item[key] for item in table.items if key in item), "")
 
 
 def to_dynamo(item: dict[str, Any]) -> dict[str, Any]:
@@ -468,6 +463,10 @@ def _tables(
         deadline.check()
         description = dynamodb.describe_table(TableName=name)["Table"]
         keys = {entry["KeyType"]: entry["AttributeName"] for entry in description["KeySchema"]}
+        types = {
+            entry["AttributeName"]: entry["AttributeType"]
+            for entry in description.get("AttributeDefinitions", [])
+        }
         reads[f"table:{name}"] = table_reads(dynamodb, name, description)
         items: list[dict[str, Any]] = []
         for page in dynamodb.get_paginator("scan").paginate(TableName=name):
@@ -478,7 +477,11 @@ def _tables(
                 if len(items) > MAX_ITEMS:
                     raise StateTooLargeError(f"more than {MAX_ITEMS} items in {name}")
         found[name] = TableState(
-            hash_key=keys["HASH"], range_key=keys.get("RANGE"), items=tuple(items)
+            hash_key=keys["HASH"],
+            range_key=keys.get("RANGE"),
+            hash_type=types.get(keys["HASH"]),
+            range_type=types.get(keys["RANGE"]) if "RANGE" in keys else None,
+            items=tuple(items),
         )
     return found
 

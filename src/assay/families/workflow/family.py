@@ -35,7 +35,7 @@ from assay.verdicts import Criterion, Status, Timings, Verdict, Versions, score_
 if TYPE_CHECKING:
     from assay.families.workflow.tools import Replay, WorkflowTools
 
-VERSION = "13"
+VERSION = "14"
 EPISODE_FILE = ".episode"
 """A submission file naming a live episode's emulator by its secret token (see ``tools``)."""
 EMPTY_SCRIPT = b"# does nothing\n"

@@ -12,11 +12,12 @@ when any of them is not at its default.
 How contents compare: texts that hold JSON (an object or an array) in the expected state compare
 as JSON values; other texts compare with line endings and trailing white space at the end
 ignored. Objects compare by key; messages, log events of a stream and items compare as
-multisets, so a duplicate is a difference. A queue's messages compare with their attributes
-when the expected state names the attributes of any of them (see :mod:`.state`), by their bodies
-alone otherwise. A FIFO queue's (``*.fifo``) messages compare in order: as their message groups,
-each group's messages in order, groups matched by their messages and never by their ids, so
-the same messages sent in another order, or grouped otherwise, are a difference.
+multisets, so a duplicate is a difference; a table's key schema (the name, role and type of
+each key, see :mod:`.state`) is compared with its items. A queue's messages compare with their
+attributes when the expected state names the attributes of any of them (see :mod:`.state`), by
+their bodies alone otherwise. A FIFO queue's (``*.fifo``) messages compare in order: as their
+message groups, each group's messages in order, groups matched by their messages and never by
+their ids, so the same messages sent in another order, or grouped otherwise, are a difference.
 
 A vague request may have several reasonable readings, each with its expected state: the final
 state is judged against each, and the reading it comes closest to decides.
@@ -39,6 +40,7 @@ _SHOWN = 5
 
 def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -> list[Criterion]:
     """The criteria of ``actual`` against ``expected``, each resource once."""
+    expected = _typed_keys(expected, initial)
     attributed = _attributed(expected)
     before = _contents(initial, attributed)
     want = _contents(expected, attributed)
@@ -65,6 +67,16 @@ def judge_state(initial: CloudState, expected: CloudState, actual: CloudState) -
         differences = _difference(kind, want[resource], got[resource])
         criteria.append(_criterion(label, kind_of, differences, kept=kept))
     return criteria
+
+
+def _typed_keys(expected: CloudState, initial: CloudState) -> CloudState:
+    """``expected`` with the type of each table's keys given: those it leaves out are the
+    items', else the initial state's (a table the task empties keeps its keys), else ``S``."""
+    tables = {
+        name: table.with_key_types(initial.tables.get(name))
+        for name, table in expected.tables.items()
+    }
+    return expected.model_copy(update={"tables": tables})
 
 
 def _account(label: str, before: Any, want: Any, got: Any) -> Criterion:
@@ -146,7 +158,7 @@ def _held(state: CloudState, attributed: Collection[str]) -> Contents:
         else:
             found["queue", name] = _multiset(compared)
     for name, table in state.tables.items():
-        keys = (table.hash_key, table.range_key)
+        keys = tuple(str(key) for key in table.key_schema())
         found["table", name] = (keys, _multiset("json:" + _canonical(item) for item in table.items))
     for name, streams in state.logs.items():
         found["logs", name] = {
@@ -262,8 +274,8 @@ def _held_difference(kind: str, want: Any, got: Any) -> list[str]:
     if kind == "queue":
         return _counted("message", want, got)
     if kind == "table":
-        keys_differ = [f"keys are {got[0]}, expected {want[0]}"] if want[0] != got[0] else []
-        return keys_differ + _counted("item", want[1], got[1])
+        keys_differ = [f"key schema is {_keys(got[0])}, expected {_keys(want[0])}"]
+        return (keys_differ if want[0] != got[0] else []) + _counted("item", want[1], got[1])
     differences = []
     for stream in sorted(set(want) | set(got)):
         if stream not in got:
@@ -273,6 +285,11 @@ def _held_difference(kind: str, want: Any, got: Any) -> list[str]:
         else:
             differences += [f"{stream}: {d}" for d in _counted("event", want[stream], got[stream])]
     return differences
+
+
+def _keys(schema: tuple[str, ...]) -> str:
+    """A key schema as evidence shows it: ``sku (HASH, S), day (RANGE, N)``."""
+    return ", ".join(schema)
 
 
 def _keyed(what: str, want: dict[str, str], got: dict[str, str]) -> list[str]:

@@ -14,8 +14,12 @@ state (``hidden/``) and what the verifier reads back from an emulator::
 
 Object bodies, message bodies and log messages are text; items are JSON objects whose key
 attributes are non-empty strings or integers (two attributes: a sort key is not the partition
-key). A state file is plain JSON that a cloud can hold: a name given twice in one object, a
-number that is not finite (``NaN``), a lone surrogate or nesting past :data:`MAX_DEPTH` is
+key). A table's key schema is judged with it: the names of its keys and the type of each
+(``S``, ``N`` or ``B``), which ``hash_type`` and ``range_type`` may give; left out, a key's type
+is that of its values in the items (a text ``S``, an integer ``N``), or, when no item gives one,
+that of the same key of the initial state's table, or ``S`` (as a table seeded empty is made).
+A state file is plain JSON that a cloud can hold: a name given twice in one object, a number
+that is not finite (``NaN``), a lone surrogate or nesting past :data:`MAX_DEPTH` is
 refused by field. A message is its body, or an object naming its body and its
 message attributes (a text is a ``String`` attribute, a number a ``Number`` one): a queue any of
 whose expected messages names its attributes is judged with every message's attributes (one that
@@ -40,7 +44,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -109,6 +114,23 @@ def body_of(message: Message) -> str:
     return message if isinstance(message, str) else message.body
 
 
+KeyType = Literal["S", "N", "B"]
+"""The type of a key attribute, as DynamoDB names it: a text, a number, binary."""
+_TYPE_OF = {"S": "text", "N": "number", "B": "binary value"}
+
+
+@dataclass(frozen=True)
+class KeyAttribute:
+    """One attribute of a table's key schema."""
+
+    name: str
+    role: Literal["HASH", "RANGE"]
+    type: KeyType
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.role}, {self.type})"
+
+
 class TableState(BaseModel):
     """A key-value table: its key attributes and its items."""
 
@@ -118,7 +140,49 @@ class TableState(BaseModel):
     range_key: str | None = Field(
         default=None, min_length=1, description="Name of the sort key, if any."
     )
+    hash_type: KeyType | None = Field(
+        default=None,
+        description="Type of the partition key (S, N or B); None: that of its values in the "
+        "items, else the initial state's, else S.",
+    )
+    range_type: KeyType | None = Field(
+        default=None,
+        description="Type of the sort key (S, N or B); None: that of its values in the items, "
+        "else the initial state's, else S.",
+    )
     items: tuple[dict[str, Any], ...] = Field(default=(), description="The items, plain JSON.")
+
+    def key_schema(self, before: TableState | None = None) -> tuple[KeyAttribute, ...]:
+        """The partition key, then the sort key if any, each with its type: the one given, or
+        that of the first item's value of it, or that of the key of the same name and role
+        of the table ``before`` (the initial state's), or ``S``."""
+        keys: list[tuple[str, Literal["HASH", "RANGE"], KeyType | None]] = [
+            (self.hash_key, "HASH", self.hash_type)
+        ]
+        if self.range_key is not None:
+            keys.append((self.range_key, "RANGE", self.range_type))
+        earlier = {(k.name, k.role): k.type for k in before.key_schema()} if before else {}
+        return tuple(
+            KeyAttribute(
+                name, role, given or self._held_type(name) or earlier.get((name, role), "S")
+            )
+            for name, role, given in keys
+        )
+
+    def _held_type(self, key: str) -> KeyType | None:
+        value = next((item[key] for item in self.items if key in item), None)
+        if isinstance(value, str):
+            return "S"
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return "N"
+        return None
+
+    def with_key_types(self, before: TableState | None = None) -> TableState:
+        """This table with the type of each key given (see :meth:`key_schema`)."""
+        types = {key.role: key.type for key in self.key_schema(before)}
+        return self.model_copy(
+            update={"hash_type": types["HASH"], "range_type": types.get("RANGE")}
+        )
 
 
 class CloudState(BaseModel):
@@ -186,6 +250,10 @@ class CloudState(BaseModel):
         none)."""
         empty = {name for name in ("settings", "groups") if not getattr(self, name)}
         value = self.model_dump(mode="json", exclude=empty or None)
+        for table in value.get("tables", {}).values():
+            for name in ("hash_type", "range_type"):
+                if table[name] is None:
+                    del table[name]
         return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
 
 
@@ -301,17 +369,34 @@ def _check_keys(name: str, table: TableState, path: str) -> None:
             field=f"tables.{name}.range_key",
             fix="name another attribute as the sort key, or leave range_key out",
         )
-    keys = [key for key in (table.hash_key, table.range_key) if key is not None]
+    if table.range_type is not None and table.range_key is None:
+        raise TaskFormatError(
+            "a range_type is given for a table without a sort key",
+            path=path,
+            field=f"tables.{name}.range_type",
+            fix="name the sort key as range_key, or leave range_type out",
+        )
+    schema = table.key_schema()
     for number, item in enumerate(table.items):
-        for key in keys:
-            value = item.get(key)
+        for key in schema:
+            value = item.get(key.name)
             if isinstance(value, bool) or not isinstance(value, str | int) or value == "":
                 raise TaskFormatError(
-                    f"item {number} has no string or integer {key!r}"
-                    + (f" (it is {json.dumps(value)})" if key in item else ""),
+                    f"item {number} has no string or integer {key.name!r}"
+                    + (f" (it is {json.dumps(value)})" if key.name in item else ""),
                     path=path,
-                    field=f"tables.{name}.items.{number}.{key}",
+                    field=f"tables.{name}.items.{number}.{key.name}",
                     fix="give every item its key attributes, each a non-empty text or an integer",
+                )
+            held = "S" if isinstance(value, str) else "N"
+            if held != key.type:
+                raise TaskFormatError(
+                    f"item {number} gives {key.name!r} as a {_TYPE_OF[held]}, but the "
+                    f"table's key {key} is a {_TYPE_OF[key.type]}",
+                    path=path,
+                    field=f"tables.{name}.items.{number}.{key.name}",
+                    fix="give every item's key the type of the table's key (a binary key "
+                    "holds no item a state can write)",
                 )
 
 
