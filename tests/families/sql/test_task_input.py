@@ -412,3 +412,75 @@ def test_a_value_past_the_longest_is_not_made_while_building(engine_cache: Path)
         assert connection.execute("SELECT b IS NULL FROM t").fetchall() == [(1,)]
     finally:
         connection.close()
+
+
+def with_table(task: Task, table: str) -> Task:
+    """``task`` with ``table`` (SQL text) added to every database of its suite."""
+
+    def added(files: dict[str, bytes]) -> dict[str, bytes]:
+        return {
+            name: data + b"\n" + table.encode() if name.endswith(".sql") else data
+            for name, data in files.items()
+        }
+
+    return task.model_copy(
+        update={"workspace": added(task.workspace), "hidden": added(task.hidden)}
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "table", "words"),
+    [
+        (
+            ORDERS,
+            "CREATE TABLE visits (id INTEGER PRIMARY KEY, at TEXT DEFAULT CURRENT_TIMESTAMP);\n"
+            "INSERT INTO visits (id) VALUES (1), (2);\n",
+            "visits.at is left to DEFAULT CURRENT_TIMESTAMP",
+        ),
+        (
+            ORDERS,
+            "CREATE TABLE draws (id INTEGER, r INTEGER DEFAULT (random()));\n"
+            "INSERT INTO draws (id) VALUES (1);\n",
+            "draws.r is left to DEFAULT (RAND())",
+        ),
+        (
+            ORDERS,
+            "CREATE TABLE days (id INTEGER, d TEXT DEFAULT (date('now')));\n"
+            "INSERT INTO days (id) VALUES (1);\n",
+            "days.d is left to DEFAULT (DATE('now'))",
+        ),
+        (ORDERS, "CREATE VIEW lucky AS SELECT id, random() AS r FROM customers;\n", "RAND()"),
+        (
+            CITIES,
+            "CREATE TABLE visits (id INTEGER, seen TIMESTAMP DEFAULT now(), u UUID DEFAULT uuid());"
+            "\nINSERT INTO visits (id) VALUES (1);\n",
+            "visits.u is left to DEFAULT UUID()",
+        ),
+    ],
+)
+def test_a_database_built_from_the_clock_or_chance_needs_review(
+    name: str, table: str, words: str
+) -> None:
+    """Rows given their value by ``DEFAULT random()`` or ``CURRENT_TIMESTAMP`` make another
+    database on each machine and day that builds it: lint said nothing."""
+    task = with_table(fixture_task(name), table)
+    findings = lint_sql_task(task)
+    found = [f for f in findings if "build" in f.message]
+    assert found == findings  # each database builds, and nothing else is wrong
+    suite = 1 + sum(path.endswith(".sql") for path in task.hidden)
+    assert len(found) == suite  # the visible database and each neighbour
+    for finding in found:
+        assert finding.review
+        assert finding.severity.value == "warning"
+        assert "is not the same database on each build" in finding.message
+        assert words in finding.message, finding.message
+    assert found[0].message.startswith("workspace/shop.sql is not")
+
+
+def test_a_default_from_the_clock_that_every_row_gives_is_no_finding() -> None:
+    table = (
+        "CREATE TABLE visits (id INTEGER, at TEXT DEFAULT CURRENT_TIMESTAMP);\n"
+        "INSERT INTO visits (id, at) VALUES (1, '2024-01-01');\n"
+        "INSERT INTO visits VALUES (2, '2024-01-02');\n"
+    )
+    assert lint_sql_task(with_table(fixture_task(ORDERS), table)) == []

@@ -41,6 +41,7 @@ def lint_sql_task(task: Task) -> list[Finding]:
             )
         )
     findings += _schemas_differ(task.id, databases, config)
+    findings += [f for database in databases for f in _moving_rows(database, config)]
     findings += _queries(task, config)
     findings += _timing(task, config, len(databases))
     findings += _shown(task)
@@ -144,6 +145,66 @@ def _loose_tolerance(config: SqlConfig) -> list[Finding]:
             f"{MAX_FLOAT_TOLERANCE:g} in the [sql] table",
         )
     ]
+
+
+def _moving_rows(database: Database, config: SqlConfig) -> list[Finding]:
+    """A column default that reads the clock or chance (``DEFAULT random()``,
+    ``CURRENT_TIMESTAMP``) filled in by an INSERT that leaves the column out, and a view that
+    reads them: the database is another on each machine that builds it, and the reference's
+    answers with it. A person decides whether the answers depend on those values."""
+    statements = database_statements(source(database.text), config.engine)
+    if isinstance(statements, str):
+        return []  # already reported by the build
+    moving: dict[tuple[str, str], str] = {}  # (table, column): its default
+    reasons: dict[str, None] = {}
+    for statement in statements:
+        if isinstance(statement, exp.Create) and isinstance(statement.this, exp.Schema):
+            table = statement.this.this.name.lower()
+            for column in statement.this.expressions:
+                default = _moving_default(column)
+                if default:
+                    moving[(table, column.name.lower())] = default
+        elif isinstance(statement, exp.Create) and isinstance(statement.expression, exp.Query):
+            words = _moving_words(statement.expression.sql())
+            if words:
+                reasons[f"view {statement.this.name} reads {words}"] = None
+        elif isinstance(statement, exp.Insert) and isinstance(statement.this, exp.Schema):
+            table = statement.this.this.name.lower()
+            given = {c.name.lower() for c in statement.this.expressions}
+            for (owner, column), default in moving.items():
+                if owner == table and column not in given:
+                    reasons[f"{table}.{column} is left to DEFAULT {default}"] = None
+    if not reasons:
+        return []
+    return [
+        Finding(
+            check=CHECK,
+            severity=Severity.WARNING,
+            review=True,
+            message=f"{database.name} is not the same database on each build: "
+            f"{'; '.join(reasons)[:300]}: the reference's answers, and so every verdict, can "
+            "change from one machine or day to the next",
+            evidence="give every row its value in the INSERT, and no random() or clock in a view",
+        )
+    ]
+
+
+def _moving_default(column: exp.Expr) -> str:
+    """The column's default as SQL text when it reads the clock or chance, else ''."""
+    if not isinstance(column, exp.ColumnDef):
+        return ""
+    for constraint in column.constraints:
+        if isinstance(constraint.kind, exp.DefaultColumnConstraint):
+            text: str = constraint.kind.this.sql()
+            if _moving_words(text):
+                return text[:80]
+    return ""
+
+
+def _moving_words(text: str) -> str:
+    """What in ``text`` reads the clock or chance, e.g. ``CURRENT_TIMESTAMP, RAND()``."""
+    words = {m.group(0).upper() for m in _MOVING.finditer(text)}
+    return ", ".join(sorted(w.rstrip(" (") + "()" if w.endswith("(") else w for w in words))
 
 
 def _schemas_differ(task_id: str, databases: list[Database], config: SqlConfig) -> list[Finding]:
