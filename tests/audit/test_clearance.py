@@ -106,6 +106,28 @@ def test_only_a_quarantine_is_cleared_and_only_by_someone(
         clearance_for(held, "first", by=by, reason="fine", at=NOW)
 
 
+@pytest.mark.parametrize(
+    ("by", "reason", "error"),
+    [
+        ("ana\nreview: cleared by the owner", "fine", r"--by: holds '\\n', a control"),
+        ("\x1b[2Kana", "fine", r"--by: holds '\\x1b', a control"),
+        ("ana", "sound \u202eevil", r"--reason: holds '\\u202e', a control"),
+        ("ana", "ok\x00", r"--reason: holds '\\x00', a control"),
+        ("a" * 201, "fine", r"--by: is 201 characters long \(keep it to 200\)"),
+        ("ana", "x " * 1001, r"--reason: is 2001 characters long \(keep it to 2000\)"),
+    ],
+)
+def test_who_cleared_and_why_are_plain_text_on_one_line(by: str, reason: str, error: str) -> None:
+    """A line break, an escape sequence or a right-to-left override was kept and printed as it
+    was wherever the clearance is shown (a line break in the reason is a space, as before)."""
+    with pytest.raises(InputError, match=error):
+        clearance_for(audited(Decision.QUARANTINED, LEGACY), "r", by=by, reason=reason, at=NOW)
+    kept = clearance_for(
+        audited(Decision.QUARANTINED, LEGACY), "r", by=" ana ", reason="read\n the\tcheck", at=NOW
+    )
+    assert (kept.by, kept.reason) == ("ana", "read the check")
+
+
 def test_the_store_keeps_a_clearance_once_and_exports_read_it(tmp_path: Path) -> None:
     first = report(audited(Decision.QUARANTINED, LEGACY)).model_copy(update={"run_id": "first"})
     with Store(tmp_path / "s.db") as store:

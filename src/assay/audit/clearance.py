@@ -21,12 +21,17 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay._text import LINE_CONTROLS
 from assay.audit.report import AuditReport, TaskAudit, held_by, held_keys
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 
 CHECK = "review"
 """The check name of the finding an applied clearance adds."""
+MAX_BY_CHARS = 200
+MAX_REASON_CHARS = 2000
+"""The longest ``--by`` and ``--reason`` (after the reason's runs of spaces and line breaks are
+made one space): a name, and why in a few words."""
 
 
 class Clearance(BaseModel):
@@ -50,13 +55,26 @@ def clearance_for(
 ) -> Clearance:
     """The clearance of ``audited`` (a task of audit run ``run_id``) by ``by`` for ``reason``.
 
-    Raises :class:`InputError` when there is nothing a person can clear: the task was not
-    quarantined in that run, or ``by`` or ``reason`` is blank.
+    Raises :class:`InputError` when there is nothing a person can clear (the task was not
+    quarantined in that run), or ``by`` or ``reason`` is blank, too long, or holds a control,
+    bidirectional or invisible character (a line break in ``reason`` is a space).
     """
-    for field, value in (("--by", by), ("--reason", reason)):
-        if not value.strip():
+    by, reason = by.strip(), " ".join(reason.split())
+    for field, value, most in (("--by", by, MAX_BY_CHARS), ("--reason", reason, MAX_REASON_CHARS)):
+        if not value:
             raise InputError(
                 "is empty", field=field, fix="say who cleared the task and why, in a few words"
+            )
+        if (found := LINE_CONTROLS.search(value)) is not None:
+            raise InputError(
+                f"holds {found.group()!a}, a control, bidirectional or invisible character "
+                "(it would change how every report that shows the clearance reads)",
+                field=field,
+                fix="write it as plain text on one line",
+            )
+        if len(value) > most:
+            raise InputError(
+                f"is {len(value)} characters long", field=field, fix=f"keep it to {most}"
             )
     where = f"{audited.task_id} in audit run {run_id}"
     if audited.decision is Decision.REJECTED:
@@ -80,8 +98,8 @@ def clearance_for(
         task_version=audited.task_version,
         run_id=run_id,
         findings=held,
-        by=by.strip(),
-        reason=" ".join(reason.split()),
+        by=by,
+        reason=reason,
         cleared_at=at,
     )
 
