@@ -820,7 +820,7 @@ def clear(task_ids: tuple[str, ...], by: str, reason: str, run_id: str | None, d
         named = None if run_id is None else store.run(run_id)
         if run_id is not None and (named is None or named.kind != "audit"):
             raise InputError(
-                f"no audit run named {run_id!r} in this store",
+                f"no audit run named {run_id!r:.100} in this store",
                 field="--run",
                 fix="`assay runs` lists the runs",
             )
@@ -907,7 +907,7 @@ def report_command(run_id: str, html_path: Path | None, json_path: Path | None, 
         report = store.audit_report(run_id)
     if report is None:
         raise InputError(
-            f"no audit run named {run_id!r} in this store",
+            f"no audit run named {run_id!r:.100} in this store",
             path=db,
             fix="`assay runs` lists the runs; rollout runs have profiles, not audit reports",
         )
@@ -1817,7 +1817,7 @@ def _earlier_audit(store: Store, name: str) -> list[TaskAudit]:
     before = store.task_audits(name)
     if before is None:
         raise InputError(
-            f"no audit run named {name!r} in this store",
+            f"no audit run named {name!r:.100} in this store",
             field="--since",
             fix="`assay runs` lists the runs; rollout runs cannot be compared with an audit",
         )

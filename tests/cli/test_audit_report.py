@@ -114,3 +114,6 @@ def test_the_audit_writes_the_html_and_the_store_writes_it_again(
     line = one_line_error(run_cli("report", "nope", "--html", str(again_page)))
     assert "no audit run named 'nope' in this store" in line
     assert again_page.read_text() == html  # not touched
+    long = one_line_error(run_cli("report", "n" * 5000))  # was repeated whole on the line
+    assert "no audit run named 'nnn" in long
+    assert len(long) < 300

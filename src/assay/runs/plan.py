@@ -143,7 +143,7 @@ def start_run(store: Store, name: str, spec: RunSpec) -> Started:
     """
     if not NAME.fullmatch(name):
         raise InputError(
-            f"{name!r} is not a run name",
+            f"{name!r:.100} is not a run name",
             field="run",
             fix="use letters, digits, '.', '_' and '-', at most 100",
         )
