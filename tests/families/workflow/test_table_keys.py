@@ -158,3 +158,15 @@ def test_key_types_round_trip_and_are_left_out_when_not_given() -> None:
     assert parse_state(typed.to_json(), "t.json") == typed
     assert b"hash_type" not in EMPTY_STOCK.to_json()
     assert parse_state(EMPTY_STOCK.to_json(), "t.json") == EMPTY_STOCK
+
+
+def test_the_sensitivity_probe_of_an_empty_table_changes_its_key_type(archiving: Task) -> None:
+    """The audit's probes of a task making an empty table held none on its key: a verifier that
+    ignored key types passed every probe. The probe expects the other type, and the reference
+    fails it on the key schema alone."""
+    [probe] = [p for p in WorkflowFamily().probes(archiving) if "keys" in p.name]
+    assert probe.name == "table-keys:archive"
+    assert probe.what == "its key id expected of type N"
+    verdict = verify(probe.task, CREATE.format(name="id", kind="S"))
+    assert verdict.status is Status.FAIL
+    assert failed(verdict) == {"table:archive": "key schema is id (HASH, S), expected id (HASH, N)"}

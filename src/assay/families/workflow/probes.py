@@ -1,7 +1,8 @@
 """Probes for the audit's sensitivity check: the expected state with one requirement changed.
 
 For each kind of resource the task changes, one probe: a message of a queue dropped, an object's
-body changed, an item's attribute changed, a log event dropped. The reference must fail each; a
+body changed, an item's attribute changed, the key type of a table made empty changed, a log
+event dropped. The reference must fail each; a
 verifier that still passes it is not looking at that resource. A vague request's other readings
 are left out of the probes, so that the reference cannot pass one by another reading.
 """
@@ -33,6 +34,7 @@ def workflow_probes(task: Task) -> list[Probe]:
         *_queue(initial, expected),
         *_bucket(initial, expected),
         *_table(initial, expected),
+        *_table_keys(initial, expected),
         *_logs(initial, expected),
     ]
     others = set(reading_files(task, config).values())
@@ -84,6 +86,20 @@ def _table(initial: CloudState, expected: CloudState) -> list[Change]:
                 changed = table.model_copy(update={"items": tuple(items)})
                 state = expected.model_copy(update={"tables": {**expected.tables, name: changed}})
                 return [(f"table:{name}", f"{attribute} of one item expected otherwise", state)]
+    return []
+
+
+def _table_keys(initial: CloudState, expected: CloudState) -> list[Change]:
+    """A table the task makes with no items (nothing else says what its key is): its partition
+    key expected of another type."""
+    for name, table in sorted(expected.tables.items()):
+        if name in initial.tables or table.items:
+            continue
+        key = table.key_schema()[0]
+        other = "N" if key.type == "S" else "S"
+        changed = table.with_key_types().model_copy(update={"hash_type": other})
+        state = expected.model_copy(update={"tables": {**expected.tables, name: changed}})
+        return [(f"table-keys:{name}", f"its key {key.name} expected of type {other}", state)]
     return []
 
 
