@@ -14,7 +14,7 @@ the rest of the reference showing is a leak. A case is shown however the call is
 The prompt's promises need something that checks them: an exception it promises needs a case that
 expects it, unmodified inputs need ``code.inputs``, an order needs ``compare = "exact"``. A
 reference that reads the wall clock is quarantined for a person: no run of the audit changes the
-date; so is a float tolerance looser than :data:`MAX_FLOAT_TOLERANCE`."""
+date; so is a float tolerance looser than :mod:`assay.families._tolerance` takes."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from pathlib import PurePosixPath
 from assay._ast import ast_parse
 from assay.errors import TaskFormatError
 from assay.families._leaks import hidden_copies
+from assay.families._tolerance import loose_tolerance
 from assay.families.code._codec import EncodingError, decode, encode
 from assay.families.code.checking import checker_problem
 from assay.families.code.clock import clock_reads
@@ -49,10 +50,6 @@ from assay.tasks.model import Task
 
 CHECK = "lint"
 MIN_LEAK_LINE = 30
-MAX_FLOAT_TOLERANCE = 1e-2
-"""The loosest ``float_tolerance`` taken without a person: answers rounded to two places, the
-loosest the importers' recorder states. A looser one lets a float that far off pass, which the
-sensitivity check's probes (a float moved by more than one) do not show."""
 
 
 def lint_code_task(task: Task) -> list[Finding]:
@@ -327,28 +324,13 @@ def _unchecked_order(task: Task, config: CodeConfig) -> list[Finding]:
 
 
 def _loose_tolerance(config: CodeConfig) -> list[Finding]:
-    """A float tolerance above :data:`MAX_FLOAT_TOLERANCE` for results the cases judge: a
-    wrong answer that close passes. A person decides (an estimate may rightly be that rough)."""
+    """A float tolerance looser than :mod:`assay.families._tolerance` takes, for results the
+    cases judge: a wrong answer that close passes. A person decides (an estimate may rightly
+    be that rough)."""
     tolerance = config.float_tolerance
-    if tolerance is None or tolerance <= MAX_FLOAT_TOLERANCE:
-        return []
-    if config.checker is not None or config.legacy_check is not None:
-        return []  # the cases' comparison, and its tolerance, judge nothing
-    off = (
-        f"a float {tolerance * 100:.3g}% off the expected value"
-        if tolerance < 1
-        else "any float of the expected value's sign"  # relative to the larger of the two
-    )
-    return [
-        Finding(
-            check=CHECK,
-            severity=Severity.WARNING,
-            review=True,
-            message=f"float_tolerance = {tolerance:g} in task.toml passes {off} (and any "
-            f"within {tolerance:g} of it): a wrong answer passes; review it, or set "
-            f"float_tolerance to at most {MAX_FLOAT_TOLERANCE:g} in the [code] table",
-        )
-    ]
+    if tolerance is None or config.checker is not None or config.legacy_check is not None:
+        return []  # no tolerance; or the cases' comparison, and its tolerance, judge nothing
+    return loose_tolerance(tolerance, check=CHECK, kind="float", table="code")
 
 
 def _clock_readers(task: Task) -> list[Finding]:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from assay.errors import TaskFormatError
+from assay.families._tolerance import MAX_FLOAT_TOLERANCE
 from assay.tasks.model import Task
 from assay.tasks.spec import Count, Number
 
@@ -15,9 +16,6 @@ QUERY_FILE = "query.sql"
 NEIGHBOURS_DIR = "databases"
 """Directory of ``hidden/`` that holds the neighbour databases, one ``.sql`` file each."""
 DEFAULT_TOLERANCE = 1e-6
-MAX_FLOAT_TOLERANCE = 1e-2
-"""The loosest ``float_tolerance`` taken without a person: answers rounded to two places. Lint
-marks a looser one for review, and the audit quarantines the task."""
 
 
 class SqlConfig(BaseModel):

@@ -9,7 +9,8 @@ from sqlglot import exp
 
 from assay.errors import TaskFormatError
 from assay.families._leaks import hidden_copies_rewritten
-from assay.families.sql.config import MAX_FLOAT_TOLERANCE, QUERY_FILE, SqlConfig, sql_config
+from assay.families._tolerance import loose_tolerance
+from assay.families.sql.config import QUERY_FILE, SqlConfig, sql_config
 from assay.families.sql.databases import Database, engine_file, source, suite
 from assay.families.sql.gate import Refused, check_query, database_statements
 from assay.families.sql.ordering import unmapped_keys
@@ -129,22 +130,10 @@ _MOVING = re.compile(
 
 
 def _loose_tolerance(config: SqlConfig) -> list[Finding]:
-    """A float tolerance above :data:`MAX_FLOAT_TOLERANCE`: a wrong number that close to the
-    reference's passes. A person decides (an estimate may rightly be that rough)."""
-    tolerance = config.float_tolerance
-    if tolerance <= MAX_FLOAT_TOLERANCE:
-        return []
-    return [
-        Finding(
-            check=CHECK,
-            severity=Severity.WARNING,
-            review=True,
-            message=f"float_tolerance = {tolerance:g} in task.toml passes a number "
-            f"{tolerance * 100:.3g}% off the expected value (and any within {tolerance:g} of "
-            "it): a wrong answer passes; review it, or set float_tolerance to at most "
-            f"{MAX_FLOAT_TOLERANCE:g} in the [sql] table",
-        )
-    ]
+    """A float tolerance looser than :mod:`assay.families._tolerance` takes: a wrong number
+    that close to the reference's passes. A person decides (an estimate may rightly be that
+    rough)."""
+    return loose_tolerance(config.float_tolerance, check=CHECK, kind="number", table="sql")
 
 
 def _moving_rows(database: Database, config: SqlConfig) -> list[Finding]:
