@@ -95,8 +95,8 @@ def written_path(path: Path) -> Path:
     if not path.is_symlink():
         return path
     try:
-        os.path.realpath(path, strict=True)
-    except OSError as exc:
+        return Path(os.path.realpath(path, strict=True))
+    except OSError as exc:  # a link that names nothing yet is written through, as below
         if exc.errno == errno.ELOOP:
             raise InputError(
                 "is a symbolic link that leads back to itself, so it names no file to write",
