@@ -491,3 +491,55 @@ def test_a_copy_nested_past_the_stack_is_linted_not_blamed_on_assay(tmp_path: Pa
     _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY " + "[" * 100_000 + "\nCOPY tests /t\n")
     [task] = import_task_dirs(tmp_path)
     assert any("copies tests" in f.message for f in lint_terminal_task(task))
+
+
+@pytest.mark.parametrize(
+    ("dockerfile", "compose"),
+    [
+        ("COPY . /app\n", ""),
+        ("COPY ./ /app/\n", ""),
+        ("COPY *.sh /app/\n", ""),  # run-tests.sh and solution.sh
+        ('COPY ["t*", "/opt/"]\n', ""),
+        ("", "    volumes:\n      - .:/app\n"),
+        ("", "    volumes:\n      - type: bind\n        source: ./\n        target: /app\n"),
+    ],
+)
+def test_lint_finds_a_terminal_bench_task_directory_copied_or_mounted_whole(
+    dockerfile: str, compose: str, tmp_path: Path
+) -> None:
+    """A Terminal-Bench task's build context and compose directory is the task directory, which
+    holds tests/, run-tests.sh and solution.sh: copying or mounting it whole, or by a pattern
+    matching them, shows the agent the tests and the solution (it passed lint)."""
+    task = _terminal_bench(tmp_path)
+    (task / "Dockerfile").write_text(DOCKERFILE + dockerfile)
+    (task / "docker-compose.yaml").write_text(
+        "services:\n  client:\n    build:\n      dockerfile: Dockerfile\n" + compose
+    )
+    [imported] = import_task_dirs(tmp_path)
+    errors = [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+    assert len(errors) == 1, errors
+    assert errors[0].endswith(": the agent can read the tests or the solution")
+    assert "tests" in errors[0]
+
+
+@pytest.mark.parametrize(
+    "dockerignore",
+    ["tests\nrun-tests.sh\nsolution.sh\n", "/tests/\n*.sh\n!app.sh\n", "*\n!data.txt\n"],
+)
+def test_lint_lets_a_terminal_bench_task_copy_its_directory_past_a_dockerignore(
+    dockerignore: str, tmp_path: Path
+) -> None:
+    task = _terminal_bench(tmp_path)
+    (task / "Dockerfile").write_text(DOCKERFILE + "COPY . /app\n")
+    (task / ".dockerignore").write_text(dockerignore)
+    [imported] = import_task_dirs(tmp_path)
+    assert not [f for f in lint_terminal_task(imported) if f.severity.value == "error"]
+
+
+def test_lint_still_finds_what_a_dockerignore_takes_back_in(tmp_path: Path) -> None:
+    task = _terminal_bench(tmp_path)
+    (task / "Dockerfile").write_text(DOCKERFILE + "COPY . /app\n")
+    (task / ".dockerignore").write_text("tests\n*.sh\n!solution.sh\n")
+    [imported] = import_task_dirs(tmp_path)
+    [error] = [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+    assert "with solution.sh)" in error

@@ -2,13 +2,18 @@
 
 Errors: no test script, no container (neither a Dockerfile, a compose file nor an image), the
 image build copying the tests or the solution in, or a compose file mounting them or building
-from around them (the agent would see them). Warnings: a base image without a pinned tag or
-digest, packages installed without pinned versions, and a test script that installs or
-downloads at verification time (network then, and a moving target).
+from around them (the agent would see them). A Terminal-Bench task's build context is its own
+directory, which holds ``tests/``, ``run-tests.sh`` and ``solution.sh``: there a ``COPY . /app``
+(or a pattern such as ``*.sh``) copies them in unless ``.dockerignore`` leaves them out, and a
+volume ``.:/app`` mounts them; a Harbor task's context, ``environment/``, holds none of them.
+Warnings: a base image without a pinned tag or digest, packages installed without pinned
+versions, and a test script that installs or downloads at verification time (network then, and
+a moving target).
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 import shlex
@@ -54,11 +59,14 @@ def lint_terminal_task(task: Task) -> list[Finding]:
                 "is named",
             )
         )
+    # What a Terminal-Bench task's build context and compose file (its own directory) hold
+    # besides the container's files: the test script and tests, and the solution script.
+    beside = _beside_container(task) if config.source == "terminal-bench" else ()
     dockerfile = task.workspace.get("Dockerfile", b"").decode(errors="replace")
-    findings += _dockerfile(dockerfile)
+    findings += _dockerfile(dockerfile, _not_ignored(task, beside))
     for name in containers:
         if name != "Dockerfile":
-            findings += _compose(name, task.workspace[name].decode(errors="replace"))
+            findings += _compose(name, task.workspace[name].decode(errors="replace"), beside)
     test = task.hidden.get(config.test_command, b"").decode(errors="replace")
     network = sorted(set(_NETWORK.findall(test)))
     if network:
@@ -72,9 +80,40 @@ def lint_terminal_task(task: Task) -> list[Finding]:
     return findings
 
 
-def _copied_hidden(text: str) -> list[str]:
+def _beside_container(task: Task) -> tuple[str, ...]:
+    """The names beside a Terminal-Bench task's container files that the agent must not see:
+    ``tests``, ``run-tests.sh``, ``solution.sh``, those the task has."""
+    held = {path.split("/", 1)[0] for path in task.hidden}
+    if task.solutions:
+        held.add("solution.sh")
+    return tuple(name for name in _HIDDEN_SOURCES if name in held)
+
+
+def _not_ignored(task: Task, names: tuple[str, ...]) -> tuple[str, ...]:
+    """``names`` less those the build context's ``.dockerignore`` leaves out (the last pattern
+    matching a name decides, a ``!`` one taking it back in, as Docker reads the file)."""
+    patterns = task.workspace.get(".dockerignore", b"").decode(errors="replace").splitlines()
+    kept = []
+    for name in names:
+        ignored = False
+        for line in patterns:
+            pattern = line.strip()
+            if not pattern or pattern.startswith("#"):
+                continue
+            negated = pattern.startswith("!")
+            pattern = pattern.removeprefix("!").strip().lstrip("/").removeprefix("./").rstrip("/")
+            pattern = pattern.removesuffix("/**").removesuffix("/*")
+            if fnmatch.fnmatchcase(name, pattern) or pattern == "**":
+                ignored = not negated
+        if not ignored:
+            kept.append(name)
+    return tuple(kept)
+
+
+def _copied_hidden(text: str, beside: tuple[str, ...] = ()) -> list[str]:
     """The tests or solution paths among the sources of each COPY and ADD (shell or JSON form,
-    one source or several, flags skipped)."""
+    one source or several, flags skipped); with ``beside`` (what the build context holds that
+    must stay out), a source that is the whole context or a pattern matching one of them too."""
     found = []
     for rest in _COPY.findall(text):
         words = rest.strip()
@@ -89,10 +128,14 @@ def _copied_hidden(text: str) -> list[str]:
             head = source.removeprefix("./").split("/", 1)[0]
             if head in _HIDDEN_SOURCES:
                 found.append(head)
+            elif beside and head in ("", "."):
+                found.append(f"{source[:80]} (the whole task directory, with {', '.join(beside)})")
+            elif matched := [name for name in beside if fnmatch.fnmatchcase(name, head)]:
+                found.append(f"{source[:80]} (which matches {', '.join(matched)})")
     return found
 
 
-def _dockerfile(text: str) -> list[Finding]:
+def _dockerfile(text: str, beside: tuple[str, ...] = ()) -> list[Finding]:
     text = _CONTINUED.sub(" ", text)
     findings = []
     for image in _FROM.findall(text):
@@ -104,7 +147,7 @@ def _dockerfile(text: str) -> list[Finding]:
                     f"Dockerfile's base image {image} is not pinned (give a version tag or digest)",
                 )
             )
-    for copied in _copied_hidden(text):
+    for copied in _copied_hidden(text, beside):
         findings.append(
             _finding(
                 Severity.ERROR,
@@ -125,9 +168,11 @@ def _dockerfile(text: str) -> list[Finding]:
     return findings
 
 
-def _compose(name: str, text: str) -> list[Finding]:
+def _compose(name: str, text: str, beside: tuple[str, ...] = ()) -> list[Finding]:
     """The tests or solution mounted into, or built into, a compose file's services (a volume
-    ``./tests:/tests``, a build context ``..`` around them), as a Dockerfile's COPY of them is."""
+    ``./tests:/tests``, a build context ``..`` around them), as a Dockerfile's COPY of them is;
+    with ``beside`` (what the compose file's directory holds that must stay out), a volume of
+    that whole directory too."""
     try:
         data = yaml.safe_load(text)
     except Exception:  # noqa: BLE001 - PyYAML raises YAMLError, ValueError, RecursionError...
@@ -137,8 +182,10 @@ def _compose(name: str, text: str) -> list[Finding]:
     for service, spec in (services or {}).items() if isinstance(services, dict) else ():
         if not isinstance(spec, dict):
             continue
-        for source in _compose_sources(spec):
+        for source, mounted in _compose_sources(spec):
             head = _hidden_head(source)
+            if head is None and mounted and beside and source.strip("/") in ("", "."):
+                head = f"which is the task directory, holding {', '.join(beside)}"
             if head is not None:
                 findings.append(
                     _finding(
@@ -150,19 +197,20 @@ def _compose(name: str, text: str) -> list[Finding]:
     return findings
 
 
-def _compose_sources(spec: dict[str, Any]) -> list[str]:
-    """The host paths a compose service reads: its build context and its volumes' sources."""
+def _compose_sources(spec: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The host paths a compose service reads: its build context and its volumes' sources,
+    each with whether it is mounted (a volume) rather than built from."""
     sources = []
     build = spec.get("build")
     context = build.get("context") if isinstance(build, dict) else build
     if isinstance(context, str):
-        sources.append(context)
+        sources.append((context, False))
     volumes = spec.get("volumes")
     for volume in volumes if isinstance(volumes, list) else ():
         if isinstance(volume, str) and volume.startswith("."):  # not a named volume ("data:/d")
-            sources.append(volume.split(":", 1)[0])
+            sources.append((volume.split(":", 1)[0], True))
         elif isinstance(volume, dict) and volume.get("type") == "bind":
-            sources.append(str(volume.get("source", "")))
+            sources.append((str(volume.get("source", "")), True))
     return sources
 
 
