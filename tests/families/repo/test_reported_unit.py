@@ -35,3 +35,23 @@ def test_binary_units_fixed_but_for_the_reported_megabytes_fails(
     verdict = RepoFamily().verify(task, partial, pool)
     assert verdict.status is Status.FAIL, verdict.summary
     assert RepoFamily().verify(task, task.references()["reference"], pool).status is Status.PASS
+
+
+CONFIG = "logkeep/config.py"
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_maxage_fixed_but_the_default_lost_fails(pool: PoolSandbox, seed: int) -> None:
+    """The maxage fix touches the lookup that ends in ``return DEFAULT_KEEP_DAYS``, but no case
+    loaded a config with neither keep_days nor maxage: a fix returning None there (every
+    rotated log deleted) passed every case, and the audit's mutant of it survived."""
+    [template] = [t for t in TEMPLATES if t.id == "log-retention"]
+    [change] = [c for c in template.changes if c.id == "deprecated-maxage"]
+    task = make_task((template, change, "ticket"), seed, 0, pool)
+    reference = task.references()["reference"]
+    source = reference[CONFIG].decode()
+    assert "    return DEFAULT_KEEP_DAYS\n" in source
+    lost = source.replace("    return DEFAULT_KEEP_DAYS\n", "    return None\n")
+    verdict = RepoFamily().verify(task, {**reference, CONFIG: lost.encode()}, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
+    assert RepoFamily().verify(task, reference, pool).status is Status.PASS

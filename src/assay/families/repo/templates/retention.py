@@ -328,6 +328,9 @@ MAXAGE = Change(
     pass_to_pass=lambda rng: [
         _load(_maxage_conf(rng, rng.choice(BASES), rng.choice((30, 60, 90)), both=True)),
         _run(*_maxage_scene(rng, both=True), "--dry-run"),
+        # Neither keep_days nor maxage anywhere: the default still holds (a fix that returned
+        # None or 0 there, deleting every rotated log, passed every other case).
+        _load(_conf({"*": {"max_size": "10M"}, rng.choice(BASES): {"compress": "no"}})),
     ],
     known_bad={
         "defaults-shadow-maxage": (
