@@ -36,6 +36,10 @@ Nothing of one job is visible to the next. Each job gets:
   itself outlive the job's processes until the kernel collects such loops, and with them its
   files, memory and pseudo-terminals; after a job that may have made sockets, the zygote has the
   kernel collect them before it replies, and a worker where some are left is retired;
+- nothing the zygote learned of an earlier job, in the memory the job is forked with: the
+  job starts outside the frames of the zygote's loop (which hold the last job's status and
+  times), and what the zygote reads of the network namespace after a job is read into one
+  buffer and wiped there (see :func:`_network_differs`);
 - the same process ids: the worker's PID counter is set back before every fork, so a job's
   process ids say nothing about the jobs before it, and the zygote's own /proc entry is hidden
   from jobs (``hidepid``), so its counters (CPU time of reaped children, context switches) are
@@ -141,6 +145,12 @@ _NET_STATE: "list[str]" = []
 a job can read of its network namespace's past, per namespace (sockets still open or lingering,
 unix ones in flight, IPv6 flow labels, multicast memberships, routes and their use, the counters
 of every packet, connection and datagram), but :data:`_NET_SKIPPED`."""
+_READ_BUFFER = bytearray(1 << 16)
+"""Where the zygote reads what a job may have left in the network namespace (/proc/net after
+the job), and wipes it after: every job is forked with the zygote's memory, freed objects
+included, so nothing the zygote learns of a job may stay there for the next one."""
+_BUFFER_VIEW = memoryview(_READ_BUFFER)
+_ZEROS = memoryview(bytes(len(_READ_BUFFER)))
 _SYSCTL: "dict[str, int]" = {}
 """The worker's own handles: ``sys`` on /proc/sys, writable (jobs see it read-only), and ``net``
 on its /proc/self/net (its own /proc entry is hidden); a path looked up from either names the
@@ -503,12 +513,16 @@ def _collect_in_flight() -> bool:
 
 
 def _unix_sockets() -> bool:
-    """Whether the network namespace the zygote is in holds a Unix socket."""
-    fd = os.open("unix", os.O_RDONLY, dir_fd=_SYSCTL["net"])
-    try:
-        return _read_all(fd).count(b"\n") > 1  # the first line is the heading
-    finally:
-        os.close(fd)
+    """Whether the network namespace the zygote is in holds a Unix socket. Read in
+    :data:`_READ_BUFFER` and wiped there: the table names what the last job left."""
+    size = _read_net("unix")
+    if size is None:  # larger than the buffer: many are left
+        return True
+    if size < 0:
+        return False
+    lines = _READ_BUFFER.count(b"\n", 0, size)
+    _wipe(size)
+    return lines > 1  # the first line is the heading
 
 
 def _cpu_usage() -> "float | None":
@@ -594,52 +608,117 @@ def _fresh_network() -> None:
             os.close(fd)
 
 
-def _network_state() -> bytes:
+def _network_state() -> "list[bytes | int | None]":
     """What a job can read of the network namespace the zygote is in (:data:`_NET_STATE`),
-    less the host-wide figures (:data:`_NET_GLOBAL`)."""
-    parts = []
+    less the host-wide figures (:data:`_NET_GLOBAL`): each file's contents (None for one
+    larger than :data:`_READ_BUFFER`), or the error that reading it gave. Read only where no
+    job has used the namespace since it was made: a job finds the same there itself."""
+    state: list[bytes | int | None] = []
     for name in _NET_STATE:
-        try:
-            fd = os.open(name, os.O_RDONLY, dir_fd=_SYSCTL["net"])
-            try:
-                data = _read_all(fd)
-            finally:
-                os.close(fd)
-        except OSError as exc:  # the same every time: nothing a job did
-            data = str(exc.errno).encode()
-        if name == "sockstat":
-            data = b"\n".join(_local_figures(line) for line in data.split(b"\n"))
-        parts.append(data)
-    return b"\0".join(parts)
+        size = _read_net(name)
+        state.append(size if isinstance(size, int) and size < 0 else _taken(size))
+    return state
 
 
-def _local_figures(line: bytes) -> bytes:
-    """A line of ``sockstat`` without the host-wide figures (:data:`_NET_GLOBAL`)."""
-    kept: list[bytes] = []
-    words = iter(line.split())
-    for word in words:
-        if word in _NET_GLOBAL:
-            next(words, None)  # and its number
-        else:
-            kept.append(word)
-    return b" ".join(kept)
+def _network_differs(before: "list[bytes | int | None]") -> bool:
+    """Whether the network namespace the zygote is in differs from ``before``
+    (:func:`_network_state`). What it holds now is what the last job left: it is compared in
+    :data:`_READ_BUFFER` and wiped there, and never becomes an object of the zygote's, which
+    every later job would find in the memory it is forked with."""
+    for name, then in zip(_NET_STATE, before, strict=True):
+        size = _read_net(name)
+        if size is None or then is None:
+            return True
+        if size < 0:
+            if then != size:
+                return True
+            continue
+        same = isinstance(then, bytes) and _BUFFER_VIEW[:size] == then
+        _wipe(size)
+        if not same:
+            return True
+    return False
+
+
+def _read_net(name: str) -> "int | None":
+    """Read the file ``name`` of /proc/net into :data:`_READ_BUFFER`, the host-wide figures of
+    ``sockstat`` taken out: its size there, None if it does not fit (the buffer is wiped
+    then), or the error that reading it gave, negative."""
+    try:
+        fd = os.open(name, os.O_RDONLY, dir_fd=_SYSCTL["net"])
+    except OSError as exc:  # the same every time: nothing a job did
+        return -(exc.errno or 1)
+    size = 0
+    try:
+        while size < len(_READ_BUFFER):
+            read = os.readv(fd, [_BUFFER_VIEW[size:]])
+            if not read:
+                break
+            size += read
+    except OSError as exc:
+        _wipe(size)
+        return -(exc.errno or 1)
+    finally:
+        os.close(fd)
+    if size == len(_READ_BUFFER):
+        _wipe(size)
+        return None
+    if name == "sockstat":
+        size = _without_global_figures(size)
+    return size
+
+
+def _without_global_figures(size: int) -> int:
+    """Take the numbers of the host-wide figures (:data:`_NET_GLOBAL`) out of the ``sockstat``
+    held in the first ``size`` bytes of :data:`_READ_BUFFER`, in place; its new size."""
+    for word in _NET_GLOBAL:
+        marker = b" " + word + b" "
+        start = 0
+        while (found := _READ_BUFFER.find(marker, start, size)) >= 0:
+            digits = end = found + len(marker)
+            while end < size and 0x30 <= _READ_BUFFER[end] <= 0x39:
+                end += 1
+            _BUFFER_VIEW[digits : size - (end - digits)] = _BUFFER_VIEW[end:size]
+            _wipe(size, start=size - (end - digits))
+            size -= end - digits
+            start = digits
+    return size
+
+
+def _taken(size: "int | None") -> "bytes | None":
+    """The first ``size`` bytes of :data:`_READ_BUFFER`, copied out, and the buffer wiped."""
+    if size is None:
+        return None
+    data = bytes(_BUFFER_VIEW[:size])
+    _wipe(size)
+    return data
+
+
+def _wipe(size: int, *, start: int = 0) -> None:
+    """Zero :data:`_READ_BUFFER` from ``start`` to ``size``."""
+    _BUFFER_VIEW[start:size] = _ZEROS[start:size]
 
 
 def _serve(
     sock: socket.socket, uid: int, programs: "dict[bool, _SockFprog | None]", last_pid: int
-) -> None:
-    """Run jobs as the host sends them. ``programs`` is the job's part of the seccomp filter,
-    by whether the job may open sockets."""
+) -> "tuple[dict[str, Any], list[int], _SockFprog | None] | None":
+    """Run jobs as the host sends them, until it hangs up (None). ``programs`` is the job's
+    part of the seccomp filter, by whether the job may open sockets.
+
+    In each job's first process this returns the job (its header, its descriptors, its part
+    of the filter) for :func:`_main` to run: the job's code can walk up its frames, and this
+    one holds what the zygote knows of the jobs before it (the last one's status, CPU and wall
+    time, whether it was a session's)."""
     size = _DEFAULT_SCRATCH
     _mount_scratch(size, uid)
     _fresh_network()  # the first job's too: its socket buffers bounded like every other's
-    network: bytes | None = None  # the namespace's state as the next job finds it
+    network = None  # the namespace's state as the next job finds it
     kept = None  # the session whose scratch is mounted, or None when it is fresh
     while True:
         try:
             message, fds = _recv_with_fds(sock)
         except EOFError:
-            return
+            return None
         header = marshal.loads(message)
         session = header.get("session")
         if kept is not None and session != kept:  # a new session, or a one-shot job after one
@@ -664,9 +743,9 @@ def _serve(
         if networked and network is None:
             network = _network_state()
         pid = os.fork()
-        if pid == 0:
+        if pid == 0:  # out of this frame, and every variable of it, before the job runs
             sock.close()
-            _child(header, uid, fds, programs[header["sockets"]])
+            return header, fds, programs[header["sockets"]]
         for fd in fds:
             os.close(fd)
         status, cpu, timed_out, cpu_exceeded = _wait(pid, header["limits"], cpu_start)
@@ -691,7 +770,7 @@ def _serve(
             _mount_scratch(size, uid)
         # A new namespace when the job left a trace in it, or may still (a process that
         # outlived the sweep: the host retires such a worker, and sends it nothing more).
-        if networked and (not clean or _network_state() != network):
+        if networked and (not clean or network is None or _network_differs(network)):
             _fresh_network()
             network = None  # read again before the next job that may change it
 
@@ -809,7 +888,9 @@ def _main() -> None:
     gc.collect()
     gc.freeze()  # children then share these pages instead of copying them for the collector
     _LIBC.malloc_trim(0)  # fewer mapped pages: every fork copies the page tables of the rest
-    _serve(sock, settings["uid"], programs, last_pid)
+    job = _serve(sock, settings["uid"], programs, last_pid)
+    if job is not None:  # in the job's first process
+        _child(job[0], settings["uid"], job[1], job[2])
 
 
 if __name__ == "__main__":

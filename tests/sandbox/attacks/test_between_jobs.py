@@ -511,3 +511,84 @@ def test_after_a_session_a_job_with_a_smaller_memory_limit_gets_its_own_at_once(
         assert result.peak_memory_mb is None or result.out_of_memory, result
         assert elapsed < 2, elapsed
         assert pool.recycled == 0
+
+
+EXIT_PLANT = """
+import sys, time
+end = time.process_time() + 0.01 * {n}
+while time.process_time() < end:
+    pass
+sys.exit({n})
+"""
+
+FRAMES_LOOK = """
+import json, sys
+
+def plain(value, depth=0):
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, bytes):
+        return value.hex()
+    if depth < 3 and isinstance(value, dict):
+        return {str(key): plain(item, depth + 1) for key, item in value.items()}
+    if depth < 3 and isinstance(value, (list, tuple)):
+        return [plain(item, depth + 1) for item in value]
+    return type(value).__name__
+
+seen = []
+frame = sys._getframe().f_back  # the frames around the job's code, up to the first
+while frame is not None:
+    names = {key: plain(value) for key, value in frame.f_locals.items() if key != "__builtins__"}
+    seen.append([frame.f_code.co_name, names])
+    frame = frame.f_back
+print(json.dumps(seen, sort_keys=True))
+"""
+
+
+def test_the_frames_a_job_runs_in_hold_nothing_of_the_job_before(backend: Sandbox) -> None:
+    """A job's code can walk up its frames: on a pool worker those of the loop that forked it
+    held the last job's exit status, CPU and wall time (and whether it was a session's)."""
+    seen = []
+    for number in NUMBERS:
+        planted = py(backend, EXIT_PLANT.format(n=number))
+        assert planted.exit_code == number, planted
+        looked = py(backend, FRAMES_LOOK)
+        assert looked.ok, looked
+        assert repr(planted.wall_s) not in looked.stdout
+        seen.append(looked.stdout)
+    assert len(set(seen)) == 1, seen
+
+
+LOOPBACK_PLANT = """
+import socket
+udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+udp.bind(("127.0.0.1", 0))
+for _ in range({n} + 1):
+    udp.sendto(b"x" * 1000, udp.getsockname())
+print("planted", {n})
+"""
+
+MEMORY_LOOK = """
+import ctypes, json, re
+found = set()
+with open("/proc/self/maps") as maps:
+    regions = [line.split() for line in maps]
+for fields in regions:
+    # the heap and anonymous mappings: the memory the job was forked with, freed parts too
+    if not fields[1].startswith("r") or (len(fields) > 5 and fields[5] != "[heap]"):
+        continue
+    start, end = (int(part, 16) for part in fields[0].split("-"))
+    data = ctypes.string_at(start, end - start)
+    found.update(re.findall(rb"lo:\\s+(\\d+)\\s+(\\d+)", data))
+print(json.dumps(sorted([a.decode(), b.decode()] for a, b in found)))
+"""
+
+
+def test_what_a_job_left_in_the_network_is_not_in_the_memory_the_next_is_forked_with(
+    backend: Sandbox,
+) -> None:
+    """A pool worker reads /proc/net after a job to see whether it left a trace; the next job,
+    forked from the worker, found that reading in its own memory: the loopback counters of a
+    namespace made afresh so that it could not read them."""
+    seen = what_later_jobs_see(backend, LOOPBACK_PLANT, MEMORY_LOOK)
+    assert all(pair == ["0", "0"] for pair in json.loads(seen[0])), seen[0]
