@@ -38,6 +38,14 @@ from assay.sandbox.protocol import Sandbox
 from assay.tasks.model import Files, Task
 from assay.verdicts import Status, Verdict
 
+MAX_CONVERSATION_CHARS = 16_000_000
+"""The longest conversation an episode holds, in characters: its prompt, the model's messages
+with their tool calls, and the tools' results. Past it the episode ends, a fail (``budget``), as
+a server ends a conversation past its model's context (several million tokens is past any
+model's). Without it an endpoint answering 30 MB of tool calls a turn, each turn resent whole,
+took the run's process gigabytes an episode, and its trajectory could not be stored at all (a
+text past SQLite's billion bytes), so that the run stopped and could never finish."""
+
 
 async def run_episode(
     task: Task,
@@ -55,7 +63,8 @@ async def run_episode(
     identity, a family whose tools, verify or tool raises: the verifier crashed and judged
     nothing) end the episode with an ``error`` verdict, what failed in its ``end_detail``;
     whatever the policy answers ends in pass or fail, a turn that does not come within the
-    budget's ``max_turn_s`` too (the act is cut off).
+    budget's ``max_turn_s`` too (the act is cut off), and a conversation that grows past
+    :data:`MAX_CONVERSATION_CHARS` (a fail, ``budget``).
     Raises :class:`assay.errors.InputError` when the task or the policy cannot form an episode
     at all (a family without tools, a ``bad:LABEL`` the task lacks).
     """
@@ -129,6 +138,8 @@ class _Run:
         self.detail = ""
         self.judged: Judged | None = None
         self.model_s = 0.0
+        self.chars = 0
+        """Characters of the conversation so far (see :data:`MAX_CONVERSATION_CHARS`)."""
 
     def end(self, detail: str, judged: Judged) -> None:
         self.detail, self.judged = detail, judged
@@ -137,8 +148,9 @@ class _Run:
         self, policy: Policy, messages: list[Message], tools: list[dict[str, object]]
     ) -> None:
         episode = self.episode
+        self.chars += sum(_chars(message) for message in messages)
         while True:
-            spent = episode.exhausted()
+            spent = episode.exhausted() or self._overlong()
             if spent:
                 self.end(spent, episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
                 return
@@ -147,6 +159,7 @@ class _Run:
             if turn is None:
                 return
             episode.record_turn(turn.usage, turn.waited_s)
+            self.chars += _chars(turn.message)
             if episode.mode == "tools":
                 episode.record_dropped(turn.dropped_tool_calls)
             self.model_s += turn.latency_s
@@ -158,7 +171,8 @@ class _Run:
                 failed = episode.unjudged(EndReason.POLICY_FAILED, Status.FAIL, summary)
                 self.end(turn.failure, failed)
                 return
-            spent = episode.overspent()  # what a turn did past a budget does not count
+            # what a turn did past a budget does not count
+            spent = episode.overspent() or self._overlong()
             if spent:
                 self.steps.append(self._step(turn, (), 0.0))
                 self.end(spent, episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
@@ -228,11 +242,12 @@ class _Run:
         self.episode.record_wait(started - asked)
         done: list[ToolStep] = []
         for call in calls:
-            spent = self.episode.overspent()
+            spent = self.episode.overspent() or self._overlong()
             if spent:
                 self.end(spent, self.episode.unjudged(EndReason.BUDGET, Status.FAIL, spent))
                 break
             result = self._tool(call)
+            self.chars += len(result.output)
             done.append(ToolStep(call=call, result=result))
             messages.append(Message(role="tool", tool_call_id=call.id, content=result.output))
             if self.episode.submitted:
@@ -244,6 +259,15 @@ class _Run:
         if self.episode.submitted and self.judged is None:
             self._judge()
         return tuple(done), tools_s
+
+    def _overlong(self) -> str | None:
+        """Why the conversation is too long to go on, or None while it is not."""
+        if self.chars < MAX_CONVERSATION_CHARS:
+            return None
+        return (
+            f"conversation length limit passed ({self.chars} of {MAX_CONVERSATION_CHARS} "
+            "characters of messages, tool calls and tool results)"
+        )
 
     def _tool(self, call: ToolCall) -> ToolResult:
         """The result of ``call``. What the family's tool raises besides a sandbox's failure or
@@ -362,6 +386,12 @@ class _Run:
             cost=cost,
             started_at=started_at,
         )
+
+
+def _chars(message: Message) -> int:
+    """The characters ``message`` adds to the conversation: its text and its tool calls."""
+    calls = sum(len(call.id) + len(call.name) + len(call.arguments) for call in message.tool_calls)
+    return len(message.content or "") + calls
 
 
 def _with_dropped(step: ToolStep, dropped: int, taken: int) -> ToolStep:

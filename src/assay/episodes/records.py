@@ -33,8 +33,8 @@ class EndReason(StrEnum):
     STOPPED = "stopped"
     """The agent stopped calling tools without submitting; its workspace was judged."""
     BUDGET = "budget"
-    """A budget ran out (turns, tokens, wall time, sandbox CPU), or a policy's turn outlived
-    its time limit; the episode fails."""
+    """A budget ran out (turns, tokens, wall time, sandbox CPU), a policy's turn outlived its
+    time limit, or the conversation grew past its length limit; the episode fails."""
     POLICY_FAILED = "policy_failed"
     """The model itself failed (refusal, context too long, empty answer); the episode fails."""
     INFRASTRUCTURE = "infrastructure"
