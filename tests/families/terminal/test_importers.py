@@ -543,3 +543,30 @@ def test_lint_still_finds_what_a_dockerignore_takes_back_in(tmp_path: Path) -> N
     [imported] = import_task_dirs(tmp_path)
     [error] = [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
     assert "with solution.sh)" in error
+
+
+@pytest.mark.parametrize(
+    ("head", "key"),
+    [
+        ("instruction: Print hello.\n", "instruction"),  # the one a reader of the file sees
+        ("tags: [safe]\n", "tags"),
+        ("descriptions:\n  - key: base\n    key: other\n    description: x\n", "key"),
+    ],
+)
+def test_a_task_yaml_giving_a_key_twice_is_one_line_naming_the_key(
+    head: str, key: str, tmp_path: Path
+) -> None:
+    """PyYAML keeps a repeated key's last value silently: a task.yaml whose first instruction
+    is the one reviewed imported the second."""
+    _terminal_bench(tmp_path, task_yaml=head + TASK_YAML)
+    line = rf"task\.yaml: {key}: gives the key '{key}' twice \(again at line \d+\)"
+    with pytest.raises(InputError, match=line + r" \(keep one of them\)$"):
+        import_task_dirs(tmp_path)
+
+
+def test_keys_merged_in_may_be_given_again(tmp_path: Path) -> None:
+    """A ``<<`` merge's keys are overridden by the mapping's own, as YAML means them."""
+    merged = "defaults: &defaults\n  difficulty: easy\n  category: misc\n"
+    _terminal_bench(tmp_path, task_yaml=merged + "<<: *defaults\n" + TASK_YAML)
+    [task] = import_task_dirs(tmp_path)
+    assert terminal_config(task).difficulty == "medium"

@@ -144,10 +144,13 @@ def _terminal_bench(directory: Path) -> Task:
 
 
 def _yaml(path: Path) -> object:
-    """The YAML document in ``path``; whatever the parser raises is one error naming the file."""
+    """The YAML document in ``path``; whatever the parser raises is one error naming the file,
+    and so is a mapping that gives a key twice (PyYAML keeps the last silently, where a reader
+    of the file sees the first: two ``instruction`` fields, one reviewed and one imported)."""
     text = _text(path)
     try:
-        return yaml.safe_load(text)
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -160,6 +163,40 @@ def _yaml(path: Path) -> object:
             path=path,
             fix="correct the value (a date, number or tagged value)",
         ) from None
+    repeated = _repeated_key(root)
+    if repeated is not None:
+        key, line = repeated
+        raise InputError(
+            f"gives the key {_shown(key)} twice (again at line {line})",
+            path=path,
+            field=ascii(key[:100])[1:-1],
+            fix="keep one of them",
+        )
+    return data
+
+
+def _repeated_key(root: yaml.Node | None) -> tuple[str, int] | None:
+    """The first key a mapping of ``root`` gives twice, and the line it is given again at; keys
+    merged in with ``<<`` may be given again, as YAML lets them. Each node is walked once, so
+    aliases cost nothing however often they are used."""
+    seen: set[int] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            keys = set()
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                    if (key.tag, key.value) in keys:
+                        return key.value, key.start_mark.line + 1
+                    keys.add((key.tag, key.value))
+                pending += [key, value]
+        elif isinstance(node, yaml.SequenceNode):
+            pending += node.value
+    return None
 
 
 def _description(data: dict[str, Any]) -> object:
