@@ -187,15 +187,41 @@ def test_a_crash_starts_no_core_handler_on_the_host(sandbox: Sandbox, tmp_path: 
         ({"x": b"1", "x/y": b"2"}, "is also the directory of 'x/y'"),
         ({"big": b"x" * (2 << 20)}, r"larger than limits\.max_file_mb \(1 MiB\)"),
         ({f"f{i}": b"" for i in range(65)}, r"more than limits\.max_files \(64\)"),
+        ({"d/.": b"x"}, "names a directory"),
+        ({"d/" + "n" * 256: b"x"}, "has a part longer than 255 bytes"),
+        ({"d" * 200 + "/" + ("e" * 200 + "/") * 20 + "f": b"x"}, "longer than 4095 bytes"),
+        ({"\ud800.py": b"x"}, "holds a lone surrogate"),
     ],
-    ids=["empty", "dot", "trailing-slash", "file-and-directory", "too-large", "too-many"],
+    ids=[
+        "empty",
+        "dot",
+        "trailing-slash",
+        "file-and-directory",
+        "too-large",
+        "too-many",
+        "dot-last",
+        "long-part",
+        "long-path",
+        "lone-surrogate",
+    ],
 )
 def test_files_no_backend_can_write_are_one_clear_error(
     sandbox: Sandbox, files: dict[str, bytes], problem: str
 ) -> None:
     """Such files failed the job, as its own output: bubblewrap's error with status 1, the
-    pool's traceback with status 126 (and ``d/`` was a file on one backend only)."""
+    pool's traceback with status 126 (and ``d/`` and ``d/.`` were a file on one backend only;
+    a lone surrogate was a UnicodeEncodeError from bubblewrap's)."""
     limits = FAST.model_copy(update={"max_file_mb": 1, "max_files": 64})
     with pytest.raises(SandboxError, match=f"{problem}.*: (give|rename|raise) "):
         sandbox.run(["true"], files=files, limits=limits)
     assert sandbox.run(["true"], files={"f": b"x" * (1 << 20)}, limits=limits).exit_code == 0
+
+
+def test_a_name_that_is_not_utf8_arrives_as_its_bytes(sandbox: Sandbox) -> None:
+    """A file read from a file system that is not UTF-8 keeps its name's bytes as surrogates
+    (``os.listdir``); bubblewrap's backend raised UnicodeEncodeError for it, the pool wrote it."""
+    name = os.fsdecode(b"caf\xe9/men\xfc.txt")
+    code = "import os; print(os.listdir(b'caf\\xe9'))"
+    result = sandbox.run([sandbox.python, "-I", "-S", "-c", code], files={name: b"x"}, limits=FAST)
+    assert result.ok, result
+    assert result.stdout == "[b'men\\xfc.txt']\n"

@@ -39,7 +39,8 @@ def options_fd(options: Sequence[str]) -> int:
         if "\0" in option:
             raise SandboxError(f"a sandbox option holds a NUL byte: {option[:200]!r}")
     fd = os.memfd_create("assay-bwrap-args")
-    os.write(fd, b"".join(option.encode() + b"\0" for option in options))
+    # A file's name read from a file system that is not UTF-8 keeps its bytes as surrogates.
+    os.write(fd, b"".join(os.fsencode(option) + b"\0" for option in options))
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
 
@@ -63,22 +64,32 @@ def check_command(command: Sequence[str]) -> None:
             )
 
 
+NAME_MAX = 255
+"""Bytes in one part of a path, on every Linux file system."""
+PATH_MAX = 4096
+"""Bytes in a whole path, its last NUL included."""
+
+
 def check_files(files: Mapping[str, bytes], limits: Limits) -> None:
     """Raise :class:`SandboxError` for files that cannot all be written in the workspace: a
-    name outside it, holding a NUL byte, naming a directory (``""``, ``"."``, ``"d/"``), or
-    also the directory of another; a file over ``limits.max_file_mb``; more files than
-    ``limits.max_files``. Either backend would fail the job for them, each its own way."""
+    name outside it, holding a NUL byte or a lone surrogate (no bytes to name a file by),
+    naming a directory (``""``, ``"."``, ``"d/"``, ``"d/."``), with a part longer than
+    :data:`NAME_MAX` bytes or longer than :data:`PATH_MAX` in the workspace, or also the
+    directory of another; a file over ``limits.max_file_mb``; more files than
+    ``limits.max_files``. Either backend would fail the job for them, each its own way. (A
+    name read from a file system that is not UTF-8, with its bytes as surrogates, is a name.)"""
     paths: dict[PurePosixPath, str] = {}
     for name, data in files.items():
         relative = PurePosixPath(name)
         if relative.is_absolute() or ".." in relative.parts:
-            raise SandboxError(f"file path escapes the workspace: {name[:200]}")
+            raise SandboxError(f"file path escapes the workspace: {name[:200]!r}")
         if "\0" in name:
             raise SandboxError(f"file name {name[:200]!r} holds a NUL byte: rename the file")
-        if not relative.parts or name.endswith("/"):
+        if not relative.parts or name.endswith(("/", "/.")):
             raise SandboxError(
                 f"file name {name[:200]!r} names a directory, not a file: give the file's path"
             )
+        _check_length(name, relative)
         if len(data) > limits.max_file_mb * 2**20:
             raise SandboxError(
                 f"file {name[:200]!r} is larger than limits.max_file_mb "
@@ -97,6 +108,30 @@ def check_files(files: Mapping[str, bytes], limits: Limits) -> None:
                     f"file {paths[parent][:200]!r} is also the directory of {name[:200]!r}: "
                     "rename one of them"
                 )
+
+
+def _check_length(name: str, relative: PurePosixPath) -> None:
+    """Raise :class:`SandboxError` for a name no file system takes: not bytes, or too long."""
+    try:
+        encoded = os.fsencode(name)
+    except UnicodeEncodeError:
+        raise SandboxError(
+            f"file name {name[:200]!r} holds a lone surrogate, which no file name can: "
+            "rename the file"
+        ) from None
+    if any(len(os.fsencode(part)) > NAME_MAX for part in relative.parts):
+        raise SandboxError(
+            f"file name {name[:200]!r} has a part longer than {NAME_MAX} bytes: rename the file"
+        )
+    if len(f"{WORKSPACE}/".encode()) + len(encoded) >= PATH_MAX:
+        raise SandboxError(
+            f"file name {name[:200]!r} is longer than {PATH_MAX - 1} bytes under {WORKSPACE}: "
+            "rename the file"
+        )
+
+
+WORKSPACE = "/workspace"
+"""Where every backend writes a job's files."""
 
 
 @dataclass(frozen=True)
