@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
@@ -97,3 +98,35 @@ def test_a_reading_the_file_does_not_list_is_named() -> None:
         finding.message
     )
     assert repo_cases(_task_with(case, ["by-amount"])).readings == ["by-amount"]
+
+
+def _nan_expected(text: str) -> str:
+    data = json.loads(text)
+    data["cases"][0]["expect"] = {"value": float("nan")}
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize(
+    ("edit", "named"),
+    [
+        # expect given twice: a reader sees the first, the verifier judged by the last
+        (lambda text: text.replace('"expect": {', '"expect": {"value": 0}, "expect": {', 1), "key"),
+        (_nan_expected, "NaN"),
+    ],
+)
+def test_a_case_file_that_is_not_plain_json_is_one_line_naming_it(
+    decimal_comma: Task, edit: Callable[[str], str], named: str
+) -> None:
+    """The hidden cases are read as the code family's are: an object repeating a key was taken
+    with its last value (a case's expected outcome could be shown one way and judged another),
+    NaN and integers past Python's text limit too."""
+    text = decimal_comma.hidden["cases.json"].decode()
+    edited = edit(text)
+    assert edited != text
+    task = decimal_comma.model_copy(update={"hidden": {"cases.json": edited.encode()}})
+    [finding] = FAMILY.lint(task)
+    assert "hidden/cases.json: not plain JSON: " in finding.message
+    assert named in finding.message
+    assert "\n" not in finding.message
+    with pytest.raises(TaskFormatError, match="not plain JSON"):
+        repo_cases(task)

@@ -44,7 +44,7 @@ from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Criterion, Status, Verdict, Versions, met_at_start
 
 HARNESS = CODEC + package_files("assay.families.repo").joinpath("_harness.py").read_text("utf-8")
-VERSION = "6"
+VERSION = "7"
 MAX_FILES = 400
 """Files a submitted project may hold."""
 MAX_BYTES = 8 * 1024 * 1024
