@@ -570,3 +570,18 @@ def test_keys_merged_in_may_be_given_again(tmp_path: Path) -> None:
     _terminal_bench(tmp_path, task_yaml=merged + "<<: *defaults\n" + TASK_YAML)
     [task] = import_task_dirs(tmp_path)
     assert terminal_config(task).difficulty == "medium"
+
+
+def test_a_terminal_bench_task_may_leave_run_tests_to_the_benchmark(tmp_path: Path) -> None:
+    """run-tests.sh is optional in Terminal-Bench: without it the benchmark runs its default,
+    pytest on tests/test_outputs.py. Lint called such a task's test script missing, an error
+    that rejected a sound task; a task with neither is still refused."""
+    task = _terminal_bench(tmp_path)
+    (task / "run-tests.sh").unlink()
+    [imported] = import_task_dirs(tmp_path)
+    assert not [f for f in lint_terminal_task(imported) if f.severity.value == "error"]
+    (task / "tests" / "test_outputs.py").unlink()
+    (task / "tests" / "helpers.py").write_text("X = 1\n")
+    [imported] = import_task_dirs(tmp_path)
+    errors = [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+    assert errors == ["hidden/run-tests.sh (the test script) is missing"]

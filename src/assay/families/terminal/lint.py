@@ -1,14 +1,15 @@
 """Static checks of a terminal task, as Harbor's lint does them, with no container run.
 
-Errors: no test script, no container (neither a Dockerfile, a compose file nor an image), the
-image build copying the tests or the solution in, or a compose file mounting them or building
-from around them (the agent would see them). A Terminal-Bench task's build context is its own
-directory, which holds ``tests/``, ``run-tests.sh`` and ``solution.sh``: there a ``COPY . /app``
-(or a pattern such as ``*.sh``) copies them in unless ``.dockerignore`` leaves them out, and a
-volume ``.:/app`` mounts them; a Harbor task's context, ``environment/``, holds none of them.
-Warnings: a base image without a pinned tag or digest, packages installed without pinned
-versions, and a test script that installs or downloads at verification time (network then, and
-a moving target).
+Errors: no test script (a Terminal-Bench task may have none of its own when it has
+``tests/test_outputs.py``, which the benchmark's default script runs), no container (neither a
+Dockerfile, a compose file nor an image), the image build copying the tests or the solution in,
+or a compose file mounting them or building from around them (the agent would see them). A
+Terminal-Bench task's build context is its own directory, which holds ``tests/``,
+``run-tests.sh`` and ``solution.sh``: there a ``COPY . /app`` (or a pattern such as ``*.sh``)
+copies them in unless ``.dockerignore`` leaves them out, and a volume ``.:/app`` mounts them; a
+Harbor task's context, ``environment/``, holds none of them. Warnings: a base image without a
+pinned tag or digest, packages installed without pinned versions, and a test script that
+installs or downloads at verification time (network then, and a moving target).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from assay.tasks.model import Task
 
 CHECK = "lint"
 CONTAINER_FILES = ("Dockerfile", "docker-compose.yaml", "docker-compose.yml")
+DEFAULT_TESTS = "tests/test_outputs.py"
+"""What Terminal-Bench's own ``run-tests.sh`` runs for a task that has none (it is optional)."""
 _FROM = re.compile(r"^[ \t]*FROM[ \t]+(?:--platform=\S+[ \t]+)?(\S+)", re.IGNORECASE | re.MULTILINE)
 _COPY = re.compile(r"^[ \t]*(?:COPY|ADD)[ \t]+(.*)$", re.IGNORECASE | re.MULTILINE)
 """Within one line: ``\\s*`` after ``^`` would run on over every blank line after each one, a
@@ -46,7 +49,7 @@ def lint_terminal_task(task: Task) -> list[Finding]:
     except TaskFormatError as exc:
         return [_finding(Severity.ERROR, str(exc))]
     findings: list[Finding] = []
-    if config.test_command not in task.hidden:
+    if config.test_command not in task.hidden and not _default_tests(config.source, task):
         findings.append(
             _finding(Severity.ERROR, f"hidden/{config.test_command} (the test script) is missing")
         )
@@ -78,6 +81,12 @@ def lint_terminal_task(task: Task) -> list[Finding]:
             )
         )
     return findings
+
+
+def _default_tests(source: str, task: Task) -> bool:
+    """Whether Terminal-Bench runs the task's tests without a ``run-tests.sh`` of its own: it
+    then runs its default one, pytest on ``tests/test_outputs.py``."""
+    return source == "terminal-bench" and DEFAULT_TESTS in task.hidden
 
 
 def _beside_container(task: Task) -> tuple[str, ...]:
