@@ -64,9 +64,10 @@ _FAST_FLAGS = frozenset({"-I", "-S"})
 """Flags a command must give to take the fast path: the worker's own interpreter is isolated
 and without ``site``. A ``python -c`` without them finds what the worker lacks (its working
 directory first on ``sys.path``, the builtins ``site`` adds, such as ``exit``): it is executed."""
-_PYTHON_FLAGS = _FAST_FLAGS | {"-E", "-s", "-B"}
-"""Flags a fast-path command may give: ``-E`` and ``-s`` are part of ``-I``, and ``-B`` of the
-jobs' environment. Not ``-u``: the fast path's output is buffered."""
+_PYTHON_FLAGS = _FAST_FLAGS | {"-E", "-s"}
+"""Flags a fast-path command may give: ``-E`` and ``-s`` are part of ``-I``. Not ``-u``: the
+fast path's output is buffered; nor ``-B``: the worker's ``-I`` ignores the jobs'
+PYTHONDONTWRITEBYTECODE, so its jobs write the bytecode of what they import."""
 PRELOADED = ("sqlite3", "argparse", "csv", "datetime", "decimal", "importlib")
 """Standard-library modules the families' harnesses load, and those the repo family's projects
 import most (a command line, CSV files, dates, money), that each worker imports once, before it

@@ -57,3 +57,17 @@ def test_unbuffered_output_is_kept_when_the_deadline_stops_the_program(backend: 
     result = python(backend, ["-u", "-I", "-S"], code, limits)
     assert result.timed_out, result
     assert result.stdout == "progress\n", result
+
+
+def test_without_bytecode_a_program_writes_none(backend: Sandbox) -> None:
+    """With ``-B`` an interpreter writes no ``__pycache__`` for what it imports; the pool ran
+    it in its worker, whose ``-I`` ignores the environment's PYTHONDONTWRITEBYTECODE, and the
+    program found one in its working directory that it never finds on a new interpreter."""
+    code = (
+        "import os, sys\nsys.path.insert(0, '.')\nimport helper\n"
+        "print(sys.dont_write_bytecode, sys.flags.dont_write_bytecode, sorted(os.listdir('.')))"
+    )
+    result = python(backend, ["-I", "-S", "-B"], code, helper=b"X = 1\n")
+    assert (result.exit_code, result.stdout) == (0, "True 1 ['helper.py']\n"), result
+    written = python(backend, ["-I", "-S"], code, helper=b"X = 1\n")
+    assert written.stdout == "False 0 ['__pycache__', 'helper.py']\n", written
