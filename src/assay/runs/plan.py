@@ -8,7 +8,7 @@ saying what differs: a run's episodes must all answer the same question.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -81,20 +81,20 @@ class RunSpec(BaseModel):
             max_turn_s=max_turn_s,
         )
 
-    def jobs(self) -> list[NewJob]:
+    def jobs(self) -> Iterator[NewJob]:
         """One job an episode: every task at sample 0, then every task at sample 1, and so on,
-        so that an unfinished run has covered the tasks evenly."""
-        return [
-            NewJob(
-                task_id=task,
-                task_version=version,
-                sample=sample,
-                policy=self.policy,
-                mode=self.mode,
-            )
-            for sample in range(self.k)
-            for task, version in sorted(self.tasks.items())
-        ]
+        so that an unfinished run has covered the tasks evenly. Made one at a time as they are
+        queued: a run of many tasks at a large k holds millions."""
+        tasks = sorted(self.tasks.items())
+        for sample in range(self.k):
+            for task, version in tasks:
+                yield NewJob(
+                    task_id=task,
+                    task_version=version,
+                    sample=sample,
+                    policy=self.policy,
+                    mode=self.mode,
+                )
 
 
 def kept_spec(name: str, stored: object, *, doing: str, field: str, fix: str) -> RunSpec:

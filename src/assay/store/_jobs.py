@@ -13,7 +13,7 @@ Each function takes a DB-API cursor or connection inside a transaction the calle
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from assay.store._storable import record_json
@@ -73,15 +73,18 @@ class Database(Protocol):
         """Run one statement."""
         ...
 
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> Any:
+        """Run one statement for each of ``rows``."""
+        ...
 
-def add_jobs(db: Database, run: str, jobs: Sequence[NewJob]) -> None:
-    """Queue ``jobs`` for ``run``, in order."""
-    for job in jobs:
-        db.execute(
-            "INSERT INTO jobs (run_name, task_id, task_version, sample, policy, mode, state) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'pending')",
-            (run, job.task_id, job.task_version, job.sample, job.policy, job.mode),
-        )
+
+def add_jobs(db: Database, run: str, jobs: Iterable[NewJob]) -> None:
+    """Queue ``jobs`` for ``run``, in order, read one at a time."""
+    db.executemany(
+        "INSERT INTO jobs (run_name, task_id, task_version, sample, policy, mode, state) "
+        "VALUES (?, ?, ?, ?, ?, ?, 'pending')",
+        ((run, job.task_id, job.task_version, job.sample, job.policy, job.mode) for job in jobs),
+    )
 
 
 def claim(

@@ -14,7 +14,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -368,8 +368,8 @@ class Store:
         )
         return _run_record(self.path, rows[0]) if rows else None
 
-    def create_rollout(self, name: str, spec: dict[str, Any], jobs: Sequence[NewJob]) -> None:
-        """Start rollout run ``name`` with its jobs queued, atomically. Raises
+    def create_rollout(self, name: str, spec: dict[str, Any], jobs: Iterable[NewJob]) -> None:
+        """Start rollout run ``name`` with its jobs queued (read one at a time), atomically. Raises
         :class:`StoreError` when the name is taken (check with :meth:`run` first)."""
         with self._write() as db:
             self._claim_name(db, name, "rollout")
@@ -534,6 +534,10 @@ class _Storing:
     def execute(self, sql: str, parameters: Sequence[Any] = (), /) -> sqlite3.Cursor:
         """Run one statement."""
         return self._db.execute(sql, storable_row(parameters))
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]], /) -> sqlite3.Cursor:
+        """Run one statement for each of ``rows``, read one at a time."""
+        return self._db.executemany(sql, (storable_row(row) for row in rows))
 
 
 PROVING_CHECKS = ("reference", "known-bad")
