@@ -304,6 +304,21 @@ def test_a_check_comparing_with_eq_takes_numbers_by_value_as_the_original(
     assert CodeFamily().verify(task, {"solution.py": as_float}, pool).status is Status.FAIL
 
 
+def test_a_check_that_refuses_bools_takes_no_numbers_by_value(pool: PoolSandbox) -> None:
+    """It took 1.0 for 1, and its cases took numbers by value: True passed them, and the check
+    refuses it."""
+    test = (
+        "def check(candidate):\n    r = candidate(0)\n"
+        "    assert r == 1 and not isinstance(r, bool)\n"
+    )
+    task, outcome, detail = _one(_problem(test, "def f(x):\n    return x + 1\n"), pool)
+    assert outcome == "cases", detail
+    assert task is not None
+    assert code_config(task).numbers == "typed"
+    true = {"solution.py": b"def f(x):\n    return True\n"}
+    assert CodeFamily().verify(task, true, pool).status is Status.FAIL
+
+
 def test_a_call_the_check_never_looks_at_is_left_out_and_said(pool: PoolSandbox) -> None:
     test = "def check(candidate):\n    candidate(0)\n    assert candidate(1) == 2\n"
     task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2 * x\n"), pool)
@@ -313,6 +328,99 @@ def test_a_call_the_check_never_looks_at_is_left_out_and_said(pool: PoolSandbox)
         "compared as the check does: numbers by value"
     )
     assert _cases(task) == [([1], 2)]
+
+
+def test_a_check_reading_items_by_position_takes_no_other_order_nor_a_set(
+    pool: PoolSandbox,
+) -> None:
+    """The check reads r[0] and r[1]: it took the result with an item added at the end and as
+    a tuple, and its cases once compared the result as a set, passing [max, min] and {min,
+    max}, which the original fails (r[0] is the max; a set has no r[0])."""
+    test = (
+        "def check(candidate):\n    r = candidate([3, 1, 2])\n    assert r[0] == 1\n"
+        "    assert r[1] == 3\n    r = candidate([5, 9])\n    assert r[0] == 5 and r[1] == 9\n"
+    )
+    task, outcome, detail = _one(
+        _problem(test, "def f(xs):\n    return [min(xs), max(xs)]\n"), pool
+    )
+    assert outcome == "cases", detail
+    assert task is not None
+    assert "set" not in detail, detail
+    assert code_config(task).compare == "exact"
+    assert code_config(task).containers == "typed"
+    family = CodeFamily()
+    assert family.verify(task, task.solutions["reference"], pool).status is Status.PASS
+    for wrong in (b"[max(xs), min(xs)]", b"{min(xs), max(xs)}"):
+        solution = {"solution.py": b"def f(xs):\n    return " + wrong + b"\n"}
+        assert family.verify(task, solution, pool).status is Status.FAIL, wrong
+
+
+def test_a_set_check_still_takes_any_order_and_repeats(pool: PoolSandbox) -> None:
+    test = "def check(candidate):\n    assert set(candidate('a b c')) == {'a', 'b', 'c'}\n"
+    task, outcome, detail = _one(_problem(test, "def f(s):\n    return s.split()\n"), pool)
+    assert outcome == "cases", detail
+    assert task is not None
+    assert code_config(task).compare == "set"
+    other = {"solution.py": b"def f(s):\n    return ('c', 'a', 'b', 'a')\n"}
+    assert CodeFamily().verify(task, other, pool).status is Status.PASS
+
+
+def test_a_float_near_zero_compared_tightly_stays_legacy(pool: PoolSandbox) -> None:
+    """Its cases took any float within 1e-9 of 1e-12: a function returning 0.0 passed them,
+    and the check rejects it."""
+    test = (
+        "def check(candidate):\n    assert abs(candidate(1) - 1e-12) < 1e-16\n"
+        "    assert abs(candidate(2) - 2e-12) < 1e-16\n"
+    )
+    task, outcome, detail = _one(_problem(test, "def f(x):\n    return x * 1e-12\n"), pool)
+    assert outcome == "legacy", detail
+    assert "compares 1e-12 in call 1's result more tightly than cases can" in detail
+    assert task is not None
+    zero = {"solution.py": b"def f(x):\n    return 0.0\n"}
+    assert CodeFamily().verify(task, zero, pool).status is Status.FAIL
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "def check(candidate):\n    assert abs(candidate(1) - 1e-12) < 1e-9\n",  # as loose
+        "def check(candidate):\n    assert candidate(0) == 0.0\n",  # a zero is rounding's
+    ],
+)
+def test_a_float_near_zero_the_cases_judge_faithfully_is_converted(
+    test: str, pool: PoolSandbox
+) -> None:
+    _, outcome, detail = _one(_problem(test, "def f(x):\n    return x * 1e-12\n"), pool)
+    assert outcome == "cases", detail
+
+
+@pytest.mark.parametrize(
+    ("reference", "test", "reason"),
+    [
+        (
+            "def g(x):\n    return x\n",
+            "def check(candidate):\n    assert candidate(1) == 1\n",
+            "the problem's entry_point names 'f', which its code defines as nothing, not a "
+            "function",
+        ),
+        (
+            "f = 3\n",
+            "def check(candidate):\n    assert candidate(1) == 1\n",
+            "the problem's entry_point names 'f', which its code defines as int, not a function",
+        ),
+        (
+            "def f(x):\n    return x\n",
+            "check = 1\n",
+            "the problem's test names 'check', which its code defines as int, not a function",
+        ),
+    ],
+)
+def test_a_missing_entry_point_or_check_is_named(
+    reference: str, test: str, reason: str, pool: PoolSandbox
+) -> None:
+    """It was reported as a KeyError from inside the recording harness."""
+    _, outcome, detail = _one(_problem(test, reference), pool)
+    assert (outcome, detail) == ("failed", reason)
 
 
 def test_keyword_calls_are_bound_to_positions(pool: PoolSandbox) -> None:
@@ -553,6 +661,11 @@ def test_sanitized_mbpp_as_published_one_json_array_is_read(tmp_path: Path) -> N
         (b'{"a": ' * 100_000 + b"1" + b"}" * 100_000 + b"\n", "line 1 is nested too deeply"),
         (b'{"task_id": ' + b"9" * 5000 + b"}\n", "line 1 holds a number too long to read"),
         (b"[" + b"9" * 5000 + b"]\n", "the file holds a number too long to read"),
+        (
+            b'{"task_id": "a", "prompt": "p", "canonical_solution": "c", "test": "t", '
+            b'"entry_point": "class"}\n',
+            "line 1: entry_point: 'class' is not a Python name a function can have",
+        ),
         (
             b'{"task_id": true, "prompt": "p", "canonical_solution": "c", "test": "t", '
             b'"entry_point": "f"}\n',

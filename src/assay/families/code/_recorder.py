@@ -31,10 +31,14 @@ directories of the packages they import besides the standard library), and:
    rotation wants one of two orders, which cases cannot say); and the call's list, dict and set
    arguments are changed in place after it, to learn whether the check looks at them again (cases
    pass fresh arguments, so that check would be lost); and each number in a result is given as
-   another type of the same value (3.0 for 3, 1 for True), to learn whether the check compares
-   numbers by value, as ``==`` does (then so do the cases); and each list, tuple or set result is
-   given as the other sequence type, and with an item repeated, to learn whether the check converts
-   it (``tuple(f(x))``, ``set(f(x))``: then the cases take any such collection, and as a set);
+   another type of the same value (3.0 for 3, 1 for True, True for 1), to learn whether the check
+   compares numbers by value, as ``==`` does (then so do the cases); and each list, tuple or set
+   result is given as the other sequence type and as a collection that can only be iterated over,
+   to learn whether the check converts it (``tuple(f(x))``: then the cases take any such
+   collection, a set included; ``r[0]`` reads a position, which a set has not), and with an item
+   repeated and its items rotated (``set(f(x))``: the cases take it as a set, in any order); a
+   nonzero float so near zero that the cases' tolerance is a large part of it must be taken
+   moved by half of it;
 4. runs the check against an object equal to everything, to report how weak the check itself is.
 
 It writes one ``<nonce><json>`` line: ``{"status": "cases", "calls": [...], "tolerance": t,
@@ -139,6 +143,24 @@ class _Anything:
         return True
 
 
+class _Iterable:
+    """A collection that can be iterated over, measured and searched, and nothing else, as a
+    set: a check that takes it in place of a result converts the result (``tuple(f(x))``,
+    ``set(f(x))``); one that reads the result by position (``r[0]``) does not."""
+
+    def __init__(self, items: "Any") -> None:
+        self.items = list(items)
+
+    def __iter__(self) -> "Any":
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.items
+
+
 class _Call:
     def __init__(self, args: object) -> None:
         self.args = args
@@ -161,13 +183,20 @@ def _extract(job: "dict[str, Any]") -> "dict[str, object]":
     sys.path.extend(job.get("path", ()))  # the packages the reference or check imports
     try:
         exec(compile(job["program"] + "\n\n" + job["test"], "program.py", "exec"), namespace)  # noqa: S102 - sandboxed task code
-        function = namespace[job["entry_point"]]
-        check = namespace["check"]
     except BaseException as exc:  # noqa: BLE001 - the task's code may raise anything
         return {
             "status": "failed",
             "reason": "the reference and check do not load: " + _describe(exc),
         }
+    for name, field in ((job["entry_point"], "entry_point"), ("check", "test")):
+        if not callable(namespace.get(name)):
+            given = type(namespace[name]).__name__ if name in namespace else "nothing"
+            return {
+                "status": "failed",
+                "reason": f"the problem's {field} names {name!r}, which its code defines as "
+                f"{given}, not a function",
+            }
+    function, check = namespace[job["entry_point"]], namespace["check"]
     try:
         calls = _record(check, function, job["max_calls"], (namespace, job["entry_point"]))
     except _Legacy as exc:
@@ -451,9 +480,13 @@ class _Probes:
                 f"the check tells -0.0 from 0.0 in call {index + 1}'s result, which cases "
                 "cannot say (they compare floats with ==)"
             )
-        retyped = _retyped(value)
-        if json.dumps(encode(retyped)) != json.dumps(call.value):  # 3.0 == 3: compare texts
-            self.by_value.append(self.passes(index, lambda: decode(encode(retyped))))
+        # 3.0 == 3 and True == 1: compare texts. Cases by value take a bool for 0 or 1 too,
+        # which a check that refuses bools (not isinstance(r, bool)) must be asked about.
+        for retyped in (_retyped(value), _as_bools(value)):
+            if json.dumps(encode(retyped)) != json.dumps(call.value):
+                self.by_value.append(
+                    self.passes(index, lambda retyped=retyped: decode(encode(retyped)))
+                )
         return {"args": call.args, "expected": call.value}
 
     def _reverses(self, index: int, value: "Any") -> bool:
@@ -476,17 +509,22 @@ class _Probes:
 
     def _converts(self, index: int) -> bool:
         """Whether the check takes call ``index``'s collection as a list and as a tuple too,
-        items in the same order (it converts the result: ``tuple(f(x)) == ...``)."""
+        items in the same order, and as a collection that can only be iterated over, as a set
+        (it converts the result: ``tuple(f(x)) == ...``). Cases that take any collection take
+        a set: a check that reads the result by position (``r[0] == 1``) takes a list and a
+        tuple, and fails a set."""
         kind = type(decode(self.calls[index].value))
+        others: list[Any] = [other for other in (list, tuple) if other is not kind]
         return all(
             self.passes(index, lambda other=other: other(decode(self.calls[index].value)))
-            for other in (list, tuple)
-            if other is not kind
+            for other in [*others, _Iterable]
         )
 
     def _as_set(self, indices: "list[int]") -> bool:
-        """Whether the check takes every collection with its first item repeated, as a list
-        (it compares ``set(f(x))``: order and repeats do not matter)."""
+        """Whether the check takes every collection with its first item repeated, and with its
+        items rotated, as a list (it compares ``set(f(x))``: order and repeats do not matter).
+        A check that reads items by position (``r[0] == 1 and r[1] == 3``) takes the repeat,
+        added at the end, but not the rotation."""
         probed = False
         for index in indices:
             value: Any = decode(self.calls[index].value)
@@ -494,7 +532,10 @@ class _Probes:
             if not items:
                 continue
             probed = True
-            if not self.passes(index, lambda items=items: [*items, items[0]]):
+            rotated = items[1:] + items[:1]
+            if not self.passes(index, lambda items=items: [*items, items[0]]) or (
+                rotated != items and not self.passes(index, lambda rotated=rotated: rotated)
+            ):
                 return False
         return probed
 
@@ -523,7 +564,25 @@ class _Probes:
                 "the check compares floats with a tolerance that cases cannot state "
                 "(absolute where the values are large, or on something computed from them)"
             )
+        for index in floats:
+            self._tiny(index, tolerance)
         return None if tolerance == TOLERANCES[0] else tolerance
+
+    def _tiny(self, index: int, tolerance: float) -> None:
+        """Raise _Legacy where call ``index``'s result holds a float so near zero that the
+        cases' absolute tolerance is a large part of it, and the check does not take it moved
+        by half that tolerance: the cases would take anything within ``tolerance`` of it (0.0
+        for 1e-12), where the check compares it exactly or more tightly. A zero is left to the
+        tolerance, as rounding is (0.1 + 0.2 - 0.3 is 5.6e-17)."""
+        value = decode(self.calls[index].value)
+        bound = TINY * tolerance
+        tiny = _tiny_floats(value, bound)
+        if tiny and not self.passes(index, lambda: _moved_tiny(value, tolerance / 2, bound)):
+            raise _Legacy(
+                f"the check compares {tiny[0]!r} in call {index + 1}'s result more tightly "
+                f"than cases can: they take any float within {tolerance:g} of one under 1, "
+                "a large part of a value so near zero"
+            )
 
     def _accepts(self, index: int, step: float) -> bool:
         value = decode(self.calls[index].value)
@@ -542,6 +601,36 @@ def _moved(value: "Any", step: float) -> "Any":
     return value
 
 
+TINY = 1000
+"""A nonzero float under this many times the cases' tolerance is near zero: within that
+tolerance of it, the cases take values more than a thousandth away from it."""
+
+
+def _tiny_floats(value: "Any", bound: float) -> "list[float]":
+    """The finite nonzero floats in ``value`` under ``bound`` in size."""
+    kind = type(value)
+    if kind is float:
+        return [value] if 0 < abs(value) < bound else []
+    if kind in (list, tuple):  # as _moved: a set's members are not moved
+        return [found for item in value for found in _tiny_floats(item, bound)]
+    if kind is dict:
+        return [found for item in value.values() for found in _tiny_floats(item, bound)]
+    return []
+
+
+def _moved_tiny(value: "Any", step: float, bound: float) -> "Any":
+    """``value`` with every nonzero float under ``bound`` in size moved up by ``step``, the
+    others as they are."""
+    kind = type(value)
+    if kind is float:
+        return value + step if 0 < abs(value) < bound else value
+    if kind in (list, tuple):
+        return kind(_moved_tiny(item, step, bound) for item in value)
+    if kind is dict:
+        return {key: _moved_tiny(item, step, bound) for key, item in value.items()}
+    return value
+
+
 def _retyped(value: "Any") -> "Any":
     """``value`` with each number of another type and the same value: a bool as an int, an int
     as a float, a whole float as an int (what ``==`` does not tell apart)."""
@@ -556,6 +645,19 @@ def _retyped(value: "Any") -> "Any":
         return kind(_retyped(item) for item in value)
     if kind is dict:
         return {key: _retyped(item) for key, item in value.items()}
+    return value
+
+
+def _as_bools(value: "Any") -> "Any":
+    """``value`` with each int or float equal to 0 or 1 (not a bool already) a bool, the
+    others as they are."""
+    kind = type(value)
+    if kind in (int, float):
+        return bool(value) if value in (0, 1) else value
+    if kind in (list, tuple):
+        return kind(_as_bools(item) for item in value)
+    if kind is dict:
+        return {key: _as_bools(item) for key, item in value.items()}
     return value
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import gzip
 import json
+import keyword
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,8 +201,8 @@ def _bad(path: Path, where: str, field: str, problem: str) -> InputError:
 
 def _identifier(name: str, path: Path, where: str, field: str) -> str:
     name = name.strip()
-    if not name.isidentifier():
-        raise _bad(path, where, field, f"{name[:40]!r} is not a Python name")
+    if not name.isidentifier() or keyword.iskeyword(name):
+        raise _bad(path, where, field, f"{name[:40]!r} is not a Python name a function can have")
     return name
 
 
