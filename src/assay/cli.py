@@ -1202,7 +1202,8 @@ def run_command(**options: Any) -> None:
     """Run every task k times with a policy, each episode kept as it ends. Resumable: the same
     command with the same --run continues after a crash or Ctrl-C. Exit 0 when the run
     finished (whatever the pass rate), 2 on bad input, 3 when the infrastructure failed
-    (episodes that ended in error: run it again to retry them), 130 when interrupted.
+    (episodes that ended in error or without a score: run it again to retry them), 130 when
+    interrupted.
 
     \b
     Example:
@@ -1333,10 +1334,17 @@ def _rollout(
         )
         if then is not None:
             then(store, name)
+        unscored = store.unscored(name)
     if counts.errors:
         _exit(
             f"{counts.errors} episodes ended in error (infrastructure, not scored); run the same "
             f"command with --run {name} to retry them",
+            EXIT_INFRA,
+        )
+    if unscored:
+        _exit(
+            f"{unscored} episodes have no score (a rubric's judge could not be reached); run "
+            f"the same command with --run {name} to retry them",
             EXIT_INFRA,
         )
     sys.exit(0)
@@ -1963,7 +1971,9 @@ def _run_to_the_end(
         )
     else:
         reopened = (
-            f", {started.reopened} that ended in error queued again" if started.reopened else ""
+            f", {started.reopened} that ended in error or without a score queued again"
+            if started.reopened
+            else ""
         )
         click.echo(
             f"resuming run {name}: {counts.done} of {counts.total} episodes kept{reopened}",

@@ -131,13 +131,15 @@ class Started:
     spec: RunSpec
     state: Literal["new", "resumed"]
     reopened: int = 0
-    """Episodes that had ended in error and are queued again (on a resume)."""
+    """Episodes that had ended in error, or without a score, and are queued again (on a
+    resume)."""
 
 
 def start_run(store: Store, name: str, spec: RunSpec) -> Started:
     """Create rollout run ``name`` with its jobs, or resume it when it exists with this spec.
 
-    On a resume, the episodes that ended in error are queued again; finished ones are kept.
+    On a resume, the episodes that ended in error or without a score (a judge that could not
+    be reached) are queued again; the others are kept.
     Raises :class:`InputError` for a bad name, a name an audit run has, or a spec that differs
     from the run's (the message says what differs).
     """

@@ -11,7 +11,9 @@ stopping episodes.
 
 Each job is claimed under a lease that a heartbeat renews. An episode that ends in ``error``
 (infrastructure) is queued again with backoff until ``max_attempts``; then its error verdict is
-kept, counted apart and never scored. A ``fail`` is never retried. A finished episode's verdict
+kept, counted apart and never scored. So is one whose verdict has no score (``score_error``: a
+rubric's judge could not be reached), kept after its attempts with its pass or fail and no score,
+and run again when the run is resumed. A ``fail`` is never retried. A finished episode's verdict
 and trajectory are written in the transaction that marks its job done, and only if this runner's
 claim still holds the job.
 """
@@ -282,17 +284,20 @@ class Runner:
             budget=options.budget,
             prices=options.prices,
         )
-        status = trajectory.verdict.status
+        verdict = trajectory.verdict
+        status = verdict.status
         error = None
         if status is Status.ERROR:
-            error = trajectory.end_detail or trajectory.verdict.summary
-            if job.attempts + 1 < options.max_attempts:
-                delay = min(options.max_backoff_s, options.backoff_s * 2**job.attempts)
-                await self._call(
-                    self.store.retry_later, job, error=error, not_before=time.time() + delay
-                )
-                self._emit(Outcome(job.task_id, job.sample, None, error))
-                return
+            error = trajectory.end_detail or verdict.summary
+        elif verdict.score_error is not None:  # a judge that could not be reached
+            error = f"no score: {verdict.score_error}"
+        if error is not None and job.attempts + 1 < options.max_attempts:
+            delay = min(options.max_backoff_s, options.backoff_s * 2**job.attempts)
+            await self._call(
+                self.store.retry_later, job, error=error, not_before=time.time() + delay
+            )
+            self._emit(Outcome(job.task_id, job.sample, None, error))
+            return
         kept = await self._keep(Finished(job=job, trajectory=trajectory, error=error))
         self._emit(Outcome(job.task_id, job.sample, status, error or "", kept))
 

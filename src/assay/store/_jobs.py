@@ -13,6 +13,7 @@ Each function takes a DB-API cursor or connection inside a transaction the calle
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
@@ -202,8 +203,24 @@ def finish(db: Database, finished: Finished, *, created_at: str) -> bool:
 
 
 def reopen_errors(db: Database, run: str) -> int:
-    """Queue again, with fresh attempts, the jobs of ``run`` that ended in error; their error
-    verdicts and trajectories are removed (the last error stays on the job)."""
+    """Queue again, with fresh attempts, the jobs of ``run`` that ended in error or whose
+    verdict has no score (see :func:`unscored`); their verdicts and trajectories are removed
+    (the last error stays on the job)."""
+    reopened = unscored(db, run)
+    for task_id, sample in reopened:
+        db.execute(
+            "DELETE FROM trajectories WHERE run_name = ? AND task_id = ? AND sample = ?",
+            (run, task_id, sample),
+        )
+        db.execute(
+            "DELETE FROM verdicts WHERE run_id = ? AND task_id = ? AND sample = ?",
+            (run, task_id, sample),
+        )
+        db.execute(
+            "UPDATE jobs SET state = 'pending', status = NULL, attempts = 0, not_before = 0 "
+            "WHERE run_name = ? AND task_id = ? AND sample = ? AND state = 'done'",
+            (run, task_id, sample),
+        )
     db.execute(
         "DELETE FROM trajectories WHERE run_name = ? AND status = 'error'",
         (run,),
@@ -217,7 +234,35 @@ def reopen_errors(db: Database, run: str) -> int:
         "WHERE run_name = ? AND state = 'done' AND status = 'error'",
         (run,),
     )
-    return int(cursor.rowcount)
+    return int(cursor.rowcount) + len(reopened)
+
+
+UNSCORED = (
+    "SELECT task_id, sample, record FROM verdicts WHERE run_id = ? AND sample IS NOT NULL "
+    "AND status != 'error' "
+    "AND record LIKE '%\"score\\_error\":%' ESCAPE '\\' "
+    "AND record NOT LIKE '%\"score\\_error\":null%' ESCAPE '\\' "
+    "AND record NOT LIKE '%\"score\\_error\": null%' ESCAPE '\\' "
+    "ORDER BY task_id, sample"
+)
+"""The kept verdicts of a run that may hold a ``score_error``: a cheap filter in SQL, each match
+then read whole to be sure (the key could be text inside another field)."""
+
+
+def unscored(db: Database, run: str) -> list[tuple[str, int]]:
+    """The (task id, sample) of the episodes of ``run`` kept with a pass or fail but no score:
+    a rubric's judge could not be reached after every attempt (``score_error``). Like an
+    error, such an episode is infrastructure's failure, to be run again."""
+    rows = db.execute(UNSCORED, (run,)).fetchall()
+    found = []
+    for task_id, sample, record in rows:
+        try:
+            score_error = json.loads(record).get("score_error")
+        except (ValueError, AttributeError):
+            continue  # not a verdict record: it cannot be read as one anywhere else either
+        if score_error is not None:
+            found.append((str(task_id), int(sample)))
+    return found
 
 
 def counts(db: Database, run: str, *, now: float) -> JobCounts:

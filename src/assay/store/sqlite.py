@@ -428,9 +428,19 @@ class Store:
             return _jobs.retry_later(db, job, error=error, not_before=not_before)
 
     def reopen_errors(self, run: str) -> int:
-        """Queue again the jobs of ``run`` that ended in error, with fresh attempts."""
+        """Queue again the jobs of ``run`` that ended in error or whose verdict has no score,
+        with fresh attempts."""
         with self._write() as db:
             return _jobs.reopen_errors(db, run)
+
+    def unscored(self, run: str) -> int:
+        """Episodes of ``run`` kept with a pass or fail but no score (a rubric's judge could
+        not be reached after every attempt): run again when the run is resumed."""
+        with self._lock:
+            try:
+                return len(_jobs.unscored(self._db, run))
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: read failed: {exc}") from None
 
     def job_counts(self, run: str, *, now: float) -> JobCounts:
         """Where the jobs of ``run`` are."""
