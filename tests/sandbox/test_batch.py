@@ -532,3 +532,20 @@ def test_a_runs_orphans_count_against_its_cpu_limit_as_a_jobs_do(pool: PoolSandb
     assert burner.cpu_exceeded, burner
     assert not burner.ok
     assert quiet.ok, quiet
+
+
+def test_a_run_finds_its_own_definitions_through_main_as_a_job_does(pool: PoolSandbox) -> None:
+    """``unittest.main()`` looks for tests in ``sys.modules["__main__"]``: in a batch that was
+    the harness, and every run of a failing test passed ("Ran 0 tests, OK")."""
+    source = (
+        "import sys, unittest\n"
+        "class Answer(unittest.TestCase):\n"
+        "    def test_answer(self):\n"
+        "        self.assertEqual(sys.stdin.read(), 'right')\n"
+        "unittest.main()\n"
+    )
+    alone = pool.run(program(pool, source), stdin=b"wrong", limits=LIMITS)
+    assert alone.exit_code == 1, alone
+    batched = run_many(pool, program(pool, source), runs("wrong", "right", "wrong"))
+    assert [result.exit_code for result in batched] == [1, 0, 1], batched
+    assert all("Ran 1 test" in result.stderr for result in batched), batched

@@ -30,6 +30,7 @@ them again, and pay for each page of this process that it touches doing so.
 """
 
 import base64
+import builtins
 import ctypes
 import gc
 import json
@@ -332,13 +333,12 @@ def _run_python(code: "Any", argv: "list[str]") -> int:
     definitions ran before the runs): ``SystemExit`` gives the status, anything else raised is
     printed and gives 1, and the streams are flushed."""
     sys.argv = argv
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
     status = 0
     try:
         if callable(code):
             code()
         else:
-            exec(code, namespace)
+            exec(code, _fresh_main())
     except SystemExit as exc:
         if exc.code is None:
             status = 0
@@ -356,6 +356,17 @@ def _run_python(code: "Any", argv: "list[str]") -> int:
         except BaseException:  # noqa: S110 - a closed or broken stream loses its last output
             pass
     return status
+
+
+def _fresh_main() -> "dict[str, Any]":
+    """The globals of a new ``__main__`` module in ``sys.modules``, as a job's are (see the
+    warm worker's ``_fresh_main``): what ``python -c`` starts its globals with."""
+    main = type(sys)("__main__")
+    main.__loader__ = sys.modules["_frozen_importlib"].BuiltinImporter
+    main.__annotations__ = {}
+    main.__builtins__ = builtins  # type: ignore[attr-defined]  # as the interpreter sets it
+    sys.modules["__main__"] = main
+    return main.__dict__
 
 
 def _read(fd: int, outputs: "dict[int, list[Any]]", cap: int, poller: "Any") -> None:

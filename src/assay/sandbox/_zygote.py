@@ -60,6 +60,7 @@ subreaper, so everything a job starts stays its descendant; after the job all of
 
 # What the worker needs, and what the families' harness code imports (json, math, traceback),
 # loaded once here so that no job pays for importing them.
+import builtins
 import contextlib
 import ctypes
 import fcntl
@@ -385,11 +386,24 @@ def _standard_streams() -> None:
         setattr(sys, f"__{name}__", stream)
 
 
+def _fresh_main() -> "dict[str, Any]":
+    """The globals of a new ``__main__`` module, which takes the worker's place in
+    ``sys.modules``, holding what ``python -c`` starts its globals with: code that finds its
+    own definitions through ``__main__`` (pickle, ``unittest.main()``, ``doctest.testmod()``)
+    finds them, not the worker's (where ``unittest.main()`` ran no test, and passed)."""
+    main = type(sys)("__main__")
+    main.__loader__ = sys.modules["_frozen_importlib"].BuiltinImporter
+    main.__annotations__ = {}
+    main.__builtins__ = builtins  # type: ignore[attr-defined]  # as the interpreter sets it
+    sys.modules["__main__"] = main
+    return main.__dict__
+
+
 def _run_python(code: "Any", command: "list[str]") -> int:
     for number, disposition in _FRESH_DISPOSITIONS.items():  # as ``python -c`` starts
         signal.signal(number, disposition)
     sys.argv = ["-c", *command[command.index("-c") + 2 :]]
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    namespace = _fresh_main()
     status = 0
     interrupted = False
     try:

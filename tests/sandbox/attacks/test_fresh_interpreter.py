@@ -71,3 +71,35 @@ def test_without_bytecode_a_program_writes_none(backend: Sandbox) -> None:
     assert (result.exit_code, result.stdout) == (0, "True 1 ['helper.py']\n"), result
     written = python(backend, ["-I", "-S"], code, helper=b"X = 1\n")
     assert written.stdout == "False 0 ['__pycache__', 'helper.py']\n", written
+
+
+FAILING_TESTS = """
+import unittest
+
+class Answer(unittest.TestCase):
+    def test_answer(self):
+        self.assertEqual(6 * 7, 41)
+
+unittest.main()
+"""
+
+
+def test_a_program_that_finds_itself_through_main_finds_its_own_definitions(
+    backend: Sandbox,
+) -> None:
+    """``unittest.main()`` looks for tests in ``sys.modules["__main__"]``, which on the pool
+    was its worker: a failing test was never run, and the program passed ("Ran 0 tests, OK").
+    Pickle and doctest look there too."""
+    tests = python(backend, ["-I", "-S"], FAILING_TESTS)
+    assert tests.exit_code == 1, tests
+    assert "Ran 1 test" in tests.stderr, tests
+    assert "FAILED (failures=1)" in tests.stderr, tests
+    code = (
+        "import pickle, sys\nclass Point:\n    pass\n"
+        "print(pickle.loads(pickle.dumps(Point())).__class__ is Point)\n"
+        "print(sys.modules['__main__'].__dict__ is globals(), sorted(globals()))"
+    )
+    found = python(backend, ["-I", "-S"], code)
+    names = ["Point", "__annotations__", "__builtins__", "__doc__", "__loader__", "__name__"]
+    names += ["__package__", "__spec__", "pickle", "sys"]
+    assert found.stdout == f"True\nTrue {sorted(names)}\n", found
