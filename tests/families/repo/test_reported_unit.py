@@ -55,3 +55,22 @@ def test_maxage_fixed_but_the_default_lost_fails(pool: PoolSandbox, seed: int) -
     verdict = RepoFamily().verify(task, {**reference, CONFIG: lost.encode()}, pool)
     assert verdict.status is Status.FAIL, verdict.summary
     assert RepoFamily().verify(task, reference, pool).status is Status.PASS
+
+
+AMOUNTS = "invoicing/amounts.py"
+
+
+@pytest.mark.parametrize("seed", [5, 10, 19])
+def test_parentheses_read_one_character_short_fail(pool: PoolSandbox, seed: int) -> None:
+    """A fix that cut one character too many before the closing parenthesis read "(310,10)" as
+    "310,1", the same amount: where the one case of plain cents drew cents ending in 0 (these
+    seeds), it passed every case, and the audit's mutant of it survived."""
+    [template] = [t for t in TEMPLATES if t.id == "invoice-importer"]
+    [change] = [c for c in template.changes if c.id == "accounting-negatives"]
+    task = make_task((template, change, "ticket"), seed, 0, pool)
+    reference = task.references()["reference"]
+    source = reference[AMOUNTS].decode()
+    assert "cleaned[1:-1]" in source
+    short = source.replace("cleaned[1:-1]", "cleaned[1:-2]")
+    verdict = RepoFamily().verify(task, {**reference, AMOUNTS: short.encode()}, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
