@@ -107,6 +107,29 @@ def test_a_nul_byte_in_the_command_is_one_clear_error(
         sandbox.run(command, limits=FAST)
 
 
+@pytest.mark.parametrize("backend", ["bubblewrap", "pool", "local"])
+@pytest.mark.parametrize(
+    "command",
+    [["echo", "a\ud800"], ["PYTHON", "-I", "-S", "-c", "print('\udfff')"]],
+    ids=["argument", "python-code"],
+)
+def test_a_lone_surrogate_in_the_command_is_one_clear_error(
+    backend: str, command: list[str], request: pytest.FixtureRequest
+) -> None:
+    """No bytes stand for a lone surrogate: bubblewrap's backend raised Python's raw
+    ``UnicodeEncodeError``, the pool reported a traceback as the job's own output (status 126)
+    or, on its fast path, as the program's failure (status 1)."""
+    sandbox: Sandbox = LocalSandbox() if backend == "local" else request.getfixturevalue(backend)
+    command = [sandbox.python if part == "PYTHON" else part for part in command]
+    with pytest.raises(SandboxError, match=r"^command argument \d holds a lone surrogate .*stdin$"):
+        sandbox.run(command, limits=FAST)
+    # one that stands for a byte (os.fsdecode's) is that byte
+    code = "import os, sys; print(os.fsencode(sys.argv[1]))"
+    argument = os.fsdecode(b"caf\xe9")
+    result = sandbox.run([sandbox.python, "-I", "-S", "-c", code, argument], limits=FAST)
+    assert result.stdout == "b'caf\\xe9'\n", result
+
+
 def test_a_command_given_as_a_string_is_one_clear_error(sandbox: Sandbox) -> None:
     """A string is a sequence of one-letter arguments: ``run("echo hi")`` ran ``e``."""
     with pytest.raises(SandboxError, match=r"^the command is a string \('echo hi'\): give "):

@@ -48,7 +48,8 @@ def options_fd(options: Sequence[str]) -> int:
 def check_command(command: Sequence[str]) -> None:
     """Raise :class:`SandboxError` for a command no process can be started with: an empty one,
     a string (a sequence of one-letter arguments), or one with an argument that holds a NUL
-    byte (the kernel ends each argument at one)."""
+    byte (the kernel ends each argument at one) or a lone surrogate (no bytes to pass it as;
+    one that stands for a byte, as ``os.fsdecode`` makes them, is that byte)."""
     if isinstance(command, str):
         raise SandboxError(
             f"the command is a string ({command[:200]!r}): give it as a list of arguments, "
@@ -62,6 +63,13 @@ def check_command(command: Sequence[str]) -> None:
                 f"command argument {index} holds a NUL byte ({argument[:200]!r}): "
                 "pass such data in a file or on stdin"
             )
+        try:
+            os.fsencode(argument)
+        except UnicodeEncodeError:
+            raise SandboxError(
+                f"command argument {index} holds a lone surrogate ({argument[:200]!r}): "
+                "pass text that is UTF-8, or such data in a file or on stdin"
+            ) from None
 
 
 NAME_MAX = 255
