@@ -74,3 +74,23 @@ def test_parentheses_read_one_character_short_fail(pool: PoolSandbox, seed: int)
     short = source.replace("cleaned[1:-1]", "cleaned[1:-2]")
     verdict = RepoFamily().verify(task, {**reference, AMOUNTS: short.encode()}, pool)
     assert verdict.status is Status.FAIL, verdict.summary
+
+
+SCORES = "gradebook/scores.py"
+ROUNDED = "    return max(0.0, round(points - LATE_PENALTY * max_points * days_late, 2))\n"
+
+
+@pytest.mark.parametrize("seed", [2, 3, 8])
+def test_late_points_rounded_to_another_place_fail(pool: PoolSandbox, seed: int) -> None:
+    """Late points are rounded to cents, but where every case's penalty had two decimals
+    (these seeds drew 2 days late at 17.75 points), a fix rounding to three passed every case,
+    and the audit's mutant of it survived."""
+    [template] = [t for t in TEMPLATES if t.id == "course-gradebook"]
+    [change] = [c for c in template.changes if c.id == "late-penalty"]
+    task = make_task((template, change, "ticket"), seed, 0, pool)
+    reference = task.references()["reference"]
+    source = reference[SCORES].decode()
+    assert ROUNDED in source
+    other = source.replace(ROUNDED, ROUNDED.replace(", 2))", ", 3))"))
+    verdict = RepoFamily().verify(task, {**reference, SCORES: other.encode()}, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
