@@ -139,6 +139,8 @@ BAD_CONDITIONS = [
     ({"": "1"}, r"^condition name '' is empty or holds "),
     ({"A\0": "1"}, r"^condition name 'A\\x00' is empty or holds "),
     ({"TZ": "U\0TC"}, r"^condition TZ holds a NUL byte \('U\\x00TC'\): an environment value "),
+    ({"TZ": "U\ud800"}, r"^condition 'TZ' holds a lone surrogate \('U\\ud800'\): give it as "),
+    ({"T\udfffZ": "1"}, r"^condition 'T\\udfffZ' holds a lone surrogate \('1'\): give it as "),
 ]
 
 

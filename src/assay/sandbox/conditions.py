@@ -14,6 +14,7 @@ honouring them lets in nothing the job did not have.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,7 +28,8 @@ _ISOLATED = ("-s", "-P")
 
 def check_conditions(env: Mapping[str, str]) -> None:
     """Raise :class:`SandboxError` for variables no process can be started with: a name that
-    is empty or holds ``=`` or a NUL byte, a value that holds a NUL byte."""
+    is empty or holds ``=`` or a NUL byte, a value that holds a NUL byte; either holding a
+    lone surrogate (no bytes to pass it as)."""
     for name, value in env.items():
         if not name or "=" in name or "\0" in name:
             raise SandboxError(
@@ -39,6 +41,13 @@ def check_conditions(env: Mapping[str, str]) -> None:
                 f"condition {name[:200]} holds a NUL byte ({value[:200]!r}): "
                 "an environment value cannot"
             )
+        try:
+            os.fsencode(name + value)
+        except UnicodeEncodeError:
+            raise SandboxError(
+                f"condition {name[:200]!r} holds a lone surrogate ({value[:200]!r}): "
+                "give it as UTF-8 text"
+            ) from None
 
 
 def with_environment(command: Sequence[str], env: Mapping[str, str]) -> list[str]:
