@@ -6,7 +6,9 @@ import json
 from math import comb
 
 import pytest
+from rich.console import Console
 
+from assay._render_runs import profile_table
 from assay.profiles import Sample, build_profile, histogram_lines, pass_at_k
 
 
@@ -90,3 +92,24 @@ def test_the_text_histogram_has_a_line_a_bucket() -> None:
 def test_an_unknown_status_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown status 'passed'"):
         build_profile("r", 1, [Sample("t", 0, "passed")])
+
+
+def test_a_rate_near_an_end_is_not_shown_as_the_end() -> None:
+    statuses = {"almost": ["pass"] * 4998 + ["fail"] * 2, "barely": ["pass"] + ["fail"] * 4999}
+    samples = [
+        Sample(task_id=task, sample=i, status=status)
+        for task, kept in statuses.items()
+        for i, status in enumerate(kept)
+    ]
+    profile = build_profile("r", 5000, samples)
+    assert (profile.triage.review, profile.triage.too_easy) == ((), ())
+    console = Console(width=200, record=True)
+    console.print(profile_table(profile))
+    cells = {
+        row[0]: row[1:]
+        for line in console.export_text().splitlines()
+        if len(row := [cell.strip() for cell in line.split("│")[1:-1]]) == 7
+    }
+    # samples, passed, errors, pass rate, pass@1, pass@k (k = 5000: a certainty with 4998)
+    assert cells["almost"] == ["5000", "4998", "0", ">99.9%", ">99.9%", "100.0%"]
+    assert cells["barely"] == ["5000", "1", "0", "<0.1%", "<0.1%", "100.0%"]

@@ -154,7 +154,14 @@ def profile_text(profile: Profile) -> Text:
 
 
 def _rate(value: float | None) -> Text:
-    return plain("-" if value is None else f"{value:.1%}")
+    """A rate to a tenth of a percent; one between 0 and 1 never shows as either (2 fails in
+    5,000 are not 100.0%, which only a task in the too-easy triage is)."""
+    if value is None:
+        return plain("-")
+    shown = f"{value:.1%}"
+    if 0 < value < 1 and shown in ("0.0%", "100.0%"):
+        shown = "<0.1%" if value < 0.5 else ">99.9%"
+    return plain(shown)
 
 
 def runs_table(rows: Sequence[RunRow], db: Path) -> Table:

@@ -101,7 +101,9 @@ class JobCounts(BaseModel):
     failed: int = Field(default=0, description="Finished with a fail.")
     errors: int = Field(default=0, description="Finished with an error, retries spent.")
     leased: int = Field(default=0, description="Held by a runner now.")
-    retrying: int = Field(default=0, description="Waiting for a retry after an error.")
+    retrying: int = Field(
+        default=0, description="Waiting for a retry after an error or a verdict without a score."
+    )
 
     @property
     def unfinished(self) -> int:
