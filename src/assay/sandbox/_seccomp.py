@@ -289,5 +289,6 @@ def split_program() -> tuple[bytes, bytes, bytes] | None:
 
 NO_FILTER_NOTE = (
     "no seccomp filter for this CPU architecture: namespace, IPC, tracing and mount system calls "
-    "are not filtered"
+    "are not filtered, nor changes to other processes' limits, priority or CPU affinity (a pool "
+    "worker's, where its jobs run as its uid)"
 )

@@ -48,9 +48,9 @@ _MAP_TIMEOUT_S = 10.0
 SHARED_NOTE = (
     "no subordinate ids for this user (/etc/subuid and /etc/subgid, set with newuidmap from the "
     "uidmap package): every job runs as your own uid inside its worker's user namespace, so jobs "
-    "are not told apart by uid and a job can slow down or reconfigure its own worker (its "
-    "priority, CPU affinity); isolation between jobs holds (fresh scratch, network, PIDs) and the "
-    "worker ignores a job's signals"
+    "are not told apart by uid; isolation between jobs holds (fresh scratch, network, PIDs), the "
+    "worker ignores a job's signals, and the seccomp filter keeps a job from changing its "
+    "worker's limits, priority or CPU affinity"
 )
 
 

@@ -10,13 +10,15 @@ file in all three ways.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from assay.families import harness_code
-from assay.sandbox import PoolSandbox
+from assay.sandbox import PoolSandbox, _userns
+from assay.sandbox._seccomp import NO_FILTER_NOTE
 from assay.tasks import Limits
 from tests.sandbox.attacks._support import py
 
@@ -121,3 +123,14 @@ def test_the_identity_is_reported(one_worker: PoolSandbox) -> None:
     assert bool(shared) == (kind == "shared")
     result = py(one_worker, "print(1)", Limits(timeout_s=5, memory_mb=64))
     assert tuple(shared) == tuple(n for n in result.notes if "no subordinate ids" in n)
+
+
+def test_no_note_says_a_job_can_change_its_worker(one_worker: PoolSandbox) -> None:
+    """Without subordinate ids every result said a job "can slow down or reconfigure its own
+    worker (its priority, CPU affinity)", which the seccomp filter refuses (the attack above);
+    only a host without the filter loses that, and its note says so."""
+    claim = re.compile(r"\bjob can\b[^;]*\b(priority|affinity)")
+    if NO_FILTER_NOTE not in one_worker.notes:
+        for note in (*one_worker.notes, _userns.SHARED_NOTE):
+            assert not claim.search(note), note
+    assert "priority or CPU affinity" in NO_FILTER_NOTE
