@@ -403,6 +403,7 @@ def _run_python(code: "Any", command: "list[str]") -> int:
     for number, disposition in _FRESH_DISPOSITIONS.items():  # as ``python -c`` starts
         signal.signal(number, disposition)
     sys.argv = ["-c", *command[command.index("-c") + 2 :]]
+    sys.orig_argv = list(command)  # not the worker's, which holds its own source
     namespace = _fresh_main()
     status = 0
     interrupted = False

@@ -103,3 +103,11 @@ def test_a_program_that_finds_itself_through_main_finds_its_own_definitions(
     names = ["Point", "__annotations__", "__builtins__", "__doc__", "__loader__", "__name__"]
     names += ["__package__", "__spec__", "pickle", "sys"]
     assert found.stdout == f"True\nTrue {sorted(names)}\n", found
+
+
+def test_a_program_sees_its_own_command_line(backend: Sandbox) -> None:
+    """``sys.orig_argv`` is the command the interpreter was started with: on the pool's fast
+    path it was its worker's, the worker's whole source among it."""
+    code = "import sys; print(sys.orig_argv[1:4], sys.orig_argv[5:], len(sys.orig_argv[4]))"
+    result = backend.run([backend.python, "-I", "-S", "-c", code, "a1"], limits=QUICK)
+    assert result.stdout == f"['-I', '-S', '-c'] ['a1'] {len(code)}\n", result
