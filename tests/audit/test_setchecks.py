@@ -325,3 +325,41 @@ def test_two_tasks_of_one_template_are_not_copies(pool: PoolSandbox) -> None:
     same = [reference_fingerprint(made.solutions["reference"]["solution.py"]) for made in pair]
     assert same[0] is not None
     assert same[0] == same[1]  # one template's reference: the reason it does not count alone
+
+
+def test_hundreds_of_identical_tasks_are_one_finding_each(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    """A set of one task written 300 times (a generator stuck on one draw), a third of them in
+    the frozen split: every copy but the first frozen one is held, each by one finding naming
+    the one it copies, and the first notes them all in one (one finding a pair made half a
+    million findings and gigabytes of a thousand such tasks)."""
+    original = task("t000")
+    made = [
+        original.model_copy(
+            update={
+                "spec": original.spec.model_copy(
+                    update={"id": f"t{n:03}", "split": Split.FROZEN if n % 3 else Split.TRAIN}
+                )
+            }
+        )
+        for n in range(300)
+    ]
+    tasks, _ = audit(tmp_path, made, "duplicates,contamination", pool)
+    assert tasks["t001"].decision is Decision.ACCEPTED  # the first frozen one
+    [note] = tasks["t001"].findings
+    assert note.severity is Severity.INFO
+    assert note.message.startswith("299 tasks are near duplicates of this task: t000 (")
+    assert note.message.endswith(" and 295 more")
+    for n in range(2, 300):
+        audited = tasks[f"t{n:03}"]
+        by_check = [f.check for f in audited.findings]
+        if n % 3:
+            assert audited.decision is Decision.QUARANTINED, n
+            assert by_check == ["duplicates"], n
+        else:
+            assert audited.decision is Decision.REJECTED, n
+            assert sorted(by_check) == ["contamination", "duplicates"], n
+        assert audited.findings[0].message.startswith("near duplicate of t001 (Jaccard"), n
+    [copied] = [f for f in tasks["t000"].findings if f.check == "contamination"]
+    assert copied.message.startswith("copies frozen task t001 (100% of its 8-word n-grams;")

@@ -29,17 +29,24 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from assay.audit.report import AuditReport, TaskAudit
-from assay.audit.verifier_copies import SharedVerifier, shared_verifiers
+from assay.audit.verifier_copies import (
+    SharedVerifier,
+    held_first,
+    shared_verifiers,
+    verifier_fingerprints,
+)
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 from assay.tasks.model import Task
-from assay.tasks.similarity import DUPLICATE_SIMILARITY, near_duplicates, ngrams
+from assay.tasks.similarity import DUPLICATE_SIMILARITY, near_duplicates, ngrams, shingles
 from assay.tasks.spec import Split
 
 CONTAMINATION_WORDS = 8
 """Words in the n-grams compared for contamination."""
 CONTAMINATION_SHARE = 0.5
 """Share of a task's n-grams found elsewhere from which it counts as copied."""
+_NAMED = 4
+"""Near duplicates of a task its note names; the others are counted."""
 CORPUS_MAX_BYTES = 512 * 1024 * 1024
 """A corpus larger than this is refused: its n-grams are held in memory."""
 
@@ -70,7 +77,8 @@ class _Copy:
     """The verifier fingerprints both tasks have, as the evidence shows them; empty if none."""
 
     def add_verifier(self, shared: SharedVerifier) -> None:
-        self.reasons.append(shared.reason)
+        if shared.reason not in self.reasons:
+            self.reasons.append(shared.reason)
         self.shared = f": {shared.evidence}"
 
 
@@ -80,17 +88,23 @@ class DuplicatesCheck:
     name = "duplicates"
 
     def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
-        """Quarantine the second task of each near-duplicate pair; note the first."""
-        texts = {task.id: task_text(task) for task in tasks}
+        """Quarantine the second task of each near-duplicate pair; note the first. Of tasks
+        with the very same words, the first (:func:`held_first`) stands for the others in the
+        search, and each other is a copy of it alone: a thousand copies of one prompt are a
+        thousand findings, not half a million."""
         frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
         pairs: defaultdict[tuple[str, str], _Copy] = defaultdict(_Copy)
+        alike = _alike({task.id: frozenset(shingles(task_text(task))) for task in tasks}, tasks)
+        for first, copies in alike.items():
+            for copy in copies[1:]:
+                pairs[_ordered(first, copy)].reasons.append(_jaccard_words(1.0))
+        texts = {task.id: task_text(task) for task in tasks if task.id in alike}
         for pair in near_duplicates(texts, DUPLICATE_SIMILARITY):
-            pairs[pair.first, pair.second].reasons.append(
-                f"Jaccard similarity {pair.similarity:.2f} of word 3-grams"
-            )
+            pairs[pair.first, pair.second].reasons.append(_jaccard_words(pair.similarity))
         for shared in shared_verifiers(tasks):
             pairs[shared.first, shared.second].add_verifier(shared)
         found: defaultdict[str, list[Finding]] = defaultdict(list)
+        copied: defaultdict[str, list[str]] = defaultdict(list)
         for (first, second), why in sorted(pairs.items()):
             kept, copy = first, second
             if copy in frozen and kept not in frozen:  # the held-out task is the original
@@ -105,14 +119,28 @@ class DuplicatesCheck:
                     evidence=f"{kept} and {copy}{why.shared}",
                 )
             )
-            found[kept].append(
-                Finding(
-                    check=self.name,
-                    severity=Severity.INFO,
-                    message=f"{copy} is a near duplicate of this task ({similar})",
-                )
-            )
+            copied[kept].append(f"{copy} ({similar})")
+        for kept, copies in copied.items():
+            found[kept].append(self._original(copies))
         return dict(found)
+
+    def _original(self, copies: list[str]) -> Finding:
+        """The note on a task that ``copies`` (each its id and why) are near duplicates of."""
+        if len(copies) == 1:
+            copy, _, similar = copies[0].partition(" (")
+            return Finding(
+                check=self.name,
+                severity=Severity.INFO,
+                message=f"{copy} is a near duplicate of this task ({similar}",
+            )
+        more = len(copies) - _NAMED
+        rest = f" and {more} more" if more > 0 else ""
+        return Finding(
+            check=self.name,
+            severity=Severity.INFO,
+            message=f"{len(copies)} tasks are near duplicates of this task: "
+            f"{', '.join(copies[:_NAMED])}{rest}",
+        )
 
 
 class ContaminationCheck:
@@ -129,14 +157,20 @@ class ContaminationCheck:
         """An error on each copy of a frozen task; a warning on each task found in the corpus."""
         grams = {task.id: ngrams(task_text(task), CONTAMINATION_WORDS) for task in tasks}
         found: defaultdict[str, list[Finding]] = defaultdict(list)
+        held_by: defaultdict[str, list[tuple[str, _Copy]]] = defaultdict(list)
         for (held, copy_id), why in sorted(_frozen_copies(tasks, grams).items()):
+            held_by[copy_id].append((held, why))
+        for copy_id, copied in held_by.items():
+            (held, why), more = copied[0], len(copied) - 1
+            also = f" and {more} more frozen task{'s' if more > 1 else ''}" if more else ""
             found[copy_id].append(
                 Finding(
                     check=self.name,
                     severity=Severity.ERROR,
-                    message=f"copies frozen task {held} ({'; '.join(why.reasons)}): remove it, "
-                    "or it trains on the held-out set",
-                    evidence=f"{held} (frozen) and {copy_id}{why.shared}",
+                    message=f"copies frozen task {held} ({'; '.join(why.reasons)}){also}: "
+                    "remove it, or it trains on the held-out set",
+                    evidence=f"{held} (frozen) and {copy_id}{why.shared}"
+                    + (f"; also {', '.join(h for h, _ in copied[1 : 1 + _NAMED])}" if more else ""),
                 )
             )
         if self._corpus_grams is not None:
@@ -162,25 +196,56 @@ def _frozen_copies(
     tasks: Sequence[Task], grams: dict[str, set[str]]
 ) -> dict[tuple[str, str], _Copy]:
     """By (frozen task, task of another split), why the second copies the first: it holds
-    most of the frozen task's n-grams, or it is judged by the same verifier data."""
+    most of the frozen task's n-grams, or it is judged by the same verifier data. Tasks with
+    the very same n-grams, or the very same verifier data, are looked up as one: a task of
+    another split is a copy where the first of its like is, of the first of the frozen tasks
+    like the one it copies."""
     frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
+    others = [task for task in tasks if task.id not in frozen]
+    same_words = _alike({task.id: frozenset(grams[task.id]) for task in others}, others)
     owners: defaultdict[str, set[str]] = defaultdict(set)
-    for task in tasks:
-        if task.id not in frozen:
-            for gram in grams[task.id]:
-                owners[gram].add(task.id)
+    for first in same_words:
+        for gram in grams[first]:
+            owners[gram].add(first)
     copies: defaultdict[tuple[str, str], _Copy] = defaultdict(_Copy)
-    for held in sorted(frozen):
-        for copy_id, share in _shares(grams[held], owners).items():
-            copies[held, copy_id].reasons.append(
-                f"{share:.0%} of its {CONTAMINATION_WORDS}-word n-grams"
-            )
+    held_out = [task for task in tasks if task.id in frozen]
+    for held in _alike({task.id: frozenset(grams[task.id]) for task in held_out}, held_out):
+        for first, share in _shares(grams[held], owners).items():
+            for copy_id in same_words[first]:
+                copies[held, copy_id].reasons.append(
+                    f"{share:.0%} of its {CONTAMINATION_WORDS}-word n-grams"
+                )
+    same_verifier = _alike(
+        {task.id: frozenset(verifier_fingerprints(task)) for task in others}, others
+    )
     for shared in shared_verifiers(tasks):
         if shared.first in frozen and shared.second not in frozen:
-            copies[shared.first, shared.second].add_verifier(shared)
+            held, copy_id = shared.first, shared.second
         elif shared.second in frozen and shared.first not in frozen:
-            copies[shared.second, shared.first].add_verifier(shared)
+            held, copy_id = shared.second, shared.first
+        else:
+            continue
+        for each in same_verifier.get(copy_id, [copy_id]):
+            copies[held, each].add_verifier(shared)
     return dict(copies)
+
+
+def _alike(keys: dict[str, frozenset[str]], tasks: Sequence[Task]) -> dict[str, list[str]]:
+    """The ids of ``tasks`` by the first of those with the very same non-empty ``keys``
+    (:func:`held_first`), that one first; a task without keys is in none."""
+    alike: dict[frozenset[str], list[str]] = {}
+    for task in sorted(tasks, key=held_first):
+        if keys[task.id]:
+            alike.setdefault(keys[task.id], []).append(task.id)
+    return {ids[0]: ids for ids in alike.values()}
+
+
+def _ordered(one: str, other: str) -> tuple[str, str]:
+    return (one, other) if one < other else (other, one)
+
+
+def _jaccard_words(similarity: float) -> str:
+    return f"Jaccard similarity {similarity:.2f} of word 3-grams"
 
 
 def _shares(mine: set[str], owners: dict[str, set[str]]) -> dict[str, float]:

@@ -29,6 +29,7 @@ from typing import Protocol, runtime_checkable
 from assay.errors import UnknownFamilyError
 from assay.families import get_family
 from assay.tasks.model import Task
+from assay.tasks.spec import Split
 
 CASE = "case"
 """The part of a fingerprint that stands for one hidden case."""
@@ -99,18 +100,26 @@ def verifier_fingerprints(task: Task) -> set[str]:
 
 
 def shared_verifiers(tasks: Sequence[Task]) -> list[SharedVerifier]:
-    """Every pair of ``tasks`` judged by the same verifier data, sorted by ids: sharing a
-    whole-verifier fingerprint, or most of their case fingerprints."""
+    """The pairs of ``tasks`` judged by the same verifier data, sorted by ids: sharing a
+    whole-verifier fingerprint, or most of their case fingerprints. Of tasks with the very same
+    fingerprints, one stands for the others (a frozen one first, then by id): each other is
+    paired with it alone, so that a thousand copies of one task are a thousand pairs, not half
+    a million."""
     prints = {task.id: verifier_fingerprints(task) for task in tasks}
+    same: defaultdict[frozenset[str], list[str]] = defaultdict(list)
+    for task in sorted(tasks, key=held_first):
+        if _enough(prints[task.id]):
+            same[frozenset(prints[task.id])].append(task.id)
+    pairs = {_ordered(ids[0], other) for ids in same.values() for other in ids[1:]}
+    standing = {ids[0] for ids in same.values()} | {t for t, m in prints.items() if not _enough(m)}
     holders: defaultdict[str, set[str]] = defaultdict(set)
-    for task_id, marks in prints.items():
-        for mark in marks:
+    for task_id in standing:
+        for mark in prints[task_id]:
             holders[mark].add(task_id)
-    pairs: set[tuple[str, str]] = set()
     for mark, ids in holders.items():
         if not mark.startswith(f"{CASE}:"):
             pairs.update(combinations(sorted(ids), 2))
-    cases = {task_id: _cases(marks) for task_id, marks in prints.items()}
+    cases = {task_id: _cases(prints[task_id]) for task_id in standing}
     for task_id, mine in cases.items():
         pairs.update(_case_copies(task_id, mine, cases, holders))
     return [
@@ -118,14 +127,31 @@ def shared_verifiers(tasks: Sequence[Task]) -> list[SharedVerifier]:
             first,
             second,
             tuple(sorted(prints[first] & prints[second])),
-            (len(cases[first]), len(cases[second])),
+            (len(_cases(prints[first])), len(_cases(prints[second]))),
         )
         for first, second in sorted(pairs)
     ]
 
 
+def held_first(task: Task) -> tuple[bool, str]:
+    """The order in which of several copies the first is the original: a task of the frozen
+    split before the others (a copy of it elsewhere is what leaks), then by id."""
+    return task.spec.split is not Split.FROZEN, task.id
+
+
+def _ordered(one: str, other: str) -> tuple[str, str]:
+    return (one, other) if one < other else (other, one)
+
+
 def _cases(marks: set[str]) -> set[str]:
     return {mark for mark in marks if mark.startswith(f"{CASE}:")}
+
+
+def _enough(marks: set[str]) -> bool:
+    """Whether another task with the same fingerprints as ``marks`` is a copy: they hold a
+    whole-verifier one, or enough cases."""
+    cases = len(_cases(marks))
+    return len(marks) > cases or (cases > 0 and cases >= _needed(cases))
 
 
 def _needed(count: int) -> int:
