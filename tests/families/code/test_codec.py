@@ -6,7 +6,7 @@ import json
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from assay.errors import TaskFormatError
@@ -144,6 +144,30 @@ def test_a_list_where_a_tuple_is_expected_fails_as_humaneval_would(sandbox: Sand
     verdict = CodeFamily().verify(task, {"solution.py": as_list.encode()}, sandbox)
     failed = {c.name: c.evidence for c in verdict.criteria if not c.passed}
     assert failed == {"t": "$: expected tuple, got list"}
+
+
+@pytest.mark.sandbox
+def test_a_set_of_floats_within_the_tolerance_passes_whatever_order_its_texts_sort_in(
+    sandbox: Sandbox,
+) -> None:
+    """As text, 2.0 sorts after 10.0 and 1.9999999999999998 before it: the members were paired
+    in that order, 10.0 with 1.9999999999999998, and a right set computed another way failed."""
+    cases = [Case(id="s", args=[[0.2] * 10], expected=encode({2.0, 10.0}))]
+    task = _task(cases, "def pairs(v):\n    return {2.0, 10.0}\n")
+    summed = {"solution.py": b"def pairs(v):\n    return {sum(v), 10.0}\n"}  # 1.9999999999999998
+    verdict = CodeFamily().verify(task, summed, sandbox)
+    assert verdict.status is Status.PASS, verdict.summary
+    off = {"solution.py": b"def pairs(v):\n    return {sum(v) + 1e-6, 10.0}\n"}
+    verdict = CodeFamily().verify(task, off, sandbox)
+    assert verdict.status is Status.FAIL, verdict.summary
+
+
+@given(st.sets(st.floats(-1e6, 1e6), max_size=30))
+def test_a_set_of_floats_matches_itself_nudged(values: set[float]) -> None:
+    nudged = {value * (1 + 1e-12) for value in values}
+    assume(len(nudged) == len(values))
+    assert first_difference(encode(values), encode(nudged), encoded=True) is None
+    assert first_difference(encode(frozenset(values)), encode(nudged), encoded=True) is None
 
 
 @pytest.mark.sandbox

@@ -12,8 +12,8 @@ reorder them.
 
 With ``encoded`` both sides are encoded values in canonical form (case files of format 4, see
 :mod:`assay.families.code._codec`): a tuple matches only a tuple, a set or frozenset only a set
-or frozenset (its members in canonical order), and so on, as Python's ``==`` has it for these
-types.
+or frozenset (its members matched as a multiset's items are, floats within the tolerance), and
+so on, as Python's ``==`` has it for these types.
 
 With ``any_container`` (a task imported from a benchmark whose check converts the result,
 ``tuple(f(x)) == ...`` or ``set(f(x)) == ...``), a top-level list, tuple, set or frozenset is
@@ -172,6 +172,8 @@ def _diff(  # noqa: PLR0911 - one answer per kind of value
         want, got = expected[tag], actual[tags[1]]  # type: ignore[index]
         if tag == "$dict" and isinstance(want, list) and isinstance(got, list):
             want, got = sorted(want, key=canonical), sorted(got, key=canonical)
+        elif tag in ("$set", "$frozenset") and isinstance(want, list) and isinstance(got, list):
+            return _diff_members(want, got, f"{path}{tag}", rules)
         return _diff(want, got, f"{path}{tag}", rules)
     if (
         rules.by_value
@@ -229,6 +231,22 @@ def _diff_list(
         found = _diff(want, got, f"{path}[{index}]", rules)
         if found is not None:
             return found
+    return None
+
+
+def _diff_members(
+    expected: list[object], actual: list[object], path: str, rules: _Rules
+) -> str | None:
+    """The members of two sets, as a multiset: sorted with numbers by value, then matched
+    pair by pair where floats within the tolerance still reorder them (as text, ``2.0`` sorts
+    after ``10.0`` and ``1.9999999999999998`` before it: in that order the sets' members were
+    paired wrongly, and a set within the tolerance failed)."""
+    if len(expected) != len(actual):
+        return f"{path}: expected {len(expected)} items, got {len(actual)}"
+    expected, actual = sorted(expected, key=_order), sorted(actual, key=_order)
+    found = _diff_list(expected, actual, path, rules)
+    if found is None or len(expected) > MATCHED_ITEMS or not _matched(expected, actual, rules):
+        return found
     return None
 
 

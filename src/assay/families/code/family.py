@@ -50,7 +50,7 @@ CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 RUNNER_ENTRY = "_main"
 """What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
-VERSION = "7"
+VERSION = "8"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
 modifies its arguments (or, ``unshared``, returns a part of them). 4: under ``code.inputs`` no
@@ -58,7 +58,9 @@ program starts and signal handlers get no frame; unordered results pair floats b
 set matches a frozenset of the same members, as ``==`` has it; a runtime criterion's timing
 run that gets a case wrong scores 0. 5: on the warm pool a submission ends as in a fresh
 interpreter (its threads joined, ``atexit`` run, ``sys.exit`` statuses as Python maps them),
-and no job holds a signal its host ignored or blocked."""
+and no job holds a signal its host ignored or blocked. 8: the float members of a set or
+frozenset are matched within the tolerance whatever order their texts sort in (a right set
+whose 2.0 was computed as 1.9999999999999998 failed: paired with 10.0)."""
 
 
 class CodeFamily:
