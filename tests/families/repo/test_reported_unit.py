@@ -94,3 +94,32 @@ def test_late_points_rounded_to_another_place_fail(pool: PoolSandbox, seed: int)
     other = source.replace(ROUNDED, ROUNDED.replace(", 2))", ", 3))"))
     verdict = RepoFamily().verify(task, {**reference, SCORES: other.encode()}, pool)
     assert verdict.status is Status.FAIL, verdict.summary
+
+
+TIMESHEET = "payroll/stundenzettel.py"
+
+
+@pytest.mark.parametrize(
+    "near_miss",
+    [
+        ("        return 0\n", "        return None\n"),  # a blank break is no longer 0
+        ("    if not units.isdigit() or (comma", "    if not units.isdigit() and (comma"),
+    ],
+)
+def test_a_break_parser_that_loses_blank_or_garbage_cells_fails(
+    pool: PoolSandbox, near_miss: tuple[str, str]
+) -> None:
+    """The break-in-hours change writes a new parser for the break cell; no case held a blank
+    cell (the workspace reads it as 0) or one that is no number with a comma (refused), so a
+    parser that returned None for the one or read the other passed every case, and the
+    audit's mutants of it survived."""
+    [template] = [t for t in TEMPLATES if t.id == "payroll-overtime"]
+    [change] = [c for c in template.changes if c.id == "break-in-hours"]
+    task = make_task((template, change, "ticket"), 0, 0, pool)
+    reference = task.references()["reference"]
+    source = reference[TIMESHEET].decode()
+    old, new = near_miss
+    assert old in source
+    changed = source.replace(old, new, 1)
+    verdict = RepoFamily().verify(task, {**reference, TIMESHEET: changed.encode()}, pool)
+    assert verdict.status is Status.FAIL, verdict.summary

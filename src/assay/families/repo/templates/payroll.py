@@ -470,6 +470,20 @@ def _read(entries: list[Entry], rng: random.Random, *, hours: bool) -> Probe:
 
 LONG_BREAKS = (15, 30, 45, 60, 75, 90)
 
+
+def _read_breaks(rng: random.Random, pause: str) -> Probe:
+    """A timesheet whose first shift's break cell holds ``pause`` as it is written."""
+    text = _csv(_with_breaks(rng, (30,)), rng)
+    newline = "\r\n" if text.endswith("\r\n") else "\n"
+    lines = text.split(newline)
+    lines[1] = lines[1].rsplit(";", 1)[0] + f";{pause}"
+    return _read_text(newline.join(lines))
+
+
+def _read_text(text: str) -> Probe:
+    return Probe(call="payroll.stundenzettel:readTimesheet", args=(text,))
+
+
 PAUSE = Change(
     id="break-in-hours",
     kind="feature",
@@ -537,6 +551,11 @@ PAUSE = Change(
         _read(_with_breaks(rng, (5, 10)), rng, hours=False),
         _read(_with_breaks(rng, (15, 30, 45)), rng, hours=False),
         _report(_with_breaks(rng, (0, 5, 30, 45)), rng),
+        # A break left blank is none, and one that is no number is refused, as before: a new
+        # parser that returned None for the one, or checked the hours' digits after the comma
+        # only, passed every other case. (Nothing any reading of the request would take.)
+        _read_breaks(rng, ""),
+        _read_breaks(rng, rng.choice(("x,5", "?,5", "ab,25"))),
     ],
     known_bad={
         "small-numbers-are-hours": (
