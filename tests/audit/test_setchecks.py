@@ -31,6 +31,7 @@ from assay.tasks.similarity import (
     _SIXTY_FOURS,
     _hashes,
     _signature,
+    first_copies,
     jaccard,
     near_duplicates,
     ngrams,
@@ -363,3 +364,35 @@ def test_hundreds_of_identical_tasks_are_one_finding_each(
         assert audited.findings[0].message.startswith("near duplicate of t001 (Jaccard"), n
     [copied] = [f for f in tasks["t000"].findings if f.check == "contamination"]
     assert copied.message.startswith("copies frozen task t001 (100% of its 8-word n-grams;")
+
+
+def test_a_templates_prompts_that_differ_in_a_number_are_one_finding_each(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    """300 tasks of one template whose prompts differ only in a number, each judged by cases of
+    its own: every one is a near duplicate of the first, and only of it (each pair a finding
+    made 300 findings on the last of them, and 500,000 and a gigabyte of a thousand such)."""
+    made = [
+        task(f"t{n:03}", f"{PROMPT}Use at most {n + 10} comparisons.\n", shift=n + 1)
+        for n in range(300)
+    ]
+    tasks, _ = audit(tmp_path, made, "duplicates", pool)
+    [note] = tasks["t000"].findings
+    assert note.message.startswith("299 tasks are near duplicates of this task: t001 (Jaccard")
+    for n in range(1, 300):
+        [finding] = tasks[f"t{n:03}"].findings
+        assert finding.message.startswith("near duplicate of t000 (Jaccard similarity 0.9"), n
+        assert tasks[f"t{n:03}"].decision is Decision.QUARANTINED
+
+
+def test_a_task_near_a_copy_but_not_its_original_is_kept() -> None:
+    """Of three prompts where the second is near both others but the first and the third are
+    not near each other, the second is the copy: without it, the two left are no duplicates."""
+    words = [f"w{n}" for n in range(60)]
+    first = " ".join(words[:50])
+    second = " ".join(words[5:55])
+    third = " ".join(words[10:60])
+    assert jaccard(*(ngrams(text, 3) for text in (first, third))) < 0.8
+    assert [
+        (p.first, p.second) for p in first_copies([("a", first), ("b", second), ("c", third)])
+    ] == [("a", "b")]

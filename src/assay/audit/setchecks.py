@@ -5,11 +5,13 @@ per-task checks ran. An error finding rejects the task; a finding that needs a p
 (``review``) quarantines an accepted task until a person reviews it, as a 0% pass rate does.
 
 - ``duplicates``: near-duplicate tasks inside the set (MinHash with LSH over word 3-grams of the
-  prompts, then the exact Jaccard similarity), or tasks judged by the same verifier data
-  (:mod:`assay.audit.verifier_copies`: most of the same hidden cases, or for a task with too
-  few, the same reference up to renaming; however the prompt is worded): the second of each
-  pair by id (of a pair across the frozen split, the one outside it) is quarantined; training
-  twice on one task weighs it double, and a duplicate across splits leaks.
+  prompts, then the exact Jaccard similarity, each prompt against the earlier ones that are no
+  copies themselves: :func:`assay.tasks.similarity.first_copies`), or tasks judged by the
+  same verifier data (:mod:`assay.audit.verifier_copies`: most of the same hidden cases, or
+  for a task with too few, the same reference up to renaming; however the prompt is worded):
+  the second of each pair by id (of a pair across the frozen split, the one outside it) is
+  quarantined; training twice on one task weighs it double, and a duplicate across splits
+  leaks.
 - ``contamination``: a task of the ``frozen`` split whose word 8-grams are mostly found in a task
   of another split, or most of whose verifier data a task of another split shares, has been
   copied out of the held-out set: the copy is an error (it trains on the test), whatever the
@@ -38,7 +40,7 @@ from assay.audit.verifier_copies import (
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 from assay.tasks.model import Task
-from assay.tasks.similarity import DUPLICATE_SIMILARITY, near_duplicates, ngrams, shingles
+from assay.tasks.similarity import DUPLICATE_SIMILARITY, first_copies, ngrams
 from assay.tasks.spec import Split
 
 CONTAMINATION_WORDS = 8
@@ -88,19 +90,16 @@ class DuplicatesCheck:
     name = "duplicates"
 
     def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
-        """Quarantine the second task of each near-duplicate pair; note the first. Of tasks
-        with the very same words, the first (:func:`held_first`) stands for the others in the
-        search, and each other is a copy of it alone: a thousand copies of one prompt are a
+        """Quarantine the second task of each near-duplicate pair; note the first. A prompt is
+        compared with the earlier ones (:func:`held_first`) that are no copies themselves, and
+        is a copy of the first it is near (:func:`first_copies`); of tasks with the very same
+        verifier data, each is a copy of the first alone: a thousand copies of one task are a
         thousand findings, not half a million."""
         frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
         pairs: defaultdict[tuple[str, str], _Copy] = defaultdict(_Copy)
-        alike = _alike({task.id: frozenset(shingles(task_text(task))) for task in tasks}, tasks)
-        for first, copies in alike.items():
-            for copy in copies[1:]:
-                pairs[_ordered(first, copy)].reasons.append(_jaccard_words(1.0))
-        texts = {task.id: task_text(task) for task in tasks if task.id in alike}
-        for pair in near_duplicates(texts, DUPLICATE_SIMILARITY):
-            pairs[pair.first, pair.second].reasons.append(_jaccard_words(pair.similarity))
+        texts = ((task.id, task_text(task)) for task in sorted(tasks, key=held_first))
+        for pair in first_copies(texts, DUPLICATE_SIMILARITY):
+            pairs[_ordered(pair.first, pair.second)].reasons.append(_jaccard_words(pair.similarity))
         for shared in shared_verifiers(tasks):
             pairs[shared.first, shared.second].add_verifier(shared)
         found: defaultdict[str, list[Finding]] = defaultdict(list)

@@ -86,6 +86,43 @@ def near_duplicates(
     return found
 
 
+def first_copies(
+    texts: Iterable[tuple[str, str]], threshold: float = DUPLICATE_SIMILARITY
+) -> list[Pair]:
+    """For each of ``texts`` (key, text) that is a near duplicate of an earlier one that is
+    itself none, the pair of that one (the first such, in the order given) and it: at most one
+    pair a text, however many texts are alike (a template's thousand prompts that differ in a
+    number are a thousand pairs, not half a million). A text is compared only with the earlier
+    originals it shares an LSH band with, measured exactly as in :func:`near_duplicates`; one
+    without shingles is none's duplicate. In the order given."""
+    rows = PERMUTATIONS // BANDS
+    buckets: defaultdict[tuple[int, tuple[int, ...]], list[int]] = defaultdict(list)
+    originals: list[tuple[str, set[str]]] = []
+    found = []
+    for key, text in texts:
+        mine = shingles(text)
+        if not mine:
+            continue
+        signature = _signature(mine)
+        bands = [(band, signature[band * rows : (band + 1) * rows]) for band in range(BANDS)]
+        earlier = sorted({place for band in bands for place in buckets.get(band, ())})
+        pair = next(
+            (
+                Pair(originals[place][0], key, similar)
+                for place in earlier
+                if (similar := jaccard(mine, originals[place][1])) >= threshold
+            ),
+            None,
+        )
+        if pair is not None:
+            found.append(pair)
+            continue
+        for band in bands:
+            buckets[band].append(len(originals))
+        originals.append((key, mine))
+    return found
+
+
 def _signature(shingled: Iterable[str]) -> tuple[int, ...]:
     """The MinHash signature: for each of the :data:`PERMUTATIONS` hash functions, the least
     value it gives a shingle. Function ``i`` is the ``i``-th 64-bit word of the shingle's
