@@ -123,3 +123,25 @@ def test_a_break_parser_that_loses_blank_or_garbage_cells_fails(
     changed = source.replace(old, new, 1)
     verdict = RepoFamily().verify(task, {**reference, TIMESHEET: changed.encode()}, pool)
     assert verdict.status is Status.FAIL, verdict.summary
+
+
+CARRIERS = "shiprate/carriers.py"
+LIMIT = 'limit = int(Decimal(row["max_kg"]) * 1000)'
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_a_rate_table_read_with_band_limits_a_little_off_fails(
+    pool: PoolSandbox, seed: int
+) -> None:
+    """The table-notes change rewrites the line that turns a band's max_kg into grams; no case
+    weighed a parcel just past a band, so limits read 0.1% high (times 1001) passed every
+    case of every task, and the audit's mutant of it survived."""
+    [template] = [t for t in TEMPLATES if t.id == "shipping-rates"]
+    [change] = [c for c in template.changes if c.id == "table-notes-column"]
+    task = make_task((template, change, "ticket"), seed, 0, pool)
+    reference = task.references()["reference"]
+    source = reference[CARRIERS].decode()
+    assert LIMIT in source
+    off = source.replace(LIMIT, LIMIT.replace("1000", "1001"))
+    verdict = RepoFamily().verify(task, {**reference, CARRIERS: off.encode()}, pool)
+    assert verdict.status is Status.FAIL, verdict.summary
