@@ -32,6 +32,21 @@ def test_without_cgroups_a_run_still_carries_the_note(monkeypatch: pytest.Monkey
     assert any("no writable cgroup" in note for note in result.notes)
 
 
+def test_without_cgroups_no_peak_is_the_hosts_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The peak was the largest resident size of the process tree, which the fork that starts
+    bubblewrap copies from the host: a job that did nothing was reported at the host's 300 MiB,
+    and the audit's headroom check found its 512 MiB limit tight."""
+    monkeypatch.setattr(bubblewrap, "open_job_group", lambda *_a, **_k: None)
+    ballast = bytearray(300 << 20)
+    ballast[:: 1 << 12] = b"x" * len(range(0, len(ballast), 1 << 12))  # every page resident
+    sandbox = BubblewrapSandbox()
+    result = sandbox.run([sandbox.python, "-I", "-S", "-c", "pass"], limits=Limits(memory_mb=512))
+    assert result.ok, result
+    assert result.peak_memory_mb is None or result.peak_memory_mb < 64, result.peak_memory_mb
+    assert any("no job's peak memory is measured" in note for note in result.notes)
+    del ballast
+
+
 def test_this_host_offers_cgroups_so_ci_tests_the_real_limits() -> None:
     group = open_job_group(64, 8)
     assert group is not None, "CI must run where cgroups are writable, or the limits go untested"

@@ -60,7 +60,8 @@ SETPRIV_HINT = (
 )
 NO_CGROUP_NOTE = (
     "no writable cgroup on this host: memory and process limits hold per process only "
-    "(address space and RLIMIT_NPROC), not for the job as a whole"
+    "(address space and RLIMIT_NPROC), not for the job as a whole, and no job's peak memory is "
+    "measured"
 )
 
 
@@ -381,7 +382,9 @@ def _result(finished: Finished, group: JobGroup | None, notes: tuple[str, ...]) 
         timed_out=finished.timed_out,
         wall_s=finished.wall_s,
         cpu_s=cpu if cpu is not None else finished.cpu_s,
-        peak_memory_mb=peak if peak is not None else finished.max_rss_mb,
+        # None without a group, as on the pool: the largest resident size the kernel records
+        # for the process tree is the host's own, copied by the fork that started bubblewrap.
+        peak_memory_mb=peak,
         oom_killed=group.oom_killed() if group else None,
         stdout=finished.stdout,
         stderr=finished.stderr,
