@@ -27,9 +27,9 @@ from assay.families.code.rewards import (
 from assay.families.code.rubric import RuntimeCriterion, StyleCriterion
 from assay.sandbox import Sandbox
 from assay.sandbox.protocol import ExecResult
-from assay.tasks import Task
+from assay.tasks import Limits, Task, TaskSpec
 from assay.verdicts import Criterion, Status, Verdict
-from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task
+from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task, with_checker
 from tests.families.code.test_rubric import with_rubric
 
 family = CodeFamily()
@@ -224,6 +224,76 @@ def test_a_timing_run_that_gets_a_case_wrong_times_nothing(
     timed = _rubric_criterion(right, "fast")
     assert timed.passed, timed.evidence
     assert "got a case wrong" not in timed.evidence
+
+
+WORDS = [f"w{i}" for i in range(12)]
+ANY_ORDER = b"def check(args, output, expected):\n    return sorted(output) == sorted(expected)\n"
+# A right answer in another order each run: one of twelve rotations of the sorted words.
+ROTATED = (
+    b"import random\n\n\ndef uniq(words):\n    found = sorted(set(words))\n"
+    b"    turn = random.SystemRandom().randrange(len(found))\n"
+    b"    return found[turn:] + found[:turn]\n"
+)
+
+
+def _any_order_task() -> Task:
+    """Distinct words in any order, judged by a checker, with a runtime criterion."""
+    cases = [
+        Case(id=f"c{i}", args=[WORDS[i:] + WORDS[:i]], expected=sorted(WORDS)) for i in range(3)
+    ]
+    task = Task(
+        spec=TaskSpec(
+            id="uniq",
+            family="code",
+            config={"function": "uniq"},
+            limits=Limits(timeout_s=10, memory_mb=256),
+        ),
+        prompt="Write uniq(words) in solution.py: the distinct words, in any order.\n",
+        hidden={"cases.json": cases_json(cases)},
+        solutions={
+            "reference": {"solution.py": b"def uniq(words):\n    return sorted(set(words))\n"}
+        },
+    )
+    return with_rubric(RUNTIME, with_checker(task, ANY_ORDER))
+
+
+def test_a_checker_task_times_a_right_answer_that_differs_from_run_to_run(
+    sandbox: Sandbox,
+) -> None:
+    """The timing runs were compared with the verified run's values: a right answer in another
+    order (a set's order of strings changes from process to process) counted as a case got
+    wrong, and a right, fast submission scored 0 on runtime."""
+    verdict = family.verify(_any_order_task(), {"solution.py": ROTATED}, sandbox)
+    assert verdict.status is Status.PASS, verdict.summary
+    fast = _rubric_criterion(verdict, "fast")
+    assert "got a case wrong" not in fast.evidence, fast.evidence
+    assert fast.score is not None
+    assert fast.score > 0
+
+
+def test_a_checker_task_still_times_nothing_for_a_run_its_checker_rejects(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from assay.families.code import family as family_module  # noqa: PLC0415
+
+    real = family_module.run_cases
+    runs: list[bytes] = []
+    empty = b"def uniq(words):\n    return []\n"
+
+    def wrong_when_timed(sandbox: Sandbox, **job: object) -> object:
+        solution = job["solution"]
+        assert isinstance(solution, dict)
+        runs.append(solution["solution.py"])
+        if solution["solution.py"] == ROTATED and runs.count(ROTATED) > 1:
+            job["solution"] = {"solution.py": empty}
+        return real(sandbox, **job)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(family_module, "run_cases", wrong_when_timed)
+    verdict = family.verify(_any_order_task(), {"solution.py": ROTATED}, sandbox)
+    assert verdict.status is Status.PASS, verdict.summary
+    fast = _rubric_criterion(verdict, "fast")
+    assert fast.score == 0.0, fast.evidence
+    assert "got a case wrong: c0" in fast.evidence
 
 
 def test_a_failing_candidate_gets_nothing_beyond_its_share_of_cases(sandbox: Sandbox) -> None:

@@ -50,7 +50,7 @@ CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 RUNNER_ENTRY = "_main"
 """What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
-VERSION = "8"
+VERSION = "9"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
 modifies its arguments (or, ``unshared``, returns a part of them). 4: under ``code.inputs`` no
@@ -60,7 +60,9 @@ run that gets a case wrong scores 0. 5: on the warm pool a submission ends as in
 interpreter (its threads joined, ``atexit`` run, ``sys.exit`` statuses as Python maps them),
 and no job holds a signal its host ignored or blocked. 8: the float members of a set or
 frozenset are matched within the tolerance whatever order their texts sort in (a right set
-whose 2.0 was computed as 1.9999999999999998 failed: paired with 10.0)."""
+whose 2.0 was computed as 1.9999999999999998 failed: paired with 10.0). 9: where a checker
+judges, a runtime criterion's timing run that returns another value than the verified run is
+judged by the checker (another right answer scored 0 as a case got wrong)."""
 
 
 class CodeFamily:
@@ -238,16 +240,29 @@ class CodeFamily:
         verified = outputs
 
         def misses(timed: CaseOutputs) -> str | None:
-            """The first case ``timed`` gets wrong: judged as the verified run was, or, where
-            the task's checker judges, against what the verified run returned."""
+            """The first case ``timed`` gets wrong: judged as the verified run was. Where the
+            task's checker judges, a value the verified run returned again is right without
+            asking it; another value is asked about (a right answer need not be the same each
+            run: a set's order of strings changes from process to process)."""
+            differing: list[tuple[Case, str]] = []
             for case in cases:
                 outcome = verified.outcomes.get(case.id)
                 again = case
                 if config.checker is not None and isinstance(outcome, Returned):
                     again = case.model_copy(update={"expected": outcome.value})
                 criterion = judge(again, timed, config, {}, encoded=encoded)
-                if not criterion.passed:
+                if criterion.passed:
+                    continue
+                if again is case:
                     return f"{case.id}: {criterion.evidence}"
+                differing.append((case, criterion.evidence))
+            if not differing:
+                return None
+            asked = [case for case, _ in differing]
+            answers, _ = run_checker(sandbox, task, config, _check_items(asked, timed))
+            for case, evidence in differing:
+                if not judge(case, timed, config, answers, encoded=encoded).passed:
+                    return f"{case.id}: {evidence}"
             return None
 
         submission = Submission(

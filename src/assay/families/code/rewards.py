@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.errors import SandboxError
+from assay.errors import SandboxError, VerifierError
 from assay.families.code.outputs import CaseOutputs
 from assay.families.code.rubric import (
     CORRECTNESS,
@@ -76,7 +76,8 @@ class Submission:
     """The family's do-nothing solution: the harness's own cost, taken off timings."""
     misses: Callable[[CaseOutputs], str | None] = lambda outputs: None
     """Why outputs of the submission would not pass its hidden cases, or None: a timing run
-    that was fast because it was wrong times nothing."""
+    that was fast because it was wrong times nothing. It may run the task's checker, and raise
+    :class:`SandboxError` or :class:`VerifierError` as that does."""
 
 
 def score_rubric(
@@ -172,7 +173,14 @@ def runtime_criterion(
             runs.append(outputs.result)
             problem = _incomplete(outputs)
             if problem is None and label == "submission":
-                wrong = submission.misses(outputs)
+                try:
+                    wrong = submission.misses(outputs)
+                except (SandboxError, VerifierError) as exc:  # the task's checker, asked again
+                    error = f"the task's checker failed while timing: {exc}"
+                    criterion = _rubric(
+                        spec.name, spec.weight, "runtime", False, None, error, error
+                    )
+                    return criterion, runs
                 problem = None if wrong is None else f"it got a case wrong: {wrong}"
             if problem is not None and label == "submission":
                 evidence = f"the timing run of the submission did not complete: {problem}"
