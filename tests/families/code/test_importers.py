@@ -268,6 +268,11 @@ LOSSY = {
         "def f(xs):\n    return sorted(xs)\n",
         "looks at call 1's arguments after the call",
     ),
+    "rounded": (
+        "def check(candidate):\n    assert round(candidate(0.9753), 2) == 0.33\n",
+        "def f(x):\n    return x / 3\n",  # 0.3251: cases within 0.01 took 0.316
+        "one-sided such as a rounding",
+    ),
     "tolerated-exception": (
         "def check(candidate):\n    assert candidate(1) == 1\n    try:\n"
         "        r = candidate(-1)\n    except Exception:\n        r = None\n"

@@ -546,9 +546,9 @@ class _Probes:
 
     def _tolerance(self, floats: "list[int]") -> "float | None":
         """The tolerance the check allows, where each float it takes within it (half of it,
-        at least) would pass it too; raises _Legacy otherwise. At 1e-6, a float the check
-        compares exactly (it rejects a move of 1e-8) is left to that tolerance, as the judge's
-        default 1e-9 leaves all of them."""
+        at least, up and down) would pass it too; raises _Legacy otherwise. At 1e-6, a float
+        the check compares exactly (it rejects a move of 1e-8) is left to that tolerance, as
+        the judge's default 1e-9 leaves all of them."""
         if not floats:
             return None
         for tolerance in TOLERANCES:
@@ -559,10 +559,15 @@ class _Probes:
         tolerant = floats
         if tolerance == TOLERANCES[1]:
             tolerant = [i for i in floats if self._accepts(i, 10 * TOLERANCES[0])]
-        if tolerance > TOLERANCES[0] and not all(self._accepts(i, tolerance / 2) for i in tolerant):
+        # Cases take a float moved either way: so must the check (round(f(x), 2) == 0.33 takes
+        # 0.3251 moved up by 0.005, and not 0.3201, which cases within 0.01 would take).
+        if tolerance > TOLERANCES[0] and not all(
+            self._accepts(i, tolerance / 2) and self._accepts(i, -tolerance / 2) for i in tolerant
+        ):
             raise _Legacy(
                 "the check compares floats with a tolerance that cases cannot state "
-                "(absolute where the values are large, or on something computed from them)"
+                "(absolute where the values are large, one-sided such as a rounding, or on "
+                "something computed from them)"
             )
         for index in floats:
             self._tiny(index, tolerance)
@@ -590,7 +595,8 @@ class _Probes:
 
 
 def _moved(value: "Any", step: float) -> "Any":
-    """``value`` with every float moved up by ``step`` (relative above 1, absolute below)."""
+    """``value`` with every float moved up by ``step`` (relative above 1, absolute below; down
+    for a negative ``step``)."""
     kind = type(value)
     if kind is float:
         return value + step * max(1.0, abs(value)) if math.isfinite(value) else value
