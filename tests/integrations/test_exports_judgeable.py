@@ -14,6 +14,14 @@ from assay.tasks import Task
 from tests.conftest import make_median_task, make_terminal_task
 
 
+CONTAINER = (
+    "a terminal-bench task runs in a container (its Dockerfile or image and its test script); "
+    "verifying or running it needs a container backend, which assay does not have (audit it "
+    "with --checks lint,duplicates,contamination)"
+)
+"""Why a Terminal-Bench task is neither exported nor judged: it says what it would need."""
+
+
 def _cleared(*tasks: Task) -> dict[tuple[str, str], str]:
     return {(t.id, t.content_version(version_label(family_of(t)))): "cleared" for t in tasks}
 
@@ -23,7 +31,7 @@ def test_a_cleared_task_without_tools_is_left_out_with_its_reason() -> None:
     chosen = exportable([median, terminal], _cleared(median, terminal))
     assert chosen.tasks == (median,)
     assert chosen.excluded == (
-        Exclusion("term-1", "its family 'terminal' gives agents no tools: no answer is judged"),
+        Exclusion("term-1", CONTAINER),
     )
 
 
@@ -32,6 +40,6 @@ def test_the_rewards_name_a_task_whose_answers_cannot_be_judged(pool: PoolSandbo
     with pytest.raises(InputError) as refused:
         judge.judge(["median-a", "term-1"], ["```python\n```", "```text\necho hi\n```"])
     assert str(refused.value).splitlines() == [
-        "task_id: task 'term-1' is of family 'terminal', which gives agents no tools: no answer "
-        "to it can be judged (train on `assay export tasks` output, which leaves such tasks out)"
+        f"task_id: task 'term-1' cannot be judged here: {CONTAINER} (train on `assay export "
+        "tasks` output, which leaves such tasks out)"
     ]

@@ -37,7 +37,7 @@ from assay.episodes.prompts import prompt_messages
 from assay.episodes.records import Trajectory
 from assay.errors import InputError
 from assay.families import family_of, version_label
-from assay.families.base import gives_tools
+from assay.families.base import gives_tools, no_episodes
 from assay.policies.messages import Message
 from assay.tasks.model import Task
 from assay.tasks.spec import Split
@@ -89,8 +89,7 @@ def exportable(
         family = family_of(task)
         version = task.content_version(version_label(family))
         if not gives_tools(family):
-            no_tools = f"its family {family.name!r} gives agents no tools: no answer is judged"
-            excluded.append(Exclusion(task.id, no_tools))
+            excluded.append(Exclusion(task.id, no_episodes(family, task)))
             continue
         decision = decisions.get((task.id, version))
         if decision is None:

@@ -34,7 +34,7 @@ from assay.episodes.episode import Episode
 from assay.episodes.loop import described
 from assay.errors import InputError, SandboxError
 from assay.families import family_of
-from assay.families.base import gives_tools
+from assay.families.base import gives_tools, no_episodes
 from assay.integrations._pool import shared_sandbox
 from assay.policies.messages import Message
 from assay.sandbox.protocol import Sandbox
@@ -136,10 +136,10 @@ class Judge:
             )
         toolless = sorted({t for t in task_ids if not gives_tools(family_of(tasks[t]))})
         if toolless:
-            family = tasks[toolless[0]].family
+            task = tasks[toolless[0]]
             raise InputError(
-                f"task {toolless[0]!r} is of family {family!r}, which gives agents no tools: "
-                "no answer to it can be judged",
+                f"task {task.id!r:.100} cannot be judged here: "
+                f"{no_episodes(family_of(task), task)}",
                 field="task_id",
                 fix="train on `assay export tasks` output, which leaves such tasks out",
             )
