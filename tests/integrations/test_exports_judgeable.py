@@ -13,7 +13,6 @@ from assay.sandbox import PoolSandbox
 from assay.tasks import Task
 from tests.conftest import make_median_task, make_terminal_task
 
-
 CONTAINER = (
     "a terminal-bench task runs in a container (its Dockerfile or image and its test script); "
     "verifying or running it needs a container backend, which assay does not have (audit it "
@@ -30,9 +29,7 @@ def test_a_cleared_task_without_tools_is_left_out_with_its_reason() -> None:
     median, terminal = make_median_task("median-a"), make_terminal_task()
     chosen = exportable([median, terminal], _cleared(median, terminal))
     assert chosen.tasks == (median,)
-    assert chosen.excluded == (
-        Exclusion("term-1", CONTAINER),
-    )
+    assert chosen.excluded == (Exclusion("term-1", CONTAINER),)
 
 
 def test_the_rewards_name_a_task_whose_answers_cannot_be_judged(pool: PoolSandbox) -> None:
