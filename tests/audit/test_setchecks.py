@@ -396,3 +396,26 @@ def test_a_task_near_a_copy_but_not_its_original_is_kept() -> None:
     assert [
         (p.first, p.second) for p in first_copies([("a", first), ("b", second), ("c", third)])
     ] == [("a", "b")]
+
+
+def test_a_templates_tasks_that_share_most_cases_are_one_finding_each(
+    tmp_path: Path, pool: PoolSandbox
+) -> None:
+    """300 tasks of one template worded apart, judged by the same nine cases and one of their
+    own: each is a copy of the first alone (each pair a finding made 299 on the last)."""
+    fixed: list[tuple[list[object], object]] = [([[n, n + 2, n + 1]], n + 1) for n in range(9)]
+    made = [
+        with_cases(
+            task(f"t{n:03}", f"{' '.join(f'w{n}x{k}' for k in range(12))}\n"),
+            [*fixed, ([[1000 + n]], 1000 + n)],
+        )
+        for n in range(300)
+    ]
+    tasks, _ = audit(tmp_path, made, "duplicates", pool)
+    [note] = tasks["t000"].findings
+    assert note.message.startswith("299 tasks are near duplicates of this task: t001 (judged by")
+    for n in range(1, 300):
+        [finding] = tasks[f"t{n:03}"].findings
+        assert finding.message == (
+            "near duplicate of t000 (judged by 9 shared cases of 10 and 10): keep one of the two"
+        )

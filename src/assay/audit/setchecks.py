@@ -35,7 +35,6 @@ from assay.audit.verifier_copies import (
     SharedVerifier,
     held_first,
     shared_verifiers,
-    verifier_fingerprints,
 )
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
@@ -196,9 +195,8 @@ def _frozen_copies(
 ) -> dict[tuple[str, str], _Copy]:
     """By (frozen task, task of another split), why the second copies the first: it holds
     most of the frozen task's n-grams, or it is judged by the same verifier data. Tasks with
-    the very same n-grams, or the very same verifier data, are looked up as one: a task of
-    another split is a copy where the first of its like is, of the first of the frozen tasks
-    like the one it copies."""
+    the very same n-grams are looked up as one: a task of another split is a copy where the
+    first of its like is, of the first of the frozen tasks like the one it copies."""
     frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
     others = [task for task in tasks if task.id not in frozen]
     same_words = _alike({task.id: frozenset(grams[task.id]) for task in others}, others)
@@ -214,18 +212,11 @@ def _frozen_copies(
                 copies[held, copy_id].reasons.append(
                     f"{share:.0%} of its {CONTAMINATION_WORDS}-word n-grams"
                 )
-    same_verifier = _alike(
-        {task.id: frozenset(verifier_fingerprints(task)) for task in others}, others
-    )
-    for shared in shared_verifiers(tasks):
+    for shared in shared_verifiers(tasks):  # a copy of a frozen task is paired with one
         if shared.first in frozen and shared.second not in frozen:
-            held, copy_id = shared.first, shared.second
+            copies[shared.first, shared.second].add_verifier(shared)
         elif shared.second in frozen and shared.first not in frozen:
-            held, copy_id = shared.second, shared.first
-        else:
-            continue
-        for each in same_verifier.get(copy_id, [copy_id]):
-            copies[held, each].add_verifier(shared)
+            copies[shared.second, shared.first].add_verifier(shared)
     return dict(copies)
 
 

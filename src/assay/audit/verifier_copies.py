@@ -12,10 +12,11 @@ most of their cases: more than :data:`COPY_PERCENT` of the smaller task's, and
 copy of a task of six cases or more with one of them changed; two tasks that share only a few
 trivial cases (an empty list) are not.
 
-The pairs are found through an index from each fingerprint to the tasks having it, looked up
-with only the rarest of a task's cases, as many as a copy cannot miss all of (a prefix filter):
-a case that many tasks share is not looked up for a task that has rarer ones, so the work stays
-near linear in the tasks.
+Each task is paired with the first earlier original it copies (:func:`shared_verifiers`), found
+through an index from each fingerprint to the originals having it, looked up with only the
+rarest of a task's cases, as many as a copy cannot miss all of (a prefix filter): a case that
+many tasks share is not looked up for a task that has rarer ones, so the work stays near linear
+in the tasks.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Protocol, runtime_checkable
 
 from assay.errors import UnknownFamilyError
@@ -101,36 +101,84 @@ def verifier_fingerprints(task: Task) -> set[str]:
 
 def shared_verifiers(tasks: Sequence[Task]) -> list[SharedVerifier]:
     """The pairs of ``tasks`` judged by the same verifier data, sorted by ids: sharing a
-    whole-verifier fingerprint, or most of their case fingerprints. Of tasks with the very same
-    fingerprints, one stands for the others (a frozen one first, then by id): each other is
-    paired with it alone, so that a thousand copies of one task are a thousand pairs, not half
-    a million."""
+    whole-verifier fingerprint, or most of their case fingerprints.
+
+    The tasks are taken in :func:`held_first` order, each compared with the earlier originals:
+    the tasks of the frozen split, and the others that copy no earlier one. A task is paired
+    with the first original it copies, and only with it: a thousand copies of one task, or a
+    template's thousand tasks that share most of their cases, are a thousand pairs, not half a
+    million; a task that copies a frozen one is always paired with one it copies."""
     prints = {task.id: verifier_fingerprints(task) for task in tasks}
-    same: defaultdict[frozenset[str], list[str]] = defaultdict(list)
+    cases = {task_id: _cases(marks) for task_id, marks in prints.items()}
+    rarity: defaultdict[str, int] = defaultdict(int)
+    for marks in cases.values():
+        for mark in marks:
+            rarity[mark] += 1
+    index = _Originals(prints, cases, rarity)
+    pairs = []
     for task in sorted(tasks, key=held_first):
-        if _enough(prints[task.id]):
-            same[frozenset(prints[task.id])].append(task.id)
-    pairs = {_ordered(ids[0], other) for ids in same.values() for other in ids[1:]}
-    standing = {ids[0] for ids in same.values()} | {t for t, m in prints.items() if not _enough(m)}
-    holders: defaultdict[str, set[str]] = defaultdict(set)
-    for task_id in standing:
-        for mark in prints[task_id]:
-            holders[mark].add(task_id)
-    for mark, ids in holders.items():
-        if not mark.startswith(f"{CASE}:"):
-            pairs.update(combinations(sorted(ids), 2))
-    cases = {task_id: _cases(prints[task_id]) for task_id in standing}
-    for task_id, mine in cases.items():
-        pairs.update(_case_copies(task_id, mine, cases, holders))
+        original = index.first_copied(task.id)
+        if original is not None:
+            pairs.append(_ordered(original, task.id))
+        frozen = task.spec.split is Split.FROZEN
+        if original is None or (frozen and prints[task.id] != prints[original]):
+            index.add(task.id)  # a frozen task is an original unless another stands for it
     return [
         SharedVerifier(
             first,
             second,
             tuple(sorted(prints[first] & prints[second])),
-            (len(_cases(prints[first])), len(_cases(prints[second]))),
+            (len(cases[first]), len(cases[second])),
         )
         for first, second in sorted(pairs)
     ]
+
+
+class _Originals:
+    """The originals so far, indexed for :meth:`first_copied`: by each of their fingerprints
+    (for a task of no more cases than they have, looked up with the task's rarest cases), and
+    by their own rarest cases (for a task of more cases, looked up with all of its cases)."""
+
+    def __init__(
+        self, prints: dict[str, set[str]], cases: dict[str, set[str]], rarity: dict[str, int]
+    ) -> None:
+        self.prints = prints
+        self.cases = cases
+        self.rarity = rarity
+        self.order: dict[str, int] = {}
+        self.by_mark: defaultdict[str, list[str]] = defaultdict(list)
+        self.by_rarest: defaultdict[str, list[str]] = defaultdict(list)
+
+    def add(self, task_id: str) -> None:
+        """Make ``task_id`` an original."""
+        self.order[task_id] = len(self.order)
+        for mark in self.prints[task_id]:
+            self.by_mark[mark].append(task_id)
+        for mark in self._rarest(self.cases[task_id]):
+            self.by_rarest[mark].append(task_id)
+
+    def first_copied(self, task_id: str) -> str | None:
+        """The earliest original that ``task_id`` copies, if any."""
+        mine = self.cases[task_id]
+        whole = self.prints[task_id] - mine
+        found = {other for mark in whole for other in self.by_mark.get(mark, ())}
+        found.update(other for mark in self._rarest(mine) for other in self.by_mark[mark])
+        found.update(other for mark in mine for other in self.by_rarest.get(mark, ()))
+        for other in sorted(found, key=self.order.__getitem__):
+            theirs = self.cases[other]
+            if not whole.isdisjoint(self.prints[other]) or len(mine & theirs) >= _needed(
+                min(len(mine), len(theirs))
+            ):
+                return other
+        return None
+
+    def _rarest(self, mine: set[str]) -> list[str]:
+        """The rarest of ``mine``, as many as a task sharing :func:`_needed` of them cannot
+        miss all of; none when ``mine`` is too few to make a copy."""
+        needed = _needed(len(mine))
+        if len(mine) < needed:
+            return []
+        return sorted(mine, key=lambda mark: (self.rarity[mark], mark))[: len(mine) - needed + 1]
 
 
 def held_first(task: Task) -> tuple[bool, str]:
@@ -147,32 +195,6 @@ def _cases(marks: set[str]) -> set[str]:
     return {mark for mark in marks if mark.startswith(f"{CASE}:")}
 
 
-def _enough(marks: set[str]) -> bool:
-    """Whether another task with the same fingerprints as ``marks`` is a copy: they hold a
-    whole-verifier one, or enough cases."""
-    cases = len(_cases(marks))
-    return len(marks) > cases or (cases > 0 and cases >= _needed(cases))
-
-
 def _needed(count: int) -> int:
     """Case fingerprints in common that make a copy of a task with ``count`` of them."""
     return max(MIN_SHARED_CASES, count * COPY_PERCENT // 100 + 1)
-
-
-def _case_copies(
-    task_id: str, mine: set[str], cases: dict[str, set[str]], holders: dict[str, set[str]]
-) -> set[tuple[str, str]]:
-    """The pairs of ``task_id`` with the tasks of at least as many cases sharing enough of
-    ``mine``. Such a task has :func:`_needed` of them, so one of any ``len(mine) - needed + 1``:
-    only the rarest so many are looked up."""
-    needed = _needed(len(mine))
-    if len(mine) < needed:
-        return set()
-    rarest = sorted(mine, key=lambda mark: (len(holders[mark]), mark))
-    found: set[tuple[str, str]] = set()
-    for mark in rarest[: len(mine) - needed + 1]:
-        for other in holders[mark]:
-            theirs = cases[other]
-            if other != task_id and len(theirs) >= len(mine) and len(mine & theirs) >= needed:
-                found.add((min(task_id, other), max(task_id, other)))
-    return found
