@@ -6,7 +6,9 @@ the reference fails for nothing. The reference's verdict (the one the audit has,
 afresh: the one the sensitivity check's probes made, where they ran the task as it is, see
 :meth:`AuditContext.verify_many`) gives two figures of each kind, and the smaller of the two is
 compared with the task's limits: wall time in sandboxes against ``timeout_s``, CPU time against
-``cpu_s``, peak memory (where the backend measures it) against ``memory_mb``. Times are
+``cpu_s``, peak memory against ``memory_mb`` where the family's verdict records it (code and
+repo tasks; the SQL, config and workflow families record none, so their memory limits go
+unchecked). Times are
 summed over the verification's sandboxed runs, which errs on the side of a warning. Less than
 :data:`HEADROOM` times is a warning with the figures. Every reference is measured so (a
 further correct reading, ``reference-<label>``, is a right answer too); the further ones have no
