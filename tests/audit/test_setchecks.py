@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import random
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from click.testing import Result
 
-from assay.audit import run_audit, select_checks
+from assay.audit import run_audit, select_checks, setchecks
 from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck
 from assay.audit.verifier_copies import shared_verifiers, verifier_fingerprints
 from assay.errors import InputError
@@ -419,3 +420,42 @@ def test_a_templates_tasks_that_share_most_cases_are_one_finding_each(
         assert finding.message == (
             "near duplicate of t000 (judged by 9 shared cases of 10 and 10): keep one of the two"
         )
+
+
+def test_a_corpus_is_read_without_holding_its_n_grams(tmp_path: Path) -> None:
+    """Six MiB of corpus text, a task's prompt in its middle across a read's edge: the task is
+    found, and what the check holds is the tasks' n-grams, not the corpus's (a corpus's were all
+    held, some 40 bytes of memory a byte of text: the 512 MiB allowed took 20 GB)."""
+    rng = random.Random(11)
+    vocabulary = [f"v{n}" for n in range(40_000)]
+    filler = " ".join(rng.choice(vocabulary) for _ in range(500_000))
+    corpus = tmp_path / "dump.txt"
+    corpus.write_text(f"{filler[: (1 << 18) - 40]} {PROMPT} {filler}")
+    found_in = task("found")
+    apart = task("apart", OTHER, shift=10)
+    tracemalloc.start()
+    try:
+        found = ContaminationCheck(corpus).run_set([found_in, apart])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [f.message.split(" of ")[0] for f in found["found"]] == ["100%"]
+    assert "apart" not in found
+    assert peak < 40 * 2**20, peak
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 64])
+def test_a_corpus_read_in_chunks_has_the_n_grams_of_its_whole_text(
+    tmp_path: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Words, multi-byte characters and bad bytes cut by a read's edge: the n-grams found are
+    those of the file's whole text, a text shorter than eight words one n-gram."""
+    monkeypatch.setattr(setchecks, "_CHUNK", chunk)
+    rng = random.Random(chunk)
+    alphabet = ["a", "b", "é", "ß", "中", " ", " ", "\n", ",", "-", "_", "1", "\x00"]
+    for trial in range(60):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 200)))
+        corpus = tmp_path / f"{trial}.txt"
+        corpus.write_bytes(text.encode() + (b"\xff" if trial % 4 == 0 else b""))
+        whole = ngrams(corpus.read_bytes().decode(errors="replace"), 8)
+        assert setchecks._in_corpus([corpus], whole | {"not there"}) == whole, text

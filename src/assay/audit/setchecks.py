@@ -24,6 +24,8 @@ per-task checks ran. An error finding rejects the task; a finding that needs a p
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
@@ -39,7 +41,7 @@ from assay.audit.verifier_copies import (
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 from assay.tasks.model import Task
-from assay.tasks.similarity import DUPLICATE_SIMILARITY, first_copies, ngrams
+from assay.tasks.similarity import DUPLICATE_SIMILARITY, first_copies, ngrams, words
 from assay.tasks.spec import Split
 
 CONTAMINATION_WORDS = 8
@@ -49,7 +51,7 @@ CONTAMINATION_SHARE = 0.5
 _NAMED = 4
 """Near duplicates of a task its note names; the others are counted."""
 CORPUS_MAX_BYTES = 512 * 1024 * 1024
-"""A corpus larger than this is refused: its n-grams are held in memory."""
+"""A corpus larger than this is refused: it is read through, a chunk at a time, by every audit."""
 
 
 @runtime_checkable
@@ -149,7 +151,7 @@ class ContaminationCheck:
 
     def __init__(self, corpus: Path | None = None) -> None:
         self.corpus = corpus
-        self._corpus_grams = None if corpus is None else _corpus_ngrams(corpus)
+        self._corpus_files = None if corpus is None else _corpus_files(corpus)
 
     def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
         """An error on each copy of a frozen task; a warning on each task found in the corpus."""
@@ -171,10 +173,11 @@ class ContaminationCheck:
                     + (f"; also {', '.join(h for h, _ in copied[1 : 1 + _NAMED])}" if more else ""),
                 )
             )
-        if self._corpus_grams is not None:
+        if self._corpus_files is not None:
+            seen = _in_corpus(self._corpus_files, set().union(*grams.values()))
             for task in tasks:
                 mine = grams[task.id]
-                share = len(mine & self._corpus_grams) / len(mine) if mine else 0.0
+                share = len(mine & seen) / len(mine) if mine else 0.0
                 if share >= CONTAMINATION_SHARE:
                     found[task.id].append(
                         Finding(
@@ -254,8 +257,9 @@ def _shares(mine: set[str], owners: dict[str, set[str]]) -> dict[str, float]:
     }
 
 
-def _corpus_ngrams(corpus: Path) -> set[str]:
-    """The n-grams of every file under ``corpus``, read as UTF-8 text (bad bytes replaced)."""
+def _corpus_files(corpus: Path) -> list[Path]:
+    """The files of ``corpus`` (itself, or every file under it), refused in one line when there
+    are none or they are more than :data:`CORPUS_MAX_BYTES` together."""
     if not corpus.exists():
         raise InputError(
             "no such file or directory",
@@ -279,10 +283,17 @@ def _corpus_ngrams(corpus: Path) -> set[str]:
             field="--corpus",
             fix="give a sample of it, or split it and audit against each part",
         )
-    grams: set[str] = set()
+    return files
+
+
+def _in_corpus(files: Sequence[Path], wanted: set[str]) -> set[str]:
+    """Those of the n-grams ``wanted`` that a file of the corpus holds, each file read as UTF-8
+    text (bad bytes replaced) a chunk of :data:`_CHUNK` bytes at a time: what is held is the
+    tasks' n-grams, never the corpus's (those of 512 MiB of text took 20 GB)."""
+    found: set[str] = set()
     for path in files:
         try:
-            grams |= ngrams(path.read_bytes().decode(errors="replace"), CONTAMINATION_WORDS)
+            found |= _file_grams_in(path, wanted)
         except OSError as exc:
             raise InputError(
                 f"cannot read it: {exc.strerror or exc}",
@@ -290,7 +301,51 @@ def _corpus_ngrams(corpus: Path) -> set[str]:
                 field="--corpus",
                 fix="make it readable or leave it out",
             ) from None
-    return grams
+    return found
+
+
+def _file_grams_in(path: Path, wanted: set[str]) -> set[str]:
+    """The n-grams of ``wanted`` in the file at ``path``, as :func:`ngrams` finds them in its
+    whole text (a text shorter than :data:`CONTAMINATION_WORDS` words is one n-gram)."""
+    found: set[str] = set()
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    carried: list[str] = []  # the last words, which begin n-grams the next chunk ends
+    pending = ""  # the text after the last non-word character: a word may go on
+    counted = 0
+    with path.open("rb") as file:
+        while True:
+            chunk = file.read(_CHUNK)
+            text = pending + decoder.decode(chunk, final=not chunk)
+            cut = len(text) if not chunk else _last_break(text)
+            tokens = carried + words(text[:cut])
+            counted += len(tokens) - len(carried)
+            pending = text[cut:]
+            for at in range(len(tokens) - CONTAMINATION_WORDS + 1):
+                gram = " ".join(tokens[at : at + CONTAMINATION_WORDS])
+                if gram in wanted:
+                    found.add(gram)
+            carried = tokens[1 - CONTAMINATION_WORDS :]
+            if not chunk:
+                break
+    if 0 < counted < CONTAMINATION_WORDS and " ".join(carried) in wanted:
+        found.add(" ".join(carried))
+    return found
+
+
+def _last_break(text: str) -> int:
+    """Where ``text`` may be cut with no word split: after its last non-word character (or
+    anywhere in a run of word characters past :data:`_LONGEST_WORD`, which is no word)."""
+    match = _LAST_BREAK.search(text)
+    if match is None:
+        return len(text) if len(text) > _LONGEST_WORD else 0
+    return match.end()
+
+
+_CHUNK = 1 << 18
+"""Bytes of a corpus file read at a time."""
+_LONGEST_WORD = 1 << 20
+"""Word characters in a row from which a corpus file's text is cut anyway."""
+_LAST_BREAK = re.compile(r"\W(?=\w*\Z)")
 
 
 def apply_set_findings(
