@@ -7,6 +7,7 @@ tasks of one generator template are not."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import tracemalloc
 from collections.abc import Callable
@@ -459,3 +460,20 @@ def test_a_corpus_read_in_chunks_has_the_n_grams_of_its_whole_text(
         corpus.write_bytes(text.encode() + (b"\xff" if trial % 4 == 0 else b""))
         whole = ngrams(corpus.read_bytes().decode(errors="replace"), 8)
         assert setchecks._in_corpus([corpus], whole | {"not there"}) == whole, text
+
+
+def test_an_unreadable_corpus_file_is_refused_before_the_audit(tmp_path: Path) -> None:
+    """A corpus file that cannot be opened is one line when the checks are chosen, not after
+    every task was audited (the corpus is read at the end, by the set checks)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "dump.txt").write_text(PROMPT)
+    private = corpus / "private.txt"
+    if os.geteuid() == 0:  # root reads any file but a write-only attribute of the kernel's
+        private.symlink_to("/sys/bus/pci/rescan")
+    else:
+        private.write_text(PROMPT)
+        private.chmod(0)
+    with pytest.raises(InputError) as caught:
+        select_checks("contamination", corpus)
+    assert str(caught.value).startswith(f"{private}: --corpus: cannot read it: Permission denied")

@@ -283,7 +283,21 @@ def _corpus_files(corpus: Path) -> list[Path]:
             field="--corpus",
             fix="give a sample of it, or split it and audit against each part",
         )
+    for path in files:  # before the audit, not after its tasks were checked
+        try:
+            path.open("rb").close()
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
     return files
+
+
+def _unreadable(path: Path, exc: OSError) -> InputError:
+    return InputError(
+        f"cannot read it: {exc.strerror or exc}",
+        path=path,
+        field="--corpus",
+        fix="make it readable or leave it out",
+    )
 
 
 def _in_corpus(files: Sequence[Path], wanted: set[str]) -> set[str]:
@@ -295,12 +309,7 @@ def _in_corpus(files: Sequence[Path], wanted: set[str]) -> set[str]:
         try:
             found |= _file_grams_in(path, wanted)
         except OSError as exc:
-            raise InputError(
-                f"cannot read it: {exc.strerror or exc}",
-                path=path,
-                field="--corpus",
-                fix="make it readable or leave it out",
-            ) from None
+            raise _unreadable(path, exc) from None
     return found
 
 
