@@ -6,6 +6,8 @@ should catch it, and the sound tasks beside them left alone:
 - ``leaked-expected``: the prompt shows a hidden case with its answer (lint);
 - ``type-only-checker``: a checker that looks only at the output's type (red-team: a constant
   answer passes);
+- ``one-expected-value``: every hidden case expects 7, so ``return 7`` passes (red-team: the
+  constant most cases expect);
 - ``shape-only-checker``: a top-k checker that looks only at the answer's length and where its
   items come from, so any k scores of the input pass (checker-crash: a near miss of the same
   length);
@@ -41,6 +43,7 @@ EXPECTED: dict[str, tuple[Decision, str | None]] = {
     "known-bad-passes": (Decision.REJECTED, "known-bad"),
     "leaked-expected": (Decision.REJECTED, "lint"),
     "type-only-checker": (Decision.REJECTED, "red-team"),
+    "one-expected-value": (Decision.REJECTED, "red-team"),
     "shape-only-checker": (Decision.QUARANTINED, "checker-crash"),
     "blind-tolerance": (Decision.REJECTED, "sensitivity"),
     "flaky-clock": (Decision.QUARANTINED, "flaky"),
