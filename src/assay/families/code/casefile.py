@@ -185,17 +185,25 @@ def hidden_cases(task: Task) -> tuple[Case, ...]:
     return () if found is None else found.cases
 
 
-@functools.lru_cache(maxsize=4096)
-def _parse_cases(raw: bytes, where: str) -> CaseFile:
-    """Parsed once per distinct file: an audit verifies each task several times."""
+def plain_case_data(raw: bytes, where: str) -> object:
+    """A hidden case file (of this family or the repository family) read as plain JSON: text
+    that is not UTF-8, an object repeating a key (a case's ``expected`` given twice, one shown
+    to a reader and the other judged by), NaN, Infinity, a number or a nesting past the bounds
+    is one :class:`TaskFormatError` naming ``where``."""
     try:
-        data = parse_plain(raw.decode("utf-8"), max_chars=MAX_FILE_CHARS, max_depth=_FILE_DEPTH)
+        return parse_plain(raw.decode("utf-8"), max_chars=MAX_FILE_CHARS, max_depth=_FILE_DEPTH)
     except UnicodeDecodeError:
         raise TaskFormatError("not UTF-8 text", path=where, fix="save it as UTF-8") from None
     except NotPlainError as exc:
         raise TaskFormatError(
             f"not plain JSON: {exc}", path=where, fix="correct the JSON or regenerate the task"
         ) from None
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_cases(raw: bytes, where: str) -> CaseFile:
+    """Parsed once per distinct file: an audit verifies each task several times."""
+    data = plain_case_data(raw, where)
     if isinstance(data, dict) and isinstance(data.get("format"), int) and data["format"] > FORMAT:
         raise TaskFormatError(
             f"format {data['format']} is newer than this assay reads ({FORMAT})",

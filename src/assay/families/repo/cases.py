@@ -26,9 +26,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from assay.errors import TaskFormatError
+from assay.families.code.casefile import plain_case_data
 from assay.families.code.config import Case
 from assay.families.code.raising import expectable
-from assay.families.code.records import MAX_DEPTH, NotPlainError, parse_plain
 from assay.families.repo.rubric import RepoRubric
 from assay.tasks.model import Task
 
@@ -37,8 +37,6 @@ FORMAT = 1
 FAIL_TO_PASS = "fail-to-pass"  # noqa: S105 - a kind of case, not a password
 PASS_TO_PASS = "pass-to-pass"  # noqa: S105 - a kind of case, not a password
 _TARGET = r"^[A-Za-z_][A-Za-z0-9_.]*:[A-Za-z_][A-Za-z0-9_]*$"
-MAX_FILE_CHARS = 64_000_000
-_FILE_DEPTH = 2 * MAX_DEPTH + 4  # the file, the list, a case, its args, then encoded values
 
 
 class Expect(BaseModel):
@@ -220,17 +218,8 @@ def repo_cases(task: Task) -> CaseFile:
 
 @functools.lru_cache(maxsize=256)
 def _parse(data: bytes, where: str) -> CaseFile:
-    """The file read as plain JSON, as the code family's is: an object that repeats a key (a
-    case's ``expect`` given twice, one shown to a reader and the other judged by), NaN,
-    Infinity or a number past the bounds is refused by name."""
-    try:
-        plain = parse_plain(data.decode("utf-8"), max_chars=MAX_FILE_CHARS, max_depth=_FILE_DEPTH)
-    except UnicodeDecodeError:
-        raise TaskFormatError("not UTF-8 text", path=where, fix="save it as UTF-8") from None
-    except NotPlainError as exc:
-        raise TaskFormatError(
-            f"not plain JSON: {exc}", path=where, fix="correct the JSON or regenerate the task"
-        ) from None
+    """The file read as plain JSON, as the code family's is (:func:`plain_case_data`)."""
+    plain = plain_case_data(data, where)
     try:
         return CaseFile.model_validate(plain)
     except ValidationError as exc:
