@@ -536,6 +536,37 @@ def test_lint_lets_a_terminal_bench_task_copy_its_directory_past_a_dockerignore(
     assert not [f for f in lint_terminal_task(imported) if f.severity.value == "error"]
 
 
+@pytest.mark.parametrize(
+    ("dockerfile", "dockerignore"),
+    [
+        ("FROM golang:1.22 AS build\n" + DOCKERFILE + "COPY --from=build /out/tool /bin/\n", ""),
+        (DOCKERFILE + "COPY --chown=1000 --from=build . /opt/\n", ""),  # another stage's root
+        (DOCKERFILE + "COPY /data.txt /app/\n", ""),  # the context's data.txt
+        (DOCKERFILE + "COPY . /app\n", "**/tests\n**/*.sh\n"),
+        (DOCKERFILE + "COPY . /app\n", "./tests/\n/./run-tests.sh\nsolution.*\n"),
+    ],
+)
+def test_lint_lets_a_sound_terminal_bench_build_copy_what_is_no_test(
+    dockerfile: str, dockerignore: str, tmp_path: Path
+) -> None:
+    """A multi-stage build's COPY --from=build /out/tool, a COPY /data.txt (a file of the
+    context), and a .dockerignore leaving the tests out as **/tests were each called a copy of
+    the whole task directory: a lint error that rejected a sound task."""
+    task = _terminal_bench(tmp_path)
+    (task / "Dockerfile").write_text(dockerfile)
+    if dockerignore:
+        (task / ".dockerignore").write_text(dockerignore)
+    [imported] = import_task_dirs(tmp_path)
+    assert not [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+
+
+def test_lint_finds_the_tests_copied_by_an_absolute_source(tmp_path: Path) -> None:
+    """``COPY /tests /tests`` copies the context's tests/, as ``COPY tests /tests`` does."""
+    _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY /tests /tests\n")
+    [task] = import_task_dirs(tmp_path)
+    assert any("copies tests" in f.message for f in lint_terminal_task(task))
+
+
 def test_lint_still_finds_what_a_dockerignore_takes_back_in(tmp_path: Path) -> None:
     task = _terminal_bench(tmp_path)
     (task / "Dockerfile").write_text(DOCKERFILE + "COPY . /app\n")

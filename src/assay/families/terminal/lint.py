@@ -110,7 +110,9 @@ def _not_ignored(task: Task, names: tuple[str, ...]) -> tuple[str, ...]:
             if not pattern or pattern.startswith("#"):
                 continue
             negated = pattern.startswith("!")
-            pattern = pattern.removeprefix("!").strip().lstrip("/").removeprefix("./").rstrip("/")
+            pattern = _context_path(pattern.removeprefix("!").strip()).rstrip("/")
+            while pattern.startswith("**/"):  # any directories, none too: a top-level name
+                pattern = pattern[3:]
             pattern = pattern.removesuffix("/**").removesuffix("/*")
             if fnmatch.fnmatchcase(name, pattern) or pattern == "**":
                 ignored = not negated
@@ -126,15 +128,20 @@ def _copied_hidden(text: str, beside: tuple[str, ...] = ()) -> list[str]:
     found = []
     for rest in _COPY.findall(text):
         words = rest.strip()
+        from_stage = False  # --from copies out of another image or stage, not the context
         while words.startswith("--"):
-            words = words.split(None, 1)[1] if " " in words else ""
+            flag, *more = words.split(None, 1)
+            from_stage = from_stage or flag.lower().startswith("--from=")
+            words = more[0] if more else ""
+        if from_stage:
+            continue
         try:
             parts = json.loads(words) if words.startswith("[") else shlex.split(words)
         except (ValueError, RecursionError):  # a JSON array nested past Python's stack too
             parts = words.split()
         sources = [str(p) for p in parts[:-1]] if isinstance(parts, list) else []
         for source in sources:
-            head = source.removeprefix("./").split("/", 1)[0]
+            head = _context_path(source).split("/", 1)[0]
             if head in _HIDDEN_SOURCES:
                 found.append(head)
             elif beside and head in ("", "."):
@@ -142,6 +149,15 @@ def _copied_hidden(text: str, beside: tuple[str, ...] = ()) -> list[str]:
             elif matched := [name for name in beside if fnmatch.fnmatchcase(name, head)]:
                 found.append(f"{source[:80]} (which matches {', '.join(matched)})")
     return found
+
+
+def _context_path(source: str) -> str:
+    """A COPY source as a path in the build context: Docker reads ``/data.txt`` and
+    ``./data.txt`` as ``data.txt`` (an absolute source is relative to the context's root)."""
+    path = source.lstrip("/")
+    while path.startswith("./"):
+        path = path[2:].lstrip("/")
+    return path
 
 
 def _dockerfile(text: str, beside: tuple[str, ...] = ()) -> list[Finding]:
