@@ -6,10 +6,12 @@ slower than the reference by a factor far past the margin.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import py_compile
 import tempfile
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,9 @@ from assay.tasks import Limits, Task, TaskSpec
 from assay.verdicts import Criterion, Status, Verdict
 from tests.conftest import BAD_NO_SORT, REFERENCE, make_median_task, with_checker
 from tests.families.code.test_rubric import with_rubric
+from tests.judges import scripted
+from tests.judges.conftest import JudgeServer
+from tests.policies.server import serve
 
 family = CodeFamily()
 RUNTIME = (
@@ -363,6 +368,85 @@ def test_style_reads_every_submitted_module(sandbox: Sandbox) -> None:
     assert hidden.status is Status.PASS, hidden.summary
     assert _rubric_criterion(hidden, "tidy").score == 0.0
     assert "impl.pyc is a compiled module" in _rubric_criterion(hidden, "tidy").evidence
+
+
+def _zipped(name: str, data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+TIDY_DOC = b'"""The median."""\n\n'
+MESSY_RIGHT = REFERENCE + b"import os, sys\n"
+HIDEOUTS = {
+    "impl.txt": {
+        "solution.py": TIDY_DOC + b"from pathlib import Path\n\n"
+        b'exec(Path(__file__).with_name("impl.txt").read_text())\n',
+        "impl.txt": MESSY_RIGHT,
+    },
+    "impl.zip": {
+        "solution.py": TIDY_DOC + b"import sys\nfrom pathlib import Path\n\n"
+        b'sys.path.insert(0, str(Path(__file__).with_name("impl.zip")))\n'
+        b'median = __import__("impl").median\n',
+        "impl.zip": _zipped("impl.py", MESSY_RIGHT),
+    },
+    "impl.json": {
+        "solution.py": TIDY_DOC + b"import json\nfrom pathlib import Path\n\n"
+        b'exec(json.loads(Path(__file__).with_name("impl.json").read_text())["code"])\n',
+        "impl.json": json.dumps({"code": MESSY_RIGHT.decode()}).encode(),
+    },
+}
+
+
+@pytest.mark.parametrize("hideout", sorted(HIDEOUTS))
+def test_code_run_from_another_file_than_a_py_file_is_not_tidy(
+    bubblewrap: Sandbox, hideout: str
+) -> None:
+    """A tidy ``solution.py`` that ran its messy work from ``impl.txt`` (``exec``), a ``.zip``
+    on ``sys.path`` or source kept in a ``.json`` scored 1.0 on style, ruff reading the
+    ``.py`` files alone; the judge was not shown that file either."""
+    task = with_rubric('[[criteria]]\nname = "tidy"\nkind = "style"\n')
+    files = HIDEOUTS[hideout]
+    verdict = family.verify(task, files, bubblewrap)
+    assert verdict.status is Status.PASS, verdict.summary
+    tidy = _rubric_criterion(verdict, "tidy")
+    assert (tidy.score, tidy.passed) == (0.0, False), tidy.evidence
+    assert f"{hideout} is not a .py file" in tidy.evidence
+    alone = family.verify(task, {"solution.py": files["solution.py"]}, bubblewrap)
+    assert alone.status is Status.FAIL  # the entrypoint alone is not the program that ran
+
+
+def test_the_judge_is_shown_the_file_a_submission_runs_its_code_from(bubblewrap: Sandbox) -> None:
+    files = HIDEOUTS["impl.txt"]
+    served = serve(JudgeServer)
+    server = next(served)
+    try:
+        server.responder = scripted.honest
+        task = with_rubric(
+            '[[criteria]]\nname = "j"\nkind = "judge"\nmodel = "m"\nquestion = "q"\n'
+            f'base_url = "{server.base_url}"\n'
+        )
+        verdict = family.verify(task, files, bubblewrap)
+    finally:
+        served.close()
+    record = _rubric_criterion(verdict, "j").judge
+    assert record is not None
+    assert "# file: impl.txt" in record.prompt
+    assert "ordered = sorted(values)" in record.prompt
+
+
+def test_the_workspaces_own_files_as_given_do_not_count_against_style(bubblewrap: Sandbox) -> None:
+    """A task's data file that the submission holds as the task gave it is not the
+    submission's code; changed, it is."""
+    data = b"3 1 2\n"
+    task = with_rubric('[[criteria]]\nname = "tidy"\nkind = "style"\n')
+    task = task.model_copy(update={"workspace": {"data.txt": data}})
+    tidy = TIDY_DOC + REFERENCE.lstrip()
+    given = family.verify(task, {"solution.py": tidy, "data.txt": data}, bubblewrap)
+    assert _rubric_criterion(given, "tidy").score == 1.0, _rubric_criterion(given, "tidy")
+    changed = family.verify(task, {"solution.py": tidy, "data.txt": b"x\n"}, bubblewrap)
+    assert _rubric_criterion(changed, "tidy").score == 0.0
 
 
 def test_text_ruff_cannot_report_on_scores_zero() -> None:

@@ -50,7 +50,7 @@ CODEC = _SOURCES.joinpath("_codec.py").read_text(encoding="utf-8")
 RUNNER = CODEC + _SOURCES.joinpath("_runner.py").read_text(encoding="utf-8")
 RUNNER_ENTRY = "_main"
 """What :data:`RUNNER` calls when run as ``__main__``; it only defines things besides."""
-VERSION = "9"
+VERSION = "10"
 """2: ints and floats never compare equal, cases may expect an exception, the checker runs in a
 sandbox, and sandbox output is read within fixed bounds. 3: ``code.inputs`` fails a call that
 modifies its arguments (or, ``unshared``, returns a part of them). 4: under ``code.inputs`` no
@@ -62,7 +62,10 @@ and no job holds a signal its host ignored or blocked. 8: the float members of a
 frozenset are matched within the tolerance whatever order their texts sort in (a right set
 whose 2.0 was computed as 1.9999999999999998 failed: paired with 10.0). 9: where a checker
 judges, a runtime criterion's timing run that returns another value than the verified run is
-judged by the checker (another right answer scored 0 as a case got wrong)."""
+judged by the checker (another right answer scored 0 as a case got wrong). 10: a style
+criterion scores 0 for a submission that adds or changes any other file than a ``.py`` file,
+and a judge is shown that file (a tidy ``solution.py`` that ran its code from an ``impl.txt``
+scored 1 on style)."""
 
 
 class CodeFamily:

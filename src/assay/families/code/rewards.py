@@ -4,12 +4,18 @@
 - ``runtime``: the submission's CPU time on the hidden cases against the reference's, see
   :func:`runtime_criterion`;
 - ``style``: ruff's findings on every submitted ``.py`` file, see :func:`style_criterion`;
-- ``judge``: a model's answer to a question about the submission, every ``.py`` file of it
-  (:mod:`assay.judges`).
+- ``judge``: a model's answer to a question about the submission, every file of it that the
+  criteria read (:mod:`assay.judges`).
 
-Both read the whole submission: a tidy entrypoint that imports its messy work from a second
-module once scored 1.0 on style. A submission holding compiled modules (``.pyc``, ``.so``, which
-Python imports and no criterion can read) scores 0 on style.
+Both read the whole submission (:func:`_sources`): every ``.py`` file, and every other file the
+submission adds to the task's workspace or changes in it. A tidy entrypoint that imports its
+messy work from a second module once scored 1.0 on style, and so did one that ran its messy work
+from a file of another name (``exec`` of an ``impl.txt``, a ``.zip`` put on ``sys.path``, source
+held in a ``.json``). Which text a program reads and runs cannot be known without running it, so
+the rule is by name: a submission's code belongs in ``.py`` files, and a submission that adds or
+changes any other file scores 0 on style, as one holding a compiled module (``.pyc``, ``.so``,
+which Python imports and no criterion can read) does; the judge is shown that file too. The
+workspace's own files, as the task gave them, count for nothing.
 
 The criteria besides correctness count only for a submission that passes the hidden cases: a
 function that does nothing is the fastest and tidiest of all, and must not be paid for it.
@@ -254,27 +260,40 @@ def compiled(path: str) -> bool:
 
 
 def _sources(submission: Submission) -> dict[str, bytes]:
-    """The files the criteria read: the entrypoint first, then every other ``.py`` file and
-    every compiled module, by name."""
-    files = submission.files
+    """The files the criteria read: the entrypoint first, then, by name, every other ``.py``
+    file, every compiled module, and every other file that the submission adds to the task's
+    workspace or changes in it (what a solution could read and run: an ``impl.txt`` it runs
+    with ``exec``, a ``.zip`` it puts on ``sys.path``)."""
+    files, given = submission.files, submission.task.workspace
     others = sorted(
         name
         for name in files
-        if name != submission.entrypoint and name.endswith((".py", *COMPILED))
+        if name != submission.entrypoint
+        and (name.endswith((".py", *COMPILED)) or given.get(name) != files[name])
     )
     return {name: files[name] for name in [submission.entrypoint, *others] if name in files}
 
 
 def _joined(sources: dict[str, bytes]) -> str:
-    """One text of ``sources``, each file after a line naming it where there are several."""
+    """One text of ``sources``, each file after a line naming it where there are several; a
+    file that is not UTF-8 text (a ``.zip``, a compiled module) is named with its size."""
     if len(sources) == 1:
-        return _text(next(iter(sources.values())))
-    return "\n".join(f"# file: {name}\n{_text(data)}" for name, data in sources.items())
+        return _shown(next(iter(sources.values())))
+    return "\n".join(f"# file: {name}\n{_shown(data)}" for name, data in sources.items())
+
+
+def _shown(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return f"({len(data)} bytes, not UTF-8 text: not shown)"
 
 
 def style_criterion(spec: StyleCriterion, sources: dict[str, bytes]) -> Criterion:
     """ruff on each submitted source file, findings added up: 1 with no finding, 0 with
-    ``max_findings`` or more; 0 as well when a compiled module is among them.
+    ``max_findings`` or more; 0 as well when a compiled module or any other file than a ``.py``
+    file is among them (:func:`_sources` passes only those the submission added or changed):
+    ruff reads Python source alone, and code kept in another file would go unread.
 
     ruff runs in this process's environment, outside the sandbox: it parses the text and never
     runs it. It gets the text on stdin, in an empty directory, with ``--isolated`` (no
@@ -286,6 +305,13 @@ def style_criterion(spec: StyleCriterion, sources: dict[str, bytes]) -> Criterio
     compiled = [name for name in sources if name.endswith(COMPILED)]
     if compiled:
         evidence = f"{compiled[0]} is a compiled module: style is judged on source only"
+        return _rubric(spec.name, spec.weight, "style", False, 0.0, evidence)
+    other = [name for name in sources if not name.endswith(".py")]
+    if other:
+        evidence = (
+            f"{other[0]} is not a .py file: style is judged on Python source only, and a "
+            "submission's code belongs in .py files"
+        )
         return _rubric(spec.name, spec.weight, "style", False, 0.0, evidence)
     findings: list[str] = []
     for name, source in sources.items():
