@@ -560,6 +560,42 @@ def test_lint_lets_a_sound_terminal_bench_build_copy_what_is_no_test(
     assert not [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
 
 
+@pytest.mark.parametrize(
+    "dockerignore",
+    [
+        "*\n!data.txt\n!tests/test_outputs.py\n",
+        "*\n!data.txt\n!**/test_outputs.py\n",
+        "tests\n*.sh\n!tests/*.py\n",
+    ],
+)
+def test_lint_finds_a_test_file_a_dockerignore_takes_back_in(
+    dockerignore: str, tmp_path: Path
+) -> None:
+    """Docker copies a file that a ``!`` pattern takes back in from a directory left out, and
+    lint called tests/ left out whole: the agent had tests/test_outputs.py, and lint was clean."""
+    task = _terminal_bench(tmp_path)
+    (task / "Dockerfile").write_text(DOCKERFILE + "COPY . /app\n")
+    (task / ".dockerignore").write_text(dockerignore)
+    [imported] = import_task_dirs(tmp_path)
+    [error] = [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+    assert "(the whole task directory, with tests)" in error
+
+
+@pytest.mark.parametrize(
+    "dockerignore",
+    ["tests/test_outputs.py\n*.sh\n", "*\n!tests\ntests/*.py\n", "t[e]st?/\nsolution.sh\nrun-*\n"],
+)
+def test_lint_lets_a_dockerignore_leave_out_every_test_file(
+    dockerignore: str, tmp_path: Path
+) -> None:
+    """A .dockerignore leaving out each file of tests/ (the directory itself copied empty)."""
+    task = _terminal_bench(tmp_path)
+    (task / "Dockerfile").write_text(DOCKERFILE + "COPY . /app\n")
+    (task / ".dockerignore").write_text(dockerignore)
+    [imported] = import_task_dirs(tmp_path)
+    assert not [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+
+
 def test_lint_finds_the_tests_copied_by_an_absolute_source(tmp_path: Path) -> None:
     """``COPY /tests /tests`` copies the context's tests/, as ``COPY tests /tests`` does."""
     _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY /tests /tests\n")

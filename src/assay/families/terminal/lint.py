@@ -6,16 +6,17 @@ Dockerfile, a compose file nor an image), the image build copying the tests or t
 or a compose file mounting them or building from around them (the agent would see them). A
 Terminal-Bench task's build context is its own directory, which holds ``tests/``,
 ``run-tests.sh`` and ``solution.sh``: there a ``COPY . /app`` (or a pattern such as ``*.sh``)
-copies them in unless ``.dockerignore`` leaves them out, and a volume ``.:/app`` mounts them; a
-Harbor task's context, ``environment/``, holds none of them. Warnings: a base image without a
-pinned tag or digest, packages installed without pinned versions, and a test script that
-installs or downloads at verification time (network then, and a moving target).
+copies them in unless ``.dockerignore`` leaves out every file of them, and a volume ``.:/app``
+mounts them; a Harbor task's context, ``environment/``, holds none of them. Warnings: a base
+image without a pinned tag or digest, packages installed without pinned versions, and a test
+script that installs or downloads at verification time (network then, and a moving target).
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import posixpath
 import re
 import shlex
 from typing import Any
@@ -99,26 +100,79 @@ def _beside_container(task: Task) -> tuple[str, ...]:
 
 
 def _not_ignored(task: Task, names: tuple[str, ...]) -> tuple[str, ...]:
-    """``names`` less those the build context's ``.dockerignore`` leaves out (the last pattern
-    matching a name decides, a ``!`` one taking it back in, as Docker reads the file)."""
-    patterns = task.workspace.get(".dockerignore", b"").decode(errors="replace").splitlines()
+    """``names`` less those the build context's ``.dockerignore`` leaves out whole: a name is
+    kept while any file of it (``tests/test_outputs.py`` of ``tests``) is copied, as Docker
+    reads the file (:func:`_ignored`)."""
+    rules = _ignore_rules(task.workspace.get(".dockerignore", b"").decode(errors="replace"))
+    if not rules:
+        return names
     kept = []
     for name in names:
-        ignored = False
-        for line in patterns:
-            pattern = line.strip()
-            if not pattern or pattern.startswith("#"):
-                continue
-            negated = pattern.startswith("!")
-            pattern = _context_path(pattern.removeprefix("!").strip()).rstrip("/")
-            while pattern.startswith("**/"):  # any directories, none too: a top-level name
-                pattern = pattern[3:]
-            pattern = pattern.removesuffix("/**").removesuffix("/*")
-            if fnmatch.fnmatchcase(name, pattern) or pattern == "**":
-                ignored = not negated
-        if not ignored:
+        files = [path for path in task.hidden if path.split("/", 1)[0] == name] or [name]
+        if not all(_ignored(path, rules) for path in files):
             kept.append(name)
     return tuple(kept)
+
+
+def _ignore_rules(text: str) -> list[tuple[bool, re.Pattern[str]]]:
+    """The patterns of a ``.dockerignore``, in order: whether each takes files back in (``!``),
+    and what it matches (Docker's syntax: ``*`` and ``?`` within a part of a path, ``**`` across
+    parts, none too; a pattern is cleaned as a path, its leading ``/`` and ``./`` dropped)."""
+    rules = []
+    for line in text.splitlines():
+        pattern = line.strip()
+        if not pattern or pattern.startswith("#"):
+            continue
+        negated = pattern.startswith("!")
+        pattern = posixpath.normpath(pattern.removeprefix("!").strip().lstrip("/") or ".")
+        if pattern in (".", "/"):
+            continue
+        try:
+            regex = re.compile(_pattern_regex(pattern), re.DOTALL)
+        except re.error:  # a class such as [z-a], which Docker refuses: matched as it is written
+            regex = re.compile(re.escape(pattern))
+        rules.append((negated, regex))
+    return rules
+
+
+def _pattern_regex(pattern: str) -> str:
+    """A ``.dockerignore`` pattern as a regular expression matching a whole path."""
+    out = []
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        at += 1
+        if char == "*" and pattern.startswith("*", at):
+            at += 1 + pattern.startswith("/", at + 1)  # **/ is **
+            out.append(".*" if at >= len(pattern) else "(?:.*/)?")
+        elif char == "*":
+            out.append("[^/]*")
+        elif char == "?":
+            out.append("[^/]")
+        elif char == "\\" and at < len(pattern):
+            out.append(re.escape(pattern[at]))
+            at += 1
+        elif char == "[" and (close := pattern.find("]", at + 1)) >= 0:
+            inside = pattern[at:close]
+            out.append("[" + ("^" + inside[1:] if inside.startswith("!") else inside) + "]")
+            at = close + 1
+        else:
+            out.append(re.escape(char))
+    return "".join(out)
+
+
+def _ignored(path: str, rules: list[tuple[bool, re.Pattern[str]]]) -> bool:
+    """Whether ``path`` of the build context is left out: the last pattern matching it or one
+    of its directories decides, a ``!`` one taking it back in (as Docker's file matcher)."""
+    parts = path.split("/")
+    prefixes = ["/".join(parts[: count + 1]) for count in range(len(parts))]
+    ignored = False
+    for negated, regex in rules:
+        if negated != ignored:
+            continue
+        if any(regex.fullmatch(prefix) for prefix in prefixes):
+            ignored = not negated
+    return ignored
 
 
 def _copied_hidden(text: str, beside: tuple[str, ...] = ()) -> list[str]:
