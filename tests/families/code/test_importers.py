@@ -283,6 +283,36 @@ LOSSY = {
 }
 
 
+NOT_TEN = {
+    "not-equal": "    assert candidate(3) != 10\n",
+    "not-equal-reflected": "    assert 10 != candidate(3)\n",
+    "text": "    assert str(candidate(3)) != '10'\n",
+    "not-in": "    assert candidate(3) not in (10, 11)\n",
+    "raising-or-not-ten": "    try:\n        assert candidate(-1) != 10\n"
+    "    except ValueError:\n        pass\n",
+}
+
+
+@pytest.mark.parametrize("name", NOT_TEN)
+def test_a_check_that_rejects_one_value_only_keeps_rejecting_it(
+    name: str, pool: PoolSandbox
+) -> None:
+    """``assert candidate(3) != 10`` takes every plain value the probes tried, and was taken
+    for a call the check never looks at: the call was left out, said so, and ``return 10``
+    passed the task that the original check fails."""
+    test = "def check(candidate):\n    assert candidate(2) == 4\n" + NOT_TEN[name]
+    solution = "def f(x):\n    if x < 0:\n        raise ValueError(x)\n    return 2 * x\n"
+    task, outcome, detail = _one(_problem(test, solution), pool)
+    assert outcome == "legacy", detail
+    assert "left out" not in detail
+    assert "no probe can find" in detail
+    assert task is not None
+    ten = {"solution.py": b"def f(x):\n    return 4 if x == 2 else 10\n"}
+    assert CodeFamily().verify(task, ten, pool).status is Status.FAIL
+    right = {"solution.py": solution.encode()}
+    assert CodeFamily().verify(task, right, pool).status is Status.PASS
+
+
 @pytest.mark.parametrize("name", LOSSY)
 def test_a_check_that_cases_would_weaken_stays_legacy(name: str, pool: PoolSandbox) -> None:
     """Each of these checks, made into cases, passed a solution the original fails."""
@@ -329,7 +359,8 @@ def test_a_call_the_check_never_looks_at_is_left_out_and_said(pool: PoolSandbox)
     task, outcome, detail = _one(_problem(test, "def f(x):\n    return 2 * x\n"), pool)
     assert outcome == "cases"
     assert detail == (
-        "converted to 1 cases (1 call the check never looks at, left out); "
+        "converted to 1 case (1 call left out: the check makes it and never looks at the "
+        "result); "
         "compared as the check does: numbers by value"
     )
     assert _cases(task) == [([1], 2)]

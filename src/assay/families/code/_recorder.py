@@ -13,7 +13,9 @@ directories of the packages they import besides the standard library), and:
 2. replays the check with a candidate that answers every call from the record, decoded afresh:
    the check must pass again, with the same calls (``random`` is seeded with 0 before each run);
 3. probes each call: the check must reject a result that equals nothing, or else accept every plain
-   value too (then it does not look at the call, which is left out and counted; a check that
+   value too and never compare, hash or print a result that notes being looked at (then it does
+   not look at the call's result, and the call is left out and counted; a check that looks at it
+   all the same, ``!= 10``, rejects a value no probe can guess and stays legacy; a check that
    accepts nothing-in-particular but rejects None, 0 or an empty value tests a property, ``is not
    None`` or ``!= 0``, and stays legacy; so does a check that takes, in place of the result,
    anything as true or as false as it: ``assert f(x)``, ``assert not f(x)``; and one that passes
@@ -126,6 +128,44 @@ class _Truth(_Nothing):
 
     def __bool__(self) -> bool:
         return self.truth
+
+
+class _Watched(_Nothing):
+    """A result equal to nothing that notes each time the check looks at it: compares it,
+    hashes it, takes its truth value or turns it into text. A check that takes every plain
+    value and this too, and never looks at it, ignores the result; one that looks at it
+    tests what the result is not (``!= 10``), which no finite set of values can show."""
+
+    def __init__(self, seen: "list[str]") -> None:
+        self.seen = seen
+
+    def __eq__(self, other: object) -> bool:
+        self.seen.append("compares it with ==")
+        return False
+
+    def __ne__(self, other: object) -> bool:
+        self.seen.append("compares it with !=")
+        return True
+
+    def __hash__(self) -> int:
+        self.seen.append("hashes it")
+        return object.__hash__(self)
+
+    def __bool__(self) -> bool:
+        self.seen.append("takes its truth value")
+        raise TypeError("no truth value")
+
+    def __repr__(self) -> str:
+        self.seen.append("turns it into text")
+        return object.__repr__(self)
+
+    def __str__(self) -> str:
+        self.seen.append("turns it into text")
+        return object.__repr__(self)
+
+    def __format__(self, spec: str) -> str:
+        self.seen.append("turns it into text")
+        return object.__repr__(self)
 
 
 class _Anything:
@@ -540,9 +580,24 @@ class _Probes:
         return probed
 
     def _ignores(self, index: int) -> bool:
-        """Whether the check accepts any plain answer to call ``index`` (it never looks)."""
+        """Whether the check never looks at call ``index``'s result: it accepts any plain
+        answer, and an answer that notes being looked at (:class:`_Watched`) without looking
+        at it. Raises _Legacy where it accepts them all and looks: ``!= 10`` takes every plain
+        value and rejects only 10, which no case can say, and cases leaving the call out
+        passed ``return 10``."""
         plains: tuple[object, ...] = (None, 0, -1, 1.5, False, True, "", "x", [], ())
-        return all(self.passes(index, lambda plain=plain: plain) for plain in plains)
+        if not all(self.passes(index, lambda plain=plain: plain) for plain in plains):
+            return False
+        seen: list[str] = []
+        if not self.passes(index, lambda: _Watched(seen)):
+            return False
+        if seen:
+            raise _Legacy(
+                f"the check takes any plain value as call {index + 1}'s result, yet "
+                f"{seen[0]}: it may reject a value no probe can find (as != 10 rejects "
+                "10), which cases cannot say"
+            )
+        return True
 
     def _tolerance(self, floats: "list[int]") -> "float | None":
         """The tolerance the check allows, where each float it takes within it (half of it,

@@ -189,11 +189,13 @@ def _import_one(
         why = f"kept as a legacy in-sandbox verifier: {legacy}"
         return task, report(Outcome.LEGACY, why, task_id=task.id, fooled=fooled)
     count = len(record["calls"])  # type: ignore[arg-type]
-    how = f"converted to {count} cases"
+    how = f"converted to {count} case{'' if count == 1 else 's'}"
     unchecked = record.get("unchecked")
     if isinstance(unchecked, int) and unchecked > 0:
+        calls = "1 call" if unchecked == 1 else f"{unchecked} calls"
         how += (
-            f" ({unchecked} call{'s' if unchecked > 1 else ''} the check never looks at, left out)"
+            f" ({calls} left out: the check makes {'it' if unchecked == 1 else 'them'} and "
+            "never looks at the result)"
         )
     rules = _rules(code_config(task))
     if rules:
