@@ -596,6 +596,32 @@ def test_lint_lets_a_dockerignore_leave_out_every_test_file(
     assert not [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
 
 
+@pytest.mark.parametrize(
+    ("dockerfile", "dockerignore"),
+    [
+        ("COPY solution.yaml /app/\n", ""),
+        ("COPY *.yaml /app/\n", ""),
+        ("COPY . /app\n", "tests\n*.sh\n"),
+    ],
+)
+def test_lint_finds_a_solution_yaml_copied_in(
+    dockerfile: str, dockerignore: str, tmp_path: Path
+) -> None:
+    """A Terminal-Bench task may give its solution as solution.yaml (the oracle's commands)
+    instead of solution.sh: the import dropped it, so lint never knew it was there, and a
+    Dockerfile copying it in, even by name, linted clean."""
+    task = _terminal_bench(tmp_path)
+    (task / "solution.sh").unlink()
+    (task / "solution.yaml").write_text("- command: echo 'wc -l < /app/data.txt' > /app/c.sh\n")
+    (task / "Dockerfile").write_text(DOCKERFILE + dockerfile)
+    if dockerignore:
+        (task / ".dockerignore").write_text(dockerignore)
+    [imported] = import_task_dirs(tmp_path)
+    assert "solution.yaml" not in imported.workspace
+    [error] = [f.message for f in lint_terminal_task(imported) if f.severity.value == "error"]
+    assert "solution.yaml" in error
+
+
 def test_lint_finds_the_tests_copied_by_an_absolute_source(tmp_path: Path) -> None:
     """``COPY /tests /tests`` copies the context's tests/, as ``COPY tests /tests`` does."""
     _harbor(tmp_path, dockerfile="FROM nginx:1.27\nCOPY /tests /tests\n")

@@ -15,7 +15,7 @@ from assay.tasks.spec import Number
 from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Verdict
 
-VERSION = "6"
+VERSION = "7"
 SOLUTION = "solve.sh"
 """The reference script's name in ``solutions/reference/``."""
 

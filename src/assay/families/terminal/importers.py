@@ -11,10 +11,11 @@ directory (Terminal-Bench 2) holds ``task.toml`` (``[metadata]`` with ``difficul
 ``solution/solve.sh``.
 
 Each becomes a ``terminal`` task: the instruction as the prompt, the container's files as the
-workspace, the test script and tests as hidden files, the solution script as the reference, and
-the metadata in task.toml. The directories are input: one that is neither format, a task.yaml
-without an instruction or a malformed file is one error naming the file, the field and the fix,
-and nothing is written.
+workspace, the test script and tests as hidden files, the solution script as the reference (a
+Terminal-Bench ``solution.yaml``, a list of commands, is kept hidden so that lint can tell
+where it is copied in), and the metadata in task.toml. The directories are input: one that is
+neither format, a task.yaml without an instruction or a malformed file is one error naming the
+file, the field and the fix, and nothing is written.
 """
 
 from __future__ import annotations
@@ -124,8 +125,9 @@ def _terminal_bench(directory: Path) -> Task:
         if name not in _TB_OWN and not name.startswith("tests/")
     }
     hidden = {name: data for name, data in all_files.items() if name.startswith("tests/")}
-    if "run-tests.sh" in all_files:
-        hidden["run-tests.sh"] = all_files["run-tests.sh"]
+    for own in ("run-tests.sh", "solution.yaml"):  # the oracle's commands, where no solution.sh
+        if own in all_files:
+            hidden[own] = all_files[own]
     instruction = _utf8(instruction, path, "instruction")
     labels = _texts(data, path, "", ("category", "difficulty", "author_name", "author_email"))
     config = TerminalConfig(

@@ -38,7 +38,7 @@ _COPY = re.compile(r"^[ \t]*(?:COPY|ADD)[ \t]+(.*)$", re.IGNORECASE | re.MULTILI
 time the square of a Dockerfile's blank lines."""
 _CONTINUED = re.compile(r"\\[ \t]*\r?\n")
 """A backslash ending a line: the instruction goes on on the next (``COPY \\`` then ``tests``)."""
-_HIDDEN_SOURCES = ("tests", "solution", "solution.sh", "run-tests.sh")
+_HIDDEN_SOURCES = ("tests", "solution", "solution.sh", "solution.yaml", "run-tests.sh")
 _PIP = re.compile(r"pip3?\s+install\s+([^&|;\n]+)")
 _NETWORK = re.compile(r"\b(curl|wget|pip3?\s+install|uv\s+pip\s+install|apt(?:-get)?\s+install)\b")
 
@@ -92,7 +92,7 @@ def _default_tests(source: str, task: Task) -> bool:
 
 def _beside_container(task: Task) -> tuple[str, ...]:
     """The names beside a Terminal-Bench task's container files that the agent must not see:
-    ``tests``, ``run-tests.sh``, ``solution.sh``, those the task has."""
+    ``tests``, ``run-tests.sh``, ``solution.sh`` or ``solution.yaml``, those the task has."""
     held = {path.split("/", 1)[0] for path in task.hidden}
     if task.solutions:
         held.add("solution.sh")
