@@ -501,6 +501,7 @@ def test_a_copy_nested_past_the_stack_is_linted_not_blamed_on_assay(tmp_path: Pa
         ("COPY *.sh /app/\n", ""),  # run-tests.sh and solution.sh
         ('COPY ["t*", "/opt/"]\n', ""),
         ("", "    volumes:\n      - .:/app\n"),
+        ("", "    volumes:\n      - ./.:/app:ro\n"),
         ("", "    volumes:\n      - type: bind\n        source: ./\n        target: /app\n"),
     ],
 )

@@ -15,7 +15,7 @@ from assay.tasks.spec import Number
 from assay.tasks.taskdir import read_files, read_solution_file
 from assay.verdicts import Verdict
 
-VERSION = "7"
+VERSION = "8"
 SOLUTION = "solve.sh"
 """The reference script's name in ``solutions/reference/``."""
 

@@ -263,7 +263,12 @@ def _compose(name: str, text: str, beside: tuple[str, ...] = ()) -> list[Finding
             continue
         for source, mounted in _compose_sources(spec):
             head = _hidden_head(source)
-            if head is None and mounted and beside and source.strip("/") in ("", "."):
+            if (
+                head is None
+                and mounted
+                and beside
+                and all(part in ("", ".") for part in source.split("/"))
+            ):
                 head = f"which is the task directory, holding {', '.join(beside)}"
             if head is not None:
                 findings.append(
