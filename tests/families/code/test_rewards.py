@@ -436,6 +436,22 @@ def test_the_judge_is_shown_the_file_a_submission_runs_its_code_from(bubblewrap:
     assert "ordered = sorted(values)" in record.prompt
 
 
+def test_style_reads_a_py_file_in_the_encoding_it_declares(bubblewrap: Sandbox) -> None:
+    """Under ``# coding: utf-7`` a comment's ``+AAo-`` is a line break: a solution kept its
+    whole messy program in comments, which ruff, reading UTF-8, took for comments and scored
+    1.0."""
+    task = with_rubric('[[criteria]]\nname = "tidy"\nkind = "style"\n')
+    program = b"import os, sys\n" + REFERENCE.lstrip()
+    hidden = [b"#+AAo-" + line.replace(b"+", b"+-") for line in program.splitlines()]
+    source = b'# coding: utf-7\n"""The median."""\n\n' + b"\n".join(hidden) + b"\n"
+    verdict = family.verify(task, {"solution.py": source}, bubblewrap)
+    assert verdict.status is Status.PASS, verdict.summary
+    tidy = _rubric_criterion(verdict, "tidy")
+    assert tidy.score is not None
+    assert tidy.score < 1
+    assert "E401" in tidy.evidence
+
+
 def test_the_workspaces_own_files_as_given_do_not_count_against_style(bubblewrap: Sandbox) -> None:
     """A task's data file that the submission holds as the task gave it is not the
     submission's code; changed, it is."""

@@ -65,7 +65,8 @@ judges, a runtime criterion's timing run that returns another value than the ver
 judged by the checker (another right answer scored 0 as a case got wrong). 10: a style
 criterion scores 0 for a submission that adds or changes any other file than a ``.py`` file,
 and a judge is shown that file (a tidy ``solution.py`` that ran its code from an ``impl.txt``
-scored 1 on style)."""
+scored 1 on style); both read a ``.py`` file in the encoding it declares, as Python does (code
+kept in the comments of a ``# coding: utf-7`` file scored 1)."""
 
 
 class CodeFamily:

@@ -23,12 +23,14 @@ function that does nothing is the fastest and tidiest of all, and must not be pa
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import shutil
 import subprocess
 import sysconfig
 import tempfile
+import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,11 +280,13 @@ def _joined(sources: dict[str, bytes]) -> str:
     """One text of ``sources``, each file after a line naming it where there are several; a
     file that is not UTF-8 text (a ``.zip``, a compiled module) is named with its size."""
     if len(sources) == 1:
-        return _shown(next(iter(sources.values())))
-    return "\n".join(f"# file: {name}\n{_shown(data)}" for name, data in sources.items())
+        return _shown(*next(iter(sources.items())))
+    return "\n".join(f"# file: {name}\n{_shown(name, data)}" for name, data in sources.items())
 
 
-def _shown(data: bytes) -> str:
+def _shown(name: str, data: bytes) -> str:
+    if name.endswith(".py"):
+        return python_text(data)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -300,7 +304,8 @@ def style_criterion(spec: StyleCriterion, sources: dict[str, bytes]) -> Criterio
     configuration file is read, so none the candidate submits), ``--ignore-noqa`` (a
     ``# ruff: noqa`` in the text hides nothing), no cache, and a time limit. A source it cannot
     report on (too long, or one that makes it time out or fail) scores 0: the text is the
-    candidate's.
+    candidate's. Each text is read as Python reads it (:func:`python_text`), in the encoding it
+    declares.
     """
     compiled = [name for name in sources if name.endswith(COMPILED)]
     if compiled:
@@ -316,7 +321,7 @@ def style_criterion(spec: StyleCriterion, sources: dict[str, bytes]) -> Criterio
     findings: list[str] = []
     for name, source in sources.items():
         try:
-            report = ruff_report(_text(source), spec.select, spec.line_length)
+            report = ruff_report(python_text(source), spec.select, spec.line_length)
         except FileNotFoundError as exc:
             return _rubric(spec.name, spec.weight, "style", False, None, str(exc), str(exc))
         if report.problem is not None:
@@ -409,6 +414,18 @@ def _rubric(  # noqa: PLR0917 - one call per outcome, each reads as a row
         score=score,
         error=error[:EVIDENCE_LIMIT] if error else None,
     )
+
+
+def python_text(source: bytes) -> str:
+    """``source`` as Python reads a module: in the encoding its first two lines declare, UTF-8
+    when they declare none; bytes that do not decode are replaced (Python would not load it).
+    A ``.py`` file declaring ``# coding: utf-7`` kept its whole program in comments, where
+    ``+AAo-`` is a line break, and read as UTF-8 it showed ruff the comments alone."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):
+        return _text(source)
 
 
 def _text(source: bytes) -> str:
