@@ -14,6 +14,7 @@ from assay.families.workflow import WorkflowFamily
 from assay.families.workflow import family as family_module
 from assay.families.workflow.generator import draft_task
 from assay.families.workflow.mutants import MAX_MUTANTS, OPERATORS, workflow_mutants
+from assay.families.workflow.prompts import VAGUE
 from assay.families.workflow.state import CloudState
 from assay.families.workflow.templates import TEMPLATES, Template
 from assay.sandbox import LocalSandbox
@@ -134,3 +135,18 @@ def test_a_weakened_verifier_lets_mutants_survive(monkeypatch: pytest.MonkeyPatc
     assert family.verify(task, first.files, LocalSandbox()).status is Status.FAIL
     monkeypatch.setattr(family_module, "DECIDING", frozenset({"script"}))  # only: did it run
     assert family.verify(task, first.files, LocalSandbox()).status is Status.PASS
+
+
+@pytest.mark.parametrize("draw", range(6))
+def test_no_mutant_is_another_reading_the_task_accepts(draw: int) -> None:
+    task = draft_task(template("log-archive"), random.Random(draw), 1, draw, style=VAGUE)
+    others = {
+        ast.unparse(ast.parse(files["solution.py"].decode()))
+        for name, files in task.references().items()
+        if name != "reference"
+    }
+    assert others  # the cutoff day read as included is accepted too
+    for mutant in workflow_mutants(task):
+        assert ast.unparse(ast.parse(mutant.files["solution.py"].decode())) not in others, (
+            mutant.name
+        )

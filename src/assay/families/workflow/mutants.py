@@ -20,6 +20,7 @@ go wrong:
   made only when the initial state holds more of that resource than one page returns, since
   otherwise the cut is equivalent to the reference on this task.
 
+A mutant that is one of the task's other references (another reading it accepts) is not made.
 A verifier that lets many of them pass cannot tell the reference from near misses. Some
 mutants are equivalent to the reference on the task's data (a dropped filter that no entry
 trips), so survivors are shown for a person to judge.
@@ -60,7 +61,7 @@ def workflow_mutants(task: Task) -> list[Mutant]:
     scope = Scope(_parameter_lines(source), initial)
     original = ast.unparse(tree)
     mutants: list[Mutant] = []
-    seen = {original}
+    seen = {original, *_other_references(task)}
     for kind, index in _chosen(tree, scope):
         fresh = ast_parse(source)
         name, apply = list(OPERATORS[kind](fresh, scope))[index]
@@ -77,6 +78,21 @@ def workflow_mutants(task: Task) -> list[Mutant]:
             )
         )
     return mutants
+
+
+def _other_references(task: Task) -> set[str]:
+    """The task's other references (its other readings), as the mutants are written: a mutant
+    that is one of them is a right answer, not a near miss (``day < CUTOFF`` made
+    ``day <= CUTOFF`` where reading the cutoff day as included is accepted too)."""
+    found = set()
+    for name, files in task.references().items():
+        if name == REFERENCE or SCRIPT not in files:
+            continue
+        try:
+            found.add(ast.unparse(ast_parse(files[SCRIPT].decode())))
+        except (UnicodeDecodeError, SyntaxError, ValueError, RecursionError):
+            continue
+    return found
 
 
 def _chosen(tree: ast.Module, scope: Scope) -> list[tuple[str, int]]:
