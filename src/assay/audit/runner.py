@@ -34,7 +34,13 @@ from assay.audit.report import (
     decide,
 )
 from assay.audit.sensitivity import SensitivityCheck
-from assay.audit.setchecks import ContaminationCheck, DuplicatesCheck, SetCheck, apply_set_findings
+from assay.audit.setchecks import (
+    ContaminationCheck,
+    DuplicatesCheck,
+    SetCheck,
+    apply_set_findings,
+    frozen_print,
+)
 from assay.audit.together import WINDOW, Given, Kept, verify_together
 from assay.errors import ContainerRequiredError, InputError, SandboxError
 from assay.families import family_of, version_label
@@ -48,6 +54,7 @@ from assay.verdicts import Status, Verdict
 
 if TYPE_CHECKING:
     from assay.store import Store
+    from assay.store.records import FrozenPrint
 
 ENTRY_POINT_GROUP = "assay.audit_checks"
 VerdictSink = Callable[[Task, SolutionVerdict], None]
@@ -154,9 +161,12 @@ def run_audit(
     on_task: Callable[[TaskAudit], None] | None = None,
     on_verdict: VerdictSink | None = None,
     seeds: TaskSet | None = None,
+    recorded: Sequence[FrozenPrint] = (),
 ) -> AuditReport:
     """Audit every task of ``taskset``; tasks that failed to load are rejected by lint. With
     ``seeds`` (the tasks the set was expanded from), the diversity says how far it drifted.
+    The contamination check compares the tasks with the frozen tasks ``recorded`` by earlier
+    audits too (:meth:`assay.store.Store.frozen_prints`).
 
     Nothing one task does ends the audit: a task whose checks could not run (the sandbox, the
     verifier or assay failed) gets the decision ``error`` and the others go on.
@@ -224,7 +234,8 @@ def run_audit(
     candidates = [task for task in taskset.tasks if task.id not in out]
     held_out = [t for t in taskset.tasks if t.id in out and t.spec.split is Split.FROZEN]
     ran_on = {task.id for task in candidates}  # the tasks the set checks judge
-    for check in over_set:
+    for given in over_set:
+        check = given.with_recorded(recorded) if isinstance(given, ContaminationCheck) else given
         compared = candidates + held_out if isinstance(check, ContaminationCheck) else candidates
         found = {task_id: f for task_id, f in check.run_set(compared).items() if task_id not in out}
         report = apply_set_findings(report, check.name, found, ran_on=ran_on)
@@ -249,7 +260,9 @@ def run_audit_into(
     """:func:`run_audit` with ``checks`` (the default ones when None) and ``seeds``, then,
     with a stored ``profile``, its findings (:func:`apply_profile`), then the clearances the
     store keeps (:func:`apply_clearances`), then keep the report and every verdict behind it
-    in ``store`` (one transaction).
+    in ``store`` (one transaction), with a print of each frozen task of ``taskset``
+    (:func:`assay.audit.setchecks.frozen_print`). The contamination check compares the tasks
+    with the frozen tasks the store has recorded as well.
 
     Raises :class:`InputError`, before anything is audited, when ``profile`` is of none of the
     tasks (another set's run): joined, it would quarantine nothing and say nothing.
@@ -265,11 +278,18 @@ def run_audit_into(
         on_task=on_task,
         on_verdict=lambda _task, v: verdicts.append((v.solution, v.verdict)),
         seeds=seeds,
+        recorded=store.frozen_prints(),
     )
     if profile is not None:
         report = apply_profile(report, profile.profile, profile.versions)
     report = apply_clearances(report, store.clearances())
-    _keep(store, report, verdicts)
+    versions = {audited.task_id: audited.task_version for audited in report.tasks}
+    frozen = [
+        frozen_print(task, versions[task.id], report.run_id)
+        for task in taskset.tasks
+        if task.spec.split is Split.FROZEN and task.id in versions
+    ]
+    _keep(store, report, verdicts, frozen)
     return report
 
 
@@ -286,12 +306,17 @@ def _require_profiled(profile: RunProfile, taskset: TaskSet) -> None:
         )
 
 
-def _keep(store: Store, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:
+def _keep(
+    store: Store,
+    report: AuditReport,
+    verdicts: list[tuple[str, Verdict]],
+    frozen: Sequence[FrozenPrint] = (),
+) -> None:
     """Keep the finished audit; a store another writer holds is waited for (the store's
     patience), so the audit is not thrown away for a lock."""
     from assay.store.patience import patiently  # noqa: PLC0415 - the store imports the audit
 
-    patiently(lambda: store.add_audit(report, verdicts))
+    patiently(lambda: store.add_audit(report, verdicts, frozen))
 
 
 def _audit_task(

@@ -20,29 +20,43 @@ per-task checks ran. An error finding rejects the task; a finding that needs a p
   or a crawl sample), any task whose 8-grams are mostly in the corpus is quarantined: a model
   may have seen it. The finding names the corpus, so that a person's clearance of a task found
   in one corpus (a public dump) does not clear it when another (a held-out set's) holds it too.
+  An audit kept in a store records a print of each frozen task it saw (:func:`frozen_print`:
+  hashes of its prompt's n-grams and its verifier fingerprints); a later audit against the same
+  store compares its tasks with the frozen tasks recorded and not in its own set, in the same
+  way, so a frozen set audited apart from a train set, or a copy audited again without the
+  frozen task beside it, is still caught.
 """
 
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from assay.audit.report import AuditReport, TaskAudit
 from assay.audit.verifier_copies import (
     SharedVerifier,
+    case_fingerprints,
     held_first,
+    judged_alike,
+    needed_cases,
     shared_verifiers,
+    verifier_fingerprints,
 )
 from assay.errors import InputError
 from assay.findings import Decision, Finding, Severity
 from assay.tasks.model import Task
 from assay.tasks.similarity import DUPLICATE_SIMILARITY, first_copies, ngrams, words
 from assay.tasks.spec import Split
+
+if TYPE_CHECKING:
+    from assay.store.records import FrozenPrint
 
 CONTAMINATION_WORDS = 8
 """Words in the n-grams compared for contamination."""
@@ -143,25 +157,54 @@ class DuplicatesCheck:
         )
 
 
+def gram_hash(gram: str) -> str:
+    """What a frozen task's print keeps of one of its n-grams: a hash, not the words."""
+    return hashlib.blake2b(gram.encode(), digest_size=8).hexdigest()
+
+
+def frozen_print(task: Task, task_version: str, run_id: str) -> FrozenPrint:
+    """What a later audit needs to recognise a copy of the frozen ``task`` (of ``task_version``)
+    that audit run ``run_id`` saw."""
+    from assay.store.records import FrozenPrint  # noqa: PLC0415 - the store imports the audit
+
+    return FrozenPrint(
+        task_id=task.id,
+        task_version=task_version,
+        run_id=run_id,
+        grams=frozenset(map(gram_hash, ngrams(task_text(task), CONTAMINATION_WORDS))),
+        verifier=frozenset(verifier_fingerprints(task)),
+    )
+
+
 class ContaminationCheck:
     """No frozen task is copied into another split (its words or its verifier), nor any task
     found in the corpus."""
 
     name = "contamination"
 
-    def __init__(self, corpus: Path | None = None) -> None:
+    def __init__(self, corpus: Path | None = None, recorded: Sequence[FrozenPrint] = ()) -> None:
         self.corpus = corpus
         self._corpus_files = None if corpus is None else _corpus_files(corpus)
+        self.recorded = tuple(recorded)
+        """Frozen tasks earlier audits recorded, compared too where the set has none of their id
+        in the frozen split."""
+
+    def with_recorded(self, recorded: Sequence[FrozenPrint]) -> ContaminationCheck:
+        """This check comparing the tasks with the frozen tasks ``recorded`` as well."""
+        check = ContaminationCheck(recorded=recorded)
+        check.corpus, check._corpus_files = self.corpus, self._corpus_files
+        return check
 
     def run_set(self, tasks: Sequence[Task]) -> dict[str, list[Finding]]:
         """An error on each copy of a frozen task; a warning on each task found in the corpus."""
         grams = {task.id: ngrams(task_text(task), CONTAMINATION_WORDS) for task in tasks}
         found: defaultdict[str, list[Finding]] = defaultdict(list)
         held_by: defaultdict[str, list[tuple[str, _Copy]]] = defaultdict(list)
-        for (held, copy_id), why in sorted(_frozen_copies(tasks, grams).items()):
+        recorded, uncounted = _recorded_copies(tasks, grams, self.recorded)
+        for (held, copy_id), why in sorted((_frozen_copies(tasks, grams) | recorded).items()):
             held_by[copy_id].append((held, why))
         for copy_id, copied in held_by.items():
-            (held, why), more = copied[0], len(copied) - 1
+            (held, why), more = copied[0], len(copied) - 1 + uncounted.get(copy_id, 0)
             also = f" and {more} more frozen task{'s' if more > 1 else ''}" if more else ""
             found[copy_id].append(
                 Finding(
@@ -221,6 +264,70 @@ def _frozen_copies(
         elif shared.second in frozen and shared.first not in frozen:
             copies[shared.second, shared.first].add_verifier(shared)
     return dict(copies)
+
+
+def _recorded_copies(
+    tasks: Sequence[Task], grams: dict[str, set[str]], recorded: Sequence[FrozenPrint]
+) -> tuple[dict[tuple[str, str], _Copy], dict[str, int]]:
+    """By (frozen task recorded, as ``<id> of audit run <run>``; task of another split), why
+    the second copies the first, as :func:`_frozen_copies` has it, for the first recorded
+    tasks by id that each task copies, as many as its finding names; and by task, how many
+    more recorded tasks it copies. A recorded task of an id the set has in its frozen split is
+    left to the set's own; one the set has in another split is compared with it too: a task
+    held out and then moved to train leaks all the same."""
+    frozen = {task.id for task in tasks if task.spec.split is Split.FROZEN}
+    held_out = sorted(
+        (held for held in recorded if held.task_id not in frozen), key=lambda h: h.task_id
+    )
+    others = [task for task in tasks if task.id not in frozen]
+    copies: dict[tuple[str, str], _Copy] = {}
+    more: defaultdict[str, int] = defaultdict(int)
+    if not held_out or not others:
+        return copies, dict(more)
+    owners: defaultdict[str, list[str]] = defaultdict(list)
+    for task in others:
+        for hashed in {gram_hash(gram) for gram in grams[task.id]}:
+            owners[hashed].append(task.id)
+    prints = {task.id: verifier_fingerprints(task) for task in others}
+    case_count = {task_id: len(case_fingerprints(mine)) for task_id, mine in prints.items()}
+    by_mark: defaultdict[str, list[str]] = defaultdict(list)
+    for task_id, mine in prints.items():
+        for mark in mine:
+            by_mark[mark].append(task_id)
+    named: defaultdict[str, int] = defaultdict(int)
+    for held in held_out:
+        label = f"{held.task_id} of audit run {held.run_id}"
+        shared = Counter(chain.from_iterable(owners.get(gram, ()) for gram in held.grams))
+        by_words = {
+            copy_id: count / len(held.grams)
+            for copy_id, count in shared.items()
+            if count / len(held.grams) >= CONTAMINATION_SHARE
+        }
+        held_cases = case_fingerprints(set(held.verifier))
+        same_cases = Counter(chain.from_iterable(by_mark.get(mark, ()) for mark in held_cases))
+        same_whole = {
+            copy_id for mark in held.verifier - held_cases for copy_id in by_mark.get(mark, ())
+        }
+        by_verifier = same_whole | {
+            copy_id
+            for copy_id, count in same_cases.items()
+            if count >= needed_cases(min(len(held_cases), case_count[copy_id]))
+        }
+        for copy_id in by_words.keys() | by_verifier:
+            if named[copy_id] > _NAMED:
+                more[copy_id] += 1
+                continue
+            named[copy_id] += 1
+            why = copies[label, copy_id] = _Copy()
+            if copy_id in by_words:
+                why.reasons.append(
+                    f"{by_words[copy_id]:.0%} of its {CONTAMINATION_WORDS}-word n-grams"
+                )
+            if copy_id in by_verifier:
+                alike = judged_alike(label, set(held.verifier), copy_id, prints[copy_id])
+                if alike is not None:
+                    why.add_verifier(alike)
+    return copies, dict(more)
 
 
 def _alike(keys: dict[str, frozenset[str]], tasks: Sequence[Task]) -> dict[str, list[str]]:

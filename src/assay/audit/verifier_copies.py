@@ -109,7 +109,7 @@ def shared_verifiers(tasks: Sequence[Task]) -> list[SharedVerifier]:
     template's thousand tasks that share most of their cases, are a thousand pairs, not half a
     million; a task that copies a frozen one is always paired with one it copies."""
     prints = {task.id: verifier_fingerprints(task) for task in tasks}
-    cases = {task_id: _cases(marks) for task_id, marks in prints.items()}
+    cases = {task_id: case_fingerprints(marks) for task_id, marks in prints.items()}
     rarity: defaultdict[str, int] = defaultdict(int)
     for marks in cases.values():
         for mark in marks:
@@ -132,6 +132,21 @@ def shared_verifiers(tasks: Sequence[Task]) -> list[SharedVerifier]:
         )
         for first, second in sorted(pairs)
     ]
+
+
+def judged_alike(
+    first: str, theirs: set[str], second: str, mine: set[str]
+) -> SharedVerifier | None:
+    """What ``first`` (of fingerprints ``theirs``) and ``second`` (of ``mine``) share, when
+    the second copies the first as :func:`shared_verifiers` has it; None when it does not."""
+    their_cases, my_cases = case_fingerprints(theirs), case_fingerprints(mine)
+    whole = (theirs - their_cases) & (mine - my_cases)
+    common = their_cases & my_cases
+    if not whole and len(common) < needed_cases(min(len(their_cases), len(my_cases))):
+        return None
+    return SharedVerifier(
+        first, second, tuple(sorted(theirs & mine)), (len(their_cases), len(my_cases))
+    )
 
 
 class _Originals:
@@ -166,7 +181,7 @@ class _Originals:
         found.update(other for mark in mine for other in self.by_rarest.get(mark, ()))
         for other in sorted(found, key=self.order.__getitem__):
             theirs = self.cases[other]
-            if not whole.isdisjoint(self.prints[other]) or len(mine & theirs) >= _needed(
+            if not whole.isdisjoint(self.prints[other]) or len(mine & theirs) >= needed_cases(
                 min(len(mine), len(theirs))
             ):
                 return other
@@ -175,7 +190,7 @@ class _Originals:
     def _rarest(self, mine: set[str]) -> list[str]:
         """The rarest of ``mine``, as many as a task sharing :func:`_needed` of them cannot
         miss all of; none when ``mine`` is too few to make a copy."""
-        needed = _needed(len(mine))
+        needed = needed_cases(len(mine))
         if len(mine) < needed:
             return []
         return sorted(mine, key=lambda mark: (self.rarity[mark], mark))[: len(mine) - needed + 1]
@@ -191,10 +206,11 @@ def _ordered(one: str, other: str) -> tuple[str, str]:
     return (one, other) if one < other else (other, one)
 
 
-def _cases(marks: set[str]) -> set[str]:
+def case_fingerprints(marks: set[str]) -> set[str]:
+    """Those of ``marks`` that stand for one hidden case each."""
     return {mark for mark in marks if mark.startswith(f"{CASE}:")}
 
 
-def _needed(count: int) -> int:
+def needed_cases(count: int) -> int:
     """Case fingerprints in common that make a copy of a task with ``count`` of them."""
     return max(MIN_SHARED_CASES, count * COPY_PERCENT // 100 + 1)

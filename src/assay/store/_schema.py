@@ -13,6 +13,9 @@ Schema history:
    have none and render without them.
 4. a person's clearances of quarantined tasks (``clearances``: the task version, the audit run
    that quarantined it, the findings cleared, by whom and why).
+5. what the contamination check needs to recognise a copy of each frozen task any audit saw
+   (``frozen_prints``: hashes of its prompt's n-grams and its verifier fingerprints, never its
+   words or hidden data), so that a later audit of other tasks compares them with it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 SCHEMA_1 = """
 CREATE TABLE IF NOT EXISTS audit_runs (
@@ -138,7 +141,19 @@ TO_4 = (
 """Schema 3 to 4: clearances (``assay clear``); ``findings`` is a JSON list of the
 ``check: message`` keys cleared."""
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: TO_2, 2: TO_3, 3: TO_4}
+TO_5 = (
+    """CREATE TABLE frozen_prints (
+        task_id TEXT PRIMARY KEY,
+        task_version TEXT NOT NULL,
+        run_id TEXT NOT NULL REFERENCES audit_runs(run_id),
+        grams TEXT NOT NULL,
+        verifier TEXT NOT NULL
+    )""",
+)
+"""Schema 4 to 5: the latest print of each frozen task (:class:`assay.store.records.FrozenPrint`);
+``grams`` and ``verifier`` are JSON lists."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: TO_2, 2: TO_3, 3: TO_4, 4: TO_5}
 """From each version, the statements that lead to the next one."""
 
 

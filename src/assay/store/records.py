@@ -153,3 +153,20 @@ class StoredEpisode(BaseModel):
     run_name: str = Field(description="The run.")
     sample: int = Field(description="Sample index.")
     trajectory: Trajectory = Field(description="The episode, verdict included.")
+
+
+class FrozenPrint(BaseModel):
+    """What the contamination check needs to recognise a copy of a frozen task that is not in
+    the set audited: kept by each audit for every frozen task it saw, the latest for each id.
+    Neither its words nor its hidden data are kept in clear text."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    task_version: str
+    run_id: str
+    """The audit run that recorded it."""
+    grams: frozenset[str]
+    """A hash of each word n-gram of its prompt (:func:`assay.audit.setchecks.gram_hash`)."""
+    verifier: frozenset[str]
+    """Its verifier fingerprints (:func:`assay.audit.verifier_copies.verifier_fingerprints`)."""

@@ -39,6 +39,7 @@ from assay.store._storable import record_json, storable_row
 from assay.store.records import (
     EpisodeTotals,
     Finished,
+    FrozenPrint,
     Job,
     JobCounts,
     NewJob,
@@ -115,8 +116,14 @@ class Store:
             cursor = db.execute(_jobs.INSERT_VERDICT, _verdict_row(verdict, solution, run_id))
             return int(cursor.lastrowid or 0)
 
-    def add_audit(self, report: AuditReport, verdicts: list[tuple[str, Verdict]]) -> None:
-        """Keep an audit run, its per-task results and the verdicts behind them, atomically."""
+    def add_audit(
+        self,
+        report: AuditReport,
+        verdicts: list[tuple[str, Verdict]],
+        frozen: Sequence[FrozenPrint] = (),
+    ) -> None:
+        """Keep an audit run, its per-task results and the verdicts behind them, atomically,
+        and the ``frozen`` prints it recorded, each in place of any earlier one of its task."""
         with self._write() as db:
             self._claim_name(db, report.run_id, "audit")
             db.execute(
@@ -162,6 +169,18 @@ class Store:
                 )
             for label, verdict in verdicts:
                 db.execute(_jobs.INSERT_VERDICT, _verdict_row(verdict, label, report.run_id))
+            for held in frozen:
+                db.execute("DELETE FROM frozen_prints WHERE task_id = ?", (held.task_id,))
+                db.execute(
+                    "INSERT INTO frozen_prints VALUES (?, ?, ?, ?, ?)",
+                    (
+                        held.task_id,
+                        held.task_version,
+                        held.run_id,
+                        json.dumps(sorted(held.grams)),
+                        json.dumps(sorted(held.verifier)),
+                    ),
+                )
 
     def audit_runs(self) -> list[StoredRun]:
         """Every audit run, newest first, with its totals."""
@@ -295,6 +314,14 @@ class Store:
                         c.cleared_at.isoformat(),
                     ),
                 )
+
+    def frozen_prints(self) -> list[FrozenPrint]:
+        """The latest print of each frozen task an audit kept, by task id."""
+        rows, _ = self._select(
+            "SELECT task_id, task_version, run_id, grams, verifier FROM frozen_prints "
+            "ORDER BY task_id"
+        )
+        return [_frozen_print(self.path, row) for row in rows]
 
     def clearances(self) -> list[Clearance]:
         """Every clearance kept, oldest first."""
@@ -756,6 +783,20 @@ def _clearance(path: Path, row: Sequence[Any]) -> Clearance:
             by=row[4],
             reason=row[5],
             cleared_at=datetime.fromisoformat(row[6]),
+        )
+    except (ValueError, TypeError) as exc:
+        raise _unreadable(path, what, ValueError(str(exc))) from None
+
+
+def _frozen_print(path: Path, row: Sequence[Any]) -> FrozenPrint:
+    what = f"the print of frozen task {row[0]} from audit run {row[2]!r}"
+    try:
+        return FrozenPrint(
+            task_id=row[0],
+            task_version=row[1],
+            run_id=row[2],
+            grams=frozenset(json.loads(row[3])),
+            verifier=frozenset(json.loads(row[4])),
         )
     except (ValueError, TypeError) as exc:
         raise _unreadable(path, what, ValueError(str(exc))) from None
