@@ -141,7 +141,7 @@ def test_errors_are_left_out_of_the_rates_and_the_profile_still_comes_with_exit_
     graded.t2_errors = 0
     resumed = run_cli("profile", str(tasks_dir), *args, "--json", "-")
     assert resumed.exit_code == 0, resumed.output
-    assert "2 that ended in error queued again" in resumed.stderr
+    assert "2 that ended in error or without a score queued again" in resumed.stderr
     errored = by_task(json.loads(resumed.stdout))["median-2"]
     assert (errored["samples"], errored["errors"]) == (K, 0)
 

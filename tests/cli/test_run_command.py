@@ -142,7 +142,7 @@ def test_episodes_ending_in_error_exit_3_and_are_retried_on_resume(
     model_server.play(Reply(content=f"```python\n{REFERENCE.decode()}```"))
     resumed = run_cli("run", str(tasks_dir), *args, "--attempts", "1", "--mode", "single")
     assert resumed.exit_code == 0, resumed.output
-    assert "2 that ended in error queued again" in resumed.stderr
+    assert "2 that ended in error or without a score queued again" in resumed.stderr
     items = json.loads(run_cli("verdicts", "--run", "e", "--json").stdout)
     assert {(i["status"], i["score"]) for i in items} == {("pass", 1.0)}
 
