@@ -370,4 +370,4 @@ def test_an_unknown_key_with_a_line_break_is_named_on_one_line(
     spec = _spec(task_dir).replace("[limits]\n", f"[limits]\n{key} = 1\n")
     (task_dir / "task.toml").write_text(spec)
     error = _refused(task_dir, rf"task\.toml: limits\.{shown}: unknown field")
-    assert len(str(error)) < 300
+    assert len(str(error).replace(str(task_dir), "")) < 300  # the task's path is not the key's
