@@ -45,7 +45,7 @@ def test_every_reference_passes_on_every_database(name: str, sandbox: Sandbox) -
             "workspace/shop.sql",
             *(f"hidden/{name}" for name in neighbours),
         ]
-        assert verdict.versions.family == "sql@8"
+        assert verdict.versions.family == "sql@9"
         expected = ("duckdb",) if task.spec.config["engine"] == "duckdb" else ()
         assert [p.split("==")[0] for p in verdict.versions.python.packages] == list(expected)  # type: ignore[union-attr]
 

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from assay.families.sql.tools import SqlTools
 
 RUNNER = package_files("assay.families.sql").joinpath("_runner.py").read_text(encoding="utf-8")
-VERSION = "8"
+VERSION = "9"
 MAX_RECORD_BYTES = 2_000_000
 """Longest record of one query's result on one database, in UTF-8 bytes (the job's output is
 budgeted by them); a longer result fails (``size``)."""

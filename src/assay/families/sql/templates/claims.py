@@ -122,6 +122,7 @@ def _database(rng: random.Random) -> str:
                 paid_on = filed.date() + dt.timedelta(days=rng.randint(3, 60))
                 share = round(amount * rng.choice((1, 2, 3)) / 4, 2)
                 payments.append((len(payments) + 1, number, paid_on, share))
+    _paid_in_parts(rng, policies, claims, payments)
     return "\n".join(
         (
             _CREATE,
@@ -131,6 +132,40 @@ def _database(rng: random.Random) -> str:
             inserts("payments", payments),
         )
     )
+
+
+def _paid_in_parts(
+    rng: random.Random,
+    policies: list[tuple[int, str, str, str]],
+    claims: list[tuple[object, ...]],
+    payments: list[tuple[object, ...]],
+) -> None:
+    """Adds, for each product that has policies, an approved claim paid in two different parts
+    unless one is there already: without it a question summing each claim's payments cannot be
+    told from one averaging them, or taking the largest."""
+    products = {policy[0]: policy[2] for policy in policies}
+    parts: dict[object, list[object]] = {}
+    for payment in payments:
+        parts.setdefault(payment[1], []).append(payment[3])
+    covered = {
+        products[claim[1]]  # type: ignore[index]
+        for claim in claims
+        if claim[6] == "approved" and len(set(parts.get(claim[0], ()))) > 1
+    }
+    for product in _PRODUCTS:
+        holders = [policy[0] for policy in policies if policy[2] == product]
+        if product in covered or not holders:
+            continue
+        number = len(claims) + 1
+        amount = money(rng, 1000, 9000)
+        filed = moment(rng, dt.date(2024, 1, 1), 300)
+        adjuster, severity, flag = rng.randint(1, 6), rng.randint(1, 5), rng.choice((None, 0))
+        claims.append(
+            (number, rng.choice(holders), adjuster, filed, amount, severity, "approved", flag)
+        )
+        for days, quarters in ((rng.randint(3, 20), 1), (rng.randint(21, 60), 2)):
+            share = round(amount * quarters / 4, 2)
+            payments.append((len(payments) + 1, number, filed.date() + dt.timedelta(days), share))
 
 
 SCHEMA = Schema(

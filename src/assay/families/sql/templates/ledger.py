@@ -95,6 +95,7 @@ def _database(rng: random.Random) -> str:
         if split:
             other = rng.choice(used)[0]
             lines.append((len(lines) + 1, number, other, None, Decimal(0), amount - part))
+    _reversed_each_month(rng, entries, lines)
     return "\n".join(
         (
             _CREATE,
@@ -104,6 +105,34 @@ def _database(rng: random.Random) -> str:
             inserts("lines", lines),
         )
     )
+
+
+def _reversed_each_month(
+    rng: random.Random, entries: list[tuple[object, ...]], lines: list[tuple[object, ...]]
+) -> None:
+    """Adds, for each month of the half year that has none, a reversal later in the month of an
+    entry posted in it, its lines those of the entry with debit and credit swapped: without one
+    a question for the entries of a month that still stand cannot be told from one that forgets
+    the entries reversed since."""
+    reversed_ids = {entry[3] for entry in entries if entry[3] is not None}
+    for month in range(1, 7):
+        candidates = [
+            e
+            for e in entries
+            if e[3] is None and e[1].month == month  # type: ignore[attr-defined]
+        ]
+        if not candidates or any(e[0] in reversed_ids for e in candidates):
+            continue
+        target = rng.choice(candidates)
+        posted: dt.date = target[1]  # type: ignore[assignment]
+        after = dt.date(2024, month + 1, 1) if month < 12 else dt.date(2025, 1, 1)
+        day = posted + dt.timedelta(days=rng.randrange((after - posted).days))
+        number = len(entries) + 1
+        entries.append((number, day, target[2], target[0]))
+        for line in [line for line in lines if line[1] == target[0]]:
+            _, _, account, center, debit, credit = line
+            lines.append((len(lines) + 1, number, account, center, credit, debit))
+        reversed_ids.add(target[0])
 
 
 SCHEMA = Schema("ledger", "ledger.sql", "an ERP general ledger", _database)
